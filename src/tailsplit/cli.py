@@ -1,0 +1,231 @@
+"""The ``tailsplit`` command: ``score``, ``split`` and ``run``.
+
+Every error the library raises on purpose is printed as its message (no traceback) and the
+command exits with status 2.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+from rich.console import Console
+
+from tailsplit.config import RunConfig, load_config
+from tailsplit.errors import ConfigError, TailsplitError
+
+app = typer.Typer(
+    add_completion=False, no_args_is_help=True, rich_markup_mode="markdown",
+    help="Likelihood Splits for NLP benchmarks: put the long tail in the test set.",
+)
+stderr = Console(stderr=True)
+stdout = Console()
+
+RUN_EXAMPLES = """
+**Examples**
+
+SNLI pairs, gold label in the prompt, label-balanced 10% dev + 10% test:
+
+    tailsplit run dev.jsonl.gz test.jsonl.gz --text hypothesis --context premise --label label --template snli --balance-labels --out snli-ll
+
+Spider questions, length-controlled, exact sizes:
+
+    tailsplit run train.jsonl.gz dev.jsonl.gz --text question --template spider --length-buckets 10 --dev-size 1034 --test-size 1034 --out spider-ll
+
+The same from a recipe (CLI options override it):
+
+    tailsplit run --config recipe.toml
+"""
+
+SCORE_EXAMPLES = """
+**Examples**
+
+    tailsplit score dev.jsonl.gz --text hypothesis --context premise --label label --template snli --out scores.parquet
+
+    tailsplit score questions.csv --text question --model ./my-model-folder --out scores.parquet
+"""
+
+SPLIT_EXAMPLES = """
+**Examples**
+
+    tailsplit split dev.jsonl.gz --text hypothesis --label label --scores scores.parquet --balance-labels --out snli-ll
+
+    tailsplit split dev.jsonl.gz --text hypothesis --label label --splitter random --seed 3 --out snli-random-3
+"""
+
+Paths = Annotated[Optional[list[Path]], typer.Argument(help="Data files (JSONL/CSV/TSV/Parquet, .gz ok) or a datasets folder; several are pooled.", show_default=False)]
+ConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="TOML recipe; options given here override it.")]
+Text = Annotated[Optional[str], typer.Option("--text", help="Field holding the query that is scored.")]
+Context = Annotated[Optional[str], typer.Option("--context", help="Field holding the first text of a pair (premise, passage).")]
+Label = Annotated[Optional[str], typer.Option("--label", help="Label field.")]
+Group = Annotated[Optional[str], typer.Option("--group", help="Field whose equal values stay in one part.")]
+IdField = Annotated[Optional[str], typer.Option("--id", help="Id field [default: id; generated when absent].")]
+Model = Annotated[Optional[str], typer.Option("--model", help="'smollm2' (bundled), a model folder, a .gguf file or a hub id.")]
+Template = Annotated[Optional[str], typer.Option("--template", help="plain, spider, boolq, snli, or a string ending in {text}.")]
+LabelWord = Annotated[Optional[list[str]], typer.Option("--label-word", help="LABEL=WORD for {label} in the prompt (repeatable).")]
+Backend = Annotated[Optional[str], typer.Option("--backend", help="Scoring backend [default: hf].")]
+Device = Annotated[Optional[str], typer.Option("--device", help="auto, cpu, cuda, cuda:1 ...")]
+Dtype = Annotated[Optional[str], typer.Option("--dtype", help="float32, bfloat16 or float16.")]
+BatchTokens = Annotated[Optional[int], typer.Option("--batch-tokens", help="Padded tokens per batch [default: 4096].")]
+MaxTokens = Annotated[Optional[int], typer.Option("--max-tokens", help="Longest input in tokens [default: the model's context].")]
+Truncation = Annotated[Optional[str], typer.Option("--truncation", help="left (cut and flag) or error.")]
+CacheDir = Annotated[Optional[str], typer.Option("--cache-dir", help="Score and model cache [default: ~/.cache/tailsplit].")]
+NoCache = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the score cache.")]
+Splitter = Annotated[Optional[str], typer.Option("--splitter", help="likelihood or random [default: likelihood].")]
+DevSize = Annotated[Optional[str], typer.Option("--dev-size", help="Fraction (0.1) or count (1000) [default: 0.1].")]
+TestSize = Annotated[Optional[str], typer.Option("--test-size", help="Fraction (0.1) or count (1000) [default: 0.1].")]
+Rank = Annotated[Optional[str], typer.Option("--rank", help="logprob_sum (total) or logprob_mean (per token).")]
+Reverse = Annotated[Optional[bool], typer.Option("--reverse/--no-reverse", help="Most likely examples to evaluation (control split).")]
+LengthBuckets = Annotated[Optional[str], typer.Option("--length-buckets", help="N quantile buckets of word length, or 'exact'.")]
+Balance = Annotated[Optional[bool], typer.Option("--balance-labels/--no-balance-labels", help="Keep label proportions in every part.")]
+Seed = Annotated[Optional[int], typer.Option("--seed", help="Seed for the dev/test division and random splits [default: 0].")]
+OutDir = Annotated[Optional[Path], typer.Option("--out", help="Output folder (written atomically).")]
+Overwrite = Annotated[bool, typer.Option("--overwrite", help="Replace a non-empty output folder.")]
+Quiet = Annotated[bool, typer.Option("--quiet", help="No progress bar.")]
+
+
+def friendly_errors(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Print library errors as one line and exit 2; Ctrl-C exits 130 (cached scores are kept)."""
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except TailsplitError as exc:
+            stderr.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True, soft_wrap=True)
+            raise typer.Exit(2) from None
+        except KeyboardInterrupt:
+            stderr.print("interrupted; scores computed so far are cached and a rerun resumes")
+            raise typer.Exit(130) from None
+    return wrapper
+
+
+def parse_size(value: str, option: str) -> float | int:
+    """``"0.1"`` → 0.1, ``"1000"`` → 1000."""
+    try:
+        return int(value) if value.strip().lstrip("-").isdigit() else float(value)
+    except ValueError:
+        raise ConfigError(f"{option}={value!r} is not a number; give a fraction like 0.1 or a count like 1000") from None
+
+
+def parse_label_words(items: list[str]) -> dict[str, str]:
+    words = {}
+    for item in items:
+        label, sep, word = item.partition("=")
+        if not sep or not label:
+            raise ConfigError(f"--label-word={item!r} is not LABEL=WORD; e.g. --label-word contradiction='a contradiction'")
+        words[label] = word
+    return words
+
+
+def build_config(config_path: Optional[Path], paths: Optional[list[Path]], **opts: Any) -> RunConfig:
+    """A recipe (or defaults) with every option that was given laid over it."""
+    config = load_config(config_path) if config_path else RunConfig()
+    if paths:
+        config.data.paths = [str(p) for p in paths]
+    sections = {"data": ("text", "context", "label", "group", "id"),
+                "scoring": ("backend", "model", "template", "device", "dtype", "batch_tokens",
+                            "max_tokens", "truncation", "cache_dir"),
+                "split": ("splitter", "rank", "reverse", "balance_labels", "seed"),
+                "output": ("overwrite",)}
+    for section, names in sections.items():
+        for name in names:
+            if opts.get(name) not in (None, False):
+                setattr(getattr(config, section), name, opts[name])
+    if opts.get("label_words"):
+        config.scoring.label_words.update(parse_label_words(opts["label_words"]))
+    if opts.get("no_cache"):
+        config.scoring.use_cache = False
+    for name in ("dev_size", "test_size"):
+        if opts.get(name) is not None:
+            setattr(config.split, name, parse_size(opts[name], f"--{name.replace('_', '-')}"))
+    if opts.get("length_buckets") is not None:
+        value = opts["length_buckets"]
+        config.split.length_buckets = value if value == "exact" else int(parse_size(value, "--length-buckets"))
+    if opts.get("out") is not None:
+        config.output.out = str(opts["out"])
+    return config
+
+
+def print_summary(result: Any) -> None:
+    from rich.table import Table
+
+    table = Table(title="split summary")
+    for column in ("part", "size", "labels", "mean words", "mean logprob_sum", "mean logprob_mean"):
+        table.add_column(column, justify="left" if column in ("part", "labels") else "right")
+    for s in result.summaries:
+        total = max(s.size, 1)
+        labels = ", ".join(f"{k} {100 * v / total:.1f}%" for k, v in s.label_counts.items()) or "-"
+        table.add_row(s.part, str(s.size), labels, f"{s.mean_words:.2f}",
+                      "-" if s.mean_logprob_sum is None else f"{s.mean_logprob_sum:.3f}",
+                      "-" if s.mean_logprob_mean is None else f"{s.mean_logprob_mean:.3f}")
+    stdout.print(table)
+    if result.out_dir is not None:
+        stdout.print(f"wrote {result.out_dir}/ (train, dev, test, scores.parquet, summary.md, manifest.json)")
+
+
+@app.command(epilog=RUN_EXAMPLES)
+@friendly_errors
+def run(paths: Paths = None, config: ConfigOpt = None, text: Text = None, context: Context = None,
+        label: Label = None, group: Group = None, id: IdField = None, model: Model = None,
+        template: Template = None, label_word: LabelWord = None, backend: Backend = None,
+        device: Device = None, dtype: Dtype = None, batch_tokens: BatchTokens = None,
+        max_tokens: MaxTokens = None, truncation: Truncation = None, cache_dir: CacheDir = None,
+        no_cache: NoCache = False, splitter: Splitter = None, dev_size: DevSize = None,
+        test_size: TestSize = None, rank: Rank = None, reverse: Reverse = None,
+        length_buckets: LengthBuckets = None, balance_labels: Balance = None, seed: Seed = None,
+        out: OutDir = None, overwrite: Overwrite = False, quiet: Quiet = False) -> None:
+    """Score every example with a causal LM, then split: the least likely go to dev/test."""
+    from tailsplit import pipeline
+
+    opts = {k: v for k, v in locals().items() if k not in ("paths", "config", "quiet", "pipeline")}
+    opts["label_words"] = opts.pop("label_word")
+    cfg = build_config(config, paths, **opts)
+    print_summary(pipeline.run(cfg, progress=not quiet, command=sys.argv))
+
+
+@app.command(epilog=SCORE_EXAMPLES)
+@friendly_errors
+def score(paths: Paths = None, out: Annotated[Path, typer.Option("--out", help="Score file to write (Parquet).")] = Path("scores.parquet"),
+          config: ConfigOpt = None, text: Text = None, context: Context = None, label: Label = None,
+          id: IdField = None, model: Model = None, template: Template = None,
+          label_word: LabelWord = None, backend: Backend = None, device: Device = None,
+          dtype: Dtype = None, batch_tokens: BatchTokens = None, max_tokens: MaxTokens = None,
+          truncation: Truncation = None, cache_dir: CacheDir = None, no_cache: NoCache = False,
+          quiet: Quiet = False) -> None:
+    """Score every example's query and write a score file (no split)."""
+    from tailsplit import pipeline
+
+    opts = {k: v for k, v in locals().items() if k not in ("paths", "config", "quiet", "out", "pipeline")}
+    opts["label_words"] = opts.pop("label_word")
+    cfg = build_config(config, paths, **opts)
+    scores, report = pipeline.score(cfg, out, progress=not quiet, command=sys.argv)
+    stdout.print(f"scored {report.n_requests} examples ({report.n_cached} cached) in "
+                 f"{report.seconds:.1f} s; wrote {out}")
+
+
+@app.command(epilog=SPLIT_EXAMPLES)
+@friendly_errors
+def split(paths: Paths = None, scores: Annotated[Optional[Path], typer.Option("--scores", help="Score file from tailsplit score.")] = None,
+          config: ConfigOpt = None, text: Text = None, context: Context = None, label: Label = None,
+          group: Group = None, id: IdField = None, splitter: Splitter = None, dev_size: DevSize = None,
+          test_size: TestSize = None, rank: Rank = None, reverse: Reverse = None,
+          length_buckets: LengthBuckets = None, balance_labels: Balance = None, seed: Seed = None,
+          out: OutDir = None, overwrite: Overwrite = False) -> None:
+    """Split using an existing score file (or no scores, for --splitter random)."""
+    from tailsplit import pipeline
+
+    opts = {k: v for k, v in locals().items() if k not in ("paths", "config", "scores", "pipeline")}
+    cfg = build_config(config, paths, **opts)
+    print_summary(pipeline.run(cfg, scores_path=scores, command=sys.argv))
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,144 @@
+"""Run configuration: one dataclass per step, loadable from a TOML recipe.
+
+A recipe has the sections ``[data]``, ``[scoring]``, ``[split]`` and ``[output]``; keys are
+the field names below. Relative paths in a recipe are relative to the recipe's folder.
+CLI options override recipe values. Example::
+
+    [data]
+    paths = ["snli/dev.jsonl.gz", "snli/test.jsonl.gz"]
+    text = "hypothesis"
+    context = "premise"
+    label = "label"
+
+    [scoring]
+    template = "snli"
+
+    [split]
+    balance_labels = true
+    dev_size = 0.1
+    test_size = 0.1
+
+    [output]
+    out = "snli-likelihood"
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tailsplit.core import FieldMap
+from tailsplit.errors import ConfigError
+
+
+@dataclass
+class DataConfig:
+    paths: list[str] = field(default_factory=list)
+    text: str = "text"
+    context: str | None = None
+    label: str | None = None
+    group: str | None = None
+    id: str = "id"
+
+    def field_map(self) -> FieldMap:
+        return FieldMap(text=self.text, context=self.context, label=self.label, group=self.group,
+                        id=self.id)
+
+
+@dataclass
+class ScoringConfig:
+    backend: str = "hf"
+    model: str = "smollm2"
+    template: str = "plain"
+    label_words: dict[str, str] = field(default_factory=dict)
+    device: str = "auto"
+    dtype: str = "float32"
+    batch_tokens: int = 4096
+    max_batch_size: int = 64
+    start_token: str = "bos"
+    max_tokens: int | None = None
+    truncation: str = "left"
+    cache_dir: str | None = None
+    use_cache: bool = True
+
+    def scorer_params(self) -> dict[str, Any]:
+        """Keyword arguments for the backend's constructor."""
+        skip = {"backend", "template", "label_words", "use_cache"}
+        return {k: v for k, v in dataclasses.asdict(self).items() if k not in skip}
+
+
+@dataclass
+class SplitConfig:
+    splitter: str = "likelihood"
+    dev_size: float | int = 0.1
+    test_size: float | int = 0.1
+    rank: str = "logprob_sum"
+    reverse: bool = False
+    length_buckets: int | str | None = None
+    balance_labels: bool = False
+    seed: int = 0
+
+    def splitter_params(self, accepted: list[str]) -> dict[str, Any]:
+        """Parameters for a splitter that accepts ``accepted``; a non-default value it does not
+        accept is an error rather than silently ignored."""
+        defaults = SplitConfig()
+        params = {}
+        for f in dataclasses.fields(self):
+            if f.name == "splitter":
+                continue
+            value = getattr(self, f.name)
+            if f.name in accepted:
+                params[f.name] = value
+            elif value != getattr(defaults, f.name):
+                raise ConfigError(f"{f.name}={value!r} does not apply to splitter={self.splitter!r}; "
+                                  f"it accepts {accepted}")
+        return params
+
+
+@dataclass
+class OutputConfig:
+    out: str | None = None
+    overwrite: bool = False
+
+
+@dataclass
+class RunConfig:
+    data: DataConfig = field(default_factory=DataConfig)
+    scoring: ScoringConfig = field(default_factory=ScoringConfig)
+    split: SplitConfig = field(default_factory=SplitConfig)
+    output: OutputConfig = field(default_factory=OutputConfig)
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+_SECTIONS = {"data": DataConfig, "scoring": ScoringConfig, "split": SplitConfig, "output": OutputConfig}
+
+
+def load_config(path: str | Path) -> RunConfig:
+    """Read a TOML recipe; unknown sections or keys are errors that list the valid ones."""
+    path = Path(path)
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"config={str(path)!r} does not exist; check the path") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config={str(path)!r} is not valid TOML ({exc}); fix the syntax") from None
+    sections: dict[str, Any] = {}
+    for name, values in raw.items():
+        if name not in _SECTIONS or not isinstance(values, dict):
+            raise ConfigError(f"config={str(path)!r} has section [{name}]; use {sorted(_SECTIONS)}")
+        known = [f.name for f in dataclasses.fields(_SECTIONS[name])]
+        for key in values:
+            if key not in known:
+                raise ConfigError(f"config={str(path)!r} [{name}] has key {key!r}; use one of {known}")
+        sections[name] = _SECTIONS[name](**values)
+    config = RunConfig(**sections)
+    base = path.parent
+    config.data.paths = [str(base / p) if not Path(p).is_absolute() else p for p in config.data.paths]
+    if config.output.out is not None and not Path(config.output.out).is_absolute():
+        config.output.out = str(base / config.output.out)
+    return config

@@ -1,0 +1,135 @@
+"""The three values every layer passes around: a dataset, its scores, and a split.
+
+They are frozen: a step never edits its input, it returns a new value. Arrays are numpy
+and aligned with the dataset's rows (row ``i`` of every column is example ``i``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+SPLIT_PARTS = ("train", "dev", "test")
+
+
+@dataclass(frozen=True)
+class FieldMap:
+    """Which record fields play which role.
+
+    ``text`` is the query that is scored (the hypothesis of a pair); ``context`` is the first
+    text of a pair (premise, passage); ``label``, ``group`` and ``id`` are optional.
+    """
+
+    text: str
+    context: str | None = None
+    label: str | None = None
+    group: str | None = None
+    id: str = "id"
+
+    def as_dict(self) -> dict[str, str | None]:
+        return {"text": self.text, "context": self.context, "label": self.label,
+                "group": self.group, "id": self.id}
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """Examples loaded from one or more files, with their roles resolved.
+
+    Invariants: all columns have ``len(records)`` rows; ``ids`` are unique strings; ``texts``
+    are non-empty strings. ``records`` keep every original field, untouched.
+    """
+
+    records: tuple[Mapping[str, Any], ...]
+    fields: FieldMap
+    ids: tuple[str, ...]
+    texts: tuple[str, ...]
+    contexts: tuple[str, ...] | None
+    labels: tuple[str, ...] | None
+    groups: tuple[str, ...] | None
+    sources: tuple[str, ...]
+    ids_generated: bool = False
+    input_paths: tuple[str, ...] = field(default=())
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def subset(self, idx: Sequence[int] | np.ndarray) -> Dataset:
+        """The rows ``idx`` in that order, as a new dataset."""
+        take = [int(i) for i in idx]
+
+        def pick(col: tuple[str, ...] | None) -> tuple[str, ...] | None:
+            return None if col is None else tuple(col[i] for i in take)
+
+        return Dataset(
+            records=tuple(self.records[i] for i in take), fields=self.fields,
+            ids=tuple(self.ids[i] for i in take), texts=tuple(self.texts[i] for i in take),
+            contexts=pick(self.contexts), labels=pick(self.labels), groups=pick(self.groups),
+            sources=tuple(self.sources[i] for i in take), ids_generated=self.ids_generated,
+            input_paths=self.input_paths,
+        )
+
+
+@dataclass(frozen=True)
+class ScoreTable:
+    """Per-example language-model scores, aligned with a dataset's rows.
+
+    ``logprob_sum`` is the total natural-log probability of the query tokens, ``n_tokens``
+    how many tokens were scored, ``truncated`` whether the input had to be cut to fit the
+    model's context. ``logprob_mean = logprob_sum / n_tokens`` (per-token; ``-log`` perplexity).
+    """
+
+    ids: tuple[str, ...]
+    logprob_sum: np.ndarray
+    n_tokens: np.ndarray
+    truncated: np.ndarray
+
+    def __post_init__(self) -> None:
+        n = len(self.ids)
+        for name in ("logprob_sum", "n_tokens", "truncated"):
+            if len(getattr(self, name)) != n:
+                raise ValueError(f"{name} has {len(getattr(self, name))} rows, ids have {n}")
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @property
+    def logprob_mean(self) -> np.ndarray:
+        return self.logprob_sum / np.maximum(self.n_tokens, 1)
+
+
+@dataclass(frozen=True)
+class SplitIndices:
+    """Row indices of each part of a split; disjoint, together covering every row once.
+
+    Each array is sorted ascending so a split is a set, whatever order it was built in.
+    """
+
+    train_idx: np.ndarray
+    dev_idx: np.ndarray
+    test_idx: np.ndarray
+
+    def parts(self) -> dict[str, np.ndarray]:
+        return {"train": self.train_idx, "dev": self.dev_idx, "test": self.test_idx}
+
+    @property
+    def eval_idx(self) -> np.ndarray:
+        return np.sort(np.concatenate([self.dev_idx, self.test_idx]))
+
+    def assignment(self, n: int) -> np.ndarray:
+        """Part name per row (``"train"``/``"dev"``/``"test"``), for tables and checks."""
+        out = np.empty(n, dtype=object)
+        for name, idx in self.parts().items():
+            out[idx] = name
+        return out
+
+    @staticmethod
+    def from_masks(eval_mask: np.ndarray, test_mask: np.ndarray) -> SplitIndices:
+        """Build from boolean row masks; ``test_mask`` must lie inside ``eval_mask``."""
+        dev = eval_mask & ~test_mask
+        return SplitIndices(
+            train_idx=np.flatnonzero(~eval_mask), dev_idx=np.flatnonzero(dev),
+            test_idx=np.flatnonzero(test_mask),
+        )

@@ -1,0 +1,117 @@
+"""Turn data files into a :class:`~tailsplit.core.Dataset`: pool files, resolve roles, validate.
+
+Every problem is reported with its file, line or row, field and a fix; nothing is coerced
+silently except labels, which become strings (JSON ``true`` → ``"true"``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from tailsplit.core import Dataset, FieldMap
+from tailsplit.errors import ConfigError, InputError
+from tailsplit.io.readers import RawRecord, read_records
+
+SOURCE_COLUMN = "source_file"
+
+
+def load_examples(paths: str | Path | Sequence[str | Path], fields: FieldMap) -> Dataset:
+    """Load and pool one or more files; each example remembers its file in ``sources``.
+
+    >>> ds = load_examples(["dev.jsonl", "test.jsonl"], FieldMap(text="hypothesis"))  # doctest: +SKIP
+    """
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    if not paths:
+        raise ConfigError("paths=[] names no data file; pass at least one file")
+    raw: list[RawRecord] = []
+    sources: list[str] = []
+    for path in paths:
+        before = len(raw)
+        raw.extend(read_records(path))
+        if len(raw) == before:
+            raise InputError("holds no records", path=path, fix="check that it is the right file")
+        sources.extend([str(path)] * (len(raw) - before))
+
+    texts = tuple(_required_text(r, fields.text, "--text") for r in raw)
+    contexts = None if fields.context is None else tuple(
+        _required_text(r, fields.context, "--context") for r in raw)
+    labels = None if fields.label is None else tuple(_required_value(r, fields.label, "--label") for r in raw)
+    groups = None if fields.group is None else tuple(_required_value(r, fields.group, "--group") for r in raw)
+    ids, generated = _resolve_ids(raw, fields.id, texts, contexts)
+    return Dataset(
+        records=tuple(r.record for r in raw), fields=fields, ids=ids, texts=texts,
+        contexts=contexts, labels=labels, groups=groups, sources=tuple(sources),
+        ids_generated=generated, input_paths=tuple(str(p) for p in paths),
+    )
+
+
+def _fields_hint(record: dict[str, Any]) -> str:
+    names = ", ".join(repr(k) for k in list(record)[:12])
+    return f"the record has {names}" if names else "the record is empty"
+
+
+def _required_text(raw: RawRecord, name: str, option: str) -> str:
+    if name not in raw.record:
+        raise raw.error("is missing", field=name,
+                        fix=f"{_fields_hint(raw.record)}; choose the field with {option}")
+    value = raw.record[name]
+    if value is None:
+        raise raw.error("is null", field=name, fix="fill it in or remove the row")
+    if not isinstance(value, str):
+        raise raw.error(f"is a {type(value).__name__}, not text", field=name,
+                        fix=f"point {option} at a text field")
+    if not value.strip():
+        raise raw.error("is empty", field=name, fix="fill it in or remove the row")
+    return value
+
+
+def label_to_str(value: Any) -> str:
+    """Labels are compared as strings; JSON scalars keep their JSON spelling (``true``, ``1``)."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _required_value(raw: RawRecord, name: str, option: str) -> str:
+    if name not in raw.record:
+        raise raw.error("is missing", field=name,
+                        fix=f"{_fields_hint(raw.record)}; choose the field with {option}")
+    value = raw.record[name]
+    if value is None or (isinstance(value, str) and not value.strip()):
+        raise raw.error("is empty or null", field=name, fix="fill it in or remove the row")
+    return label_to_str(value)
+
+
+def _resolve_ids(
+    raw: list[RawRecord], id_field: str, texts: tuple[str, ...], contexts: tuple[str, ...] | None,
+) -> tuple[tuple[str, ...], bool]:
+    """Ids from ``id_field`` when every record has it; generated when none has it."""
+    having = [r for r in raw if id_field in r.record]
+    if not having:
+        return tuple(_generated_id(i, texts[i], None if contexts is None else contexts[i])
+                     for i in range(len(raw))), True
+    if len(having) != len(raw):
+        missing = next(r for r in raw if id_field not in r.record)
+        raise missing.error("is missing here but present in other records", field=id_field,
+                            fix="give every record an id, or none (ids are then generated)")
+    seen: dict[str, RawRecord] = {}
+    ids = []
+    for r in raw:
+        value = _required_value(r, id_field, "--id")
+        if value in seen:
+            first = seen[value]
+            where = f"{first.path}:{first.line}" if first.line is not None else f"{first.path} row {first.row}"
+            raise r.error(f"repeats id {value!r} first seen at {where}", field=id_field,
+                          fix="make ids unique, or pass --id with another field")
+        seen[value] = r
+        ids.append(value)
+    return tuple(ids), False
+
+
+def _generated_id(position: int, text: str, context: str | None) -> str:
+    """Stable id from position and content: ``"000042-3fa9c1d2"``."""
+    digest = hashlib.sha1(f"{context or ''}\x1f{text}".encode()).hexdigest()[:8]
+    return f"{position:06d}-{digest}"

@@ -1,0 +1,171 @@
+"""Read records from JSON Lines, CSV/TSV, Parquet and Hugging Face ``save_to_disk`` folders.
+
+Every reader yields :class:`RawRecord` values that remember where they came from, so a
+problem found later (a missing field, an empty text) can name the file and line or row.
+Gzip is recognised by a ``.gz`` suffix. Nothing here knows about roles such as "text".
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tailsplit.errors import InputError
+
+FORMATS = ("jsonl", "csv", "tsv", "parquet", "hf")
+
+
+@dataclass(frozen=True)
+class RawRecord:
+    """One record and its location: ``line`` for text formats, ``row`` (1-based) for tables."""
+
+    record: dict[str, Any]
+    path: str
+    row: int
+    line: int | None = None
+
+    def error(self, problem: str, *, field: str | None = None, fix: str | None = None) -> InputError:
+        return InputError(problem, path=self.path, line=self.line,
+                          row=None if self.line is not None else self.row, field=field, fix=fix)
+
+
+def detect_format(path: Path) -> str:
+    """Format name from the path: a folder is a ``datasets`` folder, files go by suffix."""
+    if path.is_dir():
+        return "hf"
+    name = path.name.lower().removesuffix(".gz")
+    for suffix, fmt in ((".jsonl", "jsonl"), (".ndjson", "jsonl"), (".json", "jsonl"),
+                        (".csv", "csv"), (".tsv", "tsv"), (".parquet", "parquet")):
+        if name.endswith(suffix):
+            return fmt
+    raise InputError(
+        "has an unknown format", path=path,
+        fix="use .jsonl, .csv, .tsv, .parquet (optionally .gz for text formats) or a folder "
+            "written by datasets' save_to_disk",
+    )
+
+
+def read_records(path: str | Path) -> Iterator[RawRecord]:
+    """Yield the records of one file or folder, in file order."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError("does not exist", path=path, fix="check the path")
+    fmt = detect_format(path)
+    reader = {"jsonl": _read_jsonl, "csv": _read_csv, "tsv": _read_tsv,
+              "parquet": _read_parquet, "hf": _read_hf_folder}[fmt]
+    yield from reader(path)
+
+
+def _open_bytes(path: Path) -> io.BufferedIOBase:
+    return gzip.open(path, "rb") if path.name.lower().endswith(".gz") else open(path, "rb")
+
+
+def _read_jsonl(path: Path) -> Iterator[RawRecord]:
+    row = 0
+    with _open_bytes(path) as handle:
+        for line_no, raw in enumerate(handle, start=1):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputError(f"is not valid UTF-8 (byte {exc.start} of the line)", path=path,
+                                 line=line_no, fix="re-encode the file as UTF-8") from None
+            if not text.strip():
+                continue
+            try:
+                record = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"is not valid JSON ({exc.msg} at column {exc.colno})", path=path,
+                                 line=line_no, fix="fix or remove that line") from None
+            if not isinstance(record, dict):
+                raise InputError(f"holds a JSON {type(record).__name__}, not an object", path=path,
+                                 line=line_no, fix="write one JSON object per line")
+            row += 1
+            yield RawRecord(record, str(path), row, line_no)
+
+
+def _decode_whole(path: Path) -> str:
+    with _open_bytes(path) as handle:
+        data = handle.read()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line_no = data.count(b"\n", 0, exc.start) + 1
+        raise InputError("is not valid UTF-8", path=path, line=line_no,
+                         fix="re-encode the file as UTF-8") from None
+
+
+def _read_delimited(path: Path, delimiter: str) -> Iterator[RawRecord]:
+    reader = csv.reader(io.StringIO(_decode_whole(path), newline=""), delimiter=delimiter)
+    header = next(reader, None)
+    if not header:
+        raise InputError("has no header row", path=path, line=1,
+                         fix="put the column names on the first line")
+    if len(set(header)) != len(header):
+        dupes = sorted({h for h in header if header.count(h) > 1})
+        raise InputError(f"repeats column names {dupes}", path=path, line=1,
+                         fix="give every column a distinct name")
+    row = 0
+    start_line = reader.line_num + 1
+    for values in reader:
+        line_no = start_line
+        start_line = reader.line_num + 1
+        if not values or values == [""]:
+            continue
+        if len(values) != len(header):
+            raise InputError(f"has {len(values)} columns but the header has {len(header)}",
+                             path=path, line=line_no, fix="quote fields that contain the delimiter")
+        row += 1
+        yield RawRecord(dict(zip(header, values)), str(path), row, line_no)
+
+
+def _read_csv(path: Path) -> Iterator[RawRecord]:
+    return _read_delimited(path, ",")
+
+
+def _read_tsv(path: Path) -> Iterator[RawRecord]:
+    return _read_delimited(path, "\t")
+
+
+def _read_parquet(path: Path) -> Iterator[RawRecord]:
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path)
+    except Exception as exc:  # pyarrow raises several unrelated types for a bad file
+        raise InputError(f"cannot be read as Parquet ({exc})", path=path,
+                         fix="check that the file is complete and really Parquet") from None
+    for row, record in enumerate(table.to_pylist(), start=1):
+        yield RawRecord(record, str(path), row)
+
+
+def _read_hf_folder(path: Path) -> Iterator[RawRecord]:
+    """A folder from ``Dataset.save_to_disk`` (arrow stream shards listed in state.json).
+
+    A ``DatasetDict`` folder (with ``dataset_dict.json``) yields every split in turn.
+    """
+    if (path / "dataset_dict.json").exists():
+        splits = json.loads((path / "dataset_dict.json").read_text())["splits"]
+        for split in splits:
+            yield from _read_hf_folder(path / split)
+        return
+    state_path = path / "state.json"
+    if not state_path.exists():
+        raise InputError("is a folder without state.json or dataset_dict.json", path=path,
+                         fix="pass a data file, or a folder written by datasets' save_to_disk")
+    import pyarrow as pa
+
+    state = json.loads(state_path.read_text())
+    row = 0
+    for shard in state.get("_data_files", []):
+        shard_path = path / shard["filename"]
+        with pa.memory_map(str(shard_path)) as source:
+            table = pa.ipc.open_stream(source).read_all()
+        for record in table.to_pylist():
+            row += 1
+            yield RawRecord(record, str(path), row)

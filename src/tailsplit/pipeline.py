@@ -1,0 +1,213 @@
+"""The only module that wires steps together: load → score → split → write.
+
+Each public function mirrors a CLI command (``score``, ``split``, ``run``) and takes the
+same configuration, so the Python API and the CLI cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tailsplit import __version__
+from tailsplit.analysis.summary import PartSummary, render_summary_markdown, summarize_split
+from tailsplit.cache import ScoreCache, default_cache_dir
+from tailsplit.config import RunConfig, ScoringConfig, SplitConfig
+from tailsplit.core import Dataset, ScoreTable, SplitIndices
+from tailsplit.errors import ConfigError, InputError
+from tailsplit.features import word_lengths
+from tailsplit.fingerprint import sha256_file
+from tailsplit.io.examples import SOURCE_COLUMN, load_examples
+from tailsplit.io.readers import detect_format
+from tailsplit.io.scores import SCORE_COLUMNS, read_score_file, score_file_bytes, write_score_file
+from tailsplit.io.writers import OUTPUT_SUFFIX, output_format_for, staged_dir, write_records
+from tailsplit.prompts import PromptTemplate, resolve_template
+from tailsplit.registry import SCORERS
+from tailsplit.scoring.driver import ScoringReport, score_examples
+from tailsplit.splits import SPLITTERS, SplitInputs, Splitter, make_splitter
+
+
+@dataclass
+class RunResult:
+    """Everything a run produced; ``out_dir`` is ``None`` when nothing was written."""
+
+    dataset: Dataset
+    scores: ScoreTable | None
+    split: SplitIndices
+    summaries: list[PartSummary]
+    manifest: dict[str, Any]
+    out_dir: Path | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def load_dataset(config: RunConfig) -> Dataset:
+    if not config.data.paths:
+        raise ConfigError("paths=[] names no data file; pass one or more data files")
+    return load_examples(config.data.paths, config.data.field_map())
+
+
+def template_for(config: ScoringConfig) -> PromptTemplate:
+    return resolve_template(config.template, config.label_words)
+
+
+def score_dataset(dataset: Dataset, config: ScoringConfig, *, progress: bool = False,
+                  ) -> tuple[ScoreTable, ScoringReport, dict[str, Any]]:
+    """Scores of every example, plus what the manifest records about how they were made."""
+    template = template_for(config)
+    _check_template_roles(template, dataset)
+    scorer = SCORERS.create(config.backend, **config.scorer_params())
+    cache = ScoreCache(config.cache_dir or default_cache_dir()) if config.use_cache else None
+    try:
+        scores, report = score_examples(dataset, template, scorer, cache, progress=progress)
+    finally:
+        if cache is not None:
+            cache.close()
+    meta = {"model": scorer.identity(), "template": template.describe(), "backend": config.backend}
+    return scores, report, meta
+
+
+def _check_template_roles(template: PromptTemplate, dataset: Dataset) -> None:
+    for role, column, option in (("context", dataset.contexts, "--context"),
+                                 ("label", dataset.labels, "--label")):
+        if template.needs(role) and column is None:
+            raise ConfigError(f"template={template.name!r} uses {{{role}}}; name that field with {option}")
+
+
+def build_splitter(config: SplitConfig) -> Splitter:
+    if config.splitter not in SPLITTERS:
+        raise ConfigError(f"splitter={config.splitter!r} is unknown; use one of {sorted(SPLITTERS)}")
+    cls = SPLITTERS[config.splitter]
+    accepted = list(cls().get_params())
+    return make_splitter(config.splitter, **config.splitter_params(accepted))
+
+
+def split_dataset(dataset: Dataset, scores: ScoreTable | None, config: SplitConfig,
+                  ) -> tuple[SplitIndices, Splitter, np.ndarray]:
+    """(split, the splitter used, word length per example)."""
+    splitter = build_splitter(config)
+    if splitter.needs_scores and scores is None:
+        raise ConfigError(f"splitter={config.splitter!r} needs scores; pass --scores or use tailsplit run")
+    lengths = word_lengths(dataset.texts)
+    return splitter.split(SplitInputs.from_dataset(dataset, scores, lengths)), splitter, lengths
+
+
+def score(config: RunConfig, out_path: str | Path, *, progress: bool = False,
+          command: list[str] | None = None) -> tuple[ScoreTable, ScoringReport]:
+    """``tailsplit score``: score the data and write a score file (atomically)."""
+    dataset = load_dataset(config)
+    scores, report, meta = score_dataset(dataset, config.scoring, progress=progress)
+    meta = {**meta, "tailsplit_version": __version__, "command": command or sys.argv,
+            "inputs": _input_records(dataset), "config": config.as_dict(), "scoring": report.as_dict()}
+    write_score_file(out_path, dataset, scores, meta)
+    return scores, report
+
+
+def run(config: RunConfig, *, scores_path: str | Path | None = None, progress: bool = False,
+        command: list[str] | None = None) -> RunResult:
+    """``tailsplit run`` (score, then split) or ``tailsplit split`` (with ``scores_path``)."""
+    timings: dict[str, float] = {}
+    clock = time.perf_counter()
+    dataset = load_dataset(config)
+    timings["load_s"] = time.perf_counter() - clock
+    needs_scores = build_splitter(config.split).needs_scores
+    scores, report, meta = None, None, {}
+    clock = time.perf_counter()
+    if scores_path is not None:
+        scores, meta = read_score_file(scores_path, dataset)
+        meta = {k: meta[k] for k in ("model", "template", "backend") if k in meta}
+        meta["scores_file"] = {"path": str(scores_path), "sha256": sha256_file(scores_path)}
+    elif needs_scores:
+        scores, report, meta = score_dataset(dataset, config.scoring, progress=progress)
+    timings["score_s"] = time.perf_counter() - clock
+    clock = time.perf_counter()
+    split, splitter, lengths = split_dataset(dataset, scores, config.split)
+    timings["split_s"] = time.perf_counter() - clock
+    summaries = summarize_split(dataset, split, lengths, scores)
+    manifest = {
+        "tailsplit_version": __version__, "command": command or sys.argv, "config": config.as_dict(),
+        "inputs": _input_records(dataset), **meta,
+        "splitter": {"name": splitter.name, "params": splitter.get_params()},
+        "seed": config.split.seed, "sizes": {s.part: s.size for s in summaries},
+        "label_counts": {s.part: s.label_counts for s in summaries},
+        "summary": [s.as_dict() for s in summaries],
+        "scoring": None if report is None else report.as_dict(),
+    }
+    result = RunResult(dataset, scores, split, summaries, manifest, timings=timings)
+    if config.output.out is not None:
+        clock = time.perf_counter()
+        result.out_dir = write_split(Path(config.output.out), result, overwrite=config.output.overwrite)
+        timings["write_s"] = time.perf_counter() - clock
+    return result
+
+
+def write_split(out_dir: Path, result: RunResult, *, overwrite: bool) -> Path:
+    """Write train/dev/test, scores.parquet, summary.md and manifest.json, all or nothing."""
+    import json
+
+    dataset, scores, split = result.dataset, result.scores, result.split
+    fmt = output_format_for(detect_format(Path(dataset.input_paths[0])))
+    records = output_records(dataset, scores)
+    with staged_dir(out_dir, overwrite=overwrite) as staging:
+        outputs = {}
+        for part, idx in split.parts().items():
+            name = f"{part}{OUTPUT_SUFFIX[fmt]}"
+            write_records(staging / name, [records[i] for i in idx], fmt)
+            outputs[name] = sha256_file(staging / name)
+        if scores is not None:
+            meta = {k: result.manifest.get(k) for k in ("model", "template", "backend")}
+            (staging / "scores.parquet").write_bytes(
+                score_file_bytes(dataset, scores, meta, part=split.assignment(len(dataset))))
+            outputs["scores.parquet"] = sha256_file(staging / "scores.parquet")
+        (staging / "summary.md").write_text(render_summary_markdown(result.summaries) + "\n")
+        outputs["summary.md"] = sha256_file(staging / "summary.md")
+        manifest = {**result.manifest, "outputs": outputs,
+                    "timings": {k: round(v, 3) for k, v in result.timings.items()}}
+        (staging / "manifest.json").write_text(json.dumps(manifest, indent=2, default=_json_default) + "\n")
+    result.manifest = manifest
+    return out_dir
+
+
+def output_records(dataset: Dataset, scores: ScoreTable | None) -> list[dict[str, Any]]:
+    """Each input record with score columns (and generated id, source file) appended."""
+    added = list(SCORE_COLUMNS) if scores is not None else []
+    if dataset.ids_generated:
+        added.append(dataset.fields.id)
+    pooled = len(set(dataset.sources)) > 1
+    if pooled:
+        added.append(SOURCE_COLUMN)
+    for i, record in enumerate(dataset.records):
+        clash = next((name for name in added if name in record), None)
+        if clash is not None:
+            raise InputError(f"already exists in {dataset.sources[i]} (record {i + 1}); tailsplit adds a "
+                             "column of that name", field=clash, fix="rename or drop that field first")
+    out = []
+    mean = None if scores is None else scores.logprob_mean
+    for i, record in enumerate(dataset.records):
+        row = dict(record)
+        if scores is not None:
+            row.update(logprob_sum=float(scores.logprob_sum[i]), n_tokens=int(scores.n_tokens[i]),
+                       logprob_mean=float(mean[i]), truncated=bool(scores.truncated[i]))
+        if dataset.ids_generated:
+            row[dataset.fields.id] = dataset.ids[i]
+        if pooled:
+            row[SOURCE_COLUMN] = dataset.sources[i]
+        out.append(row)
+    return out
+
+
+def _input_records(dataset: Dataset) -> list[dict[str, Any]]:
+    counts = {p: 0 for p in dataset.input_paths}
+    for source in dataset.sources:
+        counts[source] += 1
+    return [{"path": p, "sha256": sha256_file(p), "rows": counts[p]} for p in dataset.input_paths]
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"cannot write {type(value).__name__} to JSON")

@@ -1,0 +1,115 @@
+"""Prompt templates: the text that conditions the scored query.
+
+A template is a string that ends with ``{text}``: everything before it is the prompt, and
+only the query's tokens are scored. Placeholders name roles (``{text}``, ``{context}``,
+``{label}``) or any field of the record. ``{label}`` is written through ``label_words``
+when the template has them (SNLI: ``contradiction`` → ``a contradiction``).
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from tailsplit.errors import ConfigError
+
+QUERY = "{text}"
+ROLES = ("text", "context", "label")
+
+
+@dataclass(frozen=True)
+class PromptTemplate:
+    """A prompt with placeholders, ending in the scored ``{text}``.
+
+    >>> t = BUILTIN_TEMPLATES["spider"]
+    >>> t.render({}, text="How many heads?", context=None, label=None)
+    ('write a database question: ', 'How many heads?')
+    """
+
+    name: str
+    template: str
+    label_words: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.template.endswith(QUERY):
+            raise ConfigError(f"template={self.template!r} does not end with {QUERY}; the scored "
+                              "query must come last, e.g. 'Question: {text}'")
+        for name in self.placeholders:
+            if name == "text":
+                continue
+            if not name.isidentifier():
+                raise ConfigError(f"template={self.template!r} has placeholder {{{name}}}; "
+                                  "use role names {context}/{label} or plain field names")
+        if self.prefix_template.count(QUERY):
+            raise ConfigError(f"template={self.template!r} uses {QUERY} twice; use it once, at the end")
+
+    @property
+    def prefix_template(self) -> str:
+        return self.template[: -len(QUERY)]
+
+    @property
+    def placeholders(self) -> list[str]:
+        return [name for _, name, _, _ in string.Formatter().parse(self.template) if name is not None]
+
+    def needs(self, role: str) -> bool:
+        return role in self.placeholders
+
+    def render(self, record: Mapping[str, Any], *, text: str, context: str | None,
+               label: str | None) -> tuple[str, str]:
+        """(prompt, query) for one example; the prompt may be empty."""
+        values: dict[str, Any] = dict(record)
+        values["text"] = text
+        if context is not None:
+            values["context"] = context
+        if label is not None:
+            values["label"] = self._label_word(label)
+        try:
+            prompt = self.prefix_template.format_map(values)
+        except KeyError as exc:
+            raise ConfigError(self._missing_message(str(exc.args[0]))) from None
+        return prompt, text
+
+    def _label_word(self, label: str) -> str:
+        if not self.label_words:
+            return label
+        if label not in self.label_words:
+            raise ConfigError(f"template={self.name!r} has no word for label {label!r} (it knows "
+                              f"{sorted(self.label_words)}); pass --label-word {label}=WORD")
+        return self.label_words[label]
+
+    def _missing_message(self, name: str) -> str:
+        option = {"context": "--context", "label": "--label"}.get(name)
+        fix = f"name the field with {option}" if option else "use a template whose fields the data has"
+        return f"template={self.name!r} uses {{{name}}} but the examples have no such field; {fix}"
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "template": self.template, "label_words": dict(self.label_words)}
+
+
+BUILTIN_TEMPLATES: dict[str, PromptTemplate] = {
+    "plain": PromptTemplate("plain", "{text}"),
+    "spider": PromptTemplate("spider", "write a database question: {text}"),
+    "boolq": PromptTemplate("boolq", "Passage: {context} Ask a question about the passage: {text}"),
+    "snli": PromptTemplate(
+        "snli", "Premise: {context} This hypothesis is {label}: {text}",
+        label_words={"entailment": "entailed", "neutral": "neutral",
+                     "contradiction": "a contradiction"},
+    ),
+}
+
+
+def resolve_template(spec: str, label_words: Mapping[str, str] | None = None) -> PromptTemplate:
+    """A built-in name, or a literal template (anything containing ``{text}``)."""
+    if QUERY in spec:
+        template = PromptTemplate("custom", spec, dict(label_words or {}))
+    elif spec in BUILTIN_TEMPLATES:
+        template = BUILTIN_TEMPLATES[spec]
+        if label_words:
+            template = PromptTemplate(template.name, template.template,
+                                      {**template.label_words, **label_words})
+    else:
+        raise ConfigError(f"template={spec!r} is neither a built-in ({sorted(BUILTIN_TEMPLATES)}) "
+                          "nor a template string ending in {text}")
+    return template

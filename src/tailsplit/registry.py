@@ -1,0 +1,45 @@
+"""Name → implementation registries, resolved lazily so heavy imports (torch) happen only
+when that implementation is chosen. Built-in backends register here exactly as a third
+party would::
+
+    from tailsplit.registry import SCORERS
+    SCORERS.register("my-lm", "my_package.scoring:MyScorer")
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from tailsplit.errors import ConfigError
+
+
+class Registry:
+    """Maps names to ``"module:attribute"`` strings or to already-imported objects."""
+
+    def __init__(self, kind: str, entries: dict[str, str | Callable[..., Any]]) -> None:
+        self.kind = kind
+        self._entries = dict(entries)
+
+    def register(self, name: str, target: str | Callable[..., Any]) -> None:
+        self._entries[name] = target
+
+    def names(self) -> list[str]:
+        return sorted(self._entries)
+
+    def get(self, name: str) -> Callable[..., Any]:
+        if name not in self._entries:
+            raise ConfigError(f"{self.kind}={name!r} is unknown; use one of {self.names()}")
+        target = self._entries[name]
+        if isinstance(target, str):
+            module, _, attribute = target.partition(":")
+            target = getattr(importlib.import_module(module), attribute)
+            self._entries[name] = target
+        return target
+
+    def create(self, name: str, **params: Any) -> Any:
+        return self.get(name)(**params)
+
+
+SCORERS = Registry("backend", {"hf": "tailsplit.scoring.hf:HFScorer"})

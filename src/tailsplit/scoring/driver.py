@@ -1,0 +1,142 @@
+"""Drive a scorer over a dataset: render prompts, skip what is cached, restore input order.
+
+Identical requests are scored once. Batches whose every request is cached are skipped;
+every other batch is scored whole (so its numbers are bit-identical to an uninterrupted
+run) and committed to the cache before the next one starts.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from tailsplit.cache import ScoreCache
+from tailsplit.core import Dataset, ScoreTable
+from tailsplit.errors import ScoringError
+from tailsplit.fingerprint import sha256_text
+from tailsplit.prompts import PromptTemplate
+from tailsplit.scoring.base import Batch, ScoreRequest, Scorer
+
+
+@dataclass(frozen=True)
+class ScoringReport:
+    """What a scoring pass did, for the manifest and the summary."""
+
+    n_requests: int
+    n_unique: int
+    n_cached: int
+    n_scored_batches: int
+    n_tokens_scored: int
+    seconds: float
+
+    def as_dict(self) -> dict[str, float | int]:
+        return dict(self.__dict__)
+
+
+def build_requests(dataset: Dataset, template: PromptTemplate) -> list[ScoreRequest]:
+    """One request per example, in dataset order."""
+    contexts = dataset.contexts or (None,) * len(dataset)
+    labels = dataset.labels or (None,) * len(dataset)
+    requests = []
+    for record, text, context, label in zip(dataset.records, dataset.texts, contexts, labels):
+        prompt, query = template.render(record, text=text, context=context, label=label)
+        requests.append(ScoreRequest(prompt, query))
+    return requests
+
+
+def scorer_key(scorer: Scorer) -> str:
+    """Hash of the scorer's identity: the cache namespace of its scores."""
+    return sha256_text(json.dumps(scorer.identity(), sort_keys=True))
+
+
+def score_examples(dataset: Dataset, template: PromptTemplate, scorer: Scorer,
+                   cache: ScoreCache | None = None, *, progress: bool = False,
+                   ) -> tuple[ScoreTable, ScoringReport]:
+    """Score every example's query under ``template``; returns scores in dataset order."""
+    requests = build_requests(dataset, template)
+    logprob_sum, n_tokens, truncated, report = score_requests(requests, scorer, cache, progress=progress)
+    table = ScoreTable(ids=dataset.ids, logprob_sum=logprob_sum, n_tokens=n_tokens, truncated=truncated)
+    return table, report
+
+
+def score_requests(requests: Sequence[ScoreRequest], scorer: Scorer, cache: ScoreCache | None,
+                   *, progress: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, ScoringReport]:
+    """Scores aligned with ``requests``: (logprob_sum, n_tokens, truncated, report)."""
+    started = time.perf_counter()
+    namespace = scorer_key(scorer)
+    unique: dict[ScoreRequest, int] = {}
+    position = np.array([unique.setdefault(r, len(unique)) for r in requests], dtype=np.int64)
+    unique_requests = list(unique)
+    keys = [sha256_text(namespace, r.prompt, r.query) for r in unique_requests]
+    cached = cache.get_many(keys) if cache is not None else {}
+
+    total = np.full(len(unique_requests), np.nan)
+    counts = np.zeros(len(unique_requests), dtype=np.int64)
+    cut = np.zeros(len(unique_requests), dtype=bool)
+    for i, key in enumerate(keys):
+        if key in cached:
+            total[i], counts[i], cut[i] = cached[key]
+
+    todo = [b for b in scorer.plan(unique_requests) if not all(keys[i] in cached for i in b.indices)]
+    scored_tokens = _run_batches(todo, scorer, cache, keys, (total, counts, cut), progress)
+    bad = np.flatnonzero(~np.isfinite(total))
+    if len(bad):
+        first = unique_requests[int(bad[0])]
+        raise ScoringError(f"the model gave a non-finite score for {len(bad)} request(s), e.g. query "
+                           f"{first.query[:80]!r}; check the model files or use --dtype float32")
+    report = ScoringReport(
+        n_requests=len(requests), n_unique=len(unique_requests), n_cached=len(cached),
+        n_scored_batches=len(todo), n_tokens_scored=scored_tokens,
+        seconds=round(time.perf_counter() - started, 3))
+    return total[position], counts[position], cut[position], report
+
+
+def _run_batches(batches: list[Batch], scorer: Scorer, cache: ScoreCache | None, keys: list[str],
+                 columns: tuple[np.ndarray, np.ndarray, np.ndarray], progress: bool) -> int:
+    total, counts, cut = columns
+    n_tokens = sum(b.n_tokens for b in batches)
+    with _progress_bar(progress, n_tokens) as advance:
+        for batch in batches:
+            scores = scorer.score_batch(batch)
+            total[batch.indices] = scores.logprob_sum
+            counts[batch.indices] = scores.n_tokens
+            cut[batch.indices] = scores.truncated
+            if cache is not None:
+                cache.put_many(zip((keys[i] for i in batch.indices), scores.logprob_sum,
+                                   scores.n_tokens, scores.truncated))
+            advance(batch.n_tokens)
+    return n_tokens
+
+
+class _progress_bar:
+    """A rich progress bar in tokens with rate and ETA, or a no-op."""
+
+    def __init__(self, enabled: bool, total_tokens: int) -> None:
+        self.enabled = enabled and total_tokens > 0
+        self.total = total_tokens
+
+    def __enter__(self):  # noqa: ANN204 - returns a callable
+        if not self.enabled:
+            return lambda n: None
+        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn,
+                                   TextColumn, TimeElapsedColumn, TimeRemainingColumn)
+        from rich.text import Text
+
+        class TokensPerSecond(ProgressColumn):
+            def render(self, task) -> Text:  # noqa: ANN001 - rich's Task
+                return Text(f"{task.speed or 0:,.0f} tok/s")
+
+        self._progress = Progress(
+            TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TextColumn("tokens"),
+            TokensPerSecond(), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())
+        self._progress.start()
+        task = self._progress.add_task("score", total=self.total)
+        return lambda n: self._progress.advance(task, n)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.enabled:
+            self._progress.stop()

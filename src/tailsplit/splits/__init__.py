@@ -1,0 +1,26 @@
+"""Splitters: each maps score and feature columns to train/dev/test index arrays."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tailsplit.errors import ConfigError
+from tailsplit.splits.base import SplitInputs, Splitter, resolve_size, resolve_sizes
+from tailsplit.splits.likelihood import LikelihoodSplitter
+from tailsplit.splits.random import RandomSplitter
+
+SPLITTERS: dict[str, type[Splitter]] = {
+    LikelihoodSplitter.name: LikelihoodSplitter,
+    RandomSplitter.name: RandomSplitter,
+}
+
+
+def make_splitter(name: str, **params: Any) -> Splitter:
+    """Build a registered splitter by name; unknown names list the options."""
+    if name not in SPLITTERS:
+        raise ConfigError(f"splitter={name!r} is unknown; use one of {sorted(SPLITTERS)}")
+    return SPLITTERS[name](**params)
+
+
+__all__ = ["LikelihoodSplitter", "RandomSplitter", "SPLITTERS", "SplitInputs", "Splitter",
+           "make_splitter", "resolve_size", "resolve_sizes"]

@@ -1,0 +1,39 @@
+"""Random split: the baseline every challenge split is compared with."""
+
+from __future__ import annotations
+
+from tailsplit.core import SplitIndices
+from tailsplit.splits.base import SplitInputs, Splitter, resolve_sizes
+from tailsplit.splits.likelihood import label_codes_for, validate_common
+from tailsplit.splits.selection import Units, divide_evaluation, fill_quotas, seeded_rng, strata_quotas
+
+
+class RandomSplitter(Splitter):
+    """Evaluation drawn uniformly at random (groups whole, labels in proportion if asked).
+
+    >>> import numpy as np
+    >>> s = RandomSplitter(dev_size=2, test_size=2, seed=1).split(SplitInputs(n=10, word_lengths=np.ones(10)))
+    >>> len(s.train_idx), len(s.dev_idx), len(s.test_idx)
+    (6, 2, 2)
+    """
+
+    name = "random"
+    needs_scores = False
+
+    def __init__(self, *, dev_size: float | int = 0.1, test_size: float | int = 0.1,
+                 balance_labels: bool = False, seed: int = 0) -> None:
+        self.dev_size = dev_size
+        self.test_size = test_size
+        self.balance_labels = balance_labels
+        self.seed = seed
+        validate_common(self)
+
+    def split(self, inputs: SplitInputs) -> SplitIndices:
+        n_dev, n_test = resolve_sizes(inputs.n, self.dev_size, self.test_size)
+        units = Units.from_groups(inputs.groups, inputs.n)
+        label_codes = label_codes_for(self, inputs, n_dev + n_test)
+        strata = strata_quotas(n_dev + n_test, label_codes, None, inputs.n)
+        order = seeded_rng(self.seed, 0).permutation(units.count)
+        eval_mask = fill_quotas(order, units, strata)
+        _, test_mask = divide_evaluation(eval_mask, n_dev, n_test, units, label_codes, self.seed)
+        return SplitIndices.from_masks(eval_mask, test_mask)
