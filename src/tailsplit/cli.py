@@ -73,6 +73,7 @@ Dtype = Annotated[Optional[str], typer.Option("--dtype", help="float32, bfloat16
 BatchTokens = Annotated[Optional[int], typer.Option("--batch-tokens", help="Padded tokens per batch [default: 4096].")]
 MaxTokens = Annotated[Optional[int], typer.Option("--max-tokens", help="Longest input in tokens [default: the model's context].")]
 Truncation = Annotated[Optional[str], typer.Option("--truncation", help="left (cut and flag) or error.")]
+SharePrefix = Annotated[Optional[str], typer.Option("--share-prefix", help="auto (when it saves ≥15% of tokens), always or never.")]
 CacheDir = Annotated[Optional[str], typer.Option("--cache-dir", help="Score and model cache [default: ~/.cache/tailsplit].")]
 NoCache = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the score cache.")]
 Splitter = Annotated[Optional[str], typer.Option("--splitter", help="likelihood or random [default: likelihood].")]
@@ -128,7 +129,7 @@ def build_config(config_path: Optional[Path], paths: Optional[list[Path]], **opt
         config.data.paths = [str(p) for p in paths]
     sections = {"data": ("text", "context", "label", "group", "id"),
                 "scoring": ("backend", "model", "template", "device", "dtype", "batch_tokens",
-                            "max_tokens", "truncation", "cache_dir"),
+                            "max_tokens", "truncation", "share_prefix", "cache_dir"),
                 "split": ("splitter", "rank", "reverse", "balance_labels", "seed"),
                 "output": ("overwrite",)}
     for section, names in sections.items():
@@ -173,7 +174,8 @@ def run(paths: Paths = None, config: ConfigOpt = None, text: Text = None, contex
         label: Label = None, group: Group = None, id: IdField = None, model: Model = None,
         template: Template = None, label_word: LabelWord = None, backend: Backend = None,
         device: Device = None, dtype: Dtype = None, batch_tokens: BatchTokens = None,
-        max_tokens: MaxTokens = None, truncation: Truncation = None, cache_dir: CacheDir = None,
+        max_tokens: MaxTokens = None, truncation: Truncation = None, cache_dir: SharePrefix = Annotated[Optional[str], typer.Option("--share-prefix", help="auto (when it saves ≥15% of tokens), always or never.")]
+CacheDir = None,
         no_cache: NoCache = False, splitter: Splitter = None, dev_size: DevSize = None,
         test_size: TestSize = None, rank: Rank = None, reverse: Reverse = None,
         length_buckets: LengthBuckets = None, balance_labels: Balance = None, seed: Seed = None,
@@ -194,7 +196,8 @@ def score(paths: Paths = None, out: Annotated[Path, typer.Option("--out", help="
           id: IdField = None, model: Model = None, template: Template = None,
           label_word: LabelWord = None, backend: Backend = None, device: Device = None,
           dtype: Dtype = None, batch_tokens: BatchTokens = None, max_tokens: MaxTokens = None,
-          truncation: Truncation = None, cache_dir: CacheDir = None, no_cache: NoCache = False,
+          truncation: Truncation = None, cache_dir: SharePrefix = Annotated[Optional[str], typer.Option("--share-prefix", help="auto (when it saves ≥15% of tokens), always or never.")]
+CacheDir = None, no_cache: NoCache = False,
           quiet: Quiet = False) -> None:
     """Score every example's query and write a score file (no split)."""
     from tailsplit import pipeline

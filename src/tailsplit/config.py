@@ -56,11 +56,12 @@ class ScoringConfig:
     label_words: dict[str, str] = field(default_factory=dict)
     device: str = "auto"
     dtype: str = "float32"
-    batch_tokens: int = 4096
+    batch_tokens: int | None = None
     max_batch_size: int = 64
     start_token: str = "bos"
     max_tokens: int | None = None
     truncation: str = "left"
+    share_prefix: str = "auto"
     cache_dir: str | None = None
     use_cache: bool = True
 

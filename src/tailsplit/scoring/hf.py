@@ -13,8 +13,12 @@ How a request is scored:
    (``truncation="left"``: prompt first, then the start of the query) and flagged
    ``truncated``; ``truncation="error"`` refuses them instead.
 
-Speed: requests are sorted by length and packed into batches by a padded-token budget;
-the transformer runs once per batch, and the vocabulary projection runs only at the scored
+Speed: requests are sorted by length and packed into batches by a padded-token budget
+(small on a CPU, where small batches run fastest). Requests that share a prompt prefix
+(the three hypotheses of an SNLI premise, or every Spider question after its fixed prompt)
+are packed into one row — the prefix once, then each suffix — with a mask that hides
+siblings from each other (see :mod:`tailsplit.scoring.batching`); sharing is used when it
+saves at least 15% of the tokens. The vocabulary projection runs only at the scored
 positions, in chunks (never a whole ``[batch, seq, vocab]`` tensor). Batches are planned
 from the requests alone, so scores do not depend on what was cached or on input order.
 """
@@ -31,6 +35,7 @@ import numpy as np
 from tailsplit.cache import default_cache_dir
 from tailsplit.errors import ConfigError, ScoringError
 from tailsplit.scoring.base import Batch, BatchScores, ScoreRequest
+from tailsplit.scoring.batching import Encoded, plan_batches
 from tailsplit.scoring.models import (
     ModelSource, context_length, load_model, load_tokenizer, local_folder, resolve_model,
 )
@@ -39,25 +44,28 @@ SCORER_VERSION = "hf-causal-lm/1"
 START_TOKENS = ("bos", "none")
 TRUNCATIONS = ("left", "error")
 PADDING_SIDES = ("right", "left")
+SHARE_PREFIX = ("auto", "always", "never")
 _PROJECTION_CHUNK = 4096
 
 
 class HFScorer:
     """Causal-LM scorer; configuration is keyword arguments, the model loads on first use.
 
-    ``batch_tokens`` bounds padded tokens per batch (memory), ``max_batch_size`` the rows.
+    ``batch_tokens`` bounds padded tokens per forward pass (default: 1024 on a CPU, where
+    small batches are fastest, 32768 on a GPU); ``max_batch_size`` bounds the rows.
     """
 
     def __init__(self, model: str = "smollm2", *, device: str = "auto", dtype: str = "float32",
-                 batch_tokens: int = 4096, max_batch_size: int = 64, start_token: str = "bos",
+                 batch_tokens: int | None = None, max_batch_size: int = 64, start_token: str = "bos",
                  max_tokens: int | None = None, truncation: str = "left", padding_side: str = "right",
-                 cache_dir: str | Path | None = None) -> None:
+                 share_prefix: str = "auto", cache_dir: str | Path | None = None) -> None:
         _check_choice("start_token", start_token, START_TOKENS)
         _check_choice("truncation", truncation, TRUNCATIONS)
         _check_choice("padding_side", padding_side, PADDING_SIDES)
+        _check_choice("share_prefix", share_prefix, SHARE_PREFIX)
         _check_choice("dtype", dtype, ("float32", "bfloat16", "float16"))
         for name, value in (("batch_tokens", batch_tokens), ("max_batch_size", max_batch_size)):
-            if not isinstance(value, int) or value < 1:
+            if value is not None and (not isinstance(value, int) or value < 1):
                 raise ConfigError(f"{name}={value!r} must be a whole number ≥ 1")
         if max_tokens is not None and (not isinstance(max_tokens, int) or max_tokens < 2):
             raise ConfigError(f"max_tokens={max_tokens!r} must be a whole number ≥ 2, or None for "
@@ -71,6 +79,7 @@ class HFScorer:
         self.max_tokens = max_tokens
         self.truncation = truncation
         self.padding_side = padding_side
+        self.share_prefix = share_prefix
         self.cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
         self._source: ModelSource | None = None
         self._folder: Path | None = None
@@ -126,23 +135,12 @@ class HFScorer:
 
     # -- planning -----------------------------------------------------------------------------
     def plan(self, requests: Sequence[ScoreRequest]) -> list[Batch]:
-        """Tokenise every request, then pack length-sorted batches under the token budget."""
-        encoded = self.encode(requests)
-        lengths = np.array([len(ids) for ids, _, _ in encoded], dtype=np.int64)
-        order = np.lexsort((np.arange(len(encoded)), -lengths))
-        batches: list[Batch] = []
-        start = 0
-        while start < len(order):
-            width = int(lengths[order[start]])
-            rows = max(1, min(self.max_batch_size, self.batch_tokens // max(width, 1)))
-            members = order[start:start + rows]
-            batches.append(Batch(indices=members, n_tokens=int(lengths[members].sum()),
-                                 payload=[encoded[i] for i in members]))
-            start += rows
-        return batches
+        """Tokenise every request, then plan length-sorted (and shared-prefix) batches."""
+        return plan_batches(self.encode(requests), batch_tokens=self.resolved_batch_tokens(),
+                            max_rows=self.max_batch_size, share_prefix=self.share_prefix)
 
-    def encode(self, requests: Sequence[ScoreRequest]) -> list[tuple[list[int], int, bool]]:
-        """Per request: (token ids with start token, index of first scored token, truncated)."""
+    def encode(self, requests: Sequence[ScoreRequest]) -> list[Encoded]:
+        """Token ids (start token included) and the index of the first scored token."""
         tokenizer = self.tokenizer
         texts = [r.prompt + r.query for r in requests]
         enc = tokenizer(texts, add_special_tokens=False, return_offsets_mapping=True,
@@ -161,18 +159,17 @@ class HFScorer:
             if first >= len(ids):
                 raise ScoringError(f"query {request.query[:60]!r} has a single token and no prompt, "
                                    "so nothing conditions it; use start_token='bos'")
-            out.append(self._fit(ids, first, limit, request))
+            out.append(self._fit(list(ids), first, limit, request))
         return out
 
-    def _fit(self, ids: list[int], first: int, limit: int,
-             request: ScoreRequest) -> tuple[list[int], int, bool]:
+    def _fit(self, ids: list[int], first: int, limit: int, request: ScoreRequest) -> Encoded:
         if len(ids) <= limit:
-            return ids, first, False
+            return Encoded(ids, first, False)
         if self.truncation == "error":
             raise ScoringError(f"query {request.query[:60]!r} needs {len(ids)} tokens with its prompt, "
                                f"more than max_tokens={limit}; shorten it or use truncation='left'")
         cut = len(ids) - limit
-        return ids[cut:], max(first - cut, 1), True
+        return Encoded(ids[cut:], max(first - cut, 1), True)
 
     def _start_token_id(self) -> int | None:
         if self.start_token == "none":
@@ -188,25 +185,65 @@ class HFScorer:
     def score_batch(self, batch: Batch) -> BatchScores:
         import torch
 
-        model = self.model
-        device = next(model.parameters()).device
-        rows: list[tuple[list[int], int, bool]] = batch.payload
-        input_ids, attention, offsets = _pad(rows, self.padding_side, pad_id=0)
-        position_ids = np.clip(np.cumsum(attention, axis=1) - 1, 0, None)
-        row_idx, pos_idx, targets, example_idx = _scored_positions(rows, offsets)
+        kind, payload = batch.payload
+        rows: list[Encoded] = payload if kind == "plain" else [e for _, group in payload for e in group]
         with torch.inference_mode():
-            hidden = model.base_model(
-                input_ids=torch.from_numpy(input_ids).to(device),
-                attention_mask=torch.from_numpy(attention).to(device),
-                position_ids=torch.from_numpy(position_ids).to(device), use_cache=False,
-            ).last_hidden_state
-            picked = hidden[torch.from_numpy(row_idx).to(device), torch.from_numpy(pos_idx).to(device)]
-            logprobs = self._target_logprobs(picked, torch.from_numpy(targets).to(device))
-        per_token = logprobs.double().cpu().numpy()
-        sums = np.bincount(example_idx, weights=per_token, minlength=len(rows))
-        counts = np.array([len(ids) - first for ids, first, _ in rows], dtype=np.int64)
-        truncated = np.array([cut for _, _, cut in rows], dtype=bool)
-        return BatchScores(logprob_sum=sums, n_tokens=counts, truncated=truncated)
+            forward = self._forward_plain if kind == "plain" else self._forward_shared
+            hidden, (row_idx, pos_idx, targets, example_idx) = forward(payload)
+            picked = hidden[self._tensor(row_idx), self._tensor(pos_idx)]
+            per_token = self._target_logprobs(picked, self._tensor(targets)).double().cpu().numpy()
+        return BatchScores(
+            logprob_sum=np.bincount(example_idx, weights=per_token, minlength=len(rows)),
+            n_tokens=np.array([len(e.ids) - e.first for e in rows], dtype=np.int64),
+            truncated=np.array([e.truncated for e in rows], dtype=bool))
+
+    def _tensor(self, array: np.ndarray) -> Any:
+        import torch
+
+        return torch.from_numpy(array).to(self._device)
+
+    @property
+    def _device(self) -> Any:
+        return next(self.model.parameters()).device
+
+    def _forward_plain(self, rows: list[Encoded]) -> tuple[Any, tuple[np.ndarray, ...]]:
+        """Last hidden states of the padded rows, and which columns predict scored tokens."""
+        input_ids, attention, offsets = _pad([e.ids for e in rows], self.padding_side)
+        position_ids = np.clip(np.cumsum(attention, axis=1) - 1, 0, None)
+        hidden = self.model.base_model(
+            input_ids=self._tensor(input_ids), attention_mask=self._tensor(attention),
+            position_ids=self._tensor(position_ids), use_cache=False).last_hidden_state
+        return hidden, _scored_positions(rows, offsets, np.arange(len(rows)))
+
+    def _forward_shared(self, groups: list[tuple[int, list[Encoded]]],
+                        ) -> tuple[Any, tuple[np.ndarray, ...]]:
+        """One packed row per group: the prefix once, then every member's suffix."""
+        import torch
+
+        packed = [_pack_group(prefix_len, members) for prefix_len, members in groups]
+        width = max(len(ids) for ids, _, _ in packed)
+        input_ids = np.zeros((len(packed), width), dtype=np.int64)
+        position_ids = np.zeros((len(packed), width), dtype=np.int64)
+        owner = np.full((len(packed), width), -2, dtype=np.int64)  # -1 prefix, -2 padding
+        for r, (ids, positions, owners) in enumerate(packed):
+            input_ids[r, :len(ids)], position_ids[r, :len(ids)], owner[r, :len(ids)] = ids, positions, owners
+        causal = np.tril(np.ones((width, width), dtype=bool))
+        visible = (owner[:, :, None] == owner[:, None, :]) | (owner[:, None, :] == -1)
+        allowed = (causal & visible) | np.eye(width, dtype=bool)  # padding sees itself: no empty rows
+        hidden = self.model.base_model(
+            input_ids=self._tensor(input_ids),
+            attention_mask=torch.from_numpy(allowed[:, None]).to(self._device),
+            position_ids=self._tensor(position_ids), use_cache=False).last_hidden_state
+        rows = [e for _, members in groups for e in members]
+        offsets = np.concatenate([_suffix_offsets(p, members) for p, members in groups])
+        row_of = np.repeat(np.arange(len(groups)), [len(members) for _, members in groups])
+        return hidden, _scored_positions(rows, offsets, np.arange(len(rows)), row_of=row_of)
+
+    def resolved_batch_tokens(self) -> int:
+        """``batch_tokens``, or a device default: small batches are fastest on a CPU."""
+        if self.batch_tokens is not None:
+            return self.batch_tokens
+        return 1024 if self.resolved_device() == "cpu" else 32768
 
     def _target_logprobs(self, hidden: Any, targets: Any) -> Any:
         """log p(target) at each picked position, projecting to the vocabulary in chunks."""
@@ -229,14 +266,13 @@ def _check_choice(name: str, value: str, options: tuple[str, ...]) -> None:
         raise ConfigError(f"{name}={value!r} is unknown; use one of {list(options)}")
 
 
-def _pad(rows: list[tuple[list[int], int, bool]], side: str,
-         pad_id: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(input_ids, attention_mask, column offset of each row's first token)."""
-    width = max(len(ids) for ids, _, _ in rows)
-    input_ids = np.full((len(rows), width), pad_id, dtype=np.int64)
-    attention = np.zeros((len(rows), width), dtype=np.int64)
-    offsets = np.zeros(len(rows), dtype=np.int64)
-    for r, (ids, _, _) in enumerate(rows):
+def _pad(sequences: list[list[int]], side: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(input_ids, attention_mask, column of each row's first token); pads with id 0."""
+    width = max(len(ids) for ids in sequences)
+    input_ids = np.zeros((len(sequences), width), dtype=np.int64)
+    attention = np.zeros((len(sequences), width), dtype=np.int64)
+    offsets = np.zeros(len(sequences), dtype=np.int64)
+    for r, ids in enumerate(sequences):
         offset = width - len(ids) if side == "left" else 0
         input_ids[r, offset:offset + len(ids)] = ids
         attention[r, offset:offset + len(ids)] = 1
@@ -244,14 +280,38 @@ def _pad(rows: list[tuple[list[int], int, bool]], side: str,
     return input_ids, attention, offsets
 
 
-def _scored_positions(rows: list[tuple[list[int], int, bool]],
-                      offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Flat (row, predicting position, target id, example) for every scored token."""
-    row_idx, pos_idx, targets, example_idx = [], [], [], []
-    for r, (ids, first, _) in enumerate(rows):
-        n = len(ids) - first
-        row_idx.append(np.full(n, r))
-        pos_idx.append(offsets[r] + np.arange(first - 1, len(ids) - 1))
-        targets.append(np.asarray(ids[first:]))
-        example_idx.append(np.full(n, r))
-    return tuple(np.concatenate(a).astype(np.int64) for a in (row_idx, pos_idx, targets, example_idx))
+def _pack_group(prefix_len: int, members: list[Encoded]) -> tuple[list[int], list[int], list[int]]:
+    """(token ids, position ids, owner) of a packed row: owner -1 is the prefix, j member j."""
+    ids = list(members[0].ids[:prefix_len])
+    positions = list(range(prefix_len))
+    owners = [-1] * prefix_len
+    for j, e in enumerate(members):
+        suffix = e.ids[prefix_len:]
+        ids.extend(suffix)
+        positions.extend(range(prefix_len, prefix_len + len(suffix)))
+        owners.extend([j] * len(suffix))
+    return ids, positions, owners
+
+
+def _suffix_offsets(prefix_len: int, members: list[Encoded]) -> np.ndarray:
+    """Per member, ``column − token index`` for its suffix tokens in the packed row."""
+    suffix_starts = prefix_len + np.cumsum([0] + [len(e.ids) - prefix_len for e in members[:-1]])
+    return suffix_starts - prefix_len
+
+
+def _scored_positions(rows: list[Encoded], offsets: np.ndarray, members: np.ndarray,
+                      row_of: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
+    """Flat (hidden row, predicting column, target id, member) for every scored token.
+
+    Token ``k`` of ``rows[r]`` sits at column ``offsets[r] + k`` of hidden row ``row_of[r]``
+    (``r`` itself by default); ``members[r]`` is its position in the batch.
+    """
+    row_of = np.arange(len(rows)) if row_of is None else row_of
+    row_idx, pos_idx, targets, member_idx = [], [], [], []
+    for r, e in enumerate(rows):
+        n = len(e.ids) - e.first
+        row_idx.append(np.full(n, row_of[r]))
+        pos_idx.append(offsets[r] + np.arange(e.first - 1, len(e.ids) - 1))
+        targets.append(np.asarray(e.ids[e.first:]))
+        member_idx.append(np.full(n, members[r]))
+    return tuple(np.concatenate(a).astype(np.int64) for a in (row_idx, pos_idx, targets, member_idx))
