@@ -174,8 +174,8 @@ def run(paths: Paths = None, config: ConfigOpt = None, text: Text = None, contex
         label: Label = None, group: Group = None, id: IdField = None, model: Model = None,
         template: Template = None, label_word: LabelWord = None, backend: Backend = None,
         device: Device = None, dtype: Dtype = None, batch_tokens: BatchTokens = None,
-        max_tokens: MaxTokens = None, truncation: Truncation = None, cache_dir: SharePrefix = Annotated[Optional[str], typer.Option("--share-prefix", help="auto (when it saves ≥15% of tokens), always or never.")]
-CacheDir = None,
+        max_tokens: MaxTokens = None, truncation: Truncation = None, share_prefix: SharePrefix = None,
+        cache_dir: CacheDir = None,
         no_cache: NoCache = False, splitter: Splitter = None, dev_size: DevSize = None,
         test_size: TestSize = None, rank: Rank = None, reverse: Reverse = None,
         length_buckets: LengthBuckets = None, balance_labels: Balance = None, seed: Seed = None,
@@ -196,8 +196,8 @@ def score(paths: Paths = None, out: Annotated[Path, typer.Option("--out", help="
           id: IdField = None, model: Model = None, template: Template = None,
           label_word: LabelWord = None, backend: Backend = None, device: Device = None,
           dtype: Dtype = None, batch_tokens: BatchTokens = None, max_tokens: MaxTokens = None,
-          truncation: Truncation = None, cache_dir: SharePrefix = Annotated[Optional[str], typer.Option("--share-prefix", help="auto (when it saves ≥15% of tokens), always or never.")]
-CacheDir = None, no_cache: NoCache = False,
+          truncation: Truncation = None, share_prefix: SharePrefix = None,
+          cache_dir: CacheDir = None, no_cache: NoCache = False,
           quiet: Quiet = False) -> None:
     """Score every example's query and write a score file (no split)."""
     from tailsplit import pipeline

@@ -3,8 +3,10 @@
 A splitter decides an *order* over units (an example, or a whole group of examples) and the
 *strata* whose proportions must be kept (labels; labels × length buckets). Selection walks
 the units in that order and takes each unit that fits every stratum's remaining quota.
-Without groups every quota is met exactly; with groups a unit is never cut, so a stratum can
-fall short by less than the size of the smallest unit that did not fit.
+Without groups every quota is met exactly. With groups a unit is never cut and may span
+strata, so a second walk tops the total up with units that fit what is left of it: the
+total then falls short by less than one group, and strata stay as close to their quotas as
+whole groups allow.
 """
 
 from __future__ import annotations
@@ -75,7 +77,7 @@ def check_label_quotas(label_codes: np.ndarray, label_names: np.ndarray, n_eval:
     """Refuse a balance that would put every example of some label in evaluation."""
     counts = np.bincount(label_codes)
     quota = apportion(n_eval, counts)
-    for name, count, want in zip(label_names, counts, quota):
+    for name, count, want in zip(label_names.tolist(), counts, quota):
         if count > 0 and want >= count:
             raise ConfigError(
                 f"balance_labels=True: label {name!r} has only {count} example(s), and its share of "
@@ -143,6 +145,14 @@ def _fill_grouped(unit_order: np.ndarray, units: Units, strata: Strata,
             remaining -= need
             left -= len(rows)
             chosen[rows] = True
+    for unit in unit_order:  # top up the total with whole units, strata permitting or not
+        if left == 0:
+            break
+        rows = rows_by_unit[bounds[unit]:bounds[unit + 1]]
+        if chosen[rows[0]] or (eligible is not None and not eligible[rows[0]]) or len(rows) > left:
+            continue
+        left -= len(rows)
+        chosen[rows] = True
     return chosen
 
 
