@@ -159,7 +159,7 @@ def print_summary(result: Any) -> None:
         table.add_column(column, justify="left" if column in ("part", "labels") else "right")
     for s in result.summaries:
         total = max(s.size, 1)
-        labels = ", ".join(f"{k} {100 * v / total:.1f}%" for k, v in s.label_counts.items()) or "-"
+        labels = "\n".join(f"{k} {100 * v / total:.1f}%" for k, v in s.label_counts.items()) or "-"
         table.add_row(s.part, str(s.size), labels, f"{s.mean_words:.2f}",
                       "-" if s.mean_logprob_sum is None else f"{s.mean_logprob_sum:.3f}",
                       "-" if s.mean_logprob_mean is None else f"{s.mean_logprob_mean:.3f}")

