@@ -64,6 +64,10 @@ Context = Annotated[Optional[str], typer.Option("--context", help="Field holding
 Label = Annotated[Optional[str], typer.Option("--label", help="Label field.")]
 Group = Annotated[Optional[str], typer.Option("--group", help="Field whose equal values stay in one part.")]
 IdField = Annotated[Optional[str], typer.Option("--id", help="Id field [default: id; generated when absent].")]
+Method = Annotated[Optional[str], typer.Option("--method", help="prompted (frozen LM, default) or ngram (cross-fitted Kneser-Ney n-gram LM).")]
+Folds = Annotated[Optional[int], typer.Option("--folds", help="Folds for cross-fitted scoring [default: 3].")]
+FoldSeed = Annotated[Optional[int], typer.Option("--fold-seed", help="Seed of the fold assignment [default: 0].")]
+NgramOrder = Annotated[Optional[int], typer.Option("--ngram-order", help="n of the n-gram LM [default: 3].")]
 Model = Annotated[Optional[str], typer.Option("--model", help="'smollm2' (bundled), a model folder, a .gguf file or a hub id.")]
 Template = Annotated[Optional[str], typer.Option("--template", help="plain, spider, boolq, snli, or a string ending in {text}.")]
 LabelWord = Annotated[Optional[list[str]], typer.Option("--label-word", help="LABEL=WORD for {label} in the prompt (repeatable).")]
@@ -128,7 +132,7 @@ def build_config(config_path: Optional[Path], paths: Optional[list[Path]], **opt
     if paths:
         config.data.paths = [str(p) for p in paths]
     sections = {"data": ("text", "context", "label", "group", "id"),
-                "scoring": ("backend", "model", "template", "device", "dtype", "batch_tokens",
+                "scoring": ("method", "folds", "fold_seed", "ngram_order", "backend", "model", "template", "device", "dtype", "batch_tokens",
                             "max_tokens", "truncation", "share_prefix", "cache_dir"),
                 "split": ("splitter", "rank", "reverse", "balance_labels", "seed"),
                 "output": ("overwrite",)}
@@ -171,7 +175,8 @@ def print_summary(result: Any) -> None:
 @app.command(epilog=RUN_EXAMPLES)
 @friendly_errors
 def run(paths: Paths = None, config: ConfigOpt = None, text: Text = None, context: Context = None,
-        label: Label = None, group: Group = None, id: IdField = None, model: Model = None,
+        label: Label = None, group: Group = None, id: IdField = None, method: Method = None,
+        folds: Folds = None, fold_seed: FoldSeed = None, ngram_order: NgramOrder = None, model: Model = None,
         template: Template = None, label_word: LabelWord = None, backend: Backend = None,
         device: Device = None, dtype: Dtype = None, batch_tokens: BatchTokens = None,
         max_tokens: MaxTokens = None, truncation: Truncation = None, share_prefix: SharePrefix = None,
@@ -193,7 +198,8 @@ def run(paths: Paths = None, config: ConfigOpt = None, text: Text = None, contex
 @friendly_errors
 def score(paths: Paths = None, out: Annotated[Path, typer.Option("--out", help="Score file to write (Parquet).")] = Path("scores.parquet"),
           config: ConfigOpt = None, text: Text = None, context: Context = None, label: Label = None,
-          id: IdField = None, model: Model = None, template: Template = None,
+          group: Group = None, id: IdField = None, method: Method = None, folds: Folds = None,
+          fold_seed: FoldSeed = None, ngram_order: NgramOrder = None, model: Model = None, template: Template = None,
           label_word: LabelWord = None, backend: Backend = None, device: Device = None,
           dtype: Dtype = None, batch_tokens: BatchTokens = None, max_tokens: MaxTokens = None,
           truncation: Truncation = None, share_prefix: SharePrefix = None,
@@ -206,8 +212,8 @@ def score(paths: Paths = None, out: Annotated[Path, typer.Option("--out", help="
     opts["label_words"] = opts.pop("label_word")
     cfg = build_config(config, paths, **opts)
     scores, report = pipeline.score(cfg, out, progress=not quiet, command=sys.argv)
-    stdout.print(f"scored {report.n_requests} examples ({report.n_cached} cached) in "
-                 f"{report.seconds:.1f} s; wrote {out}")
+    cached = f" ({report['n_cached']} cached)" if "n_cached" in report else ""
+    stdout.print(f"scored {report['n_requests']} examples{cached} in {report['seconds']:.1f} s; wrote {out}")
 
 
 @app.command(epilog=SPLIT_EXAMPLES)

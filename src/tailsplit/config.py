@@ -50,6 +50,10 @@ class DataConfig:
 
 @dataclass
 class ScoringConfig:
+    method: str = "prompted"
+    folds: int = 3
+    fold_seed: int = 0
+    ngram_order: int = 3
     backend: str = "hf"
     model: str = "smollm2"
     template: str = "plain"
@@ -67,7 +71,8 @@ class ScoringConfig:
 
     def scorer_params(self) -> dict[str, Any]:
         """Keyword arguments for the backend's constructor."""
-        skip = {"backend", "template", "label_words", "use_cache"}
+        skip = {"method", "folds", "fold_seed", "ngram_order", "backend", "template", "label_words",
+                "use_cache"}
         return {k: v for k, v in dataclasses.asdict(self).items() if k not in skip}
 
 

@@ -28,7 +28,8 @@ from tailsplit.io.scores import SCORE_COLUMNS, read_score_file, score_file_bytes
 from tailsplit.io.writers import OUTPUT_SUFFIX, output_format_for, staged_dir, write_records
 from tailsplit.prompts import PromptTemplate, resolve_template
 from tailsplit.registry import SCORERS
-from tailsplit.scoring.driver import ScoringReport, score_examples
+from tailsplit.scoring.crossfit import cross_score
+from tailsplit.scoring.driver import build_requests, score_examples
 from tailsplit.splits import SPLITTERS, SplitInputs, Splitter, make_splitter
 
 
@@ -55,11 +56,19 @@ def template_for(config: ScoringConfig) -> PromptTemplate:
     return resolve_template(config.template, config.label_words)
 
 
+SCORING_METHODS = ("prompted", "ngram")
+
+
 def score_dataset(dataset: Dataset, config: ScoringConfig, *, progress: bool = False,
-                  ) -> tuple[ScoreTable, ScoringReport, dict[str, Any]]:
-    """Scores of every example, plus what the manifest records about how they were made."""
+                  ) -> tuple[ScoreTable, dict[str, Any], dict[str, Any]]:
+    """Scores of every example, a report of the work done, and what the manifest records
+    about how the scores were made."""
+    if config.method not in SCORING_METHODS:
+        raise ConfigError(f"method={config.method!r} is unknown; use one of {list(SCORING_METHODS)}")
     template = template_for(config)
     _check_template_roles(template, dataset)
+    if config.method != "prompted":
+        return _cross_score_dataset(dataset, template, config)
     scorer = SCORERS.create(config.backend, **config.scorer_params())
     cache = ScoreCache(config.cache_dir or default_cache_dir()) if config.use_cache else None
     try:
@@ -67,7 +76,27 @@ def score_dataset(dataset: Dataset, config: ScoringConfig, *, progress: bool = F
     finally:
         if cache is not None:
             cache.close()
-    meta = {"model": scorer.identity(), "template": template.describe(), "backend": config.backend}
+    meta = {"method": "prompted", "model": scorer.identity(), "template": template.describe(),
+            "backend": config.backend}
+    return scores, report.as_dict(), meta
+
+
+def _cross_score_dataset(dataset: Dataset, template: PromptTemplate, config: ScoringConfig,
+                         ) -> tuple[ScoreTable, dict[str, Any], dict[str, Any]]:
+    """Cross-fitted scores: every example scored by a model fitted on the other folds."""
+    from tailsplit.scoring.ngram import NgramFoldScorer
+
+    started = time.perf_counter()
+    requests = build_requests(dataset, template)
+    scorer = NgramFoldScorer(order=config.ngram_order)
+    keys = dataset.groups if dataset.groups is not None else [r.query for r in requests]
+    total, counts, folds, reports = cross_score(requests, keys, scorer, k=config.folds, seed=config.fold_seed)
+    scores = ScoreTable(ids=dataset.ids, logprob_sum=total, n_tokens=counts,
+                        truncated=np.zeros(len(dataset), dtype=bool))
+    report = {"n_requests": len(requests), "seconds": round(time.perf_counter() - started, 3)}
+    meta = {"method": config.method, "model": scorer.identity(), "template": template.describe(),
+            "folds": {"k": config.folds, "seed": config.fold_seed, "reports": [r.as_dict() for r in reports],
+                      "sizes": np.bincount(folds, minlength=config.folds).tolist()}}
     return scores, report, meta
 
 
@@ -97,12 +126,12 @@ def split_dataset(dataset: Dataset, scores: ScoreTable | None, config: SplitConf
 
 
 def score(config: RunConfig, out_path: str | Path, *, progress: bool = False,
-          command: list[str] | None = None) -> tuple[ScoreTable, ScoringReport]:
+          command: list[str] | None = None) -> tuple[ScoreTable, dict[str, Any]]:
     """``tailsplit score``: score the data and write a score file (atomically)."""
     dataset = load_dataset(config)
     scores, report, meta = score_dataset(dataset, config.scoring, progress=progress)
     meta = {**meta, "tailsplit_version": __version__, "command": command or sys.argv,
-            "inputs": _input_records(dataset), "config": config.as_dict(), "scoring": report.as_dict()}
+            "inputs": _input_records(dataset), "config": config.as_dict(), "scoring": report}
     write_score_file(out_path, dataset, scores, meta)
     return scores, report
 
@@ -119,7 +148,7 @@ def run(config: RunConfig, *, scores_path: str | Path | None = None, progress: b
     clock = time.perf_counter()
     if scores_path is not None:
         scores, meta = read_score_file(scores_path, dataset)
-        meta = {k: meta[k] for k in ("model", "template", "backend") if k in meta}
+        meta = {k: meta[k] for k in ("method", "model", "template", "backend", "folds") if k in meta}
         meta["scores_file"] = {"path": str(scores_path), "sha256": sha256_file(scores_path)}
     elif needs_scores:
         scores, report, meta = score_dataset(dataset, config.scoring, progress=progress)
@@ -135,7 +164,7 @@ def run(config: RunConfig, *, scores_path: str | Path | None = None, progress: b
         "seed": config.split.seed, "sizes": {s.part: s.size for s in summaries},
         "label_counts": {s.part: s.label_counts for s in summaries},
         "summary": [s.as_dict() for s in summaries],
-        "scoring": None if report is None else report.as_dict(),
+        "scoring": report,
     }
     result = RunResult(dataset, scores, split, summaries, manifest, timings=timings)
     if config.output.out is not None:
@@ -159,7 +188,7 @@ def write_split(out_dir: Path, result: RunResult, *, overwrite: bool) -> Path:
             write_records(staging / name, [records[i] for i in idx], fmt)
             outputs[name] = sha256_file(staging / name)
         if scores is not None:
-            meta = {k: result.manifest.get(k) for k in ("model", "template", "backend")}
+            meta = {k: result.manifest.get(k) for k in ("method", "model", "template", "backend", "folds")}
             (staging / "scores.parquet").write_bytes(
                 score_file_bytes(dataset, scores, meta, part=split.assignment(len(dataset))))
             outputs["scores.parquet"] = sha256_file(staging / "scores.parquet")

@@ -1,0 +1,85 @@
+"""Cross-fitted scoring: each example is scored by a model fitted without it.
+
+The data is cut into ``k`` folds at random (from a seed); a model is fitted on ``k − 1``
+folds and scores the held-out one. Identical requests, and examples of one group, share a
+fold, so a duplicate can never leak an example into its own model's training data.
+Any scorer that can be *fitted* plugs in through :class:`FoldModelFactory`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from tailsplit.errors import ConfigError
+from tailsplit.fingerprint import sha256_text
+from tailsplit.scoring.base import ScoreRequest
+
+
+def assign_folds(keys: Sequence[str], k: int, seed: int) -> np.ndarray:
+    """Fold number per row; rows with equal keys share a fold; fold sizes differ by ≤ 1 unit.
+
+    >>> assign_folds(["a", "b", "a", "c"], 2, seed=0).tolist()[0] == assign_folds(["a", "b", "a", "c"], 2, seed=0).tolist()[2]
+    True
+    """
+    if isinstance(k, bool) or not isinstance(k, int) or k < 2:
+        raise ConfigError(f"folds={k!r} must be a whole number ≥ 2")
+    unit_of_key: dict[str, int] = {}
+    units = np.array([unit_of_key.setdefault(key, len(unit_of_key)) for key in keys], dtype=np.int64)
+    if len(unit_of_key) < k:
+        raise ConfigError(f"folds={k} but the data has only {len(unit_of_key)} distinct examples or groups; "
+                          "use fewer folds")
+    order = np.random.default_rng(np.random.SeedSequence([int(seed), 2])).permutation(len(unit_of_key))
+    fold_of_unit = np.empty(len(unit_of_key), dtype=np.int64)
+    fold_of_unit[order] = np.arange(len(unit_of_key)) % k
+    return fold_of_unit[units]
+
+
+@dataclass
+class FoldReport:
+    """What happened in one fold (for the manifest)."""
+
+    fold: int
+    n_train: int
+    n_scored: int
+    train_sha256: str
+    seconds: float = 0.0
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+class FoldScorer(Protocol):
+    """Fits on training requests, then scores held-out ones."""
+
+    def identity(self) -> dict[str, Any]:
+        """What changes the scores, besides the training data."""
+
+    def fit_and_score(self, train: list[ScoreRequest], heldout: list[ScoreRequest], fold: int,
+                      train_sha256: str) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+        """(logprob_sum, n_tokens, details) for ``heldout``."""
+
+
+def cross_score(requests: Sequence[ScoreRequest], fold_keys: Sequence[str], scorer: FoldScorer, *,
+                k: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[FoldReport]]:
+    """(logprob_sum, n_tokens, fold per row, reports): every row scored by the model of its fold."""
+    folds = assign_folds(fold_keys, k, seed)
+    total = np.full(len(requests), np.nan)
+    counts = np.zeros(len(requests), dtype=np.int64)
+    reports = []
+    for fold in range(k):
+        train_idx, heldout_idx = np.flatnonzero(folds != fold), np.flatnonzero(folds == fold)
+        train = [requests[i] for i in train_idx]
+        train_sha = sha256_text(*(f"{r.prompt}\x1e{r.query}" for r in train))
+        started = time.perf_counter()
+        scores, n_tokens, details = scorer.fit_and_score(train, [requests[i] for i in heldout_idx], fold, train_sha)
+        total[heldout_idx], counts[heldout_idx] = scores, n_tokens
+        reports.append(FoldReport(fold=fold, n_train=len(train_idx), n_scored=len(heldout_idx),
+                                  train_sha256=train_sha, seconds=round(time.perf_counter() - started, 2),
+                                  details=details))
+    return total, counts, folds, reports
