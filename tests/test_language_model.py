@@ -182,3 +182,54 @@ def test_killed_run_resumes_to_identical_outputs(model_cache: Path, tmp_path: Pa
         assert (tmp_path / "out-resumed" / part).read_bytes() == (tmp_path / "out-whole" / part).read_bytes(), part
     manifest = json.loads((tmp_path / "out-resumed" / "manifest.json").read_text())
     assert manifest["scoring"]["n_cached"] >= partial
+
+
+def spider_questions(tmp_path: Path, n: int) -> Path:
+    path = tmp_path / "questions.jsonl"
+    questions = ["How many singers do we have?", "What is the average age of all singers?",
+                 "List the names of all stadiums in descending order of capacity.",
+                 "Show the name and country of every singer older than 40.",
+                 "Which concerts took place in 2014?", "Count the number of employees per department.",
+                 "What are the titles of all songs released after 2000?", "Find the cheapest product."]
+    path.write_text("".join(json.dumps({"id": f"q{i}", "question": f"{questions[i % 8]} (variant {i})"}) + "\n"
+                            for i in range(n)))
+    return path
+
+
+def kfold_config(data: Path, cache: Path, out: Path | None = None):  # noqa: ANN201
+    from tailsplit.config import DataConfig, RunConfig
+
+    config = RunConfig()
+    config.data = DataConfig(paths=[str(data)], text="question")
+    config.scoring.method, config.scoring.template, config.scoring.folds = "kfold", "spider", 2
+    config.scoring.finetune_steps, config.scoring.finetune_batch_size, config.scoring.finetune_eval_every = 3, 4, 1
+    config.scoring.cache_dir = str(cache)
+    config.split.dev_size, config.split.test_size = 3, 3
+    config.output.out = None if out is None else str(out)
+    return config
+
+
+def test_kfold_fine_tuned_scores_are_cross_fitted_cached_and_reproducible(model_cache: Path, tmp_path: Path) -> None:
+    from tailsplit import pipeline
+
+    data = spider_questions(tmp_path, 24)
+    caches = [tmp_path / "cache-a", tmp_path / "cache-b"]
+    for cache in caches:
+        shutil.copytree(model_cache / "models", cache / "models", copy_function=os.link)
+    first = pipeline.run(kfold_config(data, caches[0], tmp_path / "out"))
+    folds = first.manifest["folds"]
+    assert [r["n_train"] + r["n_scored"] for r in folds["reports"]] == [24, 24]
+    assert folds["reports"][0]["train_sha256"] != folds["reports"][1]["train_sha256"]
+    for report in folds["reports"]:
+        curve = report["details"]["training"]
+        assert curve["eval_steps"] == [0, 1, 2, 3] and len(curve["train_loss"]) == 3
+        assert curve["heldout_perplexity"][curve["eval_steps"].index(curve["chosen_step"])] == min(curve["heldout_perplexity"])
+    assert -1.0 <= folds["pearson_r_with_prompted"] <= 1.0
+    assert first.manifest["model"]["finetune"]["max_steps"] == 3
+
+    cached = pipeline.run(kfold_config(data, caches[0]))  # everything cached: no fold is trained again
+    assert all(r["details"]["training"] is None for r in cached.manifest["folds"]["reports"])
+    assert np.array_equal(cached.scores.logprob_sum, first.scores.logprob_sum)
+
+    fresh = pipeline.run(kfold_config(data, caches[1]))  # same seed, nothing cached: same scores
+    assert np.max(np.abs(fresh.scores.logprob_sum - first.scores.logprob_sum)) < 1e-3

@@ -64,7 +64,12 @@ Context = Annotated[Optional[str], typer.Option("--context", help="Field holding
 Label = Annotated[Optional[str], typer.Option("--label", help="Label field.")]
 Group = Annotated[Optional[str], typer.Option("--group", help="Field whose equal values stay in one part.")]
 IdField = Annotated[Optional[str], typer.Option("--id", help="Id field [default: id; generated when absent].")]
-Method = Annotated[Optional[str], typer.Option("--method", help="prompted (frozen LM, default) or ngram (cross-fitted Kneser-Ney n-gram LM).")]
+Method = Annotated[Optional[str], typer.Option("--method", help="prompted (frozen LM, default), kfold (LM fine-tuned on the other folds) or ngram (cross-fitted Kneser-Ney n-gram LM).")]
+FinetunePreset = Annotated[Optional[str], typer.Option("--finetune-preset", help="cpu (small recipe, default), or the paper's spider, boolq, snli.")]
+FinetuneSteps = Annotated[Optional[int], typer.Option("--finetune-steps", help="Fine-tuning steps per fold (overrides the preset).")]
+FinetuneBatch = Annotated[Optional[int], typer.Option("--finetune-batch-size", help="Fine-tuning batch size (overrides the preset).")]
+FinetuneLR = Annotated[Optional[float], typer.Option("--finetune-learning-rate", help="Constant AdamW learning rate (overrides the preset).")]
+FinetuneEval = Annotated[Optional[int], typer.Option("--finetune-eval-every", help="Steps between held-out perplexity checks.")]
 Folds = Annotated[Optional[int], typer.Option("--folds", help="Folds for cross-fitted scoring [default: 3].")]
 FoldSeed = Annotated[Optional[int], typer.Option("--fold-seed", help="Seed of the fold assignment [default: 0].")]
 NgramOrder = Annotated[Optional[int], typer.Option("--ngram-order", help="n of the n-gram LM [default: 3].")]
@@ -132,7 +137,8 @@ def build_config(config_path: Optional[Path], paths: Optional[list[Path]], **opt
     if paths:
         config.data.paths = [str(p) for p in paths]
     sections = {"data": ("text", "context", "label", "group", "id"),
-                "scoring": ("method", "folds", "fold_seed", "ngram_order", "backend", "model", "template", "device", "dtype", "batch_tokens",
+                "scoring": ("method", "folds", "fold_seed", "ngram_order", "finetune_preset", "finetune_steps",
+                            "finetune_batch_size", "finetune_learning_rate", "finetune_eval_every", "backend", "model", "template", "device", "dtype", "batch_tokens",
                             "max_tokens", "truncation", "share_prefix", "cache_dir"),
                 "split": ("splitter", "rank", "reverse", "balance_labels", "seed"),
                 "output": ("overwrite",)}
@@ -176,8 +182,10 @@ def print_summary(result: Any) -> None:
 @friendly_errors
 def run(paths: Paths = None, config: ConfigOpt = None, text: Text = None, context: Context = None,
         label: Label = None, group: Group = None, id: IdField = None, method: Method = None,
-        folds: Folds = None, fold_seed: FoldSeed = None, ngram_order: NgramOrder = None, model: Model = None,
-        template: Template = None, label_word: LabelWord = None, backend: Backend = None,
+        folds: Folds = None, fold_seed: FoldSeed = None, ngram_order: NgramOrder = None,
+        finetune_preset: FinetunePreset = None, finetune_steps: FinetuneSteps = None,
+        finetune_batch_size: FinetuneBatch = None, finetune_learning_rate: FinetuneLR = None,
+        finetune_eval_every: FinetuneEval = None, model: Model = None, template: Template = None, label_word: LabelWord = None, backend: Backend = None,
         device: Device = None, dtype: Dtype = None, batch_tokens: BatchTokens = None,
         max_tokens: MaxTokens = None, truncation: Truncation = None, share_prefix: SharePrefix = None,
         cache_dir: CacheDir = None,
@@ -199,7 +207,10 @@ def run(paths: Paths = None, config: ConfigOpt = None, text: Text = None, contex
 def score(paths: Paths = None, out: Annotated[Path, typer.Option("--out", help="Score file to write (Parquet).")] = Path("scores.parquet"),
           config: ConfigOpt = None, text: Text = None, context: Context = None, label: Label = None,
           group: Group = None, id: IdField = None, method: Method = None, folds: Folds = None,
-          fold_seed: FoldSeed = None, ngram_order: NgramOrder = None, model: Model = None, template: Template = None,
+          fold_seed: FoldSeed = None, ngram_order: NgramOrder = None, finetune_preset: FinetunePreset = None,
+          finetune_steps: FinetuneSteps = None, finetune_batch_size: FinetuneBatch = None,
+          finetune_learning_rate: FinetuneLR = None, finetune_eval_every: FinetuneEval = None,
+          model: Model = None, template: Template = None,
           label_word: LabelWord = None, backend: Backend = None, device: Device = None,
           dtype: Dtype = None, batch_tokens: BatchTokens = None, max_tokens: MaxTokens = None,
           truncation: Truncation = None, share_prefix: SharePrefix = None,

@@ -54,6 +54,11 @@ class ScoringConfig:
     folds: int = 3
     fold_seed: int = 0
     ngram_order: int = 3
+    finetune_preset: str | None = None
+    finetune_steps: int | None = None
+    finetune_batch_size: int | None = None
+    finetune_learning_rate: float | None = None
+    finetune_eval_every: int | None = None
     backend: str = "hf"
     model: str = "smollm2"
     template: str = "plain"
@@ -73,7 +78,16 @@ class ScoringConfig:
         """Keyword arguments for the backend's constructor."""
         skip = {"method", "folds", "fold_seed", "ngram_order", "backend", "template", "label_words",
                 "use_cache"}
-        return {k: v for k, v in dataclasses.asdict(self).items() if k not in skip}
+        return {k: v for k, v in dataclasses.asdict(self).items()
+                if k not in skip and not k.startswith("finetune_")}
+
+    def finetune_config(self) -> Any:
+        """The fine-tuning recipe: a preset (CPU recipe by default) with overrides."""
+        from tailsplit.scoring.finetune import finetune_preset
+
+        return finetune_preset(self.finetune_preset, max_steps=self.finetune_steps,
+                               batch_size=self.finetune_batch_size, learning_rate=self.finetune_learning_rate,
+                               eval_every=self.finetune_eval_every, seed=self.fold_seed)
 
 
 @dataclass

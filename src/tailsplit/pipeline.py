@@ -56,7 +56,7 @@ def template_for(config: ScoringConfig) -> PromptTemplate:
     return resolve_template(config.template, config.label_words)
 
 
-SCORING_METHODS = ("prompted", "ngram")
+SCORING_METHODS = ("prompted", "ngram", "kfold")
 
 
 def score_dataset(dataset: Dataset, config: ScoringConfig, *, progress: bool = False,
@@ -68,7 +68,7 @@ def score_dataset(dataset: Dataset, config: ScoringConfig, *, progress: bool = F
     template = template_for(config)
     _check_template_roles(template, dataset)
     if config.method != "prompted":
-        return _cross_score_dataset(dataset, template, config)
+        return _cross_score_dataset(dataset, template, config, progress)
     scorer = SCORERS.create(config.backend, **config.scorer_params())
     cache = ScoreCache(config.cache_dir or default_cache_dir()) if config.use_cache else None
     try:
@@ -82,22 +82,62 @@ def score_dataset(dataset: Dataset, config: ScoringConfig, *, progress: bool = F
 
 
 def _cross_score_dataset(dataset: Dataset, template: PromptTemplate, config: ScoringConfig,
-                         ) -> tuple[ScoreTable, dict[str, Any], dict[str, Any]]:
+                         progress: bool = False) -> tuple[ScoreTable, dict[str, Any], dict[str, Any]]:
     """Cross-fitted scores: every example scored by a model fitted on the other folds."""
-    from tailsplit.scoring.ngram import NgramFoldScorer
-
     started = time.perf_counter()
     requests = build_requests(dataset, template)
-    scorer = NgramFoldScorer(order=config.ngram_order)
     keys = dataset.groups if dataset.groups is not None else [r.query for r in requests]
-    total, counts, folds, reports = cross_score(requests, keys, scorer, k=config.folds, seed=config.fold_seed)
+    cache = ScoreCache(config.cache_dir or default_cache_dir()) if config.use_cache else None
+    extra: dict[str, Any] = {}
+    try:
+        if config.method == "ngram":
+            from tailsplit.scoring.ngram import NgramFoldScorer
+
+            scorer: Any = NgramFoldScorer(order=config.ngram_order)
+            total, counts, folds, reports = cross_score(requests, keys, scorer, k=config.folds, seed=config.fold_seed)
+        else:
+            from tailsplit.scoring.kfold import LMFoldScorer
+
+            base = SCORERS.create(config.backend, **config.scorer_params())
+            scorer = LMFoldScorer(base, config.finetune_config(), cache)
+            with _step_progress(progress, config.folds * scorer.config.max_steps) as advance:
+                scorer.progress = lambda fold, step, total: advance(1)
+                total, counts, folds, reports = cross_score(requests, keys, scorer, k=config.folds,
+                                                            seed=config.fold_seed)
+            prompted, _ = score_examples(dataset, template, base, cache, progress=progress)
+            extra["pearson_r_with_prompted"] = round(float(np.corrcoef(prompted.logprob_sum, total)[0, 1]), 4)
+    finally:
+        if cache is not None:
+            cache.close()
     scores = ScoreTable(ids=dataset.ids, logprob_sum=total, n_tokens=counts,
                         truncated=np.zeros(len(dataset), dtype=bool))
-    report = {"n_requests": len(requests), "seconds": round(time.perf_counter() - started, 3)}
+    report = {"n_requests": len(requests), "seconds": round(time.perf_counter() - started, 3), **extra}
     meta = {"method": config.method, "model": scorer.identity(), "template": template.describe(),
             "folds": {"k": config.folds, "seed": config.fold_seed, "reports": [r.as_dict() for r in reports],
-                      "sizes": np.bincount(folds, minlength=config.folds).tolist()}}
+                      "sizes": np.bincount(folds, minlength=config.folds).tolist(), **extra}}
     return scores, report, meta
+
+
+class _step_progress:
+    """A rich progress bar over fine-tuning steps, or a no-op."""
+
+    def __init__(self, enabled: bool, total: int) -> None:
+        self.enabled, self.total = enabled, total
+
+    def __enter__(self):  # noqa: ANN204 - returns a callable
+        if not self.enabled:
+            return lambda n: None
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self._progress = Progress(TextColumn("fine-tuning"), BarColumn(), MofNCompleteColumn(),
+                                  TextColumn("steps  ETA"), TimeRemainingColumn())
+        self._progress.start()
+        task = self._progress.add_task("finetune", total=self.total)
+        return lambda n: self._progress.advance(task, n)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.enabled:
+            self._progress.stop()
 
 
 def _check_template_roles(template: PromptTemplate, dataset: Dataset) -> None:

@@ -83,6 +83,7 @@ class HFScorer:
         self.cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
         self._source: ModelSource | None = None
         self._folder: Path | None = None
+        self._auto_device: str | None = None
         self._identity: dict[str, Any] | None = None
         self._tokenizer: Any = None
         self._model: Any = None
@@ -129,9 +130,11 @@ class HFScorer:
     def resolved_device(self) -> str:
         if self.device != "auto":
             return self.device
-        import torch
+        if self._auto_device is None:
+            import torch
 
-        return "cuda" if torch.cuda.is_available() else "cpu"
+            self._auto_device = "cuda" if torch.cuda.is_available() else "cpu"
+        return self._auto_device
 
     # -- planning -----------------------------------------------------------------------------
     def plan(self, requests: Sequence[ScoreRequest]) -> list[Batch]:
@@ -187,33 +190,37 @@ class HFScorer:
 
         kind, payload = batch.payload
         rows: list[Encoded] = payload if kind == "plain" else [e for _, group in payload for e in group]
+        model = self.model  # load (or, for a fine-tuned scorer, train) outside inference mode
         with torch.inference_mode():
-            forward = self._forward_plain if kind == "plain" else self._forward_shared
-            hidden, (row_idx, pos_idx, targets, example_idx) = forward(payload)
-            picked = hidden[self._tensor(row_idx), self._tensor(pos_idx)]
-            per_token = self._target_logprobs(picked, self._tensor(targets)).double().cpu().numpy()
+            if kind == "plain":
+                logprobs, example_idx = self.query_logprobs(payload, model)
+            else:
+                hidden, (row_idx, pos_idx, targets, example_idx) = self._forward_shared(payload)
+                picked = hidden[self._tensor(row_idx), self._tensor(pos_idx)]
+                logprobs = self._target_logprobs(model, picked, self._tensor(targets))
+        per_token = logprobs.double().cpu().numpy()
         return BatchScores(
             logprob_sum=np.bincount(example_idx, weights=per_token, minlength=len(rows)),
             n_tokens=np.array([len(e.ids) - e.first for e in rows], dtype=np.int64),
             truncated=np.array([e.truncated for e in rows], dtype=bool))
 
+    def query_logprobs(self, rows: list[Encoded], model: Any = None) -> tuple[Any, np.ndarray]:
+        """log p of every scored token of ``rows`` (one padded batch) and the row of each;
+        differentiable unless called under ``torch.inference_mode`` (fine-tuning uses this)."""
+        model = self.model if model is None else model
+        input_ids, attention, offsets = _pad([e.ids for e in rows], self.padding_side)
+        position_ids = np.clip(np.cumsum(attention, axis=1) - 1, 0, None)
+        hidden = model.base_model(
+            input_ids=self._tensor(input_ids), attention_mask=self._tensor(attention),
+            position_ids=self._tensor(position_ids), use_cache=False).last_hidden_state
+        row_idx, pos_idx, targets, example_idx = _scored_positions(rows, offsets, np.arange(len(rows)))
+        picked = hidden[self._tensor(row_idx), self._tensor(pos_idx)]
+        return self._target_logprobs(model, picked, self._tensor(targets)), example_idx
+
     def _tensor(self, array: np.ndarray) -> Any:
         import torch
 
-        return torch.from_numpy(array).to(self._device)
-
-    @property
-    def _device(self) -> Any:
-        return next(self.model.parameters()).device
-
-    def _forward_plain(self, rows: list[Encoded]) -> tuple[Any, tuple[np.ndarray, ...]]:
-        """Last hidden states of the padded rows, and which columns predict scored tokens."""
-        input_ids, attention, offsets = _pad([e.ids for e in rows], self.padding_side)
-        position_ids = np.clip(np.cumsum(attention, axis=1) - 1, 0, None)
-        hidden = self.model.base_model(
-            input_ids=self._tensor(input_ids), attention_mask=self._tensor(attention),
-            position_ids=self._tensor(position_ids), use_cache=False).last_hidden_state
-        return hidden, _scored_positions(rows, offsets, np.arange(len(rows)))
+        return torch.from_numpy(array).to(self.resolved_device())
 
     def _forward_shared(self, groups: list[tuple[int, list[Encoded]]],
                         ) -> tuple[Any, tuple[np.ndarray, ...]]:
@@ -232,7 +239,7 @@ class HFScorer:
         allowed = (causal & visible) | np.eye(width, dtype=bool)  # padding sees itself: no empty rows
         hidden = self.model.base_model(
             input_ids=self._tensor(input_ids),
-            attention_mask=torch.from_numpy(allowed[:, None]).to(self._device),
+            attention_mask=torch.from_numpy(allowed[:, None]).to(self.resolved_device()),
             position_ids=self._tensor(position_ids), use_cache=False).last_hidden_state
         rows = [e for _, members in groups for e in members]
         offsets = np.concatenate([_suffix_offsets(p, members) for p, members in groups])
@@ -245,12 +252,12 @@ class HFScorer:
             return self.batch_tokens
         return 1024 if self.resolved_device() == "cpu" else 32768
 
-    def _target_logprobs(self, hidden: Any, targets: Any) -> Any:
+    def _target_logprobs(self, model: Any, hidden: Any, targets: Any) -> Any:
         """log p(target) at each picked position, projecting to the vocabulary in chunks."""
         import torch
 
-        head = self.model.get_output_embeddings()
-        softcap = getattr(self.model.config, "final_logit_softcapping", None)
+        head = model.get_output_embeddings()
+        softcap = getattr(model.config, "final_logit_softcapping", None)
         pieces = []
         for start in range(0, hidden.shape[0], _PROJECTION_CHUNK):
             logits = head(hidden[start:start + _PROJECTION_CHUNK]).float()

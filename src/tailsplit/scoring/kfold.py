@@ -1,0 +1,68 @@
+"""The paper's ``ll_split`` scorer: k-fold fine-tuned likelihoods.
+
+For each fold, a copy of the base LM is fine-tuned on the other folds
+(:mod:`tailsplit.scoring.finetune`) and scores the held-out fold through the ordinary cached
+driver. The fine-tuned model's identity is the base model's plus the fine-tuning settings
+and the hash of its training requests, so its scores are cached like any other: a rerun, or
+a run killed after some folds, skips every fold whose scores are already cached — without
+fine-tuning it again.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tailsplit.cache import ScoreCache
+from tailsplit.scoring.base import ScoreRequest
+from tailsplit.scoring.driver import score_requests
+from tailsplit.scoring.finetune import FinetuneConfig, TrainingCurve, finetune
+from tailsplit.scoring.hf import HFScorer
+
+
+class FinetunedScorer(HFScorer):
+    """An HFScorer whose model is ``base`` fine-tuned on ``train`` — trained only when a
+    batch actually needs scoring."""
+
+    def __init__(self, base: HFScorer, train: list[ScoreRequest], train_sha256: str,
+                 config: FinetuneConfig, progress: Any = None) -> None:
+        super().__init__(base.model_spec, device=base.device, dtype=base.dtype, batch_tokens=base.batch_tokens,
+                         max_batch_size=base.max_batch_size, start_token=base.start_token,
+                         max_tokens=base.max_tokens, truncation=base.truncation,
+                         padding_side=base.padding_side, share_prefix=base.share_prefix,
+                         cache_dir=base.cache_dir)
+        self._source, self._folder, self._tokenizer = base.source, base.folder, base.tokenizer
+        self.base, self.train, self.train_sha256, self.config = base, train, train_sha256, config
+        self.progress = progress
+        self.curve: TrainingCurve | None = None
+
+    def identity(self) -> dict[str, Any]:
+        return {**self.base.identity(), "finetuned_on": self.train_sha256, "finetune": self.config.as_dict()}
+
+    @property
+    def model(self) -> Any:
+        if self._model is None:
+            self._model, self.curve = finetune(self, self.base.model, self.encode(self.train), self.config,
+                                               progress=self.progress)
+        return self._model
+
+
+class LMFoldScorer:
+    """Cross-fitting adapter for :func:`tailsplit.scoring.crossfit.cross_score`."""
+
+    def __init__(self, base: HFScorer, config: FinetuneConfig, cache: ScoreCache | None,
+                 progress: Any = None) -> None:
+        self.base, self.config, self.cache, self.progress = base, config, cache, progress
+
+    def identity(self) -> dict[str, Any]:
+        return {**self.base.identity(), "finetune": self.config.as_dict()}
+
+    def fit_and_score(self, train: list[ScoreRequest], heldout: list[ScoreRequest], fold: int,
+                      train_sha256: str) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+        progress = None if self.progress is None else (lambda step, total: self.progress(fold, step, total))
+        scorer = FinetunedScorer(self.base, train, train_sha256, self.config, progress)
+        total, counts, _, report = score_requests(heldout, scorer, self.cache)
+        details: dict[str, Any] = {"scoring": report.as_dict()}
+        details["training"] = None if scorer.curve is None else scorer.curve.as_dict()
+        return total, counts, details
