@@ -45,7 +45,7 @@ START_TOKENS = ("bos", "none")
 TRUNCATIONS = ("left", "error")
 PADDING_SIDES = ("right", "left")
 SHARE_PREFIX = ("auto", "always", "never")
-_PROJECTION_CHUNK = 4096
+_PROJECTION_CHUNK = 1024  # rows per vocabulary projection: 1024 × 49k fp32 logits ≈ 200 MB
 
 
 class HFScorer:

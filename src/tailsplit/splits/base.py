@@ -8,6 +8,7 @@ and maps :class:`SplitInputs` â€” score and feature *columns*, never raw text â€
 from __future__ import annotations
 
 import inspect
+from abc import ABC, abstractmethod
 import math
 import numbers
 from dataclasses import dataclass
@@ -45,14 +46,15 @@ class SplitInputs:
         )
 
 
-class Splitter:
+class Splitter(ABC):
     """Base class: keyword-only configuration, ``split(inputs) -> SplitIndices``."""
 
     name: str = ""
     needs_scores: bool = False
 
-    def split(self, inputs: SplitInputs) -> SplitIndices:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def split(self, inputs: SplitInputs) -> SplitIndices:
+        """Train/dev/test indices: disjoint, covering every row once, deterministic."""
 
     def get_params(self) -> dict[str, Any]:
         """The constructor arguments, as given (for manifests and ``repr``)."""
