@@ -32,7 +32,7 @@ test-fast: install
 	$(PY) -m pytest -q -m "not slow"
 
 bench: install
-	$(PY) benchmarks/bench_scoring.py --n 600 --repeats 2
+	$(PY) benchmarks/bench_scoring.py --n 600 --repeats 3
 
 clean:
 	rm -rf $(VENV) demo-out .pytest_cache

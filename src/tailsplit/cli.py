@@ -164,9 +164,10 @@ def build_config(config_path: Optional[Path], paths: Optional[list[Path]], **opt
 def print_summary(result: Any) -> None:
     from rich.table import Table
 
-    table = Table(title="split summary")
-    for column in ("part", "size", "labels", "mean words", "mean logprob_sum", "mean logprob_mean"):
-        table.add_column(column, justify="left" if column in ("part", "labels") else "right")
+    table = Table(title="split summary (means per example)")
+    for column in ("part", "size", "labels", "words", "logprob_sum", "logprob_mean"):
+        table.add_column(column, justify="left" if column in ("part", "labels") else "right",
+                         no_wrap=True)
     for s in result.summaries:
         total = max(s.size, 1)
         labels = "\n".join(f"{k} {100 * v / total:.1f}%" for k, v in s.label_counts.items()) or "-"

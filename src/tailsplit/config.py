@@ -25,6 +25,7 @@ CLI options override recipe values. Example::
 from __future__ import annotations
 
 import dataclasses
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -158,7 +159,7 @@ def load_config(path: str | Path) -> RunConfig:
         sections[name] = _SECTIONS[name](**values)
     config = RunConfig(**sections)
     base = path.parent
-    config.data.paths = [str(base / p) if not Path(p).is_absolute() else p for p in config.data.paths]
+    config.data.paths = [os.path.normpath(base / p) if not Path(p).is_absolute() else p for p in config.data.paths]
     if config.output.out is not None and not Path(config.output.out).is_absolute():
-        config.output.out = str(base / config.output.out)
+        config.output.out = os.path.normpath(base / config.output.out)
     return config
