@@ -74,7 +74,6 @@ def main() -> None:
         for batch in batches:
             step(batch)
         rates[name] = n_tokens / (time.perf_counter() - started)
-        del model, optimizer
     print(json.dumps({
         "data": args.data.name, "steps": len(batches), "batch_size": args.batch_size, "tokens": n_tokens,
         "machine": f"{platform.machine()}, {torch.get_num_threads()} torch threads, torch {torch.__version__}",

@@ -26,6 +26,7 @@ from tailsplit.io.examples import SOURCE_COLUMN, load_examples
 from tailsplit.io.readers import detect_format
 from tailsplit.io.scores import SCORE_COLUMNS, read_score_file, score_file_bytes, write_score_file
 from tailsplit.io.writers import OUTPUT_SUFFIX, output_format_for, staged_dir, write_records
+from tailsplit.progress import ProgressBar
 from tailsplit.prompts import PromptTemplate, resolve_template
 from tailsplit.registry import SCORERS
 from tailsplit.scoring.crossfit import cross_score
@@ -100,7 +101,7 @@ def _cross_score_dataset(dataset: Dataset, template: PromptTemplate, config: Sco
 
             base = SCORERS.create(config.backend, **config.scorer_params())
             scorer = LMFoldScorer(base, config.finetune_config(), cache)
-            with _step_progress(progress, config.folds * scorer.config.max_steps) as advance:
+            with ProgressBar(progress, config.folds * scorer.config.max_steps, "fine-tuning", "steps") as advance:
                 scorer.progress = lambda fold, step, total: advance(1)
                 total, counts, folds, reports = cross_score(requests, keys, scorer, k=config.folds,
                                                             seed=config.fold_seed)
@@ -116,28 +117,6 @@ def _cross_score_dataset(dataset: Dataset, template: PromptTemplate, config: Sco
             "folds": {"k": config.folds, "seed": config.fold_seed, "reports": [r.as_dict() for r in reports],
                       "sizes": np.bincount(folds, minlength=config.folds).tolist(), **extra}}
     return scores, report, meta
-
-
-class _step_progress:
-    """A rich progress bar over fine-tuning steps, or a no-op."""
-
-    def __init__(self, enabled: bool, total: int) -> None:
-        self.enabled, self.total = enabled, total
-
-    def __enter__(self):  # noqa: ANN204 - returns a callable
-        if not self.enabled:
-            return lambda n: None
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-        self._progress = Progress(TextColumn("fine-tuning"), BarColumn(), MofNCompleteColumn(),
-                                  TextColumn("steps  ETA"), TimeRemainingColumn())
-        self._progress.start()
-        task = self._progress.add_task("finetune", total=self.total)
-        return lambda n: self._progress.advance(task, n)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.enabled:
-            self._progress.stop()
 
 
 def _check_template_roles(template: PromptTemplate, dataset: Dataset) -> None:

@@ -18,6 +18,7 @@ from tailsplit.cache import ScoreCache
 from tailsplit.core import Dataset, ScoreTable
 from tailsplit.errors import ScoringError
 from tailsplit.fingerprint import sha256_text
+from tailsplit.progress import ProgressBar
 from tailsplit.prompts import PromptTemplate
 from tailsplit.scoring.base import Batch, ScoreRequest, Scorer
 
@@ -99,7 +100,7 @@ def _run_batches(batches: list[Batch], scorer: Scorer, cache: ScoreCache | None,
                  columns: tuple[np.ndarray, np.ndarray, np.ndarray], progress: bool) -> int:
     total, counts, cut = columns
     n_tokens = sum(b.n_tokens for b in batches)
-    with _progress_bar(progress, n_tokens) as advance:
+    with ProgressBar(progress, n_tokens, "scoring", "tokens") as advance:
         for batch in batches:
             scores = scorer.score_batch(batch)
             total[batch.indices] = scores.logprob_sum
@@ -110,33 +111,3 @@ def _run_batches(batches: list[Batch], scorer: Scorer, cache: ScoreCache | None,
                                    scores.n_tokens, scores.truncated))
             advance(batch.n_tokens)
     return n_tokens
-
-
-class _progress_bar:
-    """A rich progress bar in tokens with rate and ETA, or a no-op."""
-
-    def __init__(self, enabled: bool, total_tokens: int) -> None:
-        self.enabled = enabled and total_tokens > 0
-        self.total = total_tokens
-
-    def __enter__(self):  # noqa: ANN204 - returns a callable
-        if not self.enabled:
-            return lambda n: None
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn,
-                                   TextColumn, TimeElapsedColumn, TimeRemainingColumn)
-        from rich.text import Text
-
-        class TokensPerSecond(ProgressColumn):
-            def render(self, task) -> Text:  # noqa: ANN001 - rich's Task
-                return Text(f"{task.speed or 0:,.0f} tok/s")
-
-        self._progress = Progress(
-            TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TextColumn("tokens"),
-            TokensPerSecond(), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())
-        self._progress.start()
-        task = self._progress.add_task("score", total=self.total)
-        return lambda n: self._progress.advance(task, n)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.enabled:
-            self._progress.stop()
