@@ -24,6 +24,7 @@ from tailsplit.core import FieldMap
 from tailsplit.io import load_examples
 from tailsplit.prompts import BUILTIN_TEMPLATES
 from tailsplit.scoring.driver import build_requests
+from tailsplit.scoring.finetune import trainable_copy
 from tailsplit.scoring.hf import HFScorer
 
 
@@ -64,9 +65,12 @@ def main() -> None:
     batches = [encoded[i:i + args.batch_size] for i in range(0, len(encoded), args.batch_size)]
     n_tokens = sum(len(e.ids) for e in encoded)
     rates = {}
-    for name in ("baseline", "tailsplit"):
-        model = copy.deepcopy(scorer.model).train()
-        optimizer = torch.optim.AdamW(model.parameters(), lr=2e-5)
+    for name in ("baseline", "tailsplit", "tailsplit_lora16"):
+        if name == "tailsplit_lora16":
+            model, _ = trainable_copy(scorer.model, 16)
+        else:
+            model = copy.deepcopy(scorer.model).train()
+        optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=2e-5)
         step = (lambda b: baseline_step(model, optimizer, b)) if name == "baseline" else (
             lambda b: tailsplit_step(scorer, model, optimizer, b))
         step(batches[0])  # warm-up
@@ -79,7 +83,9 @@ def main() -> None:
         "machine": f"{platform.machine()}, {torch.get_num_threads()} torch threads, torch {torch.__version__}",
         "device": "cpu", "baseline_tokens_per_s": round(rates["baseline"], 1),
         "tailsplit_tokens_per_s": round(rates["tailsplit"], 1),
-        "speedup": round(rates["tailsplit"] / rates["baseline"], 2)}, indent=2))
+        "tailsplit_lora16_tokens_per_s": round(rates["tailsplit_lora16"], 1),
+        "speedup": round(rates["tailsplit"] / rates["baseline"], 2),
+        "speedup_lora16": round(rates["tailsplit_lora16"] / rates["baseline"], 2)}, indent=2))
 
 
 if __name__ == "__main__":

@@ -226,6 +226,7 @@ def test_kfold_fine_tuned_scores_are_cross_fitted_cached_and_reproducible(model_
         assert curve["heldout_perplexity"][curve["eval_steps"].index(curve["chosen_step"])] == min(curve["heldout_perplexity"])
     assert -1.0 <= folds["pearson_r_with_prompted"] <= 1.0
     assert first.manifest["model"]["finetune"]["max_steps"] == 3
+    assert first.manifest["model"]["finetune"]["lora_rank"] == 16
 
     cached = pipeline.run(kfold_config(data, caches[0]))  # everything cached: no fold is trained again
     assert all(r["details"]["training"] is None for r in cached.manifest["folds"]["reports"])

@@ -69,6 +69,8 @@ FinetunePreset = Annotated[Optional[str], typer.Option("--finetune-preset", help
 FinetuneSteps = Annotated[Optional[int], typer.Option("--finetune-steps", help="Fine-tuning steps per fold (overrides the preset).")]
 FinetuneBatch = Annotated[Optional[int], typer.Option("--finetune-batch-size", help="Fine-tuning batch size (overrides the preset).")]
 FinetuneLR = Annotated[Optional[float], typer.Option("--finetune-learning-rate", help="Constant AdamW learning rate (overrides the preset).")]
+FinetuneLora = Annotated[Optional[int], typer.Option("--finetune-lora-rank", help="LoRA rank (the CPU recipe uses 16).")]
+FinetuneFull = Annotated[bool, typer.Option("--finetune-full", help="Train all weights instead of LoRA adapters.")]
 FinetuneEval = Annotated[Optional[int], typer.Option("--finetune-eval-every", help="Steps between held-out perplexity checks.")]
 Folds = Annotated[Optional[int], typer.Option("--folds", help="Folds for cross-fitted scoring [default: 3].")]
 FoldSeed = Annotated[Optional[int], typer.Option("--fold-seed", help="Seed of the fold assignment [default: 0].")]
@@ -138,7 +140,8 @@ def build_config(config_path: Optional[Path], paths: Optional[list[Path]], **opt
         config.data.paths = [str(p) for p in paths]
     sections = {"data": ("text", "context", "label", "group", "id"),
                 "scoring": ("method", "folds", "fold_seed", "ngram_order", "finetune_preset", "finetune_steps",
-                            "finetune_batch_size", "finetune_learning_rate", "finetune_eval_every", "backend", "model", "template", "device", "dtype", "batch_tokens",
+                            "finetune_batch_size", "finetune_learning_rate", "finetune_eval_every", "finetune_lora_rank",
+                            "finetune_full", "backend", "model", "template", "device", "dtype", "batch_tokens",
                             "max_tokens", "truncation", "share_prefix", "cache_dir"),
                 "split": ("splitter", "rank", "reverse", "balance_labels", "seed"),
                 "output": ("overwrite",)}
@@ -186,7 +189,8 @@ def run(paths: Paths = None, config: ConfigOpt = None, text: Text = None, contex
         folds: Folds = None, fold_seed: FoldSeed = None, ngram_order: NgramOrder = None,
         finetune_preset: FinetunePreset = None, finetune_steps: FinetuneSteps = None,
         finetune_batch_size: FinetuneBatch = None, finetune_learning_rate: FinetuneLR = None,
-        finetune_eval_every: FinetuneEval = None, model: Model = None, template: Template = None, label_word: LabelWord = None, backend: Backend = None,
+        finetune_eval_every: FinetuneEval = None, finetune_lora_rank: FinetuneLora = None,
+        finetune_full: FinetuneFull = False, model: Model = None, template: Template = None, label_word: LabelWord = None, backend: Backend = None,
         device: Device = None, dtype: Dtype = None, batch_tokens: BatchTokens = None,
         max_tokens: MaxTokens = None, truncation: Truncation = None, share_prefix: SharePrefix = None,
         cache_dir: CacheDir = None,
@@ -211,6 +215,7 @@ def score(paths: Paths = None, out: Annotated[Path, typer.Option("--out", help="
           fold_seed: FoldSeed = None, ngram_order: NgramOrder = None, finetune_preset: FinetunePreset = None,
           finetune_steps: FinetuneSteps = None, finetune_batch_size: FinetuneBatch = None,
           finetune_learning_rate: FinetuneLR = None, finetune_eval_every: FinetuneEval = None,
+          finetune_lora_rank: FinetuneLora = None, finetune_full: FinetuneFull = False,
           model: Model = None, template: Template = None,
           label_word: LabelWord = None, backend: Backend = None, device: Device = None,
           dtype: Dtype = None, batch_tokens: BatchTokens = None, max_tokens: MaxTokens = None,

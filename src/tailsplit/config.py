@@ -60,6 +60,8 @@ class ScoringConfig:
     finetune_batch_size: int | None = None
     finetune_learning_rate: float | None = None
     finetune_eval_every: int | None = None
+    finetune_lora_rank: int | None = None
+    finetune_full: bool = False
     backend: str = "hf"
     model: str = "smollm2"
     template: str = "plain"
@@ -86,7 +88,8 @@ class ScoringConfig:
         """The fine-tuning recipe: a preset (CPU recipe by default) with overrides."""
         from tailsplit.scoring.finetune import finetune_preset
 
-        return finetune_preset(self.finetune_preset, max_steps=self.finetune_steps,
+        return finetune_preset(self.finetune_preset, full=self.finetune_full, lora_rank=self.finetune_lora_rank,
+                               max_steps=self.finetune_steps,
                                batch_size=self.finetune_batch_size, learning_rate=self.finetune_learning_rate,
                                eval_every=self.finetune_eval_every, seed=self.fold_seed)
 

@@ -6,7 +6,7 @@ is held out; every ``eval_every`` steps the held-out perplexity is measured and 
 with the lowest one are kept (step 0, the base model, included, so fine-tuning can never make
 the chosen model worse on held-out data than the base model).
 
-``FinetuneConfig()`` is the small CPU recipe; :data:`PAPER_PRESETS` hold the paper's settings
+``FinetuneConfig()`` is the small CPU recipe (LoRA rank 16, 60 steps); :data:`PAPER_PRESETS` hold the paper's settings
 (AdamW, constant learning rate 2e-5, batch 32, best checkpoint by perplexity on 10% of the
 fold's training data, at most 2,000 / 3,000 / 15,000 steps for Spider / BoolQ / SNLI).
 """
@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from tailsplit.errors import ConfigError
+from tailsplit.errors import ConfigError, MissingDependencyError
 from tailsplit.scoring.batching import Encoded
 
 
@@ -31,10 +31,11 @@ class FinetuneConfig:
 
     max_steps: int = 60
     batch_size: int = 16
-    learning_rate: float = 5e-5
+    learning_rate: float = 1e-4
     eval_every: int = 20
     heldout_fraction: float = 0.1
     weight_decay: float = 0.0
+    lora_rank: int | None = 16
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -46,26 +47,32 @@ class FinetuneConfig:
             raise ConfigError(f"heldout_fraction={self.heldout_fraction!r} must lie in (0, 0.5)")
         if not self.learning_rate > 0:
             raise ConfigError(f"learning_rate={self.learning_rate!r} must be positive")
+        if self.lora_rank is not None and (isinstance(self.lora_rank, bool) or not isinstance(self.lora_rank, int)
+                                           or self.lora_rank < 1):
+            raise ConfigError(f"lora_rank={self.lora_rank!r} must be a whole number ≥ 1, or None for full fine-tuning")
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
 PAPER_PRESETS = {
-    name: FinetuneConfig(max_steps=steps, batch_size=32, learning_rate=2e-5, eval_every=max(steps // 20, 1))
+    name: FinetuneConfig(max_steps=steps, batch_size=32, learning_rate=2e-5, eval_every=max(steps // 20, 1),
+                         lora_rank=None)
     for name, steps in (("spider", 2000), ("boolq", 3000), ("snli", 15000))
 }
 
 
-def finetune_preset(name: str | None, **overrides: Any) -> FinetuneConfig:
-    """The CPU recipe (``None``/``"cpu"``) or a paper preset, with fields overridden."""
+def finetune_preset(name: str | None, *, full: bool = False, **overrides: Any) -> FinetuneConfig:
+    """The CPU recipe (``None``/``"cpu"``) or a paper preset, with the fields that are not
+    ``None`` overridden; ``full=True`` trains all weights instead of LoRA adapters."""
     if name in (None, "cpu"):
         base = FinetuneConfig()
     elif name in PAPER_PRESETS:
         base = PAPER_PRESETS[name]
     else:
         raise ConfigError(f"finetune_preset={name!r} is unknown; use 'cpu' or one of {sorted(PAPER_PRESETS)}")
-    return replace(base, **{k: v for k, v in overrides.items() if v is not None})
+    config = replace(base, **{k: v for k, v in overrides.items() if v is not None})
+    return replace(config, lora_rank=None) if full else config
 
 
 @dataclass
@@ -108,8 +115,9 @@ def _train(scorer: Any, base_model: Any, encoded: list[Encoded], config: Finetun
     if not train:
         raise ConfigError("fine-tuning needs more than one training example per fold")
     torch.manual_seed(config.seed)
-    model = copy.deepcopy(base_model).train()
-    optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay)
+    model, merge = trainable_copy(base_model, config.lora_rank)
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=config.learning_rate,
+                                  weight_decay=config.weight_decay)
     best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
     best = _perplexity(scorer, model, heldout)
     curve = TrainingCurve([0], [best], [], 0, 0.0, 0.0)
@@ -135,7 +143,30 @@ def _train(scorer: Any, base_model: Any, encoded: list[Encoded], config: Finetun
     curve.seconds = round(time.perf_counter() - started, 2)
     curve.tokens_per_s = round(trained_tokens / max(curve.seconds, 1e-9), 1)
     model.load_state_dict(best_state)
-    return model.eval(), curve
+    return merge().eval(), curve
+
+
+def trainable_copy(base_model: Any, lora_rank: int | None) -> tuple[Any, Any]:
+    """(model to train, function returning the plain model to score with afterwards).
+
+    With ``lora_rank``, low-rank adapters on every attention and MLP projection (via peft)
+    are trained instead of all weights — about 2× faster per step on a CPU — and merged into
+    the weights at the end, so scoring costs the same as with the base model.
+    """
+    model = copy.deepcopy(base_model)
+    if lora_rank is None:
+        model.train()
+        return model, lambda: model
+    try:
+        from peft import LoraConfig, get_peft_model
+    except ImportError:
+        raise MissingDependencyError("peft", "lm", "LoRA fine-tuning (lora_rank)") from None
+    names = {name.rsplit(".", 1)[-1] for name, module in model.named_modules()
+             if type(module).__name__ == "Linear" and "lm_head" not in name}
+    peft_model = get_peft_model(model, LoraConfig(r=lora_rank, lora_alpha=2 * lora_rank, lora_dropout=0.0,
+                                                  target_modules=sorted(names)))
+    inner = peft_model.get_base_model().train()
+    return inner, peft_model.merge_and_unload
 
 
 def _perplexity(scorer: Any, model: Any, heldout: list[Encoded]) -> float:

@@ -1,0 +1,32 @@
+from __future__ import annotations
+
+import pytest
+
+from tailsplit.config import ScoringConfig
+from tailsplit.errors import ConfigError
+from tailsplit.scoring.finetune import PAPER_PRESETS, FinetuneConfig, finetune_preset
+
+
+def test_cpu_recipe_uses_lora_and_paper_presets_train_all_weights() -> None:
+    assert finetune_preset(None).lora_rank == 16
+    assert finetune_preset("spider") == PAPER_PRESETS["spider"]
+    assert PAPER_PRESETS["spider"].lora_rank is None and PAPER_PRESETS["spider"].learning_rate == 2e-5
+    assert [PAPER_PRESETS[n].max_steps for n in ("spider", "boolq", "snli")] == [2000, 3000, 15000]
+
+
+def test_overrides_apply_only_where_given() -> None:
+    config = ScoringConfig(finetune_steps=5, finetune_full=True)
+    recipe = config.finetune_config()
+    assert recipe.max_steps == 5 and recipe.lora_rank is None and recipe.batch_size == 16
+    assert ScoringConfig(finetune_lora_rank=4).finetune_config().lora_rank == 4
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"max_steps": 0}, "max_steps=0"), ({"heldout_fraction": 0.7}, "heldout_fraction=0.7"),
+    ({"lora_rank": 0}, "lora_rank=0"), ({"learning_rate": -1.0}, "learning_rate=-1.0"),
+])
+def test_bad_recipes_are_refused(kwargs, message) -> None:
+    with pytest.raises(ConfigError, match=message):
+        FinetuneConfig(**kwargs)
+    with pytest.raises(ConfigError, match="finetune_preset='huge'"):
+        finetune_preset("huge")
