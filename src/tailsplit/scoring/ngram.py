@@ -14,8 +14,8 @@ interpolates with the uniform distribution over the vocabulary plus ``<unk>``, s
 has a non-zero probability. A history never seen backs off to the lower order entirely.
 Discounts come from counts-of-counts: ``Y = n1/(n1 + 2 n2)``, ``Dk = k − (k+1)·Y·n(k+1)/nk``.
 
-It is the cheap, CPU-fast scorer for cross-fitting: fitting on 8,000 questions takes
-well under a second.
+It is the cheap, CPU-fast scorer for cross-fitting: a fold of pooled Spider (5,400 questions
+to fit, 2,700 to score, word tokenisation included) takes about 2.5 s.
 """
 
 from __future__ import annotations
