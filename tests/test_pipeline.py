@@ -215,3 +215,43 @@ def test_cli_help_shows_worked_examples() -> None:
     for command in ("run", "score", "split"):
         result = runner.invoke(app, [command, "--help"])
         assert result.exit_code == 0 and "Examples" in result.output
+
+
+SPIDER = Path(__file__).parent.parent / "examples" / "data" / "spider_dev.jsonl.gz"
+
+
+@pytest.mark.parametrize("splitter, extra", [("tmcd", []), ("template", ["--atom-constraint"]),
+                                             ("random", ["--atom-constraint"]), ("length", [])])
+def test_cli_program_splits_write_program_metrics(tmp_path: Path, splitter: str, extra: list[str]) -> None:
+    out = tmp_path / splitter
+    result = runner.invoke(app, ["split", str(SPIDER), "--text", "question", "--program", "query",
+                                 "--splitter", splitter, *extra, "--dev-size", "100", "--test-size", "100",
+                                 "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "programs, against train" in result.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    metrics = {m["part"]: m for m in manifest["programs"]["metrics"]}
+    assert [metrics[p]["size"] for p in ("train", "dev", "test")] == [834, 100, 100]
+    if splitter != "length":
+        assert metrics["dev"]["atoms_missing_from_train"] == metrics["test"]["atoms_missing_from_train"] == 0
+    assert sum(metrics["train"]["hardness"].values()) == 834
+    assert "Programs (divergence and novelty against train)" in (out / "summary.md").read_text()
+
+
+def test_cli_program_splitter_without_program_field_is_a_clear_error(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["split", str(SPIDER), "--text", "question", "--splitter", "tmcd",
+                                 "--out", str(tmp_path / "x")])
+    assert result.exit_code == 2
+    assert "--program" in result.output and not (tmp_path / "x").exists()
+
+
+def test_unparsable_program_names_file_row_and_field(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "q.jsonl", [{"question": "a?", "query": "SELECT a FROM t"},
+                                             {"question": "b?", "query": "SELECT FROM WHERE"},
+                                             {"question": "c?", "query": "SELECT c FROM t"}])
+    result = runner.invoke(app, ["split", str(path), "--text", "question", "--program", "query",
+                                 "--splitter", "random", "--dev-size", "1", "--test-size", "1",
+                                 "--out", str(tmp_path / "x")])
+    assert result.exit_code == 2
+    assert "q.jsonl: row 2: field 'query' is not SQL" in result.output
+    assert not (tmp_path / "x").exists()

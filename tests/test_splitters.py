@@ -155,12 +155,12 @@ def test_likelihood_refuses_missing_or_non_finite_scores() -> None:
 
 
 def test_registry_lists_splitters_on_unknown_name() -> None:
-    with pytest.raises(ConfigError, match=r"use one of \['likelihood', 'random'\]"):
+    with pytest.raises(ConfigError, match=r"use one of \['length', 'likelihood', 'random', 'template', 'tmcd'\]"):
         make_splitter("tmcd-ish")
 
 
 def test_repr_shows_the_configuration() -> None:
-    assert repr(RandomSplitter(seed=4)) == "RandomSplitter(dev_size=0.1, test_size=0.1, balance_labels=False, seed=4)"
+    assert repr(RandomSplitter(seed=4)) == "RandomSplitter(dev_size=0.1, test_size=0.1, balance_labels=False, atom_constraint=False, seed=4)"
 
 
 @settings(max_examples=60, deadline=None)

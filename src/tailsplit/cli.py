@@ -52,6 +52,16 @@ SCORE_EXAMPLES = """
 SPLIT_EXAMPLES = """
 **Examples**
 
+Spider challenge splits (no scores needed), exact sizes:
+
+    tailsplit split train.jsonl.gz dev.jsonl.gz --text question --program query --splitter tmcd --dev-size 1034 --test-size 1034 --out spider-tmcd
+
+    tailsplit split train.jsonl.gz dev.jsonl.gz --text question --program query --splitter template --dev-size 1034 --test-size 1034 --out spider-template
+
+A likelihood split of programs whose dev/test atoms all occur in train:
+
+    tailsplit split train.jsonl.gz dev.jsonl.gz --text question --program query --scores scores.parquet --atom-constraint --dev-size 1034 --test-size 1034 --out spider-ll
+
     tailsplit split dev.jsonl.gz --text hypothesis --label label --scores scores.parquet --balance-labels --out snli-ll
 
     tailsplit split dev.jsonl.gz --text hypothesis --label label --splitter random --seed 3 --out snli-random-3
@@ -63,6 +73,11 @@ Text = Annotated[Optional[str], typer.Option("--text", help="Field holding the q
 Context = Annotated[Optional[str], typer.Option("--context", help="Field holding the first text of a pair (premise, passage).")]
 Label = Annotated[Optional[str], typer.Option("--label", help="Label field.")]
 Group = Annotated[Optional[str], typer.Option("--group", help="Field whose equal values stay in one part.")]
+Program = Annotated[Optional[str], typer.Option("--program", help="Field holding the program (e.g. SQL): enables atoms, compounds, templates, hardness.")]
+ProgramKind = Annotated[Optional[str], typer.Option("--program-kind", help="Program extractor [default: sql].")]
+AtomConstraint = Annotated[Optional[bool], typer.Option("--atom-constraint/--no-atom-constraint", help="Every dev/test program atom also occurs in train (swaps keep sizes).")]
+LengthOf = Annotated[Optional[str], typer.Option("--length-of", help="length splitter: rank by 'text' (word tokens) or 'program' tokens.")]
+MaxIterations = Annotated[Optional[int], typer.Option("--max-iterations", help="tmcd splitter: most swaps [default: until none helps].")]
 IdField = Annotated[Optional[str], typer.Option("--id", help="Id field [default: id; generated when absent].")]
 Method = Annotated[Optional[str], typer.Option("--method", help="prompted (frozen LM, default), kfold (LM fine-tuned on the other folds) or ngram (cross-fitted Kneser-Ney n-gram LM).")]
 FinetunePreset = Annotated[Optional[str], typer.Option("--finetune-preset", help="cpu (small recipe, default), or the paper's spider, boolq, snli.")]
@@ -87,7 +102,7 @@ Truncation = Annotated[Optional[str], typer.Option("--truncation", help="left (c
 SharePrefix = Annotated[Optional[str], typer.Option("--share-prefix", help="auto (when it saves ≥15% of tokens), always or never.")]
 CacheDir = Annotated[Optional[str], typer.Option("--cache-dir", help="Score and model cache [default: ~/.cache/tailsplit].")]
 NoCache = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the score cache.")]
-Splitter = Annotated[Optional[str], typer.Option("--splitter", help="likelihood or random [default: likelihood].")]
+Splitter = Annotated[Optional[str], typer.Option("--splitter", help="likelihood (default), random, length, template or tmcd (the last two need --program).")]
 DevSize = Annotated[Optional[str], typer.Option("--dev-size", help="Fraction (0.1) or count (1000) [default: 0.1].")]
 TestSize = Annotated[Optional[str], typer.Option("--test-size", help="Fraction (0.1) or count (1000) [default: 0.1].")]
 Rank = Annotated[Optional[str], typer.Option("--rank", help="logprob_sum (total) or logprob_mean (per token).")]
@@ -133,21 +148,26 @@ def parse_label_words(items: list[str]) -> dict[str, str]:
     return words
 
 
+_PLAIN_FLAGS = {"finetune_full", "overwrite"}   # False there means "not given", not "off"
+
+
 def build_config(config_path: Optional[Path], paths: Optional[list[Path]], **opts: Any) -> RunConfig:
     """A recipe (or defaults) with every option that was given laid over it."""
     config = load_config(config_path) if config_path else RunConfig()
     if paths:
         config.data.paths = [str(p) for p in paths]
-    sections = {"data": ("text", "context", "label", "group", "id"),
+    sections = {"data": ("text", "context", "label", "group", "id", "program", "program_kind"),
                 "scoring": ("method", "folds", "fold_seed", "ngram_order", "finetune_preset", "finetune_steps",
                             "finetune_batch_size", "finetune_learning_rate", "finetune_eval_every", "finetune_lora_rank",
                             "finetune_full", "backend", "model", "template", "device", "dtype", "batch_tokens",
                             "max_tokens", "truncation", "share_prefix", "cache_dir"),
-                "split": ("splitter", "rank", "reverse", "balance_labels", "seed"),
+                "split": ("splitter", "rank", "reverse", "balance_labels", "atom_constraint", "length_of",
+                          "max_iterations", "seed"),
                 "output": ("overwrite",)}
     for section, names in sections.items():
         for name in names:
-            if opts.get(name) not in (None, False):
+            value = opts.get(name)
+            if value is not None and not (value is False and name in _PLAIN_FLAGS):
                 setattr(getattr(config, section), name, opts[name])
     if opts.get("label_words"):
         config.scoring.label_words.update(parse_label_words(opts["label_words"]))
@@ -178,14 +198,35 @@ def print_summary(result: Any) -> None:
                       "-" if s.mean_logprob_sum is None else f"{s.mean_logprob_sum:.3f}",
                       "-" if s.mean_logprob_mean is None else f"{s.mean_logprob_mean:.3f}")
     stdout.print(table)
+    if result.program_metrics:
+        print_program_metrics(result.program_metrics)
     if result.out_dir is not None:
-        stdout.print(f"wrote {result.out_dir}/ (train, dev, test, scores.parquet, summary.md, manifest.json)")
+        stdout.print(f"wrote {result.out_dir}/ ({', '.join(result.manifest['outputs'])}, manifest.json)")
+
+
+def print_program_metrics(metrics: list[Any]) -> None:
+    from rich.table import Table
+
+    levels = list(next((m.hardness for m in metrics if m.hardness), {}))
+    table = Table(title="programs, against train",
+                  caption=f"hardness %: {'/'.join(levels)}" if levels else None)
+    for column in ("part", "atom div", "cmpd div", "novel cmpd", "unseen atoms", "hardness %"):
+        table.add_column(column, justify="left" if column == "part" else "right", no_wrap=True)
+    for m in metrics:
+        total = max(m.size, 1)
+        table.add_row(m.part, "-" if m.atom_divergence is None else f"{m.atom_divergence:.3f}",
+                      "-" if m.compound_divergence is None else f"{m.compound_divergence:.3f}",
+                      "-" if m.novel_compound_share is None else f"{100 * m.novel_compound_share:.1f}%",
+                      "-" if m.atoms_missing_from_train is None else str(m.atoms_missing_from_train),
+                      "/".join(f"{100 * m.hardness[level] / total:.0f}" for level in levels) or "-")
+    stdout.print(table)
 
 
 @app.command(epilog=RUN_EXAMPLES)
 @friendly_errors
 def run(paths: Paths = None, config: ConfigOpt = None, text: Text = None, context: Context = None,
-        label: Label = None, group: Group = None, id: IdField = None, method: Method = None,
+        label: Label = None, group: Group = None, id: IdField = None, program: Program = None,
+        program_kind: ProgramKind = None, method: Method = None,
         folds: Folds = None, fold_seed: FoldSeed = None, ngram_order: NgramOrder = None,
         finetune_preset: FinetunePreset = None, finetune_steps: FinetuneSteps = None,
         finetune_batch_size: FinetuneBatch = None, finetune_learning_rate: FinetuneLR = None,
@@ -196,7 +237,9 @@ def run(paths: Paths = None, config: ConfigOpt = None, text: Text = None, contex
         cache_dir: CacheDir = None,
         no_cache: NoCache = False, splitter: Splitter = None, dev_size: DevSize = None,
         test_size: TestSize = None, rank: Rank = None, reverse: Reverse = None,
-        length_buckets: LengthBuckets = None, balance_labels: Balance = None, seed: Seed = None,
+        length_buckets: LengthBuckets = None, balance_labels: Balance = None,
+        atom_constraint: AtomConstraint = None, length_of: LengthOf = None,
+        max_iterations: MaxIterations = None, seed: Seed = None,
         out: OutDir = None, overwrite: Overwrite = False, quiet: Quiet = False) -> None:
     """Score every example with a causal LM, then split: the least likely go to dev/test."""
     from tailsplit import pipeline
@@ -237,11 +280,14 @@ def score(paths: Paths = None, out: Annotated[Path, typer.Option("--out", help="
 @friendly_errors
 def split(paths: Paths = None, scores: Annotated[Optional[Path], typer.Option("--scores", help="Score file from tailsplit score.")] = None,
           config: ConfigOpt = None, text: Text = None, context: Context = None, label: Label = None,
-          group: Group = None, id: IdField = None, splitter: Splitter = None, dev_size: DevSize = None,
+          group: Group = None, id: IdField = None, program: Program = None,
+          program_kind: ProgramKind = None, splitter: Splitter = None, dev_size: DevSize = None,
           test_size: TestSize = None, rank: Rank = None, reverse: Reverse = None,
-          length_buckets: LengthBuckets = None, balance_labels: Balance = None, seed: Seed = None,
+          length_buckets: LengthBuckets = None, balance_labels: Balance = None,
+          atom_constraint: AtomConstraint = None, length_of: LengthOf = None,
+          max_iterations: MaxIterations = None, seed: Seed = None,
           out: OutDir = None, overwrite: Overwrite = False) -> None:
-    """Split using an existing score file (or no scores, for --splitter random)."""
+    """Split using an existing score file (or no scores: random, length, template, tmcd)."""
     from tailsplit import pipeline
 
     opts = {k: v for k, v in locals().items() if k not in ("paths", "config", "scores", "pipeline")}

@@ -43,10 +43,12 @@ class DataConfig:
     label: str | None = None
     group: str | None = None
     id: str = "id"
+    program: str | None = None
+    program_kind: str = "sql"
 
     def field_map(self) -> FieldMap:
         return FieldMap(text=self.text, context=self.context, label=self.label, group=self.group,
-                        id=self.id)
+                        id=self.id, program=self.program)
 
 
 @dataclass
@@ -103,6 +105,9 @@ class SplitConfig:
     reverse: bool = False
     length_buckets: int | str | None = None
     balance_labels: bool = False
+    atom_constraint: bool = False
+    length_of: str = "text"
+    max_iterations: int | None = None
     seed: int = 0
 
     def splitter_params(self, accepted: list[str]) -> dict[str, Any]:

@@ -20,7 +20,8 @@ class FieldMap:
     """Which record fields play which role.
 
     ``text`` is the query that is scored (the hypothesis of a pair); ``context`` is the first
-    text of a pair (premise, passage); ``label``, ``group`` and ``id`` are optional.
+    text of a pair (premise, passage); ``program`` the structured output (SQL...);
+    ``label``, ``group``, ``program`` and ``id`` are optional.
     """
 
     text: str
@@ -28,10 +29,11 @@ class FieldMap:
     label: str | None = None
     group: str | None = None
     id: str = "id"
+    program: str | None = None
 
     def as_dict(self) -> dict[str, str | None]:
         return {"text": self.text, "context": self.context, "label": self.label,
-                "group": self.group, "id": self.id}
+                "group": self.group, "id": self.id, "program": self.program}
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,7 @@ class Dataset:
     sources: tuple[str, ...]
     ids_generated: bool = False
     input_paths: tuple[str, ...] = field(default=())
+    programs: tuple[str, ...] | None = None
 
     def __len__(self) -> int:
         return len(self.records)
@@ -68,8 +71,13 @@ class Dataset:
             ids=tuple(self.ids[i] for i in take), texts=tuple(self.texts[i] for i in take),
             contexts=pick(self.contexts), labels=pick(self.labels), groups=pick(self.groups),
             sources=tuple(self.sources[i] for i in take), ids_generated=self.ids_generated,
-            input_paths=self.input_paths,
+            input_paths=self.input_paths, programs=pick(self.programs),
         )
+
+    def location(self, i: int) -> tuple[str, int]:
+        """(file, record number in that file) of row ``i``, for error messages."""
+        source = self.sources[i]
+        return source, sum(1 for s in self.sources[:i] if s == source) + 1
 
 
 @dataclass(frozen=True)
@@ -105,11 +113,14 @@ class SplitIndices:
     """Row indices of each part of a split; disjoint, together covering every row once.
 
     Each array is sorted ascending so a split is a set, whatever order it was built in.
+    ``details`` holds what the splitter reports about its work (swaps made, divergence
+    reached...), for the manifest; it takes no part in equality.
     """
 
     train_idx: np.ndarray
     dev_idx: np.ndarray
     test_idx: np.ndarray
+    details: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     def parts(self) -> dict[str, np.ndarray]:
         return {"train": self.train_idx, "dev": self.dev_idx, "test": self.test_idx}
@@ -126,10 +137,11 @@ class SplitIndices:
         return out
 
     @staticmethod
-    def from_masks(eval_mask: np.ndarray, test_mask: np.ndarray) -> SplitIndices:
+    def from_masks(eval_mask: np.ndarray, test_mask: np.ndarray,
+                   details: Mapping[str, Any] | None = None) -> SplitIndices:
         """Build from boolean row masks; ``test_mask`` must lie inside ``eval_mask``."""
         dev = eval_mask & ~test_mask
         return SplitIndices(
             train_idx=np.flatnonzero(~eval_mask), dev_idx=np.flatnonzero(dev),
-            test_idx=np.flatnonzero(test_mask),
+            test_idx=np.flatnonzero(test_mask), details=dict(details or {}),
         )

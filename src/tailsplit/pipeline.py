@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from tailsplit import __version__
+from tailsplit.analysis.programs import ProgramMetrics, program_metrics, render_program_markdown
 from tailsplit.analysis.summary import PartSummary, render_summary_markdown, summarize_split
 from tailsplit.cache import ScoreCache, default_cache_dir
 from tailsplit.config import RunConfig, ScoringConfig, SplitConfig
@@ -26,6 +27,7 @@ from tailsplit.io.examples import SOURCE_COLUMN, load_examples
 from tailsplit.io.readers import detect_format
 from tailsplit.io.scores import SCORE_COLUMNS, read_score_file, score_file_bytes, write_score_file
 from tailsplit.io.writers import OUTPUT_SUFFIX, output_format_for, staged_dir, write_records
+from tailsplit.programs.features import ProgramFeatures, dataset_program_features
 from tailsplit.progress import ProgressBar
 from tailsplit.prompts import PromptTemplate, resolve_template
 from tailsplit.registry import SCORERS
@@ -45,6 +47,8 @@ class RunResult:
     manifest: dict[str, Any]
     out_dir: Path | None = None
     timings: dict[str, float] = field(default_factory=dict)
+    programs: ProgramFeatures | None = None
+    program_metrics: list[ProgramMetrics] = field(default_factory=list)
 
 
 def load_dataset(config: RunConfig) -> Dataset:
@@ -135,13 +139,15 @@ def build_splitter(config: SplitConfig) -> Splitter:
 
 
 def split_dataset(dataset: Dataset, scores: ScoreTable | None, config: SplitConfig,
+                  programs: ProgramFeatures | None = None,
                   ) -> tuple[SplitIndices, Splitter, np.ndarray]:
     """(split, the splitter used, word length per example)."""
     splitter = build_splitter(config)
     if splitter.needs_scores and scores is None:
         raise ConfigError(f"splitter={config.splitter!r} needs scores; pass --scores or use tailsplit run")
     lengths = word_lengths(dataset.texts)
-    return splitter.split(SplitInputs.from_dataset(dataset, scores, lengths)), splitter, lengths
+    inputs = SplitInputs.from_dataset(dataset, scores, lengths, programs)
+    return splitter.split(inputs), splitter, lengths
 
 
 def score(config: RunConfig, out_path: str | Path, *, progress: bool = False,
@@ -162,7 +168,14 @@ def run(config: RunConfig, *, scores_path: str | Path | None = None, progress: b
     clock = time.perf_counter()
     dataset = load_dataset(config)
     timings["load_s"] = time.perf_counter() - clock
-    needs_scores = build_splitter(config.split).needs_scores
+    planned = build_splitter(config.split)
+    if planned.needs_programs and dataset.programs is None:
+        raise ConfigError(f"splitter={config.split.splitter!r} with these options needs programs; name the "
+                          "program field with --program (e.g. --program query for Spider)")
+    clock = time.perf_counter()
+    programs = dataset_program_features(dataset, config.data.program_kind)
+    timings["programs_s"] = time.perf_counter() - clock
+    needs_scores = planned.needs_scores
     scores, report, meta = None, None, {}
     clock = time.perf_counter()
     if scores_path is not None:
@@ -173,19 +186,24 @@ def run(config: RunConfig, *, scores_path: str | Path | None = None, progress: b
         scores, report, meta = score_dataset(dataset, config.scoring, progress=progress)
     timings["score_s"] = time.perf_counter() - clock
     clock = time.perf_counter()
-    split, splitter, lengths = split_dataset(dataset, scores, config.split)
+    split, splitter, lengths = split_dataset(dataset, scores, config.split, programs)
     timings["split_s"] = time.perf_counter() - clock
     summaries = summarize_split(dataset, split, lengths, scores)
+    metrics = [] if programs is None else program_metrics(programs, split)
     manifest = {
         "tailsplit_version": __version__, "command": command or sys.argv, "config": config.as_dict(),
         "inputs": _input_records(dataset), **meta,
-        "splitter": {"name": splitter.name, "params": splitter.get_params()},
+        "splitter": {"name": splitter.name, "params": splitter.get_params(), "details": dict(split.details)},
         "seed": config.split.seed, "sizes": {s.part: s.size for s in summaries},
         "label_counts": {s.part: s.label_counts for s in summaries},
         "summary": [s.as_dict() for s in summaries],
         "scoring": report,
     }
-    result = RunResult(dataset, scores, split, summaries, manifest, timings=timings)
+    if programs is not None:
+        manifest["programs"] = {"field": config.data.program, "kind": programs.extractor,
+                                "metrics": [m.as_dict() for m in metrics]}
+    result = RunResult(dataset, scores, split, summaries, manifest, timings=timings, programs=programs,
+                       program_metrics=metrics)
     if config.output.out is not None:
         clock = time.perf_counter()
         result.out_dir = write_split(Path(config.output.out), result, overwrite=config.output.overwrite)
@@ -211,7 +229,11 @@ def write_split(out_dir: Path, result: RunResult, *, overwrite: bool) -> Path:
             (staging / "scores.parquet").write_bytes(
                 score_file_bytes(dataset, scores, meta, part=split.assignment(len(dataset))))
             outputs["scores.parquet"] = sha256_file(staging / "scores.parquet")
-        (staging / "summary.md").write_text(render_summary_markdown(result.summaries) + "\n")
+        summary = render_summary_markdown(result.summaries)
+        if result.program_metrics:
+            summary += "\n\nPrograms (divergence and novelty against train):\n\n" + render_program_markdown(
+                result.program_metrics)
+        (staging / "summary.md").write_text(summary + "\n")
         outputs["summary.md"] = sha256_file(staging / "summary.md")
         manifest = {**result.manifest, "outputs": outputs,
                     "timings": {k: round(v, 3) for k, v in result.timings.items()}}

@@ -43,3 +43,5 @@ class Registry:
 
 
 SCORERS = Registry("backend", {"hf": "tailsplit.scoring.hf:HFScorer"})
+
+EXTRACTORS = Registry("program_kind", {"sql": "tailsplit.programs.sql:SqlExtractor"})

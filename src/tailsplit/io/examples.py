@@ -42,11 +42,13 @@ def load_examples(paths: str | Path | Sequence[str | Path], fields: FieldMap) ->
         _required_text(r, fields.context, "--context") for r in raw)
     labels = None if fields.label is None else tuple(_required_value(r, fields.label, "--label") for r in raw)
     groups = None if fields.group is None else tuple(_required_value(r, fields.group, "--group") for r in raw)
+    programs = None if fields.program is None else tuple(
+        _required_text(r, fields.program, "--program") for r in raw)
     ids, generated = _resolve_ids(raw, fields.id, texts, contexts)
     return Dataset(
         records=tuple(r.record for r in raw), fields=fields, ids=ids, texts=texts,
         contexts=contexts, labels=labels, groups=groups, sources=tuple(sources),
-        ids_generated=generated, input_paths=tuple(str(p) for p in paths),
+        ids_generated=generated, input_paths=tuple(str(p) for p in paths), programs=programs,
     )
 
 

@@ -6,12 +6,14 @@ from typing import Any
 
 from tailsplit.errors import ConfigError
 from tailsplit.splits.base import SplitInputs, Splitter, resolve_size, resolve_sizes
+from tailsplit.splits.length import LengthSplitter
 from tailsplit.splits.likelihood import LikelihoodSplitter
 from tailsplit.splits.random import RandomSplitter
+from tailsplit.splits.template import TemplateSplitter
+from tailsplit.splits.tmcd import TmcdSplitter
 
 SPLITTERS: dict[str, type[Splitter]] = {
-    LikelihoodSplitter.name: LikelihoodSplitter,
-    RandomSplitter.name: RandomSplitter,
+    cls.name: cls for cls in (LikelihoodSplitter, RandomSplitter, LengthSplitter, TemplateSplitter, TmcdSplitter)
 }
 
 
@@ -22,5 +24,5 @@ def make_splitter(name: str, **params: Any) -> Splitter:
     return SPLITTERS[name](**params)
 
 
-__all__ = ["LikelihoodSplitter", "RandomSplitter", "SPLITTERS", "SplitInputs", "Splitter",
+__all__ = ["LengthSplitter", "LikelihoodSplitter", "RandomSplitter", "SPLITTERS", "TemplateSplitter", "TmcdSplitter", "SplitInputs", "Splitter",
            "make_splitter", "resolve_size", "resolve_sizes"]

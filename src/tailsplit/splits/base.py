@@ -18,14 +18,16 @@ import numpy as np
 
 from tailsplit.core import Dataset, ScoreTable, SplitIndices
 from tailsplit.errors import ConfigError
+from tailsplit.programs.features import ProgramFeatures
 
 
 @dataclass(frozen=True)
 class SplitInputs:
     """Columns a splitter may use, one row per example.
 
-    ``logprob_sum``/``n_tokens`` are absent for splitters that need no scores; ``labels`` and
-    ``groups`` are absent unless the dataset maps those fields; ``word_lengths`` always exists.
+    ``logprob_sum``/``n_tokens`` are absent for splitters that need no scores; ``labels``,
+    ``groups`` and ``programs`` are absent unless the dataset maps those fields;
+    ``word_lengths`` always exists.
     """
 
     n: int
@@ -34,16 +36,25 @@ class SplitInputs:
     n_tokens: np.ndarray | None = None
     labels: np.ndarray | None = None
     groups: np.ndarray | None = None
+    programs: ProgramFeatures | None = None
 
     @staticmethod
-    def from_dataset(dataset: Dataset, scores: ScoreTable | None, word_lengths: np.ndarray) -> SplitInputs:
+    def from_dataset(dataset: Dataset, scores: ScoreTable | None, word_lengths: np.ndarray,
+                     programs: ProgramFeatures | None = None) -> SplitInputs:
         return SplitInputs(
             n=len(dataset), word_lengths=np.asarray(word_lengths),
             logprob_sum=None if scores is None else np.asarray(scores.logprob_sum, dtype=np.float64),
             n_tokens=None if scores is None else np.asarray(scores.n_tokens, dtype=np.int64),
             labels=None if dataset.labels is None else np.asarray(dataset.labels, dtype=object),
             groups=None if dataset.groups is None else np.asarray(dataset.groups, dtype=object),
+            programs=programs,
         )
+
+    def require_programs(self, purpose: str) -> ProgramFeatures:
+        if self.programs is None:
+            raise ConfigError(f"{purpose} needs programs; name the program field with --program "
+                              "(e.g. --program query for Spider)")
+        return self.programs
 
 
 class Splitter(ABC):
@@ -51,6 +62,10 @@ class Splitter(ABC):
 
     name: str = ""
     needs_scores: bool = False
+
+    @property
+    def needs_programs(self) -> bool:
+        return bool(getattr(self, "atom_constraint", False))
 
     @abstractmethod
     def split(self, inputs: SplitInputs) -> SplitIndices:

@@ -3,7 +3,8 @@
 Godbole & Jia (2023). Options combine freely: ``reverse`` (most likely to evaluation, the
 control split), ``rank`` by total or per-token log-likelihood, ``length_buckets`` (pick the
 tail inside each word-length bucket so evaluation keeps train's length mix),
-``balance_labels`` and groups that are never cut.
+``balance_labels``, groups that are never cut, and for programs ``atom_constraint`` (every
+evaluation atom also occurs in training).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from tailsplit.errors import ConfigError
 from tailsplit.splits.base import SplitInputs, Splitter, resolve_sizes
 from tailsplit.splits.selection import (
     Units, check_label_quotas, codes, divide_evaluation, fill_quotas, length_bucket_codes,
-    order_units, strata_quotas,
+    order_units, repair_atoms, strata_quotas,
 )
 
 RANKS = ("logprob_sum", "logprob_mean")
@@ -36,13 +37,14 @@ class LikelihoodSplitter(Splitter):
     def __init__(self, *, dev_size: float | int = 0.1, test_size: float | int = 0.1,
                  rank: str = "logprob_sum", reverse: bool = False,
                  length_buckets: int | str | None = None, balance_labels: bool = False,
-                 seed: int = 0) -> None:
+                 atom_constraint: bool = False, seed: int = 0) -> None:
         self.dev_size = dev_size
         self.test_size = test_size
         self.rank = rank
         self.reverse = reverse
         self.length_buckets = length_buckets
         self.balance_labels = balance_labels
+        self.atom_constraint = atom_constraint
         self.seed = seed
         validate_common(self)
         if rank not in RANKS:
@@ -61,8 +63,11 @@ class LikelihoodSplitter(Splitter):
         buckets = length_bucket_codes(inputs.word_lengths, self.length_buckets)
         strata = strata_quotas(n_dev + n_test, label_codes, buckets, inputs.n)
         eval_mask = fill_quotas(order_units(units.mean(keys)), units, strata)
-        dev_mask, test_mask = divide_evaluation(eval_mask, n_dev, n_test, units, label_codes, self.seed)
-        return SplitIndices.from_masks(eval_mask, test_mask)
+        details: dict = {}
+        if self.atom_constraint:
+            eval_mask, details = repair_atoms(eval_mask, inputs, keys, strata, units)
+        _, test_mask = divide_evaluation(eval_mask, n_dev, n_test, units, label_codes, self.seed)
+        return SplitIndices.from_masks(eval_mask, test_mask, details)
 
     def _rank_keys(self, inputs: SplitInputs) -> np.ndarray:
         if inputs.logprob_sum is None or inputs.n_tokens is None:

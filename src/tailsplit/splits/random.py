@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from tailsplit.core import SplitIndices
 from tailsplit.splits.base import SplitInputs, Splitter, resolve_sizes
 from tailsplit.splits.likelihood import label_codes_for, validate_common
-from tailsplit.splits.selection import Units, divide_evaluation, fill_quotas, seeded_rng, strata_quotas
+from tailsplit.splits.selection import (
+    Units, divide_evaluation, fill_quotas, repair_atoms, seeded_rng, strata_quotas,
+)
 
 
 class RandomSplitter(Splitter):
     """Evaluation drawn uniformly at random (groups whole, labels in proportion if asked).
 
-    >>> import numpy as np
     >>> s = RandomSplitter(dev_size=2, test_size=2, seed=1).split(SplitInputs(n=10, word_lengths=np.ones(10)))
     >>> len(s.train_idx), len(s.dev_idx), len(s.test_idx)
     (6, 2, 2)
@@ -21,10 +24,11 @@ class RandomSplitter(Splitter):
     needs_scores = False
 
     def __init__(self, *, dev_size: float | int = 0.1, test_size: float | int = 0.1,
-                 balance_labels: bool = False, seed: int = 0) -> None:
+                 balance_labels: bool = False, atom_constraint: bool = False, seed: int = 0) -> None:
         self.dev_size = dev_size
         self.test_size = test_size
         self.balance_labels = balance_labels
+        self.atom_constraint = atom_constraint
         self.seed = seed
         validate_common(self)
 
@@ -35,5 +39,10 @@ class RandomSplitter(Splitter):
         strata = strata_quotas(n_dev + n_test, label_codes, None, inputs.n)
         order = seeded_rng(self.seed, 0).permutation(units.count)
         eval_mask = fill_quotas(order, units, strata)
+        details: dict = {}
+        if self.atom_constraint:
+            position = np.empty(units.count, dtype=np.float64)
+            position[order] = np.arange(units.count)      # place in the random order
+            eval_mask, details = repair_atoms(eval_mask, inputs, position[units.of_row], strata, units)
         _, test_mask = divide_evaluation(eval_mask, n_dev, n_test, units, label_codes, self.seed)
-        return SplitIndices.from_masks(eval_mask, test_mask)
+        return SplitIndices.from_masks(eval_mask, test_mask, details)

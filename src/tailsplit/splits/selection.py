@@ -13,8 +13,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from typing import Any
+
 import numpy as np
 
+from tailsplit.constraints import enforce_atom_constraint
 from tailsplit.errors import ConfigError
 
 
@@ -190,3 +193,13 @@ def length_bucket_codes(word_lengths: np.ndarray, length_buckets: int | str | No
         return codes(word_lengths)[0]
     inner = np.quantile(word_lengths, np.linspace(0.0, 1.0, int(length_buckets) + 1)[1:-1])
     return np.searchsorted(np.unique(inner), word_lengths, side="right").astype(np.int64)
+
+
+def repair_atoms(eval_mask: np.ndarray, inputs: Any, keys: np.ndarray, strata: Strata,
+                 units: Units) -> tuple[np.ndarray, dict[str, Any]]:
+    """``eval_mask`` with the atom constraint enforced (see :mod:`tailsplit.constraints`);
+    ``keys`` per row, lower = more evaluation-like; units move whole."""
+    programs = inputs.require_programs("atom_constraint=True")
+    repaired, repair = enforce_atom_constraint(eval_mask, programs.atoms, keys, strata.of_row,
+                                               None if units.singletons else units.of_row)
+    return repaired, {"atom_constraint": repair.as_dict()}

@@ -1,0 +1,124 @@
+"""Program features of a whole dataset, computed once: atom and compound sets as sparse
+rows over a vocabulary, template codes and hardness classes.
+
+:class:`SparseSets` is the compact form every consumer (atom constraint, TMCD, metrics)
+works on: ``ids[indptr[i]:indptr[i + 1]]`` are the item ids of row ``i``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from tailsplit.core import Dataset
+from tailsplit.errors import InputError
+from tailsplit.programs.base import ProgramError, ProgramExtractor, ProgramParse
+
+
+@dataclass(frozen=True)
+class SparseSets:
+    """One set of items per row. Invariant: ids within a row are distinct."""
+
+    indptr: np.ndarray
+    ids: np.ndarray
+    names: tuple[str, ...]
+
+    @staticmethod
+    def from_rows(rows: Sequence[Sequence[str]]) -> SparseSets:
+        vocabulary: dict[str, int] = {}
+        ids = [vocabulary.setdefault(item, len(vocabulary)) for row in rows for item in row]
+        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum([len(row) for row in rows], out=indptr[1:])
+        return SparseSets(indptr=indptr, ids=np.asarray(ids, dtype=np.int64), names=tuple(vocabulary))
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.indptr) - 1
+
+    @property
+    def n_items(self) -> int:
+        return len(self.names)
+
+    @property
+    def owner(self) -> np.ndarray:
+        """Row of each stored id."""
+        return np.repeat(np.arange(self.n_rows), np.diff(self.indptr))
+
+    def row(self, i: int) -> np.ndarray:
+        return self.ids[self.indptr[i]:self.indptr[i + 1]]
+
+    def sizes(self) -> np.ndarray:
+        return np.diff(self.indptr)
+
+    def counts(self, row_mask: np.ndarray) -> np.ndarray:
+        """How many of the selected rows hold each item."""
+        return np.bincount(self.ids[row_mask[self.owner]], minlength=self.n_items)
+
+
+@dataclass(frozen=True)
+class ProgramFeatures:
+    extractor: str
+    atoms: SparseSets
+    compounds: SparseSets
+    templates: tuple[str, ...]
+    hardness: tuple[str, ...] | None
+    hardness_levels: tuple[str, ...]
+    n_tokens: np.ndarray
+
+    def __len__(self) -> int:
+        return self.atoms.n_rows
+
+    def template_codes(self) -> np.ndarray:
+        _, codes = np.unique(np.asarray(self.templates, dtype=object).astype(str), return_inverse=True)
+        return codes.astype(np.int64)
+
+
+@dataclass(frozen=True)
+class ProgramFailure:
+    row: int
+    reason: str
+
+
+def extract_program_features(programs: Sequence[str], extractor: ProgramExtractor,
+                             ) -> tuple[ProgramFeatures | None, list[ProgramFailure]]:
+    """Features of every program (each distinct program parsed once), or the failures."""
+    parsed: dict[str, ProgramParse | ProgramError] = {}
+    for program in programs:
+        if program not in parsed:
+            try:
+                parsed[program] = extractor.parse(program)
+            except ProgramError as exc:
+                parsed[program] = exc
+    failures = [ProgramFailure(row=i, reason=str(parsed[p])) for i, p in enumerate(programs)
+                if isinstance(parsed[p], ProgramError)]
+    if failures:
+        return None, failures
+    rows = [parsed[p] for p in programs]
+    hardness = tuple(r.hardness for r in rows) if all(r.hardness is not None for r in rows) else None
+    features = ProgramFeatures(
+        extractor=extractor.name,
+        atoms=SparseSets.from_rows([r.atoms for r in rows]),
+        compounds=SparseSets.from_rows([r.compounds for r in rows]),
+        templates=tuple(r.template for r in rows), hardness=hardness,
+        hardness_levels=tuple(extractor.hardness_levels),
+        n_tokens=np.asarray([r.n_tokens for r in rows], dtype=np.int64))
+    return features, []
+
+
+def dataset_program_features(dataset: Dataset, kind: str) -> ProgramFeatures | None:
+    """Features of ``dataset.programs`` (``None`` without a program field); a program that
+    does not parse is an :class:`InputError` naming its file, record and the reason."""
+    if dataset.programs is None:
+        return None
+    from tailsplit.registry import EXTRACTORS
+
+    features, failures = extract_program_features(dataset.programs, EXTRACTORS.create(kind))
+    if failures:
+        first = failures[0]
+        path, record = dataset.location(first.row)
+        others = f" ({len(failures) - 1} more program(s) fail too)" if len(failures) > 1 else ""
+        raise InputError(f"{first.reason}{others}", path=path, row=record, field=dataset.fields.program,
+                         fix=f"fix or drop that row, or choose another --program-kind (now {kind!r})")
+    return features

@@ -1,0 +1,60 @@
+"""Length split: the longest examples go to evaluation (a classic challenge split)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tailsplit.core import SplitIndices
+from tailsplit.errors import ConfigError
+from tailsplit.splits.base import SplitInputs, Splitter, resolve_sizes
+from tailsplit.splits.likelihood import label_codes_for, validate_common
+from tailsplit.splits.selection import (
+    Units, divide_evaluation, fill_quotas, order_units, repair_atoms, seeded_rng, strata_quotas,
+)
+
+LENGTH_OF = ("text", "program")
+
+
+class LengthSplitter(Splitter):
+    """Longest queries (word tokens; or program tokens with ``length_of="program"``) →
+    evaluation; equal lengths are ordered at random from the seed.
+
+    >>> inputs = SplitInputs(n=5, word_lengths=np.array([3, 9, 1, 7, 2]))
+    >>> LengthSplitter(dev_size=1, test_size=1).split(inputs).eval_idx.tolist()
+    [1, 3]
+    """
+
+    name = "length"
+
+    def __init__(self, *, dev_size: float | int = 0.1, test_size: float | int = 0.1,
+                 length_of: str = "text", balance_labels: bool = False, atom_constraint: bool = False,
+                 seed: int = 0) -> None:
+        self.dev_size = dev_size
+        self.test_size = test_size
+        self.length_of = length_of
+        self.balance_labels = balance_labels
+        self.atom_constraint = atom_constraint
+        self.seed = seed
+        validate_common(self)
+        if length_of not in LENGTH_OF:
+            raise ConfigError(f"length_of={length_of!r} is unknown; use one of {list(LENGTH_OF)}")
+
+    @property
+    def needs_programs(self) -> bool:
+        return self.atom_constraint or self.length_of == "program"
+
+    def split(self, inputs: SplitInputs) -> SplitIndices:
+        n_dev, n_test = resolve_sizes(inputs.n, self.dev_size, self.test_size)
+        lengths = (inputs.word_lengths if self.length_of == "text"
+                   else inputs.require_programs("length_of='program'").n_tokens)
+        tie_break = seeded_rng(self.seed, 0).permutation(inputs.n) / max(inputs.n, 1)
+        keys = -np.asarray(lengths, dtype=np.float64) + tie_break   # in [−length, −length + 1)
+        units = Units.from_groups(inputs.groups, inputs.n)
+        label_codes = label_codes_for(self, inputs, n_dev + n_test)
+        strata = strata_quotas(n_dev + n_test, label_codes, None, inputs.n)
+        eval_mask = fill_quotas(order_units(units.mean(keys)), units, strata)
+        details: dict = {}
+        if self.atom_constraint:
+            eval_mask, details = repair_atoms(eval_mask, inputs, keys, strata, units)
+        _, test_mask = divide_evaluation(eval_mask, n_dev, n_test, units, label_codes, self.seed)
+        return SplitIndices.from_masks(eval_mask, test_mask, details)

@@ -1,0 +1,19 @@
+"""The examples in docstrings are tests too."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = ["tailsplit.errors", "tailsplit.features", "tailsplit.constraints", "tailsplit.programs.divergence",
+           "tailsplit.programs.hardness", "tailsplit.programs.sql", "tailsplit.splits.base",
+           "tailsplit.splits.selection", "tailsplit.splits.likelihood", "tailsplit.splits.random",
+           "tailsplit.splits.length"]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name: str) -> None:
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
