@@ -229,7 +229,8 @@ def test_kfold_fine_tuned_scores_are_cross_fitted_cached_and_reproducible(model_
     assert first.manifest["model"]["finetune"]["lora_rank"] == 16
 
     cached = pipeline.run(kfold_config(data, caches[0]))  # everything cached: no fold is trained again
-    assert all(r["details"]["training"] is None for r in cached.manifest["folds"]["reports"])
+    for before, after in zip(folds["reports"], cached.manifest["folds"]["reports"]):
+        assert after["details"]["training"] == {**before["details"]["training"], "from_cache": True}
     assert np.array_equal(cached.scores.logprob_sum, first.scores.logprob_sum)
 
     fresh = pipeline.run(kfold_config(data, caches[1]))  # same seed, nothing cached: same scores

@@ -7,10 +7,12 @@ killed run loses at most the batch in flight and a rerun resumes where it stoppe
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 SCHEMA_VERSION = 1
 
@@ -24,7 +26,11 @@ def default_cache_dir() -> Path:
 
 
 class ScoreCache:
-    """SQLite table ``key → (logprob_sum, n_tokens, truncated)``; first writer wins."""
+    """SQLite table ``key → (logprob_sum, n_tokens, truncated)``; first writer wins.
+
+    A second table keeps small JSON notes about how cached scores were made (e.g. the
+    training curve of a fine-tuned fold), so a run served from the cache can still report them.
+    """
 
     def __init__(self, directory: str | Path) -> None:
         self.path = Path(directory) / f"scores-v{SCHEMA_VERSION}.sqlite"
@@ -35,6 +41,7 @@ class ScoreCache:
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS scores (key TEXT PRIMARY KEY, logprob_sum REAL NOT NULL, "
             "n_tokens INTEGER NOT NULL, truncated INTEGER NOT NULL) WITHOUT ROWID")
+        self._db.execute("CREATE TABLE IF NOT EXISTS notes (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID")
         self._db.commit()
 
     def get_many(self, keys: Sequence[str]) -> dict[str, tuple[float, int, bool]]:
@@ -50,6 +57,14 @@ class ScoreCache:
     def put_many(self, rows: Iterable[tuple[str, float, int, bool]]) -> None:
         self._db.executemany("INSERT OR IGNORE INTO scores VALUES (?, ?, ?, ?)",
                              [(k, float(s), int(n), int(t)) for k, s, n, t in rows])
+        self._db.commit()
+
+    def get_note(self, key: str) -> Any:
+        row = self._db.execute("SELECT value FROM notes WHERE key = ?", (key,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def put_note(self, key: str, value: Any) -> None:
+        self._db.execute("INSERT OR REPLACE INTO notes VALUES (?, ?)", (key, json.dumps(value, sort_keys=True)))
         self._db.commit()
 
     def close(self) -> None:

@@ -126,20 +126,33 @@ def _safe_training_unit(order: np.ndarray, unit_eval: np.ndarray, pinned: np.nda
                         unit_strata: np.ndarray, stratum: int, room: int) -> int | None:
     """The most evaluation-like training unit of at most ``room`` rows whose atoms all stay
     in training without it; from ``stratum`` if one is."""
+    movable = ~unit_eval & ~pinned & (units.sizes <= room)
+    if units.count == atoms.n_rows:    # one row per unit: check every row at once
+        movable &= _least_count(train_counts, atoms)[units.first_row] >= 2
+        candidates = order[movable[order]]
+        same = candidates[unit_strata[candidates] == stratum]
+        pick = same if len(same) else candidates
+        return int(pick[0]) if len(pick) else None
     fallback = None
-    for unit in order:
-        if unit_eval[unit] or pinned[unit] or units.sizes[unit] > room:
+    for unit in order[movable[order]]:
+        held, per_atom = np.unique(units.atom_ids(atoms, int(unit)), return_counts=True)
+        if np.any(train_counts[held] <= per_atom):
             continue
-        ids = units.atom_ids(atoms, int(unit))
-        if len(ids):
-            held, per_atom = np.unique(ids, return_counts=True)
-            if np.any(train_counts[held] <= per_atom):
-                continue
         if unit_strata[unit] == stratum:
             return int(unit)
         if fallback is None:
             fallback = int(unit)
     return fallback
+
+
+def _least_count(train_counts: np.ndarray, atoms: SparseSets) -> np.ndarray:
+    """Per row, the smallest training count among its atoms (a large number if it has none)."""
+    least = np.full(atoms.n_rows, np.iinfo(np.int64).max)
+    sizes = atoms.sizes()
+    if len(atoms.ids):
+        reduced = np.minimum.reduceat(train_counts[atoms.ids], atoms.indptr[:-1][sizes > 0])
+        least[sizes > 0] = reduced
+    return least
 
 
 def _infeasible_message(atoms: SparseSets, missing: np.ndarray) -> str:

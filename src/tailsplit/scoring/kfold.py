@@ -10,11 +10,13 @@ fine-tuning it again.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
 
 from tailsplit.cache import ScoreCache
+from tailsplit.fingerprint import sha256_text
 from tailsplit.scoring.base import ScoreRequest
 from tailsplit.scoring.driver import score_requests
 from tailsplit.scoring.finetune import FinetuneConfig, TrainingCurve, finetune
@@ -64,5 +66,12 @@ class LMFoldScorer:
         scorer = FinetunedScorer(self.base, train, train_sha256, self.config, progress)
         total, counts, _, report = score_requests(heldout, scorer, self.cache)
         details: dict[str, Any] = {"scoring": report.as_dict()}
-        details["training"] = None if scorer.curve is None else scorer.curve.as_dict()
+        note_key = "training-curve:" + sha256_text(json.dumps(scorer.identity(), sort_keys=True))
+        if scorer.curve is not None:
+            details["training"] = scorer.curve.as_dict()
+            if self.cache is not None:
+                self.cache.put_note(note_key, details["training"])
+        else:   # every score came from the cache: report the curve recorded when it was trained
+            recorded = None if self.cache is None else self.cache.get_note(note_key)
+            details["training"] = None if recorded is None else {**recorded, "from_cache": True}
         return total, counts, details

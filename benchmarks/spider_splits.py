@@ -1,0 +1,120 @@
+"""Every challenge split of pooled Spider (8,034 = 7,000 train + 1,034 dev) at 5,966 / 1,034 /
+1,034, with the atom constraint, and their program metrics next to the published values.
+
+Splits: random (3 seeds), length, template, TMCD, prompted likelihood with and without
+length control (10 quantile buckets), and — given ``--kfold-scores`` (the scores.parquet of
+a ``--method kfold`` run) — the fine-tuned likelihood split. Metrics are test against train.
+Prompted scores come from the score cache (or are computed: about 10 minutes on 2 CPU cores).
+
+    python benchmarks/spider_splits.py --data ../shared/data/spider [--kfold-scores spider-kfold/scores.parquet] [--out spider-splits]
+
+With ``--out``, each split's ids per part are written to ``OUT/<split>.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tailsplit import pipeline
+from tailsplit.analysis.programs import program_metrics
+from tailsplit.config import DataConfig, RunConfig
+from tailsplit.constraints import missing_atoms
+from tailsplit.features import word_lengths
+from tailsplit.io.scores import read_score_file
+from tailsplit.io.writers import atomic_write_bytes
+from tailsplit.programs import dataset_program_features
+from tailsplit.splits import (
+    LengthSplitter, LikelihoodSplitter, RandomSplitter, SplitInputs, TemplateSplitter, TmcdSplitter,
+)
+
+SIZES = {"dev_size": 1034, "test_size": 1034}
+PUBLISHED = {  # Godbole & Jia (2023), Spider: atom / compound divergence, novel-compound share
+    "random": ("0.077", "0.046", "25.5%"), "tmcd": ("0.296", "0.322", "-"),
+    "likelihood (prompted)": ("-", "-", "43.6%"), "likelihood (fine-tuned)": ("0.083", "0.054", "-"),
+}
+
+
+def splitters(has_kfold: bool) -> list[tuple[str, Any, str]]:
+    """(name, splitter, which scores: '', 'prompted' or 'kfold')."""
+    out = [(f"random (seed {s})", RandomSplitter(atom_constraint=True, seed=s, **SIZES), "") for s in range(3)]
+    out += [("length", LengthSplitter(atom_constraint=True, **SIZES), ""),
+            ("template", TemplateSplitter(atom_constraint=True, **SIZES), ""),
+            ("tmcd", TmcdSplitter(**SIZES), ""),
+            ("likelihood (prompted)", LikelihoodSplitter(atom_constraint=True, **SIZES), "prompted"),
+            ("likelihood -len (prompted)", LikelihoodSplitter(atom_constraint=True, length_buckets=10, **SIZES),
+             "prompted")]
+    if has_kfold:
+        out += [("likelihood (fine-tuned)", LikelihoodSplitter(atom_constraint=True, **SIZES), "kfold"),
+                ("likelihood -len (fine-tuned)",
+                 LikelihoodSplitter(atom_constraint=True, length_buckets=10, **SIZES), "kfold")]
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=Path("../shared/data/spider"))
+    parser.add_argument("--kfold-scores", type=Path)
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+
+    config = RunConfig()
+    config.data = DataConfig(paths=[str(args.data / "train.jsonl.gz"), str(args.data / "dev.jsonl.gz")],
+                             text="question", program="query")
+    config.scoring.template = "spider"
+    dataset = pipeline.load_dataset(config)
+    clock = time.perf_counter()
+    programs = dataset_program_features(dataset, "sql")
+    print(f"parsed {len(dataset)} SQL queries in {time.perf_counter() - clock:.1f} s (0 failures)")
+    lengths = word_lengths(dataset.texts)
+    scores = {"": None, "prompted": pipeline.score_dataset(dataset, config.scoring, progress=True)[0]}
+    if args.kfold_scores:
+        scores["kfold"] = read_score_file(args.kfold_scores, dataset)[0]
+
+    rows = []
+    for name, splitter, which in splitters(args.kfold_scores is not None):
+        clock = time.perf_counter()
+        split = splitter.split(SplitInputs.from_dataset(dataset, scores[which], lengths, programs))
+        seconds = time.perf_counter() - clock
+        sizes = [len(idx) for idx in split.parts().values()]
+        train = np.zeros(len(dataset), dtype=bool)
+        train[split.train_idx] = True
+        unseen = len(missing_atoms(programs.atoms, train, ~train))
+        test = program_metrics(programs, split)[2]
+        rows.append((name, sizes, unseen, test, seconds))
+        if args.out:
+            args.out.mkdir(parents=True, exist_ok=True)
+            ids = {part: [dataset.ids[i] for i in idx] for part, idx in split.parts().items()}
+            atomic_write_bytes(args.out / f"{name.replace(' ', '_').replace('(', '').replace(')', '')}.json",
+                               json.dumps(ids).encode())
+    print_table(rows)
+
+
+def print_table(rows: list[tuple[str, list[int], int, Any, float]]) -> None:
+    print("\n| split | train / dev / test | unseen atoms | atom div. | compound div. | novel compounds "
+          "| test easy / medium / hard / extra | published atom / compound / novel | seconds |")
+    print("|---|---|---:|---:|---:|---:|---|---|---:|")
+    for name, sizes, unseen, test, seconds in rows:
+        mix = " / ".join(f"{100 * v / test.size:.0f}%" for v in test.hardness.values())
+        published = " / ".join(PUBLISHED.get(name.split(" (seed")[0], ("", "", ""))) if "seed 0" in name or \
+            "seed" not in name else ""
+        print(f"| {name} | {' / '.join(map(str, sizes))} | {unseen} | {test.atom_divergence:.3f} | "
+              f"{test.compound_divergence:.3f} | {100 * test.novel_compound_share:.1f}% | {mix} | "
+              f"{published.strip(' /')} | {seconds:.1f} |")
+    randoms = [r[3] for r in rows if r[0].startswith("random")]
+    if randoms:
+        stat = {k: np.array([getattr(t, k) for t in randoms]) for k in
+                ("atom_divergence", "compound_divergence", "novel_compound_share")}
+        print(f"\nrandom, mean ± std over {len(randoms)} seeds: atom {stat['atom_divergence'].mean():.3f} ± "
+              f"{stat['atom_divergence'].std():.3f}, compound {stat['compound_divergence'].mean():.3f} ± "
+              f"{stat['compound_divergence'].std():.3f}, novel {100 * stat['novel_compound_share'].mean():.1f}% ± "
+              f"{100 * stat['novel_compound_share'].std():.1f}%")
+
+
+if __name__ == "__main__":
+    main()
