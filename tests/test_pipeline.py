@@ -26,6 +26,7 @@ def snli_config(out: Path | None, paths: list[str] | None = None, **split: objec
     for key, value in split.items():
         setattr(config.split, key, value)
     config.output.out = None if out is None else str(out)
+    config.output.analyze = False   # the analysis has its own tests
     return config
 
 
@@ -124,9 +125,11 @@ def test_existing_output_needs_overwrite(tmp_path: Path) -> None:
 def test_output_keeps_the_input_format(tmp_path: Path) -> None:
     config = snli_config(tmp_path / "out", paths=[str(FIXTURES / "pairs.csv")], dev_size=1, test_size=1,
                          balance_labels=False)
+    config.output.analyze, config.output.null_splits = True, 20
     pipeline.run(config)
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
-        "dev.csv", "manifest.json", "scores.parquet", "summary.md", "test.csv", "train.csv"]
+        "analysis.json", "dev.csv", "manifest.json", "report.html", "report.md", "scores.parquet", "summary.md",
+        "test.csv", "train.csv"]
 
 
 def test_pooled_inputs_get_a_source_column(tmp_path: Path) -> None:
@@ -182,9 +185,11 @@ def test_recipe_paths_are_relative_to_the_recipe(tmp_path: Path) -> None:
 def test_cli_run_prints_a_summary_and_writes_outputs(tmp_path: Path) -> None:
     result = runner.invoke(app, ["run", str(SAMPLE), "--text", "hypothesis", "--context", "premise", "--label",
                                  "label", "--template", "snli", "--backend", "fake", "--balance-labels",
-                                 "--dev-size", "0.1", "--test-size", "300", "--out", str(tmp_path / "o"), "--quiet"])
+                                 "--dev-size", "0.1", "--test-size", "300", "--null-splits", "50", "--out", str(tmp_path / "o"),
+                                 "--quiet"])
     assert result.exit_code == 0, result.output
     assert "split summary" in result.output and "2400" in result.output
+    assert "Evaluation examples longer than in ≥ 95% of random splits: yes" in " ".join(result.output.split())
     assert json.loads((tmp_path / "o" / "manifest.json").read_text())["sizes"]["test"] == 300
 
 
@@ -226,7 +231,7 @@ def test_cli_program_splits_write_program_metrics(tmp_path: Path, splitter: str,
     out = tmp_path / splitter
     result = runner.invoke(app, ["split", str(SPIDER), "--text", "question", "--program", "query",
                                  "--splitter", splitter, *extra, "--dev-size", "100", "--test-size", "100",
-                                 "--out", str(out)])
+                                 "--no-analyze", "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert "programs, against train" in result.output
     manifest = json.loads((out / "manifest.json").read_text())

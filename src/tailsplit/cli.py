@@ -112,6 +112,8 @@ Balance = Annotated[Optional[bool], typer.Option("--balance-labels/--no-balance-
 Seed = Annotated[Optional[int], typer.Option("--seed", help="Seed for the dev/test division and random splits [default: 0].")]
 OutDir = Annotated[Optional[Path], typer.Option("--out", help="Output folder (written atomically).")]
 Overwrite = Annotated[bool, typer.Option("--overwrite", help="Replace a non-empty output folder.")]
+NoAnalyze = Annotated[bool, typer.Option("--no-analyze", help="Skip the analysis report (report.html, report.md).")]
+NullSplits = Annotated[Optional[int], typer.Option("--null-splits", help="Random splits in each null distribution [default: 500].")]
 Quiet = Annotated[bool, typer.Option("--quiet", help="No progress bar.")]
 
 
@@ -181,6 +183,10 @@ def build_config(config_path: Optional[Path], paths: Optional[list[Path]], **opt
         config.split.length_buckets = value if value == "exact" else int(parse_size(value, "--length-buckets"))
     if opts.get("out") is not None:
         config.output.out = str(opts["out"])
+    if opts.get("no_analyze"):
+        config.output.analyze = False
+    if opts.get("null_splits") is not None:
+        config.output.null_splits = opts["null_splits"]
     return config
 
 
@@ -200,8 +206,14 @@ def print_summary(result: Any) -> None:
     stdout.print(table)
     if result.program_metrics:
         print_program_metrics(result.program_metrics)
+    if result.analysis is not None:
+        from tailsplit.analysis.report import headlines
+
+        for line in headlines(result.analysis):
+            stdout.print("• " + line.replace("**", ""), highlight=False)
     if result.out_dir is not None:
-        stdout.print(f"wrote {result.out_dir}/ ({', '.join(result.manifest['outputs'])}, manifest.json)")
+        reports = ", report.html, report.md" if result.analysis is not None else ""
+        stdout.print(f"wrote {result.out_dir}/ ({', '.join(result.manifest['outputs'])}, manifest.json{reports})")
 
 
 def print_program_metrics(metrics: list[Any]) -> None:
@@ -240,7 +252,8 @@ def run(paths: Paths = None, config: ConfigOpt = None, text: Text = None, contex
         length_buckets: LengthBuckets = None, balance_labels: Balance = None,
         atom_constraint: AtomConstraint = None, length_of: LengthOf = None,
         max_iterations: MaxIterations = None, seed: Seed = None,
-        out: OutDir = None, overwrite: Overwrite = False, quiet: Quiet = False) -> None:
+        out: OutDir = None, overwrite: Overwrite = False, no_analyze: NoAnalyze = False,
+        null_splits: NullSplits = None, quiet: Quiet = False) -> None:
     """Score every example with a causal LM, then split: the least likely go to dev/test."""
     from tailsplit import pipeline
 
@@ -286,13 +299,55 @@ def split(paths: Paths = None, scores: Annotated[Optional[Path], typer.Option("-
           length_buckets: LengthBuckets = None, balance_labels: Balance = None,
           atom_constraint: AtomConstraint = None, length_of: LengthOf = None,
           max_iterations: MaxIterations = None, seed: Seed = None,
-          out: OutDir = None, overwrite: Overwrite = False) -> None:
+          out: OutDir = None, overwrite: Overwrite = False, no_analyze: NoAnalyze = False,
+          null_splits: NullSplits = None) -> None:
     """Split using an existing score file (or no scores: random, length, template, tmcd)."""
     from tailsplit import pipeline
 
     opts = {k: v for k, v in locals().items() if k not in ("paths", "config", "scores", "pipeline")}
     cfg = build_config(config, paths, **opts)
     print_summary(pipeline.run(cfg, scores_path=scores, command=sys.argv))
+
+
+ANALYZE_EXAMPLES = """
+**Examples**
+
+    tailsplit analyze snli-likelihood
+
+    tailsplit analyze spider-ll --compare spider-random-0 --compare spider-tmcd --null-splits 1000
+"""
+
+
+@app.command(epilog=ANALYZE_EXAMPLES)
+@friendly_errors
+def analyze(split_dir: Annotated[Path, typer.Argument(help="A folder written by tailsplit run or split.")],
+            compare: Annotated[Optional[list[Path]], typer.Option("--compare", help="Another split of the same examples (repeatable).")] = None,
+            null_splits: NullSplits = None, seed: Seed = None) -> None:
+    """Analyse a split against random splits; writes report.html, report.md and analysis.json into it."""
+    from tailsplit import pipeline
+
+    analysis, comparisons = pipeline.analyze(split_dir, null_splits=500 if null_splits is None else null_splits,
+                                             seed=seed or 0, compare=compare)
+    print_analysis(analysis, comparisons)
+    stdout.print(f"wrote {split_dir}/report.html, report.md, analysis.json")
+
+
+def print_analysis(analysis: Any, comparisons: list[Any]) -> None:
+    from rich.table import Table
+
+    from tailsplit.analysis.report import headlines
+
+    for line in headlines(analysis):
+        stdout.print("• " + line.replace("**", ""), highlight=False)
+    table = Table(title=f"evaluation against {analysis.n_null_splits} random splits")
+    for column in ("statistic", "observed", "random mean", "percentile", "z"):
+        table.add_column(column, justify="left" if column == "statistic" else "right")
+    for c in analysis.null:
+        table.add_row(c.name, f"{c.observed:.4g}", f"{c.null_mean:.4g}", f"{c.percentile:.1f}", f"{c.z_score:.2f}")
+    stdout.print(table)
+    for comparison, _ in comparisons:
+        stdout.print(f"vs {comparison.other}: Pearson r {comparison.pearson_r}, Spearman ρ {comparison.spearman_rho}, "
+                     f"shared evaluation examples {100 * comparison.eval_shared_share:.1f}%", highlight=False)
 
 
 def main() -> None:

@@ -131,6 +131,8 @@ class SplitConfig:
 class OutputConfig:
     out: str | None = None
     overwrite: bool = False
+    analyze: bool = True
+    null_splits: int = 500
 
 
 @dataclass

@@ -23,6 +23,15 @@ def _word_tokenizer():  # noqa: ANN202 - the nltk type is internal
     return NLTKWordTokenizer()
 
 
+def split_sentences(text: str) -> list[str]:
+    """Sentences of ``text``, cut at ``. ! ?`` followed by white space.
+
+    >>> split_sentences("Two men are. Why? ")
+    ['Two men are.', 'Why?']
+    """
+    return [s for s in _SENTENCE_END.split(text.strip()) if s]
+
+
 def word_tokens(text: str) -> list[str]:
     """Words and punctuation of ``text``.
 
@@ -30,7 +39,7 @@ def word_tokens(text: str) -> list[str]:
     ['The', 'dogs', 'are', "n't", 'here', '.', 'Two', 'men', 'are', '.']
     """
     tokenizer = _word_tokenizer()
-    return [tok for sentence in _SENTENCE_END.split(text.strip()) for tok in tokenizer.tokenize(sentence)]
+    return [tok for sentence in split_sentences(text) for tok in tokenizer.tokenize(sentence)]
 
 
 def word_lengths(texts: Sequence[str]) -> np.ndarray:

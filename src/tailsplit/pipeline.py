@@ -49,6 +49,7 @@ class RunResult:
     timings: dict[str, float] = field(default_factory=dict)
     programs: ProgramFeatures | None = None
     program_metrics: list[ProgramMetrics] = field(default_factory=list)
+    analysis: Any = None
 
 
 def load_dataset(config: RunConfig) -> Dataset:
@@ -205,10 +206,69 @@ def run(config: RunConfig, *, scores_path: str | Path | None = None, progress: b
     result = RunResult(dataset, scores, split, summaries, manifest, timings=timings, programs=programs,
                        program_metrics=metrics)
     if config.output.out is not None:
+        if config.output.analyze:
+            clock = time.perf_counter()
+            result.analysis = _analysis_of_run(result, config)
+            timings["analyze_s"] = time.perf_counter() - clock
         clock = time.perf_counter()
         result.out_dir = write_split(Path(config.output.out), result, overwrite=config.output.overwrite)
         timings["write_s"] = time.perf_counter() - clock
     return result
+
+
+def _analysis_of_run(result: RunResult, config: RunConfig) -> Any:
+    """The split's analysis (``None``, with a note, if the analysis extra is not installed)."""
+    from tailsplit.analysis.split_analysis import AnalysisInputs, analyze_split
+    from tailsplit.errors import MissingDependencyError
+
+    dataset, scores = result.dataset, result.scores
+    inputs = AnalysisInputs(
+        name=Path(config.output.out or "split").name, ids=dataset.ids, texts=dataset.texts,
+        parts=result.split.assignment(len(dataset)), labels=dataset.labels,
+        logprob_sum=None if scores is None else np.asarray(scores.logprob_sum, dtype=np.float64),
+        n_tokens=None if scores is None else np.asarray(scores.n_tokens), programs=result.programs,
+        balance_labels=config.split.balance_labels)
+    try:
+        return analyze_split(inputs, null_splits=config.output.null_splits, seed=config.split.seed)
+    except MissingDependencyError as exc:
+        print(f"note: no analysis report ({exc})", file=sys.stderr)
+        return None
+
+
+def analyze(split_dir: str | Path, *, null_splits: int = 500, seed: int = 0,
+            compare: list[str | Path] | None = None) -> Any:
+    """``tailsplit analyze``: analyse a split folder and write its reports into it."""
+    from tailsplit.analysis.compare import compare_splits
+    from tailsplit.analysis.split_analysis import analyze_split
+    from tailsplit.analysis.split_dir import load_split_dir
+
+    inputs = load_split_dir(split_dir)
+    analysis = analyze_split(inputs, null_splits=null_splits, seed=seed)
+    comparisons = []
+    for other_dir in compare or []:
+        other = load_split_dir(other_dir)
+        comparisons.append((compare_splits(inputs, other), analyze_split(other, null_splits=0, seed=seed)))
+    _write_reports(Path(split_dir), analysis, comparisons, staged=False)
+    return analysis, comparisons
+
+
+def _write_reports(folder: Path, analysis: Any, comparisons: list[Any], *, staged: bool) -> None:
+    """report.md, report.html and analysis.json; each replaced atomically."""
+    import json
+
+    from tailsplit.analysis.plots import analysis_figures
+    from tailsplit.analysis.report import render_html, render_markdown
+    from tailsplit.io.writers import atomic_write_bytes
+
+    payload = {**analysis.as_dict(), "compared_with": [c.as_dict() for c, _ in comparisons]}
+    files = {"report.md": render_markdown(analysis, comparisons),
+             "report.html": render_html(analysis, comparisons, analysis_figures(analysis)),
+             "analysis.json": json.dumps(_finite(payload), indent=2, default=_json_default) + "\n"}
+    for name, text in files.items():
+        if staged:
+            (folder / name).write_text(text, encoding="utf-8")
+        else:
+            atomic_write_bytes(folder / name, text.encode("utf-8"))
 
 
 def write_split(out_dir: Path, result: RunResult, *, overwrite: bool) -> Path:
@@ -235,6 +295,8 @@ def write_split(out_dir: Path, result: RunResult, *, overwrite: bool) -> Path:
                 result.program_metrics)
         (staging / "summary.md").write_text(summary + "\n")
         outputs["summary.md"] = sha256_file(staging / "summary.md")
+        if result.analysis is not None:
+            _write_reports(staging, result.analysis, [], staged=True)
         manifest = {**result.manifest, "outputs": outputs,
                     "timings": {k: round(v, 3) for k, v in result.timings.items()}}
         (staging / "manifest.json").write_text(json.dumps(manifest, indent=2, default=_json_default) + "\n")
@@ -275,6 +337,17 @@ def _input_records(dataset: Dataset) -> list[dict[str, Any]]:
     for source in dataset.sources:
         counts[source] += 1
     return [{"path": p, "sha256": sha256_file(p), "rows": counts[p]} for p in dataset.input_paths]
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with NaN and infinities as ``None`` (strict JSON has no NaN)."""
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    if isinstance(value, (float, np.floating)) and not np.isfinite(value):
+        return None
+    return value
 
 
 def _json_default(value: Any) -> Any:

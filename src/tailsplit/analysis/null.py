@@ -1,0 +1,120 @@
+"""Null distributions: the same statistic over many random splits of the same sizes.
+
+A random evaluation set is a row mask; ``N`` of them form an ``N × n`` matrix, so every
+statistic that is a ratio of per-example sums (mean length, rare-word fraction, reading
+grade, mean score, hardness shares) is computed for all ``N`` splits by one matrix product.
+Random sets keep the observed evaluation set's count in every stratum (label, when the split
+balanced labels), so the null differs from the observed split only in *which* examples it
+took. An observed value is reported with its percentile among the null values (ties count
+half) and its z-score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from tailsplit.splits.selection import seeded_rng
+
+
+@dataclass(frozen=True)
+class RatioStatistic:
+    """``combine(*sums)`` of per-example columns summed over the evaluation rows."""
+
+    name: str
+    description: str
+    columns: tuple[str, ...]
+    combine: Callable[..., Any]
+
+
+@dataclass(frozen=True)
+class NullComparison:
+    """An observed statistic against its null distribution."""
+
+    name: str
+    description: str
+    observed: float
+    null_mean: float
+    null_std: float
+    percentile: float      # share of random splits with a lower value (ties count half), in %
+    z_score: float
+    null_values: np.ndarray
+
+    @staticmethod
+    def of(name: str, description: str, observed: float, null_values: np.ndarray) -> NullComparison:
+        values = np.asarray(null_values, dtype=np.float64)
+        values = values[np.isfinite(values)]
+        if len(values) == 0 or not np.isfinite(observed):
+            return NullComparison(name, description, float(observed), float("nan"), float("nan"),
+                                  float("nan"), float("nan"), values)
+        below = float(np.sum(values < observed) + 0.5 * np.sum(values == observed))
+        std = float(values.std(ddof=1)) if len(values) > 1 else 0.0
+        z = (observed - values.mean()) / std if std > 0 else float("nan")
+        return NullComparison(name, description, float(observed), float(values.mean()), std,
+                              100.0 * below / len(values), float(z), values)
+
+    def verdict(self) -> str:
+        """E.g. ``"higher than in 99.8% of random splits"``."""
+        if not np.isfinite(self.percentile):
+            return "no null distribution"
+        if self.percentile >= 50:
+            return f"higher than in {self.percentile:.1f}% of random splits"
+        return f"lower than in {100 - self.percentile:.1f}% of random splits"
+
+    def as_dict(self) -> dict[str, Any]:
+        out = {k: v for k, v in self.__dict__.items() if k != "null_values"}
+        return {k: (round(v, 6) if isinstance(v, float) and np.isfinite(v) else v) for k, v in out.items()}
+
+
+def random_eval_masks(eval_mask: np.ndarray, strata: np.ndarray | None, n_splits: int, seed: int,
+                      ) -> np.ndarray:
+    """``n_splits × n`` boolean matrix: random evaluation sets with the observed set's count
+    in every stratum.
+
+    >>> m = random_eval_masks(np.array([1, 1, 0, 0, 0, 0], bool), np.array([0, 1, 0, 1, 0, 1]), 4, 0)
+    >>> m.sum(axis=1).tolist(), m[:, [0, 2, 4]].sum(axis=1).tolist()
+    ([2, 2, 2, 2], [1, 1, 1, 1])
+    """
+    n = len(eval_mask)
+    strata = np.zeros(n, dtype=np.int64) if strata is None else np.asarray(strata)
+    rng = seeded_rng(seed, 7)
+    masks = np.zeros((n_splits, n), dtype=bool)
+    for stratum in np.unique(strata):
+        rows = np.flatnonzero(strata == stratum)
+        quota = int(eval_mask[rows].sum())
+        if quota == 0:
+            continue
+        if quota == len(rows):
+            masks[:, rows] = True
+            continue
+        picks = np.argpartition(rng.random((n_splits, len(rows))), quota - 1, axis=1)[:, :quota]
+        masks[np.arange(n_splits)[:, None], rows[picks]] = True
+    return masks
+
+
+def ratio_statistics_null(statistics: list[RatioStatistic], columns: dict[str, np.ndarray],
+                          eval_mask: np.ndarray, null_masks: np.ndarray) -> list[NullComparison]:
+    """Every ratio statistic, observed and over the null masks, with one matrix product."""
+    names = sorted({c for s in statistics for c in s.columns})
+    matrix = np.column_stack([np.asarray(columns[c], dtype=np.float64) for c in names])
+    null_sums = null_masks.astype(np.float64) @ matrix
+    observed_sums = matrix[eval_mask].sum(axis=0)
+    index = {c: i for i, c in enumerate(names)}
+    out = []
+    for stat in statistics:
+        cols = [index[c] for c in stat.columns]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            observed = float(stat.combine(*(observed_sums[i] for i in cols)))
+            null_values = np.asarray(stat.combine(*(null_sums[:, i] for i in cols)), dtype=np.float64)
+        out.append(NullComparison.of(stat.name, stat.description, observed, null_values))
+    return out
+
+
+def per_split_null(name: str, description: str, statistic: Callable[[np.ndarray], float],
+                   eval_mask: np.ndarray, null_masks: np.ndarray) -> NullComparison:
+    """A statistic that is not a ratio of sums (e.g. a divergence), one split at a time."""
+    null_values = np.array([statistic(mask) for mask in null_masks], dtype=np.float64)
+    return NullComparison.of(name, description, float(statistic(eval_mask)), null_values)

@@ -1,0 +1,203 @@
+"""What makes a split hard: per-part statistics, and every evaluation statistic against the
+null distribution of random splits of the same sizes (same label counts when the split
+balanced labels).
+
+Inputs are columns (:class:`AnalysisInputs`), made either from a finished run in memory or
+from a split folder on disk (:mod:`tailsplit.analysis.split_dir`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from tailsplit.analysis.null import (
+    NullComparison, RatioStatistic, per_split_null, random_eval_masks, ratio_statistics_null,
+)
+from tailsplit.analysis.programs import ProgramMetrics, novel_share, program_metrics
+from tailsplit.analysis.text_features import TextFeatures, compute_text_features, fk_grade
+from tailsplit.core import SPLIT_PARTS, SplitIndices
+from tailsplit.programs.divergence import ATOM_ALPHA, COMPOUND_ALPHA, chernoff_divergence
+from tailsplit.programs.features import ProgramFeatures
+
+SYNTAX_UNAVAILABLE = ("Syntactic complexity (parse depth, Yngve score) is not reported: no constituency "
+                      "or dependency parser with an English model installs from the package registries "
+                      "without a separate model download (spaCy's and Stanza's models, benepar's grammar).")
+
+
+@dataclass(frozen=True)
+class AnalysisInputs:
+    """One row per example; ``parts`` holds ``"train"``/``"dev"``/``"test"``."""
+
+    name: str
+    ids: tuple[str, ...]
+    texts: tuple[str, ...]
+    parts: np.ndarray
+    labels: tuple[str, ...] | None = None
+    logprob_sum: np.ndarray | None = None
+    n_tokens: np.ndarray | None = None
+    programs: ProgramFeatures | None = None
+    balance_labels: bool = False
+
+    @property
+    def eval_mask(self) -> np.ndarray:
+        return self.parts != "train"
+
+    def split_indices(self) -> SplitIndices:
+        return SplitIndices(*(np.flatnonzero(self.parts == p) for p in SPLIT_PARTS))
+
+
+@dataclass(frozen=True)
+class PartStatistics:
+    part: str
+    size: int
+    label_counts: dict[str, int]
+    mean_words: float
+    median_words: float
+    rare_word_fraction: float
+    fk_grade: float
+    mean_logprob_sum: float | None
+    mean_logprob_mean: float | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: (round(v, 6) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
+
+
+@dataclass
+class SplitAnalysis:
+    name: str
+    n: int
+    parts: list[PartStatistics]
+    null: list[NullComparison]
+    n_null_splits: int
+    seed: int
+    program_metrics: list[ProgramMetrics] = field(default_factory=list)
+    hardest: list[dict[str, Any]] = field(default_factory=list)
+    easiest: list[dict[str, Any]] = field(default_factory=list)
+    word_counts: dict[str, np.ndarray] = field(default_factory=dict)
+    scores: dict[str, np.ndarray] = field(default_factory=dict)
+    syntax_note: str = SYNTAX_UNAVAILABLE
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def comparison(self, name: str) -> NullComparison | None:
+        return next((c for c in self.null if c.name == name), None)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "examples": self.n, "null_splits": self.n_null_splits, "seed": self.seed,
+                "parts": [p.as_dict() for p in self.parts], "against_null": [c.as_dict() for c in self.null],
+                "programs": [m.as_dict() for m in self.program_metrics], "hardest": self.hardest,
+                "easiest": self.easiest, "syntax": self.syntax_note}
+
+
+def _ratio_statistics(inputs: AnalysisInputs) -> list[RatioStatistic]:
+    stats = [
+        RatioStatistic("mean_words", "mean query length (word tokens)", ("words", "one"), np.divide),
+        RatioStatistic("rare_word_fraction", "share of words that are rare (≤ 1 per million)",
+                       ("rare_words", "alpha_words"), np.divide),
+        RatioStatistic("fk_grade", "Flesch–Kincaid grade", ("alpha_words", "sentences", "syllables"), fk_grade),
+    ]
+    if inputs.logprob_sum is not None:
+        stats += [RatioStatistic("mean_logprob_sum", "mean total log-likelihood", ("logprob_sum", "one"), np.divide),
+                  RatioStatistic("mean_logprob_mean", "mean per-token log-likelihood", ("logprob_mean", "one"),
+                                 np.divide)]
+    if inputs.programs is not None and inputs.programs.hardness is not None:
+        stats += [RatioStatistic(f"hardness_{level}", f"share of '{level}' programs", (f"hardness_{level}", "one"),
+                                 np.divide) for level in inputs.programs.hardness_levels]
+    return stats
+
+
+def _columns(inputs: AnalysisInputs, text: TextFeatures) -> dict[str, np.ndarray]:
+    columns = {"one": np.ones(len(inputs.ids)), "words": text.words, "alpha_words": text.alpha_words,
+               "rare_words": text.rare_words, "sentences": text.sentences, "syllables": text.syllables}
+    if inputs.logprob_sum is not None:
+        columns["logprob_sum"] = inputs.logprob_sum
+        columns["logprob_mean"] = inputs.logprob_sum / np.maximum(inputs.n_tokens, 1)
+    if inputs.programs is not None and inputs.programs.hardness is not None:
+        hardness = np.asarray(inputs.programs.hardness)
+        for level in inputs.programs.hardness_levels:
+            columns[f"hardness_{level}"] = (hardness == level).astype(np.float64)
+    return columns
+
+
+def _program_null(programs: ProgramFeatures, eval_mask: np.ndarray, null_masks: np.ndarray) -> list[NullComparison]:
+    def atom_div(mask: np.ndarray) -> float:
+        return chernoff_divergence(programs.atoms.counts(~mask), programs.atoms.counts(mask), ATOM_ALPHA)
+
+    def compound_div(mask: np.ndarray) -> float:
+        return chernoff_divergence(programs.compounds.counts(~mask), programs.compounds.counts(mask), COMPOUND_ALPHA)
+
+    def novel(mask: np.ndarray) -> float:
+        return novel_share(programs.compounds, ~mask, mask)
+
+    return [per_split_null("atom_divergence", "atom divergence from train (α = 0.5)", atom_div, eval_mask, null_masks),
+            per_split_null("compound_divergence", "compound divergence from train (α = 0.1)", compound_div,
+                           eval_mask, null_masks),
+            per_split_null("novel_compound_share", "share of examples with a compound unseen in train", novel,
+                           eval_mask, null_masks)]
+
+
+def analyze_split(inputs: AnalysisInputs, *, null_splits: int = 500, seed: int = 0, n_examples: int = 10,
+                  text: TextFeatures | None = None) -> SplitAnalysis:
+    """Per-part statistics and evaluation (dev + test) statistics against ``null_splits``
+    random splits."""
+    seconds: dict[str, float] = {}
+    clock = time.perf_counter()
+    text = compute_text_features(inputs.texts) if text is None else text
+    seconds["features"] = time.perf_counter() - clock
+    clock = time.perf_counter()
+    eval_mask = inputs.eval_mask
+    strata = None
+    if inputs.balance_labels and inputs.labels is not None:
+        strata = np.unique(np.asarray(inputs.labels, dtype=str), return_inverse=True)[1]
+    canonical = np.argsort(np.asarray(inputs.ids, dtype=str), kind="stable")   # row order must not matter
+    null_masks = np.empty((null_splits, len(eval_mask)), dtype=bool)
+    null_masks[:, canonical] = random_eval_masks(eval_mask[canonical], None if strata is None else strata[canonical],
+                                                 null_splits, seed)
+    columns = _columns(inputs, text)
+    null = ratio_statistics_null(_ratio_statistics(inputs), columns, eval_mask, null_masks)
+    if inputs.programs is not None:
+        null += _program_null(inputs.programs, eval_mask, null_masks)
+    seconds["null"] = time.perf_counter() - clock
+    analysis = SplitAnalysis(
+        name=inputs.name, n=len(inputs.ids), parts=[_part_statistics(inputs, text, p) for p in SPLIT_PARTS],
+        null=null, n_null_splits=null_splits, seed=seed,
+        program_metrics=[] if inputs.programs is None else program_metrics(inputs.programs, inputs.split_indices()),
+        word_counts={p: text.words[inputs.parts == p] for p in SPLIT_PARTS}, seconds=seconds)
+    if inputs.logprob_sum is not None:
+        analysis.scores = {p: inputs.logprob_sum[inputs.parts == p] for p in SPLIT_PARTS}
+        ids = np.asarray(inputs.ids, dtype=str)   # ties by id, so row order does not matter
+        hardest = np.lexsort((ids, inputs.logprob_sum))[:n_examples]
+        easiest = np.lexsort((ids, -inputs.logprob_sum))[:n_examples]
+        analysis.hardest = [_example_row(inputs, int(i)) for i in hardest]
+        analysis.easiest = [_example_row(inputs, int(i)) for i in easiest]
+    return analysis
+
+
+def _part_statistics(inputs: AnalysisInputs, text: TextFeatures, part: str) -> PartStatistics:
+    rows = inputs.parts == part
+    labels = Counter(np.asarray(inputs.labels, dtype=object)[rows].tolist()) if inputs.labels is not None else {}
+    scores = None if inputs.logprob_sum is None else inputs.logprob_sum[rows]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return PartStatistics(
+            part=part, size=int(rows.sum()), label_counts=dict(sorted(labels.items())),
+            mean_words=_mean(text.words[rows]), median_words=float(np.median(text.words[rows])) if rows.any() else float("nan"),
+            rare_word_fraction=float(np.divide(text.rare_words[rows].sum(), text.alpha_words[rows].sum())),
+            fk_grade=float(fk_grade(text.alpha_words[rows].sum(), text.sentences[rows].sum(), text.syllables[rows].sum())),
+            mean_logprob_sum=None if scores is None else _mean(scores),
+            mean_logprob_mean=None if scores is None else _mean(scores / np.maximum(inputs.n_tokens[rows], 1)))
+
+
+def _mean(values: np.ndarray) -> float:
+    return float(np.mean(values)) if len(values) else float("nan")
+
+
+def _example_row(inputs: AnalysisInputs, i: int) -> dict[str, Any]:
+    row: dict[str, Any] = {"id": inputs.ids[i], "part": str(inputs.parts[i]), "text": inputs.texts[i],
+                           "logprob_sum": round(float(inputs.logprob_sum[i]), 4)}
+    if inputs.labels is not None:
+        row["label"] = inputs.labels[i]
+    return row

@@ -1,0 +1,99 @@
+"""Read a split folder written by ``tailsplit run`` / ``split`` back into analysis columns.
+
+The folder is self-describing: ``manifest.json`` names the fields and options, the part
+files hold every example, ``scores.parquet`` (when present) the exact scores.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tailsplit.analysis.split_analysis import AnalysisInputs
+from tailsplit.core import SPLIT_PARTS
+from tailsplit.errors import ConfigError, InputError
+from tailsplit.io.examples import label_to_str
+from tailsplit.io.readers import read_records
+from tailsplit.programs.features import extract_program_features
+
+
+def read_manifest(folder: Path) -> dict[str, Any]:
+    path = folder / "manifest.json"
+    if not path.is_file():
+        raise ConfigError(f"split_dir={str(folder)!r} has no manifest.json; give a folder written by "
+                          "tailsplit run or tailsplit split")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"is not valid JSON ({exc.msg})", path=path, line=exc.lineno,
+                         fix="rewrite the split with tailsplit split") from None
+
+
+def load_split_dir(folder: str | Path) -> AnalysisInputs:
+    """Columns of every example of the split in ``folder``, in train, dev, test order."""
+    folder = Path(folder)
+    manifest = read_manifest(folder)
+    data = manifest.get("config", {}).get("data", {})
+    text_field, label_field, program_field = data.get("text"), data.get("label"), data.get("program")
+    id_field = data.get("id", "id")
+    ids: list[str] = []
+    texts: list[str] = []
+    labels: list[str] = []
+    programs: list[str] = []
+    parts: list[str] = []
+    for part in SPLIT_PARTS:
+        path = _part_file(folder, manifest, part)
+        for raw in read_records(path):
+            record = raw.record
+            for name in (text_field, id_field, label_field, program_field):
+                if name is not None and name not in record:
+                    raise raw.error("is missing", field=name, fix="analyze the folder tailsplit wrote, unchanged")
+            ids.append(str(record[id_field]))
+            texts.append(str(record[text_field]))
+            parts.append(part)
+            if label_field is not None:
+                labels.append(label_to_str(record[label_field]))
+            if program_field is not None:
+                programs.append(str(record[program_field]))
+    logprob_sum, n_tokens = _scores(folder, ids)
+    return AnalysisInputs(
+        name=folder.name, ids=tuple(ids), texts=tuple(texts), parts=np.asarray(parts, dtype=object),
+        labels=tuple(labels) if label_field is not None else None, logprob_sum=logprob_sum, n_tokens=n_tokens,
+        programs=_programs(programs, data.get("program_kind", "sql"), folder) if program_field else None,
+        balance_labels=bool(manifest.get("config", {}).get("split", {}).get("balance_labels", False)))
+
+
+def _part_file(folder: Path, manifest: dict[str, Any], part: str) -> Path:
+    names = [name for name in manifest.get("outputs", {}) if name.split(".")[0] == part]
+    if not names or not (folder / names[0]).exists():
+        raise ConfigError(f"split_dir={str(folder)!r} has no {part} file listed in its manifest; "
+                          "give a folder written by tailsplit run or tailsplit split")
+    return folder / names[0]
+
+
+def _scores(folder: Path, ids: list[str]) -> tuple[np.ndarray | None, np.ndarray | None]:
+    path = folder / "scores.parquet"
+    if not path.exists():
+        return None, None
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path, columns=["id", "logprob_sum", "n_tokens"]).to_pydict()
+    by_id = {i: (s, n) for i, s, n in zip(table["id"], table["logprob_sum"], table["n_tokens"])}
+    missing = next((i for i in ids if i not in by_id), None)
+    if missing is not None:
+        raise InputError(f"has no score for id {missing!r}", path=path, fix="rewrite the split with tailsplit split")
+    return (np.array([by_id[i][0] for i in ids], dtype=np.float64),
+            np.array([by_id[i][1] for i in ids], dtype=np.int64))
+
+
+def _programs(programs: list[str], kind: str, folder: Path) -> Any:
+    from tailsplit.registry import EXTRACTORS
+
+    features, failures = extract_program_features(programs, EXTRACTORS.create(kind))
+    if failures:
+        raise InputError(f"program {failures[0].row + 1} of the split {failures[0].reason}", path=folder,
+                         fix="analyze the folder tailsplit wrote, unchanged")
+    return features

