@@ -16,7 +16,9 @@ from typer.testing import CliRunner
 from conftest import SAMPLE, write_jsonl
 from tailsplit import pipeline
 from tailsplit.analysis.compare import ranks
-from tailsplit.analysis.null import NullComparison, RatioStatistic, random_eval_masks, ratio_statistics_null
+from tailsplit.analysis.null import (
+    NullComparison, RatioStatistic, random_eval_rows, ratio_statistics_null, rows_to_mask,
+)
 from tailsplit.analysis.text_features import compute_text_features, fk_grade
 from tailsplit.cli import app
 from tailsplit.config import DataConfig, RunConfig
@@ -38,25 +40,27 @@ def test_fk_grade_formula() -> None:
     assert fk_grade(100, 5, 150) == pytest.approx(0.39 * 20 + 11.8 * 1.5 - 15.59)
 
 
-def test_random_eval_masks_keep_stratum_counts_and_vary() -> None:
+def test_random_eval_rows_keep_stratum_counts_and_vary() -> None:
     eval_mask = np.zeros(300, dtype=bool)
     eval_mask[:60] = True
     strata = np.arange(300) % 3
-    masks = random_eval_masks(eval_mask, strata, 50, seed=1)
+    rows = random_eval_rows(eval_mask, strata, 50, seed=1)
+    masks = np.array([rows_to_mask(r, 300) for r in rows])
+    assert (masks.sum(axis=1) == 60).all()
     for s in range(3):
         assert (masks[:, strata == s].sum(axis=1) == eval_mask[strata == s].sum()).all()
     assert len({m.tobytes() for m in masks}) == 50
-    assert np.array_equal(masks, random_eval_masks(eval_mask, strata, 50, seed=1))
+    assert np.array_equal(rows, random_eval_rows(eval_mask, strata, 50, seed=1))
 
 
 def test_ratio_statistics_match_a_split_by_split_computation() -> None:
     rng = np.random.default_rng(0)
     columns = {"a": rng.random(200), "b": rng.random(200) + 1, "one": np.ones(200)}
     eval_mask = rng.random(200) < 0.2
-    masks = random_eval_masks(eval_mask, None, 30, seed=0)
+    rows = random_eval_rows(eval_mask, None, 30, seed=0)
     stat = RatioStatistic("ratio", "a over b", ("a", "b"), np.divide)
-    (result,) = ratio_statistics_null([stat], columns, eval_mask, masks)
-    expected = [columns["a"][m].sum() / columns["b"][m].sum() for m in masks]
+    (result,) = ratio_statistics_null([stat], columns, eval_mask, rows)
+    expected = [columns["a"][r].sum() / columns["b"][r].sum() for r in rows]
     assert np.allclose(result.null_values, expected)
     assert result.observed == pytest.approx(columns["a"][eval_mask].sum() / columns["b"][eval_mask].sum())
 

@@ -1,8 +1,9 @@
 """Null distributions: the same statistic over many random splits of the same sizes.
 
-A random evaluation set is a row mask; ``N`` of them form an ``N × n`` matrix, so every
-statistic that is a ratio of per-example sums (mean length, rare-word fraction, reading
-grade, mean score, hardness shares) is computed for all ``N`` splits by one matrix product.
+A random evaluation set is a set of row indices; ``N`` of them form an ``N × n_eval``
+matrix, so every statistic that is a ratio of per-example sums (mean length, rare-word
+fraction, reading grade, mean score, hardness shares) is computed for all ``N`` splits by
+one gather-and-sum over a small matrix of per-example columns.
 Random sets keep the observed evaluation set's count in every stratum (label, when the split
 balanced labels), so the null differs from the observed split only in *which* examples it
 took. An observed value is reported with its percentile among the null values (ties count
@@ -69,38 +70,42 @@ class NullComparison:
         return {k: (round(v, 6) if isinstance(v, float) and np.isfinite(v) else v) for k, v in out.items()}
 
 
-def random_eval_masks(eval_mask: np.ndarray, strata: np.ndarray | None, n_splits: int, seed: int,
-                      ) -> np.ndarray:
-    """``n_splits × n`` boolean matrix: random evaluation sets with the observed set's count
-    in every stratum.
+def random_eval_rows(eval_mask: np.ndarray, strata: np.ndarray | None, n_splits: int, seed: int,
+                     ) -> np.ndarray:
+    """``n_splits × n_eval`` row indices: random evaluation sets with the observed set's count
+    in every stratum (one row of the result per random split).
 
-    >>> m = random_eval_masks(np.array([1, 1, 0, 0, 0, 0], bool), np.array([0, 1, 0, 1, 0, 1]), 4, 0)
-    >>> m.sum(axis=1).tolist(), m[:, [0, 2, 4]].sum(axis=1).tolist()
-    ([2, 2, 2, 2], [1, 1, 1, 1])
+    >>> rows = random_eval_rows(np.array([1, 1, 0, 0, 0, 0], bool), np.array([0, 1, 0, 1, 0, 1]), 4, 0)
+    >>> rows.shape, (rows % 2 == 0).sum(axis=1).tolist()
+    ((4, 2), [1, 1, 1, 1])
     """
     n = len(eval_mask)
     strata = np.zeros(n, dtype=np.int64) if strata is None else np.asarray(strata)
     rng = seeded_rng(seed, 7)
-    masks = np.zeros((n_splits, n), dtype=bool)
+    blocks = []
     for stratum in np.unique(strata):
         rows = np.flatnonzero(strata == stratum)
         quota = int(eval_mask[rows].sum())
-        if quota == 0:
-            continue
-        if quota == len(rows):
-            masks[:, rows] = True
-            continue
-        picks = np.argpartition(rng.random((n_splits, len(rows))), quota - 1, axis=1)[:, :quota]
-        masks[np.arange(n_splits)[:, None], rows[picks]] = True
-    return masks
+        if quota:
+            blocks.append(np.stack([rows[rng.choice(len(rows), quota, replace=False)] for _ in range(n_splits)]))
+    if not blocks:
+        return np.zeros((n_splits, 0), dtype=np.int64)
+    return np.concatenate(blocks, axis=1)
+
+
+def rows_to_mask(rows: np.ndarray, n: int) -> np.ndarray:
+    mask = np.zeros(n, dtype=bool)
+    mask[rows] = True
+    return mask
 
 
 def ratio_statistics_null(statistics: list[RatioStatistic], columns: dict[str, np.ndarray],
-                          eval_mask: np.ndarray, null_masks: np.ndarray) -> list[NullComparison]:
-    """Every ratio statistic, observed and over the null masks, with one matrix product."""
+                          eval_mask: np.ndarray, null_rows: np.ndarray) -> list[NullComparison]:
+    """Every ratio statistic, observed and over the null splits, from one gather-and-sum of
+    the per-example columns."""
     names = sorted({c for s in statistics for c in s.columns})
     matrix = np.column_stack([np.asarray(columns[c], dtype=np.float64) for c in names])
-    null_sums = null_masks.astype(np.float64) @ matrix
+    null_sums = np.column_stack([matrix[:, j][null_rows].sum(axis=1) for j in range(len(names))])
     observed_sums = matrix[eval_mask].sum(axis=0)
     index = {c: i for i, c in enumerate(names)}
     out = []
@@ -114,7 +119,8 @@ def ratio_statistics_null(statistics: list[RatioStatistic], columns: dict[str, n
 
 
 def per_split_null(name: str, description: str, statistic: Callable[[np.ndarray], float],
-                   eval_mask: np.ndarray, null_masks: np.ndarray) -> NullComparison:
+                   eval_mask: np.ndarray, null_rows: np.ndarray) -> NullComparison:
     """A statistic that is not a ratio of sums (e.g. a divergence), one split at a time."""
-    null_values = np.array([statistic(mask) for mask in null_masks], dtype=np.float64)
+    n = len(eval_mask)
+    null_values = np.array([statistic(rows_to_mask(rows, n)) for rows in null_rows], dtype=np.float64)
     return NullComparison.of(name, description, float(statistic(eval_mask)), null_values)

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from tailsplit.analysis.null import (
-    NullComparison, RatioStatistic, per_split_null, random_eval_masks, ratio_statistics_null,
+    NullComparison, RatioStatistic, per_split_null, random_eval_rows, ratio_statistics_null,
 )
 from tailsplit.analysis.programs import ProgramMetrics, novel_share, program_metrics
 from tailsplit.analysis.text_features import TextFeatures, compute_text_features, fk_grade
@@ -123,7 +123,7 @@ def _columns(inputs: AnalysisInputs, text: TextFeatures) -> dict[str, np.ndarray
     return columns
 
 
-def _program_null(programs: ProgramFeatures, eval_mask: np.ndarray, null_masks: np.ndarray) -> list[NullComparison]:
+def _program_null(programs: ProgramFeatures, eval_mask: np.ndarray, null_rows: np.ndarray) -> list[NullComparison]:
     def atom_div(mask: np.ndarray) -> float:
         return chernoff_divergence(programs.atoms.counts(~mask), programs.atoms.counts(mask), ATOM_ALPHA)
 
@@ -133,11 +133,11 @@ def _program_null(programs: ProgramFeatures, eval_mask: np.ndarray, null_masks: 
     def novel(mask: np.ndarray) -> float:
         return novel_share(programs.compounds, ~mask, mask)
 
-    return [per_split_null("atom_divergence", "atom divergence from train (α = 0.5)", atom_div, eval_mask, null_masks),
+    return [per_split_null("atom_divergence", "atom divergence from train (α = 0.5)", atom_div, eval_mask, null_rows),
             per_split_null("compound_divergence", "compound divergence from train (α = 0.1)", compound_div,
-                           eval_mask, null_masks),
+                           eval_mask, null_rows),
             per_split_null("novel_compound_share", "share of examples with a compound unseen in train", novel,
-                           eval_mask, null_masks)]
+                           eval_mask, null_rows)]
 
 
 def analyze_split(inputs: AnalysisInputs, *, null_splits: int = 500, seed: int = 0, n_examples: int = 10,
@@ -154,13 +154,12 @@ def analyze_split(inputs: AnalysisInputs, *, null_splits: int = 500, seed: int =
     if inputs.balance_labels and inputs.labels is not None:
         strata = np.unique(np.asarray(inputs.labels, dtype=str), return_inverse=True)[1]
     canonical = np.argsort(np.asarray(inputs.ids, dtype=str), kind="stable")   # row order must not matter
-    null_masks = np.empty((null_splits, len(eval_mask)), dtype=bool)
-    null_masks[:, canonical] = random_eval_masks(eval_mask[canonical], None if strata is None else strata[canonical],
-                                                 null_splits, seed)
+    null_rows = canonical[random_eval_rows(eval_mask[canonical], None if strata is None else strata[canonical],
+                                           null_splits, seed)]
     columns = _columns(inputs, text)
-    null = ratio_statistics_null(_ratio_statistics(inputs), columns, eval_mask, null_masks)
+    null = ratio_statistics_null(_ratio_statistics(inputs), columns, eval_mask, null_rows)
     if inputs.programs is not None:
-        null += _program_null(inputs.programs, eval_mask, null_masks)
+        null += _program_null(inputs.programs, eval_mask, null_rows)
     seconds["null"] = time.perf_counter() - clock
     analysis = SplitAnalysis(
         name=inputs.name, n=len(inputs.ids), parts=[_part_statistics(inputs, text, p) for p in SPLIT_PARTS],
