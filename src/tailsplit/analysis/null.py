@@ -80,6 +80,8 @@ def random_eval_rows(eval_mask: np.ndarray, strata: np.ndarray | None, n_splits:
     ((4, 2), [1, 1, 1, 1])
     """
     n = len(eval_mask)
+    if n_splits == 0:
+        return np.zeros((0, int(eval_mask.sum())), dtype=np.int64)
     strata = np.zeros(n, dtype=np.int64) if strata is None else np.asarray(strata)
     rng = seeded_rng(seed, 7)
     blocks = []
