@@ -10,7 +10,8 @@ import pytest
 MODULES = ["tailsplit.errors", "tailsplit.features", "tailsplit.constraints", "tailsplit.programs.divergence",
            "tailsplit.programs.hardness", "tailsplit.programs.sql", "tailsplit.splits.base",
            "tailsplit.splits.selection", "tailsplit.splits.likelihood", "tailsplit.splits.random",
-           "tailsplit.splits.length"]
+           "tailsplit.splits.length", "tailsplit.overlap.ngrams", "tailsplit.overlap.tokens", "tailsplit.overlap.query",
+           "tailsplit.analysis.null", "tailsplit.analysis.text_features"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -136,6 +136,33 @@ class OutputConfig:
 
 
 @dataclass
+class OverlapConfig:
+    """``tailsplit overlap``: a test set audited against a corpus."""
+
+    test: list[str] = field(default_factory=list)
+    text: str = "text"
+    id: str = "id"
+    label: str | None = None
+    corpus: list[str] = field(default_factory=list)
+    corpus_field: str = "text"
+    index_dir: str | None = None
+    query_kind: str = "generic"
+    required_fields: list[str] = field(default_factory=list)
+    window: int = 10
+    k: int = 5
+    ngram_orders: tuple[int, ...] = (8, 13)
+    k1: float = 1.5
+    b: float = 0.75
+    threshold: float | None = None
+    top_quantile: float | None = None
+    predictions: str | None = None
+    prediction_field: str = "prediction"
+    seed: int = 0
+    out: str | None = None
+    overwrite: bool = False
+
+
+@dataclass
 class RunConfig:
     data: DataConfig = field(default_factory=DataConfig)
     scoring: ScoringConfig = field(default_factory=ScoringConfig)

@@ -1,0 +1,192 @@
+"""A corpus index for overlap audits, built in one streaming pass and memory-mapped for use.
+
+Folder layout (every array an ``.npy`` file that loads memory-mapped):
+
+- ``bm25/``            the bm25s index (k1, b as given) over the corpus's word tokens;
+- ``tokens.npy``       every entry's token ids, concatenated (int32); ``offsets.npy`` bounds;
+- ``ngrams-<n>.npy``   sorted distinct 64-bit hashes of the corpus's word n-grams;
+- ``entries.parquet``  entry id and text (for snippets), read by row;
+- ``index.json``       vocabulary size, counts, parameters, build time.
+
+Entries are streamed; the only whole-corpus structures are the int32 token array and the
+per-order hash arrays, both a few bytes per token.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tailsplit.errors import ConfigError, MissingDependencyError
+from tailsplit.overlap.corpus import CorpusEntry
+from tailsplit.overlap.ngrams import ngram_hashes
+from tailsplit.overlap.tokens import overlap_tokens
+
+INDEX_VERSION = 1
+_BATCH = 50_000
+
+
+def _bm25s() -> Any:
+    try:
+        import bm25s
+    except ImportError:
+        raise MissingDependencyError("bm25s", "overlap", "the overlap audit") from None
+    return bm25s
+
+
+@dataclass
+class OverlapIndex:
+    folder: Path
+    vocab: dict[str, int]
+    tokens: np.ndarray
+    offsets: np.ndarray
+    ngram_orders: tuple[int, ...]
+    ngrams: dict[int, np.ndarray]
+    retriever: Any
+    info: dict[str, Any]
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def entry_tokens(self, row: int) -> np.ndarray:
+        return self.tokens[self.offsets[row]:self.offsets[row + 1]]
+
+    def token_ids(self, tokens: list[str]) -> np.ndarray:
+        """Ids of ``tokens``; −1 for words the corpus never has."""
+        return np.array([self.vocab.get(t, -1) for t in tokens], dtype=np.int64)
+
+    def entries(self, rows: Iterable[int]) -> list[tuple[str, str]]:
+        """(entry id, text) of the given rows."""
+        import pyarrow.parquet as pq
+
+        rows = list(rows)
+        if not rows:
+            return []
+        table = pq.read_table(self.folder / "entries.parquet", memory_map=True)
+        picked = table.take(np.asarray(rows)).to_pydict()
+        return list(zip(picked["id"], picked["text"]))
+
+    @staticmethod
+    def load(folder: str | Path) -> OverlapIndex:
+        folder = Path(folder)
+        info_path = folder / "index.json"
+        if not info_path.exists():
+            raise ConfigError(f"index={str(folder)!r} is not an overlap index (no index.json); build one with "
+                              "tailsplit overlap --corpus ... --index-dir FOLDER")
+        info = json.loads(info_path.read_text())
+        if info.get("version") != INDEX_VERSION:
+            raise ConfigError(f"index={str(folder)!r} was built by another tailsplit version; rebuild it")
+        retriever = _bm25s().BM25.load(folder / "bm25", mmap=True, load_vocab=True, show_progress=False)
+        orders = tuple(info["ngram_orders"])
+        return OverlapIndex(folder=folder, vocab=retriever.vocab_dict, tokens=np.load(folder / "tokens.npy", mmap_mode="r"),
+                            offsets=np.load(folder / "offsets.npy", mmap_mode="r"), ngram_orders=orders,
+                            ngrams={n: np.load(folder / f"ngrams-{n}.npy", mmap_mode="r") for n in orders},
+                            retriever=retriever, info=info)
+
+
+def build_index(entries: Iterable[CorpusEntry], folder: str | Path, *, ngram_orders: tuple[int, ...] = (8, 13),
+                k1: float = 1.5, b: float = 0.75, sources: list[str] | None = None, key: str = "") -> OverlapIndex:
+    """Stream ``entries`` into a new index in ``folder`` (written in place; the caller stages it)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    bm25s = _bm25s()
+    from bm25s.tokenization import Tokenized
+
+    started = time.perf_counter()
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    vocab: dict[str, int] = {}
+    token_chunks: list[np.ndarray] = []
+    lengths: list[int] = []
+    hashes: dict[int, list[np.ndarray]] = {n: [] for n in ngram_orders}
+    schema = pa.schema([("id", pa.string()), ("text", pa.string())])
+    with pq.ParquetWriter(folder / "entries.parquet", schema) as writer:
+        batch: list[CorpusEntry] = []
+        for entry in entries:
+            batch.append(entry)
+            if len(batch) == _BATCH:
+                _add_batch(batch, vocab, token_chunks, lengths, hashes, writer, schema)
+                batch = []
+        if batch:
+            _add_batch(batch, vocab, token_chunks, lengths, hashes, writer, schema)
+    if not lengths:
+        raise ConfigError("corpus holds no text; check the corpus files and --corpus-field")
+    tokens = np.concatenate(token_chunks).astype(np.int32)
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    np.save(folder / "tokens.npy", tokens)
+    np.save(folder / "offsets.npy", offsets)
+    for n in ngram_orders:
+        np.save(folder / f"ngrams-{n}.npy", np.unique(np.concatenate(hashes[n])) if hashes[n] else np.zeros(0, np.uint64))
+    del hashes
+    retriever = bm25s.BM25(k1=k1, b=b)
+    retriever.index(Tokenized(ids=np.split(tokens, offsets[1:-1]), vocab=vocab), show_progress=False)
+    retriever.save(folder / "bm25", show_progress=False)
+    info = {"version": INDEX_VERSION, "entries": len(lengths), "tokens": int(len(tokens)), "vocabulary": len(vocab),
+            "ngram_orders": list(ngram_orders), "k1": k1, "b": b, "sources": sources or [], "key": key,
+            "build_seconds": round(time.perf_counter() - started, 3)}
+    (folder / "index.json").write_text(json.dumps(info, indent=2) + "\n")
+    return OverlapIndex.load(folder)
+
+
+def _add_batch(batch: list[CorpusEntry], vocab: dict[str, int], token_chunks: list[np.ndarray],
+               lengths: list[int], hashes: dict[int, list[np.ndarray]], writer: Any, schema: Any) -> None:
+    import pyarrow as pa
+
+    ids = [np.fromiter((vocab.setdefault(t, len(vocab)) for t in overlap_tokens(e.text)), dtype=np.int64)
+           for e in batch]
+    for n, found in hashes.items():
+        found.append(np.unique(np.concatenate([ngram_hashes(row, n) for row in ids] or [np.zeros(0, np.uint64)])))
+        if len(found) > 8:   # keep the per-order lists short: merge as we go
+            hashes[n] = [np.unique(np.concatenate(found))]
+    token_chunks.append(np.concatenate(ids) if ids else np.zeros(0, np.int64))
+    lengths.extend(len(row) for row in ids)
+    writer.write_table(pa.table({"id": [e.id for e in batch], "text": [e.text for e in batch]}, schema=schema))
+
+
+def index_key(config: Any) -> str:
+    """Hash of everything that changes an index: corpus files' contents, field, parameters."""
+    from tailsplit.fingerprint import sha256_file, sha256_text
+
+    parts = [f"v{INDEX_VERSION}", config.corpus_field, repr(float(config.k1)), repr(float(config.b)),
+             ",".join(map(str, config.ngram_orders))]
+    parts += [sha256_file(p) for p in config.corpus]
+    return sha256_text(*parts)[:24]
+
+
+def open_or_build_index(config: Any) -> OverlapIndex:
+    """The index of ``config.corpus``: reused from ``config.index_dir`` (or the cache) when
+    its key matches, else built there (staged, so a failed build leaves nothing)."""
+    import shutil
+    import tempfile
+
+    from tailsplit.cache import default_cache_dir
+    from tailsplit.overlap.corpus import iter_corpus
+
+    key = index_key(config)
+    folder = Path(config.index_dir) if config.index_dir else default_cache_dir() / "overlap" / key
+    if (folder / "index.json").exists():
+        index = OverlapIndex.load(folder)
+        if index.info.get("key") == key:
+            return index
+        if config.index_dir:
+            raise ConfigError(f"index_dir={str(folder)!r} holds an index of another corpus or other settings; "
+                              "give a new folder or delete it")
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
+    try:
+        build_index(iter_corpus(config.corpus, config.corpus_field), staging, ngram_orders=tuple(config.ngram_orders),
+                    k1=config.k1, b=config.b, sources=[str(p) for p in config.corpus], key=key)
+        if folder.exists():
+            shutil.rmtree(folder)
+        staging.rename(folder)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging)
+    return OverlapIndex.load(folder)
