@@ -41,7 +41,7 @@ def fk_grade(alpha_words: np.ndarray | float, sentences: np.ndarray | float,
     """Flesch–Kincaid grade from summed counts (NaN where there are no words).
 
     >>> round(float(fk_grade(12, 2, 15)), 2)
-    1.08
+    1.5
     """
     with np.errstate(divide="ignore", invalid="ignore"):
         return 0.39 * np.divide(alpha_words, sentences) + 11.8 * np.divide(syllables, alpha_words) - 15.59
