@@ -49,14 +49,10 @@ def audit_example(index: OverlapIndex, example_id: str, text: str, query: Struct
     top = [int(r) for r in top if np.isfinite(scores[r]) and scores[r] > 0]
     matches = [{"entry": entry_id, "bm25": round(float(scores[r]), 4), "snippet": entry_text[:snippet_chars]}
                for r, (entry_id, entry_text) in zip(top, index.entries(top))]
-    ids = index.token_ids(overlap_tokens(text))
-    hits, total = {}, {}
-    for n in index.ngram_orders:
-        hashes = ngram_hashes(ids, n)
-        total[n] = max(len(ids) - n + 1, 0)
-        hits[n] = count_in(hashes, index.ngrams[n])
-    return ExampleAudit(example_id, float(scores[top[0]]) if top else 0.0, matches, hits, total,
-                        len(index) if allowed is None else len(allowed))
+    audit = ExampleAudit(example_id, float(scores[top[0]]) if top else 0.0, matches,
+                         passing_entries=len(index) if allowed is None else len(allowed))
+    _add_ngrams(index, audit, text)
+    return audit
 
 
 def _top_k(scores: np.ndarray, k: int) -> np.ndarray:
@@ -130,5 +126,29 @@ def subset_accuracies(correct: np.ndarray, overlap: np.ndarray, seed: int = 0) -
 
 
 def audit_all(index: OverlapIndex, ids: Sequence[str], texts: Sequence[str], queries: Sequence[StructuredQuery],
-              k: int = 5) -> list[ExampleAudit]:
-    return [audit_example(index, i, t, q, k) for i, t, q in zip(ids, texts, queries)]
+              k: int = 5, snippet_chars: int = 200) -> list[ExampleAudit]:
+    """Every example's audit. Queries without required phrases go to bm25s in one batch;
+    filtered ones are scored one by one over the entries that pass their filter."""
+    audits: list[ExampleAudit | None] = [None] * len(ids)
+    plain = [i for i, q in enumerate(queries) if not q.required and any(t in index.vocab for t in q.terms())]
+    if plain:
+        terms = [[t for t in queries[i].terms() if t in index.vocab] for i in plain]
+        rows, scores = index.retriever.retrieve(terms, k=min(k, len(index)), show_progress=False, n_threads=0)
+        for slot, i in enumerate(plain):
+            kept = [(int(r), float(s)) for r, s in zip(rows[slot], scores[slot]) if s > 0]
+            entries = index.entries([r for r, _ in kept])
+            matches = [{"entry": e_id, "bm25": round(s, 4), "snippet": text[:snippet_chars]}
+                       for (r, s), (e_id, text) in zip(kept, entries)]
+            audits[i] = ExampleAudit(ids[i], kept[0][1] if kept else 0.0, matches, passing_entries=len(index))
+            _add_ngrams(index, audits[i], texts[i])
+    for i, (example_id, text, query) in enumerate(zip(ids, texts, queries)):
+        if audits[i] is None:
+            audits[i] = audit_example(index, example_id, text, query, k, snippet_chars)
+    return audits  # type: ignore[return-value]
+
+
+def _add_ngrams(index: OverlapIndex, audit: ExampleAudit, text: str) -> None:
+    ids = index.token_ids(overlap_tokens(text))
+    for n in index.ngram_orders:
+        audit.ngram_total[n] = max(len(ids) - n + 1, 0)
+        audit.ngram_hits[n] = count_in(ngram_hashes(ids, n), index.ngrams[n])

@@ -50,6 +50,7 @@ class OverlapIndex:
     ngrams: dict[int, np.ndarray]
     retriever: Any
     info: dict[str, Any]
+    _entries: Any = None
 
     def __len__(self) -> int:
         return len(self.offsets) - 1
@@ -62,14 +63,15 @@ class OverlapIndex:
         return np.array([self.vocab.get(t, -1) for t in tokens], dtype=np.int64)
 
     def entries(self, rows: Iterable[int]) -> list[tuple[str, str]]:
-        """(entry id, text) of the given rows."""
-        import pyarrow.parquet as pq
-
+        """(entry id, text) of the given rows (the table is memory-mapped once)."""
         rows = list(rows)
         if not rows:
             return []
-        table = pq.read_table(self.folder / "entries.parquet", memory_map=True)
-        picked = table.take(np.asarray(rows)).to_pydict()
+        if self._entries is None:
+            import pyarrow.parquet as pq
+
+            self._entries = pq.read_table(self.folder / "entries.parquet", memory_map=True)
+        picked = self._entries.take(np.asarray(rows)).to_pydict()
         return list(zip(picked["id"], picked["text"]))
 
     @staticmethod
@@ -141,12 +143,17 @@ def _add_batch(batch: list[CorpusEntry], vocab: dict[str, int], token_chunks: li
 
     ids = [np.fromiter((vocab.setdefault(t, len(vocab)) for t in overlap_tokens(e.text)), dtype=np.int64)
            for e in batch]
+    flat = np.concatenate(ids) if ids else np.zeros(0, np.int64)
+    row_lengths = np.array([len(row) for row in ids], dtype=np.int64)
+    row_end = np.repeat(np.cumsum(row_lengths), row_lengths)      # end of each token's row
     for n, found in hashes.items():
-        found.append(np.unique(np.concatenate([ngram_hashes(row, n) for row in ids] or [np.zeros(0, np.uint64)])))
+        windows = ngram_hashes(flat, n)                            # every window of the batch ...
+        inside = (np.arange(len(windows)) + n) <= row_end[: len(windows)]   # ... kept if within one row
+        found.append(np.unique(windows[inside]))
         if len(found) > 8:   # keep the per-order lists short: merge as we go
             hashes[n] = [np.unique(np.concatenate(found))]
-    token_chunks.append(np.concatenate(ids) if ids else np.zeros(0, np.int64))
-    lengths.extend(len(row) for row in ids)
+    token_chunks.append(flat)
+    lengths.extend(row_lengths.tolist())
     writer.write_table(pa.table({"id": [e.id for e in batch], "text": [e.text for e in batch]}, schema=schema))
 
 
