@@ -137,3 +137,12 @@ def test_overlap_errors_name_file_and_fix(tmp_path: Path) -> None:
                                  "--label", "label", "--predictions", str(preds), "--out", str(tmp_path / "o")])
     assert result.exit_code == 2 and "has no prediction for test id 'a'" in result.output
     assert not (tmp_path / "o").exists()
+
+
+def test_ngrams_never_span_two_corpus_entries(tmp_path: Path) -> None:
+    index = build_index(iter([CorpusEntry("a", "one two three"), CorpusEntry("b", "four five six")]),
+                        tmp_path / "idx", ngram_orders=(2,))
+    spanning = audit_example(index, "t", "three four", StructuredQuery(), k=1)
+    inside = audit_example(index, "u", "two three", StructuredQuery(), k=1)
+    assert spanning.ngram_hits[2] == 0 and inside.ngram_hits[2] == 1
+    assert len(index.ngrams[2]) == 4
