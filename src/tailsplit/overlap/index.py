@@ -5,7 +5,8 @@ Folder layout (every array an ``.npy`` file that loads memory-mapped):
 - ``bm25/``            the bm25s index (k1, b as given) over the corpus's word tokens;
 - ``tokens.npy``       every entry's token ids, concatenated (int32); ``offsets.npy`` bounds;
 - ``ngrams-<n>.npy``   sorted distinct 64-bit hashes of the corpus's word n-grams;
-- ``entries.parquet``  entry id and text (for snippets), read by row;
+- ``texts.bin``, ``ids.bin`` entry texts and ids as UTF-8, with ``*-offsets.npy`` bounds
+  (for snippets: any entry is one slice of a memory-mapped file);
 - ``index.json``       vocabulary size, counts, parameters, build time.
 
 Entries are streamed; the only whole-corpus structures are the int32 token array and the
@@ -28,7 +29,7 @@ from tailsplit.overlap.corpus import CorpusEntry
 from tailsplit.overlap.ngrams import ngram_hashes
 from tailsplit.overlap.tokens import overlap_tokens
 
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 _BATCH = 50_000
 
 
@@ -63,16 +64,18 @@ class OverlapIndex:
         return np.array([self.vocab.get(t, -1) for t in tokens], dtype=np.int64)
 
     def entries(self, rows: Iterable[int]) -> list[tuple[str, str]]:
-        """(entry id, text) of the given rows (the table is memory-mapped once)."""
-        rows = list(rows)
-        if not rows:
-            return []
+        """(entry id, text) of the given rows."""
         if self._entries is None:
-            import pyarrow.parquet as pq
+            self._entries = {name: (np.load(self.folder / f"{name}.bin", mmap_mode="r") if
+                                    (self.folder / f"{name}.bin").stat().st_size else np.zeros(0, np.uint8),
+                                    np.load(self.folder / f"{name}-offsets.npy", mmap_mode="r"))
+                             for name in ("ids", "texts")}
 
-            self._entries = pq.read_table(self.folder / "entries.parquet", memory_map=True)
-        picked = self._entries.take(np.asarray(rows)).to_pydict()
-        return list(zip(picked["id"], picked["text"]))
+        def text(name: str, row: int) -> str:
+            blob, offsets = self._entries[name]
+            return bytes(blob[offsets[row]:offsets[row + 1]]).decode("utf-8")
+
+        return [(text("ids", int(r)), text("texts", int(r))) for r in rows]
 
     @staticmethod
     def load(folder: str | Path) -> OverlapIndex:
@@ -95,9 +98,6 @@ class OverlapIndex:
 def build_index(entries: Iterable[CorpusEntry], folder: str | Path, *, ngram_orders: tuple[int, ...] = (8, 13),
                 k1: float = 1.5, b: float = 0.75, sources: list[str] | None = None, key: str = "") -> OverlapIndex:
     """Stream ``entries`` into a new index in ``folder`` (written in place; the caller stages it)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     bm25s = _bm25s()
     from bm25s.tokenization import Tokenized
 
@@ -108,16 +108,17 @@ def build_index(entries: Iterable[CorpusEntry], folder: str | Path, *, ngram_ord
     token_chunks: list[np.ndarray] = []
     lengths: list[int] = []
     hashes: dict[int, list[np.ndarray]] = {n: [] for n in ngram_orders}
-    schema = pa.schema([("id", pa.string()), ("text", pa.string())])
-    with pq.ParquetWriter(folder / "entries.parquet", schema) as writer:
-        batch: list[CorpusEntry] = []
-        for entry in entries:
-            batch.append(entry)
-            if len(batch) == _BATCH:
-                _add_batch(batch, vocab, token_chunks, lengths, hashes, writer, schema)
-                batch = []
-        if batch:
-            _add_batch(batch, vocab, token_chunks, lengths, hashes, writer, schema)
+    blobs = {name: _BlobWriter(folder, name) for name in ("ids", "texts")}
+    batch: list[CorpusEntry] = []
+    for entry in entries:
+        batch.append(entry)
+        if len(batch) == _BATCH:
+            _add_batch(batch, vocab, token_chunks, lengths, hashes, blobs)
+            batch = []
+    if batch:
+        _add_batch(batch, vocab, token_chunks, lengths, hashes, blobs)
+    for blob in blobs.values():
+        blob.close()
     if not lengths:
         raise ConfigError("corpus holds no text; check the corpus files and --corpus-field")
     tokens = np.concatenate(token_chunks).astype(np.int32)
@@ -137,10 +138,32 @@ def build_index(entries: Iterable[CorpusEntry], folder: str | Path, *, ngram_ord
     return OverlapIndex.load(folder)
 
 
-def _add_batch(batch: list[CorpusEntry], vocab: dict[str, int], token_chunks: list[np.ndarray],
-               lengths: list[int], hashes: dict[int, list[np.ndarray]], writer: Any, schema: Any) -> None:
-    import pyarrow as pa
+class _BlobWriter:
+    """Appends UTF-8 strings to ``<name>.bin`` (a raw .npy of bytes) and records offsets."""
 
+    def __init__(self, folder: Path, name: str) -> None:
+        self.folder, self.name = folder, name
+        self._raw = open(folder / f"{name}.raw", "wb")
+        self._offsets = [0]
+
+    def add(self, texts: list[str]) -> None:
+        for text in texts:
+            data = text.encode("utf-8")
+            self._raw.write(data)
+            self._offsets.append(self._offsets[-1] + len(data))
+
+    def close(self) -> None:
+        self._raw.close()
+        raw = self.folder / f"{self.name}.raw"
+        data = np.fromfile(raw, dtype=np.uint8)
+        np.save(self.folder / f"{self.name}.bin", data)   # .npy header so it loads memory-mapped
+        (self.folder / f"{self.name}.bin.npy").rename(self.folder / f"{self.name}.bin")
+        raw.unlink()
+        np.save(self.folder / f"{self.name}-offsets.npy", np.asarray(self._offsets, dtype=np.int64))
+
+
+def _add_batch(batch: list[CorpusEntry], vocab: dict[str, int], token_chunks: list[np.ndarray],
+               lengths: list[int], hashes: dict[int, list[np.ndarray]], blobs: dict[str, _BlobWriter]) -> None:
     ids = [np.fromiter((vocab.setdefault(t, len(vocab)) for t in overlap_tokens(e.text)), dtype=np.int64)
            for e in batch]
     flat = np.concatenate(ids) if ids else np.zeros(0, np.int64)
@@ -154,7 +177,8 @@ def _add_batch(batch: list[CorpusEntry], vocab: dict[str, int], token_chunks: li
             hashes[n] = [np.unique(np.concatenate(found))]
     token_chunks.append(flat)
     lengths.extend(row_lengths.tolist())
-    writer.write_table(pa.table({"id": [e.id for e in batch], "text": [e.text for e in batch]}, schema=schema))
+    blobs["ids"].add([e.id for e in batch])
+    blobs["texts"].add([e.text for e in batch])
 
 
 def index_key(config: Any) -> str:
