@@ -6,11 +6,9 @@ import numpy as np
 
 from tailsplit.core import SplitIndices
 from tailsplit.errors import ConfigError
-from tailsplit.splits.base import SplitInputs, Splitter, resolve_sizes
-from tailsplit.splits.likelihood import label_codes_for, validate_common
-from tailsplit.splits.selection import (
-    Units, divide_evaluation, fill_quotas, order_units, repair_atoms, seeded_rng, strata_quotas,
-)
+from tailsplit.splits.base import SplitInputs, Splitter
+from tailsplit.splits.likelihood import split_by_keys, validate_common
+from tailsplit.splits.selection import seeded_rng
 
 LENGTH_OF = ("text", "program")
 
@@ -44,17 +42,8 @@ class LengthSplitter(Splitter):
         return self.atom_constraint or self.length_of == "program"
 
     def split(self, inputs: SplitInputs) -> SplitIndices:
-        n_dev, n_test = resolve_sizes(inputs.n, self.dev_size, self.test_size)
         lengths = (inputs.word_lengths if self.length_of == "text"
                    else inputs.require_programs("length_of='program'").n_tokens)
         tie_break = seeded_rng(self.seed, 0).permutation(inputs.n) / max(inputs.n, 1)
         keys = -np.asarray(lengths, dtype=np.float64) + tie_break   # in [−length, −length + 1)
-        units = Units.from_groups(inputs.groups, inputs.n)
-        label_codes = label_codes_for(self, inputs, n_dev + n_test)
-        strata = strata_quotas(n_dev + n_test, label_codes, None, inputs.n)
-        eval_mask = fill_quotas(order_units(units.mean(keys)), units, strata)
-        details: dict = {}
-        if self.atom_constraint:
-            eval_mask, details = repair_atoms(eval_mask, inputs, keys, strata, units)
-        _, test_mask = divide_evaluation(eval_mask, n_dev, n_test, units, label_codes, self.seed)
-        return SplitIndices.from_masks(eval_mask, test_mask, details)
+        return split_by_keys(self, inputs, keys)

@@ -56,18 +56,8 @@ class LikelihoodSplitter(Splitter):
                               "give a whole number ≥ 1 (quantile buckets) or 'exact'")
 
     def split(self, inputs: SplitInputs) -> SplitIndices:
-        n_dev, n_test = resolve_sizes(inputs.n, self.dev_size, self.test_size)
         keys = self._rank_keys(inputs)
-        units = Units.from_groups(inputs.groups, inputs.n)
-        label_codes = label_codes_for(self, inputs, n_dev + n_test)
-        buckets = length_bucket_codes(inputs.word_lengths, self.length_buckets)
-        strata = strata_quotas(n_dev + n_test, label_codes, buckets, inputs.n)
-        eval_mask = fill_quotas(order_units(units.mean(keys)), units, strata)
-        details: dict = {}
-        if self.atom_constraint:
-            eval_mask, details = repair_atoms(eval_mask, inputs, keys, strata, units)
-        _, test_mask = divide_evaluation(eval_mask, n_dev, n_test, units, label_codes, self.seed)
-        return SplitIndices.from_masks(eval_mask, test_mask, details)
+        return split_by_keys(self, inputs, keys, length_bucket_codes(inputs.word_lengths, self.length_buckets))
 
     def _rank_keys(self, inputs: SplitInputs) -> np.ndarray:
         if inputs.logprob_sum is None or inputs.n_tokens is None:
@@ -80,6 +70,23 @@ class LikelihoodSplitter(Splitter):
             raise ConfigError(f"scores are not finite for {len(bad)} example(s) (first at row "
                               f"{int(bad[0]) + 1}); rescore them or remove those rows")
         return -keys if self.reverse else keys
+
+
+def split_by_keys(splitter: Splitter, inputs: SplitInputs, keys: np.ndarray,
+                  buckets: np.ndarray | None = None) -> SplitIndices:
+    """The flow every ranking splitter shares: the lowest ``keys`` (a unit's key is its rows'
+    mean) fill the evaluation quotas of each label × bucket stratum; the atom constraint
+    repairs that set if the splitter asks for it; a seeded draw divides it into dev and test."""
+    n_dev, n_test = resolve_sizes(inputs.n, splitter.dev_size, splitter.test_size)
+    units = Units.from_groups(inputs.groups, inputs.n)
+    label_codes = label_codes_for(splitter, inputs, n_dev + n_test)
+    strata = strata_quotas(n_dev + n_test, label_codes, buckets, inputs.n)
+    eval_mask = fill_quotas(order_units(units.mean(keys)), units, strata)
+    details: dict = {}
+    if getattr(splitter, "atom_constraint", False):
+        eval_mask, details = repair_atoms(eval_mask, inputs, keys, strata, units)
+    _, test_mask = divide_evaluation(eval_mask, n_dev, n_test, units, label_codes, splitter.seed)
+    return SplitIndices.from_masks(eval_mask, test_mask, details)
 
 
 def validate_common(splitter: Splitter) -> None:

@@ -5,11 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from tailsplit.core import SplitIndices
-from tailsplit.splits.base import SplitInputs, Splitter, resolve_sizes
-from tailsplit.splits.likelihood import label_codes_for, validate_common
-from tailsplit.splits.selection import (
-    Units, divide_evaluation, fill_quotas, repair_atoms, seeded_rng, strata_quotas,
-)
+from tailsplit.splits.base import SplitInputs, Splitter
+from tailsplit.splits.likelihood import split_by_keys, validate_common
+from tailsplit.splits.selection import Units, seeded_rng
 
 
 class RandomSplitter(Splitter):
@@ -33,16 +31,8 @@ class RandomSplitter(Splitter):
         validate_common(self)
 
     def split(self, inputs: SplitInputs) -> SplitIndices:
-        n_dev, n_test = resolve_sizes(inputs.n, self.dev_size, self.test_size)
         units = Units.from_groups(inputs.groups, inputs.n)
-        label_codes = label_codes_for(self, inputs, n_dev + n_test)
-        strata = strata_quotas(n_dev + n_test, label_codes, None, inputs.n)
         order = seeded_rng(self.seed, 0).permutation(units.count)
-        eval_mask = fill_quotas(order, units, strata)
-        details: dict = {}
-        if self.atom_constraint:
-            position = np.empty(units.count, dtype=np.float64)
-            position[order] = np.arange(units.count)      # place in the random order
-            eval_mask, details = repair_atoms(eval_mask, inputs, position[units.of_row], strata, units)
-        _, test_mask = divide_evaluation(eval_mask, n_dev, n_test, units, label_codes, self.seed)
-        return SplitIndices.from_masks(eval_mask, test_mask, details)
+        position = np.empty(units.count, dtype=np.float64)
+        position[order] = np.arange(units.count)      # each unit's place in a random order
+        return split_by_keys(self, inputs, position[units.of_row])
