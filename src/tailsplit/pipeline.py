@@ -6,6 +6,7 @@ same configuration, so the Python API and the CLI cannot drift apart.
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from dataclasses import dataclass, field
@@ -254,8 +255,6 @@ def analyze(split_dir: str | Path, *, null_splits: int = 500, seed: int = 0,
 
 def _write_reports(folder: Path, analysis: Any, comparisons: list[Any], *, staged: bool) -> None:
     """report.md, report.html and analysis.json; each replaced atomically."""
-    import json
-
     from tailsplit.analysis.plots import analysis_figures
     from tailsplit.analysis.report import render_html, render_markdown
     from tailsplit.io.writers import atomic_write_bytes
@@ -273,8 +272,6 @@ def _write_reports(folder: Path, analysis: Any, comparisons: list[Any], *, stage
 
 def write_split(out_dir: Path, result: RunResult, *, overwrite: bool) -> Path:
     """Write train/dev/test, scores.parquet, summary.md and manifest.json, all or nothing."""
-    import json
-
     dataset, scores, split = result.dataset, result.scores, result.split
     fmt = output_format_for(detect_format(Path(dataset.input_paths[0])))
     records = output_records(dataset, scores)
@@ -418,8 +415,6 @@ def _prediction_accuracy(config: Any, test: Dataset, overlap: np.ndarray) -> lis
 def _write_overlap(out: Path, config: Any, test: Dataset, audits: list[Any], overlap: np.ndarray,
                    summary: dict[str, Any], command: list[str] | None) -> None:
     import dataclasses
-    import json
-
     from tailsplit.overlap.report import render_overlap_markdown
 
     fmt = output_format_for(detect_format(Path(test.input_paths[0])))

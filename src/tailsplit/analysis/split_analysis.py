@@ -8,7 +8,6 @@ from a split folder on disk (:mod:`tailsplit.analysis.split_dir`).
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -81,7 +80,6 @@ class SplitAnalysis:
     word_counts: dict[str, np.ndarray] = field(default_factory=dict)
     scores: dict[str, np.ndarray] = field(default_factory=dict)
     syntax_note: str = SYNTAX_UNAVAILABLE
-    seconds: dict[str, float] = field(default_factory=dict)
 
     def comparison(self, name: str) -> NullComparison | None:
         return next((c for c in self.null if c.name == name), None)
@@ -144,11 +142,7 @@ def analyze_split(inputs: AnalysisInputs, *, null_splits: int = 500, seed: int =
                   text: TextFeatures | None = None) -> SplitAnalysis:
     """Per-part statistics and evaluation (dev + test) statistics against ``null_splits``
     random splits."""
-    seconds: dict[str, float] = {}
-    clock = time.perf_counter()
     text = compute_text_features(inputs.texts) if text is None else text
-    seconds["features"] = time.perf_counter() - clock
-    clock = time.perf_counter()
     eval_mask = inputs.eval_mask
     strata = None
     if inputs.balance_labels and inputs.labels is not None:
@@ -160,12 +154,11 @@ def analyze_split(inputs: AnalysisInputs, *, null_splits: int = 500, seed: int =
     null = ratio_statistics_null(_ratio_statistics(inputs), columns, eval_mask, null_rows)
     if inputs.programs is not None:
         null += _program_null(inputs.programs, eval_mask, null_rows)
-    seconds["null"] = time.perf_counter() - clock
     analysis = SplitAnalysis(
         name=inputs.name, n=len(inputs.ids), parts=[_part_statistics(inputs, text, p) for p in SPLIT_PARTS],
         null=null, n_null_splits=null_splits, seed=seed,
         program_metrics=[] if inputs.programs is None else program_metrics(inputs.programs, inputs.split_indices()),
-        word_counts={p: text.words[inputs.parts == p] for p in SPLIT_PARTS}, seconds=seconds)
+        word_counts={p: text.words[inputs.parts == p] for p in SPLIT_PARTS})
     if inputs.logprob_sum is not None:
         analysis.scores = {p: inputs.logprob_sum[inputs.parts == p] for p in SPLIT_PARTS}
         ids = np.asarray(inputs.ids, dtype=str)   # ties by id, so row order does not matter
