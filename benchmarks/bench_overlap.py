@@ -6,9 +6,12 @@ MNLI, ANLI, BoolQ passages and questions, Spider questions, SemEval tweets), the
 ``--n`` — synthetic sentences, each the first half of one real sentence joined to the second
 half of another (seeded). Queries: SNLI test hypotheses, plain BM25 top-5 (no filter).
 Whoosh indexes at most ``--whoosh-n`` entries (it is pure Python); its speed is reported on
-that many. Peak memory is the process's maximum resident set size after each step.
+that many. Peak memory is the process's maximum resident set size after each step (the
+driver's; Ray workers are separate processes). With ``--shards N`` the same corpus is also
+indexed in N shards, in this process and on a local Ray cluster, and their audits are
+checked equal to the one-index audit.
 
-    python benchmarks/bench_overlap.py --data ../shared/data --n 1000000 --queries 1000
+    python benchmarks/bench_overlap.py --data ../shared/data --n 1000000 --queries 1000 --shards 4
 """
 
 from __future__ import annotations
@@ -73,6 +76,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=1_000_000)
     parser.add_argument("--queries", type=int, default=1000)
     parser.add_argument("--whoosh-n", type=int, default=100_000)
+    parser.add_argument("--shards", type=int, default=0, help="also index in this many shards (local and Ray)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench-overlap-"))
     try:
@@ -95,9 +99,13 @@ def run(args: argparse.Namespace, work: Path) -> None:
     index = build_index(iter_corpus([corpus]), work / "tailsplit-index", ngram_orders=(8, 13))
     build_s = time.perf_counter() - clock
     extractor = GenericQueryExtractor()
+    ids, structured = [str(i) for i in range(len(queries))], [extractor.query({}, q) for q in queries]
     clock = time.perf_counter()
-    audit_all(index, [str(i) for i in range(len(queries))], queries, [extractor.query({}, q) for q in queries], k=5)
+    reference = [a.as_dict() for a in audit_all(index, ids, queries, structured, k=5)]
     rows.append(("tailsplit (BM25 + 8/13-gram index, snippets)", args.n, build_s, len(queries) / (time.perf_counter() - clock), peak_mib()))
+    del index
+    if args.shards:
+        rows += sharded_rows(corpus, ids, queries, structured, args.shards, work, reference)
 
     import bm25s
 
@@ -117,6 +125,28 @@ def run(args: argparse.Namespace, work: Path) -> None:
     for name, n, build, qps, mem in rows:
         print(f"| {name} | {n:,} | {build:.1f} | {n / build:,.0f} | {qps:,.0f} | {mem:,.0f} |")
     print(f"\ntailsplit index on disk: {sum(p.stat().st_size for p in (work / 'tailsplit-index').rglob('*') if p.is_file()) / 2**20:.0f} MiB")
+
+
+def sharded_rows(corpus: Path, ids: list[str], queries: list[str], structured: list, shards: int, work: Path,
+                 reference: list[dict]) -> list[tuple[str, int, float, float, float]]:
+    from tailsplit.config import OverlapConfig
+    from tailsplit.overlap.sharded import LocalExecutor, RayExecutor, audit_sharded, open_or_build_sharded
+
+    rows = []
+    for name, make in (("in this process", LocalExecutor), ("local Ray cluster", RayExecutor)):
+        executor = make()
+        config = OverlapConfig(corpus=[str(corpus)], index_dir=str(work / f"sharded-{make.__name__}"), shards=shards)
+        clock = time.perf_counter()
+        index = open_or_build_sharded(config, executor)
+        build = time.perf_counter() - clock
+        clock = time.perf_counter()
+        audits = [a.as_dict() for a in audit_sharded(index, executor, ids, queries, structured, k=5)]
+        qps = len(queries) / (time.perf_counter() - clock)
+        assert audits == reference, f"{shards} shards ({name}) disagree with the one-index audit"
+        rows.append((f"tailsplit, {shards} shards, {name} (audit equal to one index)", index.info["entries"], build, qps, peak_mib()))
+        if hasattr(executor, "close"):
+            executor.close()
+    return rows
 
 
 def whoosh_row(corpus: Path, queries: list[str], limit: int, work: Path) -> tuple[str, int, float, float, float]:

@@ -18,7 +18,7 @@ from tailsplit.errors import ConfigError, InputError
 from tailsplit.overlap.audit import audit_example, bootstrap_accuracy, partition_overlap
 from tailsplit.overlap.corpus import CorpusEntry, iter_corpus
 from tailsplit.overlap.index import build_index
-from tailsplit.overlap.ngrams import count_in, ngram_hashes
+from tailsplit.overlap.ngrams import members, ngram_hashes, word_hashes
 from tailsplit.overlap.query import StructuredQuery, WinogradQueryExtractor, phrases_in_order
 
 runner = CliRunner()
@@ -35,11 +35,12 @@ def corpus_index(tmp_path: Path, orders: tuple[int, ...] = (3, 8)):  # noqa: ANN
     return build_index((CorpusEntry(f"c:{i}", t) for i, t in enumerate(CORPUS)), tmp_path / "idx", ngram_orders=orders)
 
 
-def test_ngram_hashes_match_equal_windows_and_skip_unknown_words() -> None:
-    a, b = ngram_hashes(np.array([1, 2, 3, 4]), 2), ngram_hashes(np.array([9, 2, 3, 8]), 2)
-    assert count_in(a, np.unique(b)) == 1                       # only (2, 3) is shared
-    assert len(ngram_hashes(np.array([1, -1, 3, 4]), 2)) == 1   # windows with an unknown word dropped
-    assert len(ngram_hashes(np.array([1, 2]), 3)) == 0
+def test_ngram_hashes_match_equal_windows_only() -> None:
+    a = ngram_hashes(word_hashes("a b c d".split()), 2)
+    b = ngram_hashes(word_hashes("x b c y".split()), 2)
+    assert members(a, np.unique(b)).tolist() == [False, True, False]   # only "b c" is shared
+    assert len(ngram_hashes(word_hashes(["a", "b"]), 3)) == 0
+    assert len(np.unique(ngram_hashes(word_hashes("a b b a".split()), 2))) == 3   # "a b" ≠ "b a"
 
 
 def test_phrases_must_come_in_order_within_the_window() -> None:
@@ -66,7 +67,7 @@ def test_required_phrases_filter_before_scoring(tmp_path: Path) -> None:
     audit = audit_example(index, "t", "The council refused; they feared violence.", query, k=5)
     assert [m["entry"] for m in audit.matches] == ["c:0"] and audit.passing_entries == 1
     unfiltered = np.asarray(index.retriever.get_scores(query.terms()))
-    assert audit.best_score == pytest.approx(unfiltered[0], rel=1e-6)   # the same BM25 score bm25s gives
+    assert audit.best_score == pytest.approx(unfiltered[0], rel=1e-6)
     assert audit.matches[0]["snippet"].startswith("the council refused")
 
 
@@ -146,3 +147,28 @@ def test_ngrams_never_span_two_corpus_entries(tmp_path: Path) -> None:
     inside = audit_example(index, "u", "two three", StructuredQuery(), k=1)
     assert spanning.ngram_hits[2] == 0 and inside.ngram_hits[2] == 1
     assert len(index.ngrams[2]) == 4
+
+
+def test_bm25_weights_are_k1_plus_1_times_bm25s_own_index(tmp_path: Path) -> None:
+    import bm25s
+    from bm25s.tokenization import Tokenized
+
+    from tailsplit.overlap.tokens import overlap_tokens
+
+    texts = CORPUS + ["the the the council", "violence violence in streets and streets"]
+    index = build_index((CorpusEntry(str(i), t) for i, t in enumerate(texts)), tmp_path / "idx", k1=1.2, b=0.6)
+    reference = bm25s.BM25(k1=1.2, b=0.6)
+    reference.index(Tokenized(ids=[index.token_ids(overlap_tokens(t)).tolist() for t in texts], vocab=index.vocab),
+                    show_progress=False)
+    for query in (["council"], ["the", "violence", "streets"], ["suitcase", "it", "because"]):
+        ids = [index.vocab[w] for w in query]
+        ours = index.retriever.get_scores(ids)
+        assert np.allclose(ours, 2.2 * reference.get_scores(ids), rtol=1e-6, atol=1e-7) and ours.max() > 0
+
+
+def test_top_k_breaks_ties_by_row_even_at_the_cut() -> None:
+    from tailsplit.overlap.audit import _top_k
+
+    assert _top_k(np.array([1.0, 3.0, 3.0, 3.0, 0.0, 3.0]), 2).tolist() == [1, 2]
+    assert _top_k(np.array([2.0, 5.0, 2.0, 2.0]), 3).tolist() == [1, 0, 2]
+    assert _top_k(np.array([0.0, -np.inf, 4.0, 0.0]), 3).tolist() == [2]   # only positive scores compete

@@ -381,6 +381,9 @@ def overlap(test: Annotated[list[Path], typer.Option("--test", help="Test file(s
             top_quantile: Annotated[Optional[float], typer.Option("--top-quantile", help="Share of examples, highest BM25 first, that overlap [default: 0.5].")] = None,
             predictions: Annotated[Optional[Path], typer.Option("--predictions", help="File of (id, prediction): accuracy per subset.")] = None,
             prediction_field: Annotated[str, typer.Option("--prediction-field", help="Prediction field in --predictions.")] = "prediction",
+            shards: Annotated[int, typer.Option("--shards", help="Index the corpus in this many shards (map-reduce; same results).")] = 1,
+            engine: Annotated[str, typer.Option("--engine", help="Where shards run: local (this process) or ray.")] = "local",
+            ray_address: Annotated[Optional[str], typer.Option("--ray-address", help="Ray cluster to join [default: a running one, else a local one].")] = None,
             seed: Seed = None, out: OutDir = None, overwrite: Overwrite = False) -> None:
     """Audit a test set against training or pre-training text (BM25 + n-grams); split it into overlapping and clean."""
     from tailsplit import pipeline
@@ -396,8 +399,8 @@ def overlap(test: Annotated[list[Path], typer.Option("--test", help="Test file(s
                            required_fields=list(required_field or []), window=window, k=k, ngram_orders=orders,
                            k1=k1, b=b, threshold=threshold, top_quantile=top_quantile,
                            predictions=None if predictions is None else str(predictions),
-                           prediction_field=prediction_field, seed=seed or 0,
-                           out=None if out is None else str(out), overwrite=overwrite)
+                           prediction_field=prediction_field, shards=shards, engine=engine, ray_address=ray_address,
+                           seed=seed or 0, out=None if out is None else str(out), overwrite=overwrite)
     summary = pipeline.audit_overlap(config, command=sys.argv)
     stdout.print(f"{summary['examples']} test examples: {summary['overlap']} overlapping (best BM25 ≥ "
                  f"{summary['threshold']}), {summary['clean']} clean; index of {summary['index']['entries']:,} entries",

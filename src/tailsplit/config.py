@@ -157,6 +157,9 @@ class OverlapConfig:
     top_quantile: float | None = None
     predictions: str | None = None
     prediction_field: str = "prediction"
+    shards: int = 1
+    engine: str = "local"
+    ray_address: str | None = None
     seed: int = 0
     out: str | None = None
     overwrite: bool = False

@@ -359,6 +359,7 @@ def audit_overlap(config: Any, *, command: list[str] | None = None) -> dict[str,
     from tailsplit.overlap.audit import audit_all, partition_overlap
     from tailsplit.overlap.index import open_or_build_index
     from tailsplit.overlap.query import QUERY_EXTRACTORS
+    from tailsplit.overlap.sharded import audit_sharded, make_executor, open_or_build_sharded
 
     if not config.test or not config.corpus:
         raise ConfigError("tailsplit overlap needs --test FILE and at least one --corpus FILE")
@@ -366,12 +367,22 @@ def audit_overlap(config: Any, *, command: list[str] | None = None) -> dict[str,
         config.top_quantile = 0.5
     started = time.perf_counter()
     test = load_examples(config.test, FieldMap(text=config.text, id=config.id, label=config.label))
-    index = open_or_build_index(config)
-    built_s = time.perf_counter() - started
     extractor = QUERY_EXTRACTORS.create(config.query_kind, window=config.window,
                                         **({"required_fields": config.required_fields} if config.required_fields else {}))
     queries = [extractor.query(record, text) for record, text in zip(test.records, test.texts)]
-    audits = audit_all(index, test.ids, test.texts, queries, k=config.k)
+    if config.shards == 1 and config.engine == "local":
+        index = open_or_build_index(config)
+        built_s = time.perf_counter() - started
+        audits = audit_all(index, test.ids, test.texts, queries, k=config.k)
+    else:
+        executor = make_executor(config.engine, config.ray_address)
+        try:
+            index = open_or_build_sharded(config, executor)
+            built_s = time.perf_counter() - started
+            audits = audit_sharded(index, executor, test.ids, test.texts, queries, k=config.k)
+        finally:
+            if hasattr(executor, "close"):
+                executor.close()
     best = np.array([a.best_score for a in audits])
     overlap, threshold = partition_overlap(best, threshold=config.threshold, top_quantile=config.top_quantile)
     accuracy = _prediction_accuracy(config, test, overlap) if config.predictions else []

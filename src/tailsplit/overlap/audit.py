@@ -12,7 +12,7 @@ import numpy as np
 
 from tailsplit.errors import ConfigError
 from tailsplit.overlap.index import OverlapIndex
-from tailsplit.overlap.ngrams import count_in, ngram_hashes
+from tailsplit.overlap.ngrams import members, ngram_hashes, word_hashes
 from tailsplit.overlap.query import StructuredQuery, phrases_in_order
 from tailsplit.overlap.tokens import overlap_tokens
 from tailsplit.splits.selection import seeded_rng
@@ -36,31 +36,75 @@ class ExampleAudit:
                 "ngram_total": {str(n): v for n, v in self.ngram_total.items()}, "matches": self.matches}
 
 
-def audit_example(index: OverlapIndex, example_id: str, text: str, query: StructuredQuery, k: int,
-                  snippet_chars: int = 200) -> ExampleAudit:
+@dataclass
+class PartAnswer:
+    """One example's answer from one index part: its best rows there (corpus-wide row
+    numbers), their scores and entries, how many entries passed the filter, and which of the
+    example's n-gram windows the part holds."""
+
+    rows: np.ndarray
+    scores: np.ndarray
+    entries: list[tuple[str, str]]
+    passing: int
+    ngram_found: dict[int, np.ndarray]
+
+
+def answer_queries(index: OverlapIndex, texts: Sequence[str], queries: Sequence[StructuredQuery], k: int,
+                   *, row_offset: int = 0, snippet_chars: int = 200) -> list[PartAnswer]:
+    """Each example's top ``k`` among the entries of ``index`` that pass its filter (ties by row)."""
+    return [_answer(index, text, query, k, row_offset, snippet_chars) for text, query in zip(texts, queries)]
+
+
+def _answer(index: OverlapIndex, text: str, query: StructuredQuery, k: int, row_offset: int,
+            snippet_chars: int) -> PartAnswer:
     terms = [t for t in query.terms() if t in index.vocab]
-    scores = np.asarray(index.retriever.get_scores(terms), dtype=np.float64) if terms else np.zeros(len(index))
+    scores = np.asarray(index.retriever.get_scores(terms)) if terms else np.zeros(len(index), np.float32)
     allowed = _passing_rows(index, query) if query.required else None
     if allowed is not None:
-        masked = np.full(len(index), -np.inf)
+        masked = np.full(len(index), -np.inf, dtype=scores.dtype)
         masked[allowed] = scores[allowed]
         scores = masked
     top = _top_k(scores, k)
-    top = [int(r) for r in top if np.isfinite(scores[r]) and scores[r] > 0]
-    matches = [{"entry": entry_id, "bm25": round(float(scores[r]), 4), "snippet": entry_text[:snippet_chars]}
-               for r, (entry_id, entry_text) in zip(top, index.entries(top))]
-    audit = ExampleAudit(example_id, float(scores[top[0]]) if top else 0.0, matches,
-                         passing_entries=len(index) if allowed is None else len(allowed))
-    _add_ngrams(index, audit, text)
+    entries = [(entry_id, entry_text[:snippet_chars]) for entry_id, entry_text in index.entries(top)]
+    values = word_hashes(overlap_tokens(text))
+    found = {n: members(ngram_hashes(values, n), index.ngrams[n]) for n in index.ngram_orders}
+    return PartAnswer(top + row_offset, scores[top], entries, len(index) if allowed is None else len(allowed), found)
+
+
+def merge_answers(example_id: str, answers: Sequence[PartAnswer], k: int) -> ExampleAudit:
+    """The example's audit over all parts: the best ``k`` of their answers by score, ties by
+    corpus row; an n-gram counts when any part holds it."""
+    rows = np.concatenate([a.rows for a in answers])
+    scores = np.concatenate([a.scores for a in answers])
+    entries = [e for a in answers for e in a.entries]
+    order = np.lexsort((rows, -scores))[:k]
+    matches = [{"entry": entries[i][0], "bm25": round(float(scores[i]), 4), "snippet": entries[i][1]} for i in order]
+    audit = ExampleAudit(example_id, float(scores[order[0]]) if len(order) else 0.0, matches,
+                         passing_entries=sum(a.passing for a in answers))
+    for n in answers[0].ngram_found:
+        found = np.logical_or.reduce([a.ngram_found[n] for a in answers])
+        audit.ngram_total[n], audit.ngram_hits[n] = len(found), int(found.sum())
     return audit
 
 
+def audit_example(index: OverlapIndex, example_id: str, text: str, query: StructuredQuery, k: int,
+                  snippet_chars: int = 200) -> ExampleAudit:
+    return merge_answers(example_id, [_answer(index, text, query, k, 0, snippet_chars)], k)
+
+
 def _top_k(scores: np.ndarray, k: int) -> np.ndarray:
-    k = min(k, len(scores))
+    """Rows of the ``k`` highest positive scores, best first; among equal scores the lower
+    row first (also at the cut, so the choice never depends on how the corpus was sharded).
+    Only rows scoring above zero compete: a query's words touch few of a large corpus's rows."""
+    candidates = np.flatnonzero(scores > 0)
+    values = scores[candidates]
+    k = min(k, len(values))
     if k <= 0:
         return np.zeros(0, dtype=np.int64)
-    part = np.argpartition(-scores, k - 1)[:k]
-    return part[np.lexsort((part, -scores[part]))]
+    kth = np.partition(values, len(values) - k)[len(values) - k]
+    above = np.flatnonzero(values > kth)
+    top = candidates[np.concatenate([above, np.flatnonzero(values == kth)[: k - len(above)]])]
+    return top[np.lexsort((top, -scores[top]))]
 
 
 def _passing_rows(index: OverlapIndex, query: StructuredQuery) -> np.ndarray:
@@ -127,28 +171,6 @@ def subset_accuracies(correct: np.ndarray, overlap: np.ndarray, seed: int = 0) -
 
 def audit_all(index: OverlapIndex, ids: Sequence[str], texts: Sequence[str], queries: Sequence[StructuredQuery],
               k: int = 5, snippet_chars: int = 200) -> list[ExampleAudit]:
-    """Every example's audit. Queries without required phrases go to bm25s in one batch;
-    filtered ones are scored one by one over the entries that pass their filter."""
-    audits: list[ExampleAudit | None] = [None] * len(ids)
-    plain = [i for i, q in enumerate(queries) if not q.required and any(t in index.vocab for t in q.terms())]
-    if plain:
-        terms = [[t for t in queries[i].terms() if t in index.vocab] for i in plain]
-        rows, scores = index.retriever.retrieve(terms, k=min(k, len(index)), show_progress=False, n_threads=0)
-        for slot, i in enumerate(plain):
-            kept = [(int(r), float(s)) for r, s in zip(rows[slot], scores[slot]) if s > 0]
-            entries = index.entries([r for r, _ in kept])
-            matches = [{"entry": e_id, "bm25": round(s, 4), "snippet": text[:snippet_chars]}
-                       for (r, s), (e_id, text) in zip(kept, entries)]
-            audits[i] = ExampleAudit(ids[i], kept[0][1] if kept else 0.0, matches, passing_entries=len(index))
-            _add_ngrams(index, audits[i], texts[i])
-    for i, (example_id, text, query) in enumerate(zip(ids, texts, queries)):
-        if audits[i] is None:
-            audits[i] = audit_example(index, example_id, text, query, k, snippet_chars)
-    return audits  # type: ignore[return-value]
-
-
-def _add_ngrams(index: OverlapIndex, audit: ExampleAudit, text: str) -> None:
-    ids = index.token_ids(overlap_tokens(text))
-    for n in index.ngram_orders:
-        audit.ngram_total[n] = max(len(ids) - n + 1, 0)
-        audit.ngram_hits[n] = count_in(ngram_hashes(ids, n), index.ngrams[n])
+    """Every example's audit against one index."""
+    answers = answer_queries(index, texts, queries, k, snippet_chars=snippet_chars)
+    return [merge_answers(example_id, [answer], k) for example_id, answer in zip(ids, answers)]

@@ -3,6 +3,10 @@
 Formats: JSON Lines and Parquet (the text in ``field``) and plain text (one document or
 sentence per line), each optionally gzip-compressed. Entry ids are ``<file name>:<line>``
 (or ``:<row>`` for Parquet), so a match can be found again in its file.
+
+For sharding, a corpus divides into ``CorpusPart``s: whole files, or — for uncompressed
+text and JSON Lines — byte ranges, a range owning every line that starts inside it. Reading
+the parts in order yields exactly the entries (and ids) of reading the files whole.
 """
 
 from __future__ import annotations
@@ -25,53 +29,127 @@ class CorpusEntry:
     text: str
 
 
+_JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".json.gz", ".ndjson", ".ndjson.gz")
+
+
+@dataclass(frozen=True)
+class CorpusPart:
+    """A file, or the lines of an uncompressed line file starting in bytes [start, end)."""
+
+    path: str
+    start: int = 0
+    end: int | None = None
+
+    def size(self) -> int:
+        total = Path(self.path).stat().st_size
+        return (total if self.end is None else min(self.end, total)) - self.start
+
+
 def iter_corpus(paths: Sequence[str | Path], field: str = "text") -> Iterator[CorpusEntry]:
     """Every non-empty entry of every file, in order; nothing is held beyond one batch."""
+    for path in paths:
+        yield from iter_part(CorpusPart(str(path)), field)
+
+
+def iter_part(part: CorpusPart, field: str = "text") -> Iterator[CorpusEntry]:
+    path = Path(part.path)
+    if not path.exists():
+        raise InputError("does not exist", path=path, fix="check the corpus path")
+    kind = _kind(path)
+    if kind == "parquet":
+        yield from _parquet(path, field)
+    elif kind == "text":
+        for number, line in _lines(path, part):
+            if line.strip():
+                yield CorpusEntry(f"{path.name}:{number}", line.strip())
+    else:
+        yield from _jsonl(path, field, part)
+
+
+def split_into_parts(paths: Sequence[str | Path], target_bytes: int) -> list[CorpusPart]:
+    """The corpus as parts of about ``target_bytes`` where a file can be cut (uncompressed
+    text or JSON Lines); other files stay whole."""
+    parts = []
     for path in map(Path, paths):
         if not path.exists():
             raise InputError("does not exist", path=path, fix="check the corpus path")
-        name = path.name.lower()
-        if name.endswith(TEXT_SUFFIXES):
-            yield from _text_lines(path)
-        elif name.endswith((".parquet", ".pq")):
-            yield from _parquet(path, field)
-        elif name.endswith((".jsonl", ".jsonl.gz", ".json", ".json.gz", ".ndjson", ".ndjson.gz")):
-            yield from _jsonl(path, field)
-        else:
-            raise InputError("has a format tailsplit cannot read as a corpus", path=path,
-                             fix="use .txt (one entry per line), .jsonl or .parquet, optionally .gz")
+        size = path.stat().st_size
+        if _kind(path) == "parquet" or path.name.lower().endswith(".gz") or size <= target_bytes:
+            parts.append(CorpusPart(str(path)))
+            continue
+        pieces = -(-size // max(target_bytes, 1))
+        bounds = [size * i // pieces for i in range(pieces + 1)]
+        parts += [CorpusPart(str(path), start, end) for start, end in zip(bounds, bounds[1:])]
+    return parts
 
 
-def _open_text(path: Path) -> io.TextIOBase:
-    raw = gzip.open(path, "rb") if path.name.lower().endswith(".gz") else open(path, "rb")
-    return io.TextIOWrapper(raw, encoding="utf-8", errors="strict")
+def _kind(path: Path) -> str:
+    name = path.name.lower()
+    if name.endswith(TEXT_SUFFIXES):
+        return "text"
+    if name.endswith((".parquet", ".pq")):
+        return "parquet"
+    if name.endswith(_JSONL_SUFFIXES):
+        return "jsonl"
+    raise InputError("has a format tailsplit cannot read as a corpus", path=path,
+                     fix="use .txt (one entry per line), .jsonl or .parquet, optionally .gz")
 
 
-def _text_lines(path: Path) -> Iterator[CorpusEntry]:
-    with _open_text(path) as f:
+def _lines(path: Path, part: CorpusPart) -> Iterator[tuple[int, str]]:
+    """(line number, text) of the part's lines, decoded as UTF-8."""
+    if part.start == 0 and part.end is None:
+        raw = gzip.open(path, "rb") if path.name.lower().endswith(".gz") else open(path, "rb")
+        with raw:
+            for number, line in enumerate(raw, start=1):
+                yield number, _decode(line, path, number)
+        return
+    with open(path, "rb") as f:
+        number = _newlines_before(f, part.start) + 1
+        f.seek(max(part.start - 1, 0))
+        if part.start > 0 and f.read(1) != b"\n":
+            f.readline()                    # the line under way belongs to the part before
+            number += 1
+        position = f.tell()
+        while part.end is None or position < part.end:
+            line = f.readline()
+            if not line:
+                break
+            yield number, _decode(line, path, number)
+            number, position = number + 1, position + len(line)
+
+
+def _newlines_before(f: io.BufferedReader, offset: int) -> int:
+    f.seek(0)
+    count, left = 0, offset
+    while left > 0:
+        chunk = f.read(min(left, 1 << 24))
+        if not chunk:
+            break
+        count, left = count + chunk.count(b"\n"), left - len(chunk)
+    return count
+
+
+def _decode(line: bytes, path: Path, number: int) -> str:
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError("is not UTF-8 text", path=path, line=number, fix="convert it to UTF-8") from None
+
+
+def _jsonl(path: Path, field: str, part: CorpusPart) -> Iterator[CorpusEntry]:
+    for number, line in _lines(path, part):
+        if not line.strip():
+            continue
         try:
-            for number, line in enumerate(f, start=1):
-                if line.strip():
-                    yield CorpusEntry(f"{path.name}:{number}", line.strip())
-        except UnicodeDecodeError:
-            raise InputError("is not UTF-8 text", path=path, fix="convert it to UTF-8") from None
-
-
-def _jsonl(path: Path, field: str) -> Iterator[CorpusEntry]:
-    with _open_text(path) as f:
-        for number, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"is not valid JSON ({exc.msg})", path=path, line=number,
-                                 fix="fix or remove that line") from None
-            if not isinstance(record, dict) or field not in record:
-                raise InputError("is missing", path=path, line=number, field=field,
-                                 fix="name the corpus text field with --corpus-field")
-            if isinstance(record[field], str) and record[field].strip():
-                yield CorpusEntry(f"{path.name}:{number}", record[field])
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"is not valid JSON ({exc.msg})", path=path, line=number,
+                             fix="fix or remove that line") from None
+        if not isinstance(record, dict) or field not in record:
+            raise InputError("is missing", path=path, line=number, field=field,
+                             fix="name the corpus text field with --corpus-field")
+        if isinstance(record[field], str) and record[field].strip():
+            yield CorpusEntry(f"{path.name}:{number}", record[field])
 
 
 def _parquet(path: Path, field: str) -> Iterator[CorpusEntry]:

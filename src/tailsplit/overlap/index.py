@@ -4,13 +4,17 @@ Folder layout (every array an ``.npy`` file that loads memory-mapped):
 
 - ``bm25/``            the bm25s index (k1, b as given) over the corpus's word tokens;
 - ``tokens.npy``       every entry's token ids, concatenated (int32); ``offsets.npy`` bounds;
+- ``word-hashes.npy``  each token id's word hash (see ``ngrams``);
 - ``ngrams-<n>.npy``   sorted distinct 64-bit hashes of the corpus's word n-grams;
 - ``texts.bin``, ``ids.bin`` entry texts and ids as UTF-8, with ``*-offsets.npy`` bounds
   (for snippets: any entry is one slice of a memory-mapped file);
 - ``index.json``       vocabulary size, counts, parameters, build time.
 
-Entries are streamed; the only whole-corpus structures are the int32 token array and the
-per-order hash arrays, both a few bytes per token.
+Built in two steps so a corpus can be indexed in shards (``overlap.sharded``): ``collect``
+streams entries into everything but BM25 and returns the part's document frequencies keyed
+by word hash; ``finish`` weighs the part's BM25 matrix with the whole corpus's statistics.
+A one-part index is ``collect`` then ``finish`` with its own. Entries are streamed; the only
+whole-part structures are the int32 token array and the per-order hash arrays.
 """
 
 from __future__ import annotations
@@ -24,21 +28,14 @@ from typing import Any
 
 import numpy as np
 
-from tailsplit.errors import ConfigError, MissingDependencyError
+from tailsplit.errors import ConfigError
+from tailsplit.overlap.bm25 import CorpusStats, bm25_weights, bm25s_module, document_frequencies, save_retriever
 from tailsplit.overlap.corpus import CorpusEntry
-from tailsplit.overlap.ngrams import ngram_hashes
+from tailsplit.overlap.ngrams import ngram_hashes, word_hashes
 from tailsplit.overlap.tokens import overlap_tokens
 
-INDEX_VERSION = 2
+INDEX_VERSION = 3
 _BATCH = 50_000
-
-
-def _bm25s() -> Any:
-    try:
-        import bm25s
-    except ImportError:
-        raise MissingDependencyError("bm25s", "overlap", "the overlap audit") from None
-    return bm25s
 
 
 @dataclass
@@ -87,7 +84,7 @@ class OverlapIndex:
         info = json.loads(info_path.read_text())
         if info.get("version") != INDEX_VERSION:
             raise ConfigError(f"index={str(folder)!r} was built by another tailsplit version; rebuild it")
-        retriever = _bm25s().BM25.load(folder / "bm25", mmap=True, load_vocab=True, show_progress=False)
+        retriever = bm25s_module().BM25.load(folder / "bm25", mmap=True, load_vocab=True, show_progress=False)
         orders = tuple(info["ngram_orders"])
         return OverlapIndex(folder=folder, vocab=retriever.vocab_dict, tokens=np.load(folder / "tokens.npy", mmap_mode="r"),
                             offsets=np.load(folder / "offsets.npy", mmap_mode="r"), ngram_orders=orders,
@@ -95,16 +92,34 @@ class OverlapIndex:
                             retriever=retriever, info=info)
 
 
+@dataclass(frozen=True)
+class PartCounts:
+    """What one collected part contributes to the corpus statistics."""
+
+    documents: int
+    tokens: int
+    word_hashes: np.ndarray     # per token id
+    doc_freq: np.ndarray        # per token id
+
+
 def build_index(entries: Iterable[CorpusEntry], folder: str | Path, *, ngram_orders: tuple[int, ...] = (8, 13),
                 k1: float = 1.5, b: float = 0.75, sources: list[str] | None = None, key: str = "") -> OverlapIndex:
     """Stream ``entries`` into a new index in ``folder`` (written in place; the caller stages it)."""
-    bm25s = _bm25s()
-    from bm25s.tokenization import Tokenized
-
     started = time.perf_counter()
+    counts = collect(entries, folder, ngram_orders=ngram_orders)
+    if not counts.documents:
+        raise ConfigError("corpus holds no text; check the corpus files and --corpus-field")
+    finish(folder, counts.doc_freq, CorpusStats(counts.documents, counts.tokens), k1=k1, b=b,
+           info={"sources": sources or [], "key": key}, started=started)
+    return OverlapIndex.load(folder)
+
+
+def collect(entries: Iterable[CorpusEntry], folder: str | Path, *, ngram_orders: tuple[int, ...]) -> PartCounts:
+    """Tokens, n-gram sets and texts of ``entries`` into ``folder``; BM25 is left to ``finish``."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     vocab: dict[str, int] = {}
+    hashes_of_ids: list[np.ndarray] = []
     token_chunks: list[np.ndarray] = []
     lengths: list[int] = []
     hashes: dict[int, list[np.ndarray]] = {n: [] for n in ngram_orders}
@@ -113,29 +128,43 @@ def build_index(entries: Iterable[CorpusEntry], folder: str | Path, *, ngram_ord
     for entry in entries:
         batch.append(entry)
         if len(batch) == _BATCH:
-            _add_batch(batch, vocab, token_chunks, lengths, hashes, blobs)
+            _add_batch(batch, vocab, hashes_of_ids, token_chunks, lengths, hashes, blobs)
             batch = []
     if batch:
-        _add_batch(batch, vocab, token_chunks, lengths, hashes, blobs)
+        _add_batch(batch, vocab, hashes_of_ids, token_chunks, lengths, hashes, blobs)
     for blob in blobs.values():
         blob.close()
-    if not lengths:
-        raise ConfigError("corpus holds no text; check the corpus files and --corpus-field")
-    tokens = np.concatenate(token_chunks).astype(np.int32)
-    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    tokens = (np.concatenate(token_chunks) if token_chunks else np.zeros(0, np.int64)).astype(np.int32)
+    offsets = np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).astype(np.int64)
+    word_hash = np.concatenate(hashes_of_ids) if hashes_of_ids else np.zeros(0, np.uint64)
     np.save(folder / "tokens.npy", tokens)
     np.save(folder / "offsets.npy", offsets)
+    np.save(folder / "word-hashes.npy", word_hash)
     for n in ngram_orders:
         np.save(folder / f"ngrams-{n}.npy", np.unique(np.concatenate(hashes[n])) if hashes[n] else np.zeros(0, np.uint64))
-    del hashes
-    retriever = bm25s.BM25(k1=k1, b=b)
-    retriever.index(Tokenized(ids=np.split(tokens, offsets[1:-1]), vocab=vocab), show_progress=False)
-    retriever.save(folder / "bm25", show_progress=False)
-    info = {"version": INDEX_VERSION, "entries": len(lengths), "tokens": int(len(tokens)), "vocabulary": len(vocab),
-            "ngram_orders": list(ngram_orders), "k1": k1, "b": b, "sources": sources or [], "key": key,
-            "build_seconds": round(time.perf_counter() - started, 3)}
-    (folder / "index.json").write_text(json.dumps(info, indent=2) + "\n")
-    return OverlapIndex.load(folder)
+    (folder / "vocab.json").write_text(json.dumps(list(vocab), ensure_ascii=False))
+    (folder / "collected.json").write_text(json.dumps({"ngram_orders": list(ngram_orders)}))
+    return PartCounts(len(lengths), int(len(tokens)), word_hash, document_frequencies(tokens, offsets, len(vocab)))
+
+
+def finish(folder: str | Path, doc_freq: np.ndarray, stats: CorpusStats, *, k1: float, b: float,
+           info: dict[str, Any], started: float | None = None) -> None:
+    """Weigh a collected part's BM25 matrix with corpus-wide ``doc_freq`` (per this part's
+    token ids) and ``stats``; write ``bm25/`` and ``index.json``."""
+    folder = Path(folder)
+    started = time.perf_counter() if started is None else started
+    words = json.loads((folder / "vocab.json").read_text())
+    collected = json.loads((folder / "collected.json").read_text())
+    tokens, offsets = np.load(folder / "tokens.npy"), np.load(folder / "offsets.npy")
+    save_retriever(folder / "bm25", bm25_weights(tokens, offsets, doc_freq, stats, k1, b),
+                   {w: i for i, w in enumerate(words)}, k1, b)
+    record = {"version": INDEX_VERSION, "entries": len(offsets) - 1, "tokens": int(len(tokens)),
+              "vocabulary": len(words), "ngram_orders": collected["ngram_orders"], "k1": k1, "b": b,
+              "corpus_documents": stats.documents, "corpus_tokens": stats.tokens, **info,
+              "build_seconds": round(time.perf_counter() - started, 3)}
+    (folder / "index.json").write_text(json.dumps(record, indent=2) + "\n")
+    (folder / "vocab.json").unlink()
+    (folder / "collected.json").unlink()
 
 
 class _BlobWriter:
@@ -162,15 +191,22 @@ class _BlobWriter:
         np.save(self.folder / f"{self.name}-offsets.npy", np.asarray(self._offsets, dtype=np.int64))
 
 
-def _add_batch(batch: list[CorpusEntry], vocab: dict[str, int], token_chunks: list[np.ndarray],
-               lengths: list[int], hashes: dict[int, list[np.ndarray]], blobs: dict[str, _BlobWriter]) -> None:
+def _add_batch(batch: list[CorpusEntry], vocab: dict[str, int], hashes_of_ids: list[np.ndarray],
+               token_chunks: list[np.ndarray], lengths: list[int], hashes: dict[int, list[np.ndarray]],
+               blobs: dict[str, _BlobWriter]) -> None:
+    known = len(vocab)
     ids = [np.fromiter((vocab.setdefault(t, len(vocab)) for t in overlap_tokens(e.text)), dtype=np.int64)
            for e in batch]
+    hashes_of_ids.append(word_hashes(list(vocab)[known:]))
+    word_hash = np.concatenate(hashes_of_ids)
+    if len(hashes_of_ids) > 1:
+        hashes_of_ids[:] = [word_hash]
     flat = np.concatenate(ids) if ids else np.zeros(0, np.int64)
     row_lengths = np.array([len(row) for row in ids], dtype=np.int64)
     row_end = np.repeat(np.cumsum(row_lengths), row_lengths)      # end of each token's row
+    values = word_hash[flat]
     for n, found in hashes.items():
-        windows = ngram_hashes(flat, n)                            # every window of the batch ...
+        windows = ngram_hashes(values, n)                          # every window of the batch ...
         inside = (np.arange(len(windows)) + n) <= row_end[: len(windows)]   # ... kept if within one row
         found.append(np.unique(windows[inside]))
         if len(found) > 8:   # keep the per-order lists short: merge as we go

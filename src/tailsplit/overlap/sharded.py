@@ -1,0 +1,205 @@
+"""Index and audit a corpus in shards, in this process or on a Ray cluster.
+
+Map-reduce with results equal to one index over the whole corpus:
+
+1. *collect* (one task per shard): a shard — consecutive corpus parts, cut at file or line
+   boundaries — is tokenised into its own folder: tokens, n-gram hash sets, texts; the task
+   returns its document frequencies keyed by word hash, its entry and token counts;
+2. *reduce* (driver): corpus-wide document frequencies (a sum per word hash), entry count and
+   average length — what BM25's IDF and length norm need;
+3. *finish* (one task per shard): the shard's BM25 matrix weighed with the corpus-wide
+   statistics, so scores from different shards compare;
+4. *answer* (one task per shard): every test query's top k in the shard (rows numbered
+   corpus-wide) and which of its n-grams the shard holds;
+5. *merge* (driver): the best k over shards, ties by corpus row; an n-gram hit when any
+   shard has it.
+
+Shard folders live under one folder that every worker can read and write (a shared file
+system on a cluster; any folder on one machine). The finished set is reused while the corpus
+and settings are unchanged, like a single index.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from tailsplit.errors import ConfigError, MissingDependencyError
+from tailsplit.overlap.audit import ExampleAudit, PartAnswer, answer_queries, merge_answers
+from tailsplit.overlap.bm25 import CorpusStats
+from tailsplit.overlap.corpus import CorpusPart, iter_part, split_into_parts
+from tailsplit.overlap.index import INDEX_VERSION, OverlapIndex, collect, finish, index_key
+from tailsplit.overlap.query import StructuredQuery
+
+ENGINES = ("local", "ray")
+
+
+class Executor(Protocol):
+    def map(self, task: Callable[..., Any], calls: Sequence[tuple[Any, ...]]) -> list[Any]:
+        """``[task(*args) for args in calls]``, possibly in parallel; results in call order."""
+
+
+class LocalExecutor:
+    """Runs the tasks one after another in this process."""
+
+    def map(self, task: Callable[..., Any], calls: Sequence[tuple[Any, ...]]) -> list[Any]:
+        return [task(*args) for args in calls]
+
+
+class RayExecutor:
+    """Runs each task as a Ray task: on the cluster at ``address``, or on a local one
+    started for the run (and stopped after it) when no cluster is running."""
+
+    def __init__(self, address: str | None = None, num_cpus: int | None = None) -> None:
+        try:
+            import ray
+        except ImportError:
+            raise MissingDependencyError("ray", "distributed", "--engine ray") from None
+        self._ray = ray
+        self._started = not ray.is_initialized()
+        if self._started:
+            ray.init(address=address, num_cpus=num_cpus if address is None else None, include_dashboard=False,
+                     log_to_driver=False, configure_logging=False)
+
+    def map(self, task: Callable[..., Any], calls: Sequence[tuple[Any, ...]]) -> list[Any]:
+        remote = self._ray.remote(task)
+        return self._ray.get([remote.remote(*args) for args in calls])
+
+    def close(self) -> None:
+        if self._started:
+            self._ray.shutdown()
+
+
+def make_executor(engine: str, address: str | None = None, num_cpus: int | None = None) -> Any:
+    if engine == "local":
+        return LocalExecutor()
+    if engine == "ray":
+        return RayExecutor(address, num_cpus)
+    raise ConfigError(f"engine={engine!r} is not one of {', '.join(ENGINES)}")
+
+
+def plan_shards(paths: Sequence[str | Path], shards: int) -> list[list[CorpusPart]]:
+    """``shards`` groups of consecutive corpus parts of about equal bytes (fewer when the
+    files cannot be cut that finely)."""
+    if shards < 1:
+        raise ConfigError(f"shards={shards!r} must be at least 1")
+    total = sum(Path(p).stat().st_size for p in paths if Path(p).exists())
+    parts = split_into_parts(paths, max(-(-total // shards), 1))
+    groups: list[list[CorpusPart]] = [[] for _ in range(shards)]
+    before = 0
+    for part in parts:
+        groups[min(shards - 1, before * shards // max(total, 1))].append(part)
+        before += part.size()
+    return [g for g in groups if g]
+
+
+@dataclass
+class ShardedIndex:
+    folder: Path
+    shards: list[dict[str, Any]]       # folder name, entries, first corpus row, parts
+    info: dict[str, Any]
+
+    @property
+    def ngram_orders(self) -> tuple[int, ...]:
+        return tuple(self.info["ngram_orders"])
+
+    @staticmethod
+    def load(folder: Path) -> ShardedIndex:
+        record = json.loads((folder / "shards.json").read_text())
+        return ShardedIndex(folder, record["shards"], record["info"])
+
+
+def open_or_build_sharded(config: Any, executor: Any) -> ShardedIndex:
+    """The sharded index of ``config.corpus`` in ``config.index_dir`` (or the cache), reused
+    when its key matches, else built there through ``executor`` (staged)."""
+    from tailsplit.cache import default_cache_dir
+
+    key = f"{index_key(config)}-shards{config.shards}"
+    folder = Path(config.index_dir) if config.index_dir else default_cache_dir() / "overlap" / key
+    if (folder / "shards.json").exists():
+        index = ShardedIndex.load(folder)
+        if index.info.get("key") == key:
+            return index
+        if config.index_dir:
+            raise ConfigError(f"index_dir={str(folder)!r} holds an index of another corpus or other settings; "
+                              "give a new folder or delete it")
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
+    try:
+        _build(config, executor, staging, key)
+        if folder.exists():
+            shutil.rmtree(folder)
+        staging.rename(folder)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging)
+    return ShardedIndex.load(folder)
+
+
+def _build(config: Any, executor: Any, folder: Path, key: str) -> None:
+    started = time.perf_counter()
+    plan = plan_shards(config.corpus, config.shards)
+    names = [f"shard-{i:04d}" for i in range(len(plan))]
+    orders = tuple(config.ngram_orders)
+    counts = executor.map(collect_shard, [(parts, config.corpus_field, str(folder / name), orders)
+                                          for parts, name in zip(plan, names)])
+    documents = sum(c[0] for c in counts)
+    if not documents:
+        raise ConfigError("corpus holds no text; check the corpus files and --corpus-field")
+    stats = CorpusStats(documents, sum(c[1] for c in counts))
+    words, doc_freq = corpus_doc_freq([c[2] for c in counts], [c[3] for c in counts])
+    executor.map(finish_shard, [(str(folder / name), words, doc_freq, stats, config.k1, config.b)
+                                for name in names])
+    offsets = np.concatenate([[0], np.cumsum([c[0] for c in counts])])
+    shards = [{"folder": name, "entries": int(c[0]), "first_row": int(first),
+               "parts": [p.__dict__ for p in parts]} for name, c, first, parts in zip(names, counts, offsets, plan)]
+    info = {"version": INDEX_VERSION, "key": key, "entries": stats.documents, "tokens": stats.tokens,
+            "vocabulary": len(words), "ngram_orders": list(orders), "k1": config.k1, "b": config.b,
+            "sources": [str(p) for p in config.corpus], "shards": len(shards),
+            "build_seconds": round(time.perf_counter() - started, 3)}
+    (folder / "shards.json").write_text(json.dumps({"info": info, "shards": shards}, indent=2) + "\n")
+
+
+def corpus_doc_freq(word_hashes: Sequence[np.ndarray], doc_freqs: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """(sorted distinct word hashes, corpus-wide document frequency of each): the shards'
+    frequencies summed per word (a word is in a shard's entries at most once per entry)."""
+    words, inverse = np.unique(np.concatenate(word_hashes), return_inverse=True)
+    return words, np.bincount(inverse, weights=np.concatenate(doc_freqs), minlength=len(words)).astype(np.int64)
+
+
+def collect_shard(parts: Sequence[CorpusPart], field: str, folder: str,
+                  orders: tuple[int, ...]) -> tuple[int, int, np.ndarray, np.ndarray]:
+    """Task: collect one shard; (entries, tokens, word hash and document frequency per word)."""
+    entries = (entry for part in parts for entry in iter_part(part, field))
+    counts = collect(entries, folder, ngram_orders=orders)
+    return counts.documents, counts.tokens, counts.word_hashes, counts.doc_freq
+
+
+def finish_shard(folder: str, words: np.ndarray, doc_freq: np.ndarray, stats: CorpusStats,
+                 k1: float, b: float) -> None:
+    """Task: weigh one shard's BM25 matrix with the corpus-wide statistics."""
+    local = np.load(Path(folder) / "word-hashes.npy")
+    finish(folder, doc_freq[np.searchsorted(words, local)], stats, k1=k1, b=b, info={"shard": Path(folder).name})
+
+
+def answer_shard(folder: str, texts: Sequence[str], queries: Sequence[StructuredQuery], k: int,
+                 first_row: int, snippet_chars: int) -> list[PartAnswer]:
+    """Task: every query's answer from one shard."""
+    return answer_queries(OverlapIndex.load(folder), texts, queries, k, row_offset=first_row,
+                          snippet_chars=snippet_chars)
+
+
+def audit_sharded(index: ShardedIndex, executor: Any, ids: Sequence[str], texts: Sequence[str],
+                  queries: Sequence[StructuredQuery], k: int = 5, snippet_chars: int = 200) -> list[ExampleAudit]:
+    """Every example's audit against all shards — equal to ``audit_all`` on one index."""
+    answers = executor.map(answer_shard, [(str(index.folder / s["folder"]), list(texts), list(queries), k,
+                                           s["first_row"], snippet_chars) for s in index.shards])
+    return [merge_answers(example_id, [shard[i] for shard in answers], k) for i, example_id in enumerate(ids)]
