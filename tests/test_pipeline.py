@@ -98,7 +98,9 @@ def test_a_score_file_for_other_data_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_failed_write_leaves_no_partial_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = pipeline.write_records
+    from tailsplit.pipeline import runs
+
+    real = runs.write_records
     written = []
 
     def failing(path, records, fmt):  # noqa: ANN001
@@ -107,7 +109,7 @@ def test_a_failed_write_leaves_no_partial_output(tmp_path: Path, monkeypatch: py
         written.append(path)
         real(path, records, fmt)
 
-    monkeypatch.setattr(pipeline, "write_records", failing)
+    monkeypatch.setattr(runs, "write_records", failing)
     with pytest.raises(OSError):
         pipeline.run(snli_config(tmp_path / "out"))
     assert not (tmp_path / "out").exists()

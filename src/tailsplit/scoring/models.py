@@ -103,7 +103,7 @@ def _hub_source(repo_id: str) -> ModelSource:
     return ModelSource(name=repo_id, folder=Path(folder))
 
 
-def _quiet_transformers() -> None:
+def quiet_transformers() -> None:
     """transformers' own progress bars and warnings would drown tailsplit's progress bar."""
     from transformers.utils import logging as hf_logging
 
@@ -122,7 +122,7 @@ def load_tokenizer(folder: Path, name: str) -> Any:
         from transformers import AutoTokenizer
     except ImportError as exc:
         raise MissingDependencyError(exc.name or "transformers", "lm", "language-model scoring") from None
-    _quiet_transformers()
+    quiet_transformers()
     tokenizer = AutoTokenizer.from_pretrained(folder)
     if not getattr(tokenizer, "is_fast", False):
         raise ScoringError(f"model={name!r} has no fast tokenizer; tailsplit needs character "
@@ -137,7 +137,7 @@ def load_model(folder: Path, *, dtype: str, device: str) -> Any:
         from transformers import AutoModelForCausalLM
     except ImportError as exc:
         raise MissingDependencyError(exc.name or "torch", "lm", "language-model scoring") from None
-    _quiet_transformers()
+    quiet_transformers()
     torch_dtype = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[dtype]
     model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch_dtype)
     return model.to(device).eval()
@@ -160,7 +160,7 @@ def _converted_gguf(source: ModelSource, cache_dir: Path) -> Path:
         return target
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    _quiet_transformers()
+    quiet_transformers()
     print(f"tailsplit: converting {source.gguf_file} to safetensors once (about 20 s); "
           f"cached in {target}", file=sys.stderr)
     tokenizer = AutoTokenizer.from_pretrained(source.folder, gguf_file=source.gguf_file)

@@ -1,7 +1,7 @@
-"""The only module that wires steps together: load → score → split → write.
+"""Likelihood (and challenge) splits: load → score → split → write, and split analysis.
 
-Each public function mirrors a CLI command (``score``, ``split``, ``run``) and takes the
-same configuration, so the Python API and the CLI cannot drift apart.
+Each public function mirrors a CLI command (``score``, ``split``, ``run``, ``analyze``) and
+takes the same configuration, so the Python API and the CLI cannot drift apart.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from tailsplit.prompts import PromptTemplate, resolve_template
 from tailsplit.registry import SCORERS
 from tailsplit.scoring.crossfit import cross_score
 from tailsplit.scoring.driver import build_requests, score_examples
+from tailsplit.pipeline.records import finite, input_records, json_default
 from tailsplit.splits import SPLITTERS, SplitInputs, Splitter, make_splitter
 
 
@@ -158,7 +159,7 @@ def score(config: RunConfig, out_path: str | Path, *, progress: bool = False,
     dataset = load_dataset(config)
     scores, report, meta = score_dataset(dataset, config.scoring, progress=progress)
     meta = {**meta, "tailsplit_version": __version__, "command": command or sys.argv,
-            "inputs": _input_records(dataset), "config": config.as_dict(), "scoring": report}
+            "inputs": input_records(dataset), "config": config.as_dict(), "scoring": report}
     write_score_file(out_path, dataset, scores, meta)
     return scores, report
 
@@ -194,7 +195,7 @@ def run(config: RunConfig, *, scores_path: str | Path | None = None, progress: b
     metrics = [] if programs is None else program_metrics(programs, split)
     manifest = {
         "tailsplit_version": __version__, "command": command or sys.argv, "config": config.as_dict(),
-        "inputs": _input_records(dataset), **meta,
+        "inputs": input_records(dataset), **meta,
         "splitter": {"name": splitter.name, "params": splitter.get_params(), "details": dict(split.details)},
         "seed": config.split.seed, "sizes": {s.part: s.size for s in summaries},
         "label_counts": {s.part: s.label_counts for s in summaries},
@@ -262,7 +263,7 @@ def _write_reports(folder: Path, analysis: Any, comparisons: list[Any], *, stage
     payload = {**analysis.as_dict(), "compared_with": [c.as_dict() for c, _ in comparisons]}
     files = {"report.md": render_markdown(analysis, comparisons),
              "report.html": render_html(analysis, comparisons, analysis_figures(analysis)),
-             "analysis.json": json.dumps(_finite(payload), indent=2, default=_json_default) + "\n"}
+             "analysis.json": json.dumps(finite(payload), indent=2, default=json_default) + "\n"}
     for name, text in files.items():
         if staged:
             (folder / name).write_text(text, encoding="utf-8")
@@ -296,7 +297,7 @@ def write_split(out_dir: Path, result: RunResult, *, overwrite: bool) -> Path:
             _write_reports(staging, result.analysis, [], staged=True)
         manifest = {**result.manifest, "outputs": outputs,
                     "timings": {k: round(v, 3) for k, v in result.timings.items()}}
-        (staging / "manifest.json").write_text(json.dumps(manifest, indent=2, default=_json_default) + "\n")
+        (staging / "manifest.json").write_text(json.dumps(manifest, indent=2, default=json_default) + "\n")
     result.manifest = manifest
     return out_dir
 
@@ -329,122 +330,3 @@ def output_records(dataset: Dataset, scores: ScoreTable | None) -> list[dict[str
     return out
 
 
-def _input_records(dataset: Dataset) -> list[dict[str, Any]]:
-    counts = {p: 0 for p in dataset.input_paths}
-    for source in dataset.sources:
-        counts[source] += 1
-    return [{"path": p, "sha256": sha256_file(p), "rows": counts[p]} for p in dataset.input_paths]
-
-
-def _finite(value: Any) -> Any:
-    """``value`` with NaN and infinities as ``None`` (strict JSON has no NaN)."""
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
-    if isinstance(value, (float, np.floating)) and not np.isfinite(value):
-        return None
-    return value
-
-
-def _json_default(value: Any) -> Any:
-    if isinstance(value, np.generic):
-        return value.item()
-    raise TypeError(f"cannot write {type(value).__name__} to JSON")
-
-
-def audit_overlap(config: Any, *, command: list[str] | None = None) -> dict[str, Any]:
-    """``tailsplit overlap``: audit a test set against a corpus; write the partition."""
-    from tailsplit.core import FieldMap
-    from tailsplit.overlap.audit import audit_all, partition_overlap
-    from tailsplit.overlap.index import open_or_build_index
-    from tailsplit.overlap.query import QUERY_EXTRACTORS
-    from tailsplit.overlap.sharded import audit_sharded, make_executor, open_or_build_sharded
-
-    if not config.test or not config.corpus:
-        raise ConfigError("tailsplit overlap needs --test FILE and at least one --corpus FILE")
-    if config.top_quantile is None and config.threshold is None:
-        config.top_quantile = 0.5
-    started = time.perf_counter()
-    test = load_examples(config.test, FieldMap(text=config.text, id=config.id, label=config.label))
-    extractor = QUERY_EXTRACTORS.create(config.query_kind, window=config.window,
-                                        **({"required_fields": config.required_fields} if config.required_fields else {}))
-    queries = [extractor.query(record, text) for record, text in zip(test.records, test.texts)]
-    if config.shards == 1 and config.engine == "local":
-        index = open_or_build_index(config)
-        built_s = time.perf_counter() - started
-        audits = audit_all(index, test.ids, test.texts, queries, k=config.k)
-    else:
-        executor = make_executor(config.engine, config.ray_address)
-        try:
-            index = open_or_build_sharded(config, executor)
-            built_s = time.perf_counter() - started
-            audits = audit_sharded(index, executor, test.ids, test.texts, queries, k=config.k)
-        finally:
-            if hasattr(executor, "close"):
-                executor.close()
-    best = np.array([a.best_score for a in audits])
-    overlap, threshold = partition_overlap(best, threshold=config.threshold, top_quantile=config.top_quantile)
-    accuracy = _prediction_accuracy(config, test, overlap) if config.predictions else []
-    summary = {"examples": len(test), "overlap": int(overlap.sum()), "clean": int((~overlap).sum()),
-               "threshold": round(threshold, 4), "index": index.info, "accuracy": [a.as_dict() for a in accuracy],
-               "ngram_contaminated": {str(n): int(sum(a.ngram_hits[n] > 0 for a in audits)) for n in index.ngram_orders},
-               "seconds": {"index": round(built_s, 3), "audit": round(time.perf_counter() - started - built_s, 3)}}
-    if config.out is not None:
-        _write_overlap(Path(config.out), config, test, audits, overlap, summary, command)
-    return summary
-
-
-def _prediction_accuracy(config: Any, test: Dataset, overlap: np.ndarray) -> list[Any]:
-    from tailsplit.io.examples import label_to_str
-    from tailsplit.io.readers import read_records
-    from tailsplit.overlap.audit import subset_accuracies
-
-    if test.labels is None:
-        raise ConfigError("--predictions needs the gold labels; name the test label field with --label")
-    raws = list(read_records(config.predictions))
-    positional = all(config.id not in raw.record for raw in raws)   # no ids: one prediction per test row, in order
-    if positional and len(raws) != len(test):
-        raise InputError(f"has {len(raws)} predictions without ids for {len(test)} test examples",
-                         path=config.predictions, fix=f"give one per test example in order, or an {config.id!r} field")
-    predicted: dict[str, str] = {}
-    for position, raw in enumerate(raws):
-        for name in (() if positional else (config.id,)) + (config.prediction_field,):
-            if name not in raw.record:
-                raise raw.error("is missing", field=name, fix="give every prediction an id and a prediction "
-                                "(--prediction-field names the latter)")
-        key = test.ids[position] if positional else label_to_str(raw.record[config.id])
-        predicted[key] = label_to_str(raw.record[config.prediction_field])
-    missing = next((i for i in test.ids if i not in predicted), None)
-    if missing is not None:
-        raise InputError(f"has no prediction for test id {missing!r}", path=config.predictions,
-                         fix="predict every test example")
-    correct = np.array([predicted[i] == gold for i, gold in zip(test.ids, test.labels)])
-    return subset_accuracies(correct, overlap, seed=config.seed)
-
-
-def _write_overlap(out: Path, config: Any, test: Dataset, audits: list[Any], overlap: np.ndarray,
-                   summary: dict[str, Any], command: list[str] | None) -> None:
-    import dataclasses
-    from tailsplit.overlap.report import render_overlap_markdown
-
-    fmt = output_format_for(detect_format(Path(test.input_paths[0])))
-    rows = []
-    for record, audit, flag in zip(test.records, audits, overlap):
-        row = dict(record)
-        row.update(best_bm25=round(audit.best_score, 4), overlap=bool(flag),
-                   **{f"ngram{n}_hits": audit.ngram_hits[n] for n in audit.ngram_hits})
-        rows.append(row)
-    with staged_dir(out, overwrite=config.overwrite) as staging:
-        outputs = {}
-        for name, keep in (("overlap", overlap), ("clean", ~overlap)):
-            path = staging / f"{name}{OUTPUT_SUFFIX[fmt]}"
-            write_records(path, [r for r, k in zip(rows, keep) if k], fmt)
-            outputs[path.name] = sha256_file(path)
-        (staging / "audit.jsonl").write_text("".join(json.dumps(a.as_dict(), ensure_ascii=False) + "\n" for a in audits))
-        (staging / "summary.md").write_text(render_overlap_markdown(summary, audits, test) + "\n")
-        for name in ("audit.jsonl", "summary.md"):
-            outputs[name] = sha256_file(staging / name)
-        manifest = {"tailsplit_version": __version__, "command": command or sys.argv,
-                    "config": dataclasses.asdict(config), "inputs": _input_records(test), **summary, "outputs": outputs}
-        (staging / "manifest.json").write_text(json.dumps(_finite(manifest), indent=2, default=_json_default) + "\n")

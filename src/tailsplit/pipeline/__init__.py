@@ -1,0 +1,17 @@
+"""The only layer that wires steps together; one module per family of commands."""
+
+from tailsplit.pipeline.overlap import audit_overlap
+from tailsplit.pipeline.runs import (
+    RunResult,
+    analyze,
+    load_dataset,
+    output_records,
+    run,
+    score,
+    score_dataset,
+    split_dataset,
+    write_split,
+)
+
+__all__ = ["RunResult", "analyze", "audit_overlap", "load_dataset", "output_records", "run", "score",
+           "score_dataset", "split_dataset", "write_split"]

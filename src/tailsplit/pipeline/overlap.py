@@ -1,0 +1,117 @@
+"""``tailsplit overlap``: audit a test set against a corpus, write the partition."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tailsplit import __version__
+from tailsplit.core import Dataset
+from tailsplit.errors import ConfigError, InputError
+from tailsplit.fingerprint import sha256_file
+from tailsplit.io.examples import load_examples
+from tailsplit.io.readers import detect_format
+from tailsplit.io.writers import OUTPUT_SUFFIX, output_format_for, staged_dir, write_records
+from tailsplit.pipeline.records import finite, input_records, json_default
+
+
+def audit_overlap(config: Any, *, command: list[str] | None = None) -> dict[str, Any]:
+    """``tailsplit overlap``: audit a test set against a corpus; write the partition."""
+    from tailsplit.core import FieldMap
+    from tailsplit.overlap.audit import audit_all, partition_overlap
+    from tailsplit.overlap.index import open_or_build_index
+    from tailsplit.overlap.query import QUERY_EXTRACTORS
+    from tailsplit.overlap.sharded import audit_sharded, make_executor, open_or_build_sharded
+
+    if not config.test or not config.corpus:
+        raise ConfigError("tailsplit overlap needs --test FILE and at least one --corpus FILE")
+    if config.top_quantile is None and config.threshold is None:
+        config.top_quantile = 0.5
+    started = time.perf_counter()
+    test = load_examples(config.test, FieldMap(text=config.text, id=config.id, label=config.label))
+    extractor = QUERY_EXTRACTORS.create(config.query_kind, window=config.window,
+                                        **({"required_fields": config.required_fields} if config.required_fields else {}))
+    queries = [extractor.query(record, text) for record, text in zip(test.records, test.texts)]
+    if config.shards == 1 and config.engine == "local":
+        index = open_or_build_index(config)
+        built_s = time.perf_counter() - started
+        audits = audit_all(index, test.ids, test.texts, queries, k=config.k)
+    else:
+        executor = make_executor(config.engine, config.ray_address)
+        try:
+            index = open_or_build_sharded(config, executor)
+            built_s = time.perf_counter() - started
+            audits = audit_sharded(index, executor, test.ids, test.texts, queries, k=config.k)
+        finally:
+            if hasattr(executor, "close"):
+                executor.close()
+    best = np.array([a.best_score for a in audits])
+    overlap, threshold = partition_overlap(best, threshold=config.threshold, top_quantile=config.top_quantile)
+    accuracy = _prediction_accuracy(config, test, overlap) if config.predictions else []
+    summary = {"examples": len(test), "overlap": int(overlap.sum()), "clean": int((~overlap).sum()),
+               "threshold": round(threshold, 4), "index": index.info, "accuracy": [a.as_dict() for a in accuracy],
+               "ngram_contaminated": {str(n): int(sum(a.ngram_hits[n] > 0 for a in audits)) for n in index.ngram_orders},
+               "seconds": {"index": round(built_s, 3), "audit": round(time.perf_counter() - started - built_s, 3)}}
+    if config.out is not None:
+        _write_overlap(Path(config.out), config, test, audits, overlap, summary, command)
+    return summary
+
+
+def _prediction_accuracy(config: Any, test: Dataset, overlap: np.ndarray) -> list[Any]:
+    from tailsplit.io.examples import label_to_str
+    from tailsplit.io.readers import read_records
+    from tailsplit.overlap.audit import subset_accuracies
+
+    if test.labels is None:
+        raise ConfigError("--predictions needs the gold labels; name the test label field with --label")
+    raws = list(read_records(config.predictions))
+    positional = all(config.id not in raw.record for raw in raws)   # no ids: one prediction per test row, in order
+    if positional and len(raws) != len(test):
+        raise InputError(f"has {len(raws)} predictions without ids for {len(test)} test examples",
+                         path=config.predictions, fix=f"give one per test example in order, or an {config.id!r} field")
+    predicted: dict[str, str] = {}
+    for position, raw in enumerate(raws):
+        for name in (() if positional else (config.id,)) + (config.prediction_field,):
+            if name not in raw.record:
+                raise raw.error("is missing", field=name, fix="give every prediction an id and a prediction "
+                                "(--prediction-field names the latter)")
+        key = test.ids[position] if positional else label_to_str(raw.record[config.id])
+        predicted[key] = label_to_str(raw.record[config.prediction_field])
+    missing = next((i for i in test.ids if i not in predicted), None)
+    if missing is not None:
+        raise InputError(f"has no prediction for test id {missing!r}", path=config.predictions,
+                         fix="predict every test example")
+    correct = np.array([predicted[i] == gold for i, gold in zip(test.ids, test.labels)])
+    return subset_accuracies(correct, overlap, seed=config.seed)
+
+
+def _write_overlap(out: Path, config: Any, test: Dataset, audits: list[Any], overlap: np.ndarray,
+                   summary: dict[str, Any], command: list[str] | None) -> None:
+    import dataclasses
+    from tailsplit.overlap.report import render_overlap_markdown
+
+    fmt = output_format_for(detect_format(Path(test.input_paths[0])))
+    rows = []
+    for record, audit, flag in zip(test.records, audits, overlap):
+        row = dict(record)
+        row.update(best_bm25=round(audit.best_score, 4), overlap=bool(flag),
+                   **{f"ngram{n}_hits": audit.ngram_hits[n] for n in audit.ngram_hits})
+        rows.append(row)
+    with staged_dir(out, overwrite=config.overwrite) as staging:
+        outputs = {}
+        for name, keep in (("overlap", overlap), ("clean", ~overlap)):
+            path = staging / f"{name}{OUTPUT_SUFFIX[fmt]}"
+            write_records(path, [r for r, k in zip(rows, keep) if k], fmt)
+            outputs[path.name] = sha256_file(path)
+        (staging / "audit.jsonl").write_text("".join(json.dumps(a.as_dict(), ensure_ascii=False) + "\n" for a in audits))
+        (staging / "summary.md").write_text(render_overlap_markdown(summary, audits, test) + "\n")
+        for name in ("audit.jsonl", "summary.md"):
+            outputs[name] = sha256_file(staging / name)
+        manifest = {"tailsplit_version": __version__, "command": command or sys.argv,
+                    "config": dataclasses.asdict(config), "inputs": input_records(test), **summary, "outputs": outputs}
+        (staging / "manifest.json").write_text(json.dumps(finite(manifest), indent=2, default=json_default) + "\n")
