@@ -11,7 +11,8 @@ MODULES = ["tailsplit.errors", "tailsplit.features", "tailsplit.constraints", "t
            "tailsplit.programs.hardness", "tailsplit.programs.sql", "tailsplit.splits.base",
            "tailsplit.splits.selection", "tailsplit.splits.likelihood", "tailsplit.splits.random",
            "tailsplit.splits.length", "tailsplit.overlap.ngrams", "tailsplit.overlap.tokens", "tailsplit.overlap.query",
-           "tailsplit.analysis.null", "tailsplit.analysis.text_features"]
+           "tailsplit.analysis.null", "tailsplit.analysis.text_features", "tailsplit.shift.datasets",
+           "tailsplit.shift.similarity", "tailsplit.shift.ood"]
 
 
 @pytest.mark.parametrize("name", MODULES)

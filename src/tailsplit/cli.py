@@ -1,4 +1,5 @@
-"""The ``tailsplit`` command: ``score``, ``split`` and ``run``.
+"""The ``tailsplit`` command: ``score``, ``split``, ``run``, ``analyze``, ``overlap``, and the shift
+commands of ``cli_shift``.
 
 Every error the library raises on purpose is printed as its message (no traceback) and the
 command exits with status 2.
@@ -16,6 +17,7 @@ import typer
 from rich.console import Console
 
 from tailsplit.config import RunConfig, load_config
+from tailsplit.cli_shift import register_shift_commands
 from tailsplit.errors import ConfigError, TailsplitError
 
 app = typer.Typer(
@@ -413,6 +415,9 @@ def overlap(test: Annotated[list[Path], typer.Option("--test", help="Test file(s
                          f"{100 * a['ci_high']:.1f}%, n = {a['n']})", highlight=False)
     if out is not None:
         stdout.print(f"wrote {out}/ (overlap, clean, audit.jsonl, summary.md, manifest.json)")
+
+
+register_shift_commands(app, friendly_errors, stdout)
 
 
 def main() -> None:

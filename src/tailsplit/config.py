@@ -203,3 +203,46 @@ def load_config(path: str | Path) -> RunConfig:
     if config.output.out is not None and not Path(config.output.out).is_absolute():
         config.output.out = os.path.normpath(base / config.output.out)
     return config
+
+
+@dataclass
+class SimilarityConfig:
+    """``tailsplit similarity``: how far apart datasets (or a split's parts) are."""
+
+    datasets: list[str] = field(default_factory=list)   # [NAME=]PATH[@FIELD[+FIELD...]]
+    splits: list[str] = field(default_factory=list)     # split folders; their parts become datasets
+    encoder: str | None = None
+    batch_size: int = 64
+    max_examples: int | None = None
+    mmd_sample: int = 1000
+    permutations: int = 200
+    seed: int = 0
+    out: str | None = None
+    overwrite: bool = False
+
+
+@dataclass
+class OodRankConfig:
+    """``tailsplit ood-rank``: OOD candidates for an ID dataset, by BOSS's criteria."""
+
+    id: str = ""
+    candidates: str = ""                                 # CSV: name, path, fields, source[, accuracy]
+    id_accuracy: float | None = None
+    max_similarity: float | None = None
+    min_drop: float = 0.0
+    encoder: str | None = None
+    batch_size: int = 64
+    max_examples: int | None = None
+    seed: int = 0
+    out: str | None = None
+    overwrite: bool = False
+
+
+@dataclass
+class CorrelateConfig:
+    """``tailsplit correlate``: Type I / II / III fits of (ID, OOD) accuracy points."""
+
+    points: str = ""
+    group: str | None = None
+    out: str | None = None
+    overwrite: bool = False

@@ -17,7 +17,7 @@ from tailsplit.errors import MissingDependencyError
 PART_COLOURS = {"train": "#8c96a0", "dev": "#2a7ab8", "test": "#d1495b"}
 
 
-def _pyplot() -> Any:
+def pyplot() -> Any:
     try:
         import matplotlib
     except ImportError:
@@ -29,16 +29,16 @@ def _pyplot() -> Any:
     return plt
 
 
-def _svg(fig: Any) -> str:
+def figure_svg(fig: Any) -> str:
     buffer = io.StringIO()
     fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None})
-    _pyplot().close(fig)
+    pyplot().close(fig)
     text = buffer.getvalue()
     return text[text.index("<svg"):]
 
 
 def _part_histograms(values: dict[str, np.ndarray], xlabel: str, integer: bool = False) -> str:
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 3.2))
     finite = np.concatenate([v[np.isfinite(v)] for v in values.values()]) if values else np.zeros(0)
     if len(finite) == 0:
@@ -54,11 +54,11 @@ def _part_histograms(values: dict[str, np.ndarray], xlabel: str, integer: bool =
     ax.set_xlabel(xlabel)
     ax.set_ylabel("share of examples")
     ax.legend(frameon=False)
-    return _svg(fig)
+    return figure_svg(fig)
 
 
 def _null_grid(analysis: SplitAnalysis) -> str:
-    plt = _pyplot()
+    plt = pyplot()
     comparisons = [c for c in analysis.null if len(c.null_values)]
     cols = 3
     rows = max(1, int(np.ceil(len(comparisons) / cols)))
@@ -71,11 +71,11 @@ def _null_grid(analysis: SplitAnalysis) -> str:
     for ax in list(axes.flat)[len(comparisons):]:
         ax.axis("off")
     fig.tight_layout()
-    return _svg(fig)
+    return figure_svg(fig)
 
 
 def _hardness_bars(analysis: SplitAnalysis) -> str:
-    plt = _pyplot()
+    plt = pyplot()
     levels = list(next((m.hardness for m in analysis.program_metrics if m.hardness), {}))
     fig, ax = plt.subplots(figsize=(6, 3))
     width = 0.8 / max(len(analysis.program_metrics), 1)
@@ -85,7 +85,7 @@ def _hardness_bars(analysis: SplitAnalysis) -> str:
     ax.set_xticks(np.arange(len(levels)) + width * (len(analysis.program_metrics) - 1) / 2, levels)
     ax.set_ylabel("% of programs")
     ax.legend(frameon=False)
-    return _svg(fig)
+    return figure_svg(fig)
 
 
 def analysis_figures(analysis: SplitAnalysis) -> dict[str, str]:

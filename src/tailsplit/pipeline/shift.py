@@ -1,0 +1,224 @@
+"""``tailsplit similarity``, ``ood-rank`` and ``correlate``: dataset shift (SPEC §2)."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import gzip
+import io
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tailsplit import __version__
+from tailsplit.config import CorrelateConfig, OodRankConfig, SimilarityConfig
+from tailsplit.errors import ConfigError, InputError
+from tailsplit.fingerprint import sha256_file
+from tailsplit.io.writers import staged_dir
+from tailsplit.pipeline.records import finite, json_default
+from tailsplit.shift.datasets import DatasetSpec, load_texts
+
+
+def _encoder(config: Any) -> Any:
+    from tailsplit.shift.encoder import SentenceEncoder
+
+    return SentenceEncoder(config.encoder, batch_size=config.batch_size, progress=sys.stderr.isatty())
+
+
+def _embed(encoder: Any, texts: dict[str, list[str]]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """Embeddings per dataset, and what it took (texts, how many encoded, seconds, texts/s)."""
+    started, before = time.perf_counter(), encoder.encoded
+    vectors = {name: encoder.encode(t) for name, t in texts.items()}
+    seconds = time.perf_counter() - started
+    encoded = encoder.encoded - before
+    total = sum(len(t) for t in texts.values())
+    return vectors, {"texts": total, "encoded": encoded, "cached": total - encoded, "seconds": round(seconds, 3),
+                     "texts_per_second": round(encoded / seconds, 1) if encoded and seconds > 0 else None}
+
+
+def _split_part_texts(folder: str) -> dict[str, list[str]]:
+    from tailsplit.analysis.split_dir import load_split_dir
+
+    inputs = load_split_dir(folder)
+    return {f"{Path(folder).name}:{part}": [t for t, p in zip(inputs.texts, inputs.parts) if p == part]
+            for part in ("train", "dev", "test") if (inputs.parts == part).any()}
+
+
+def similarity(config: SimilarityConfig, *, command: list[str] | None = None) -> dict[str, Any]:
+    """Centroid cosine ×100 and MMD between every pair of datasets (and split parts)."""
+    from tailsplit.shift.similarity import centroid_similarity, mmd_matrix
+
+    specs = [DatasetSpec.parse(s) for s in config.datasets]
+    texts = {s.name: load_texts(s, config.max_examples, config.seed) for s in specs}
+    described = [{"name": s.name, "path": s.path, "fields": list(s.fields), "examples": len(texts[s.name])}
+                 for s in specs]
+    for folder in config.splits:
+        for name, part in _split_part_texts(folder).items():
+            texts[name] = part
+            described.append({"name": name, "path": folder, "fields": ["(split text)"], "examples": len(part)})
+    if len(texts) < 2 or len(texts) != len(described):
+        raise ConfigError("similarity needs at least two datasets with distinct names; name them NAME=PATH")
+    encoder = _encoder(config)
+    try:
+        vectors, embedding = _embed(encoder, texts)
+    finally:
+        encoder.close()
+    mmd = mmd_matrix(vectors, sample=config.mmd_sample, permutations=config.permutations, seed=config.seed)
+    result = {"names": list(texts), "datasets": described, "encoder": dataclasses.asdict(encoder.source),
+              "embedded": embedding["encoded"], "cached": embedding["cached"], "embedding": embedding,
+              "centroid_similarity": np.round(centroid_similarity(vectors), 2).tolist(),
+              "mmd": {"mmd2": np.round(mmd.mmd2, 5).tolist(), "p_value": np.round(mmd.p_value, 4).tolist(),
+                      "bandwidth": round(mmd.bandwidth, 5), "sample": mmd.sample,
+                      "permutations": mmd.permutations, "sizes": mmd.sizes}}
+    if config.out is not None:
+        _write_similarity(Path(config.out), config, result, command)
+    return result
+
+
+def _write_similarity(out: Path, config: SimilarityConfig, result: dict[str, Any], command: list[str] | None) -> None:
+    from tailsplit.analysis.shift_report import heatmap_svg, html_page, similarity_markdown
+
+    stable = {k: v for k, v in result.items() if k not in ("embedded", "cached", "embedding")}
+    markdown = similarity_markdown({**result, "embedded": result["embedding"]["texts"], "cached": 0})
+    names = result["names"]
+    figures = {"Centroid similarity (cosine × 100)": heatmap_svg(names, np.array(result["centroid_similarity"]),
+                                                                 "centroid similarity"),
+               "MMD² (Gaussian kernel)": heatmap_svg(names, np.array(result["mmd"]["mmd2"]), "MMD²",
+                                                     fmt="{:.3f}", cmap="magma")}
+    files = {"similarity.json": json.dumps(finite(stable), indent=2, default=json_default) + "\n",
+             "report.md": markdown, "report.html": html_page("Dataset similarity", markdown, figures)}
+    inputs = [{"path": d["path"], "sha256": sha256_file(d["path"])} for d in result["datasets"]]
+    _write_outputs(out, config, files, inputs, {"embedding": result["embedding"]}, command)
+
+
+def _write_outputs(out: Path, config: Any, files: dict[str, str], inputs: list[dict[str, Any]],
+                   extra: dict[str, Any], command: list[str] | None) -> None:
+    """The files, and a manifest with the command, configuration, input and output hashes."""
+    with staged_dir(out, overwrite=config.overwrite) as staging:
+        outputs = {}
+        for name, text in files.items():
+            (staging / name).write_text(text, encoding="utf-8")
+            outputs[name] = sha256_file(staging / name)
+        manifest = {"tailsplit_version": __version__, "command": command or sys.argv,
+                    "config": dataclasses.asdict(config), "inputs": inputs, **extra, "outputs": outputs}
+        (staging / "manifest.json").write_text(json.dumps(finite(manifest), indent=2, default=json_default) + "\n")
+
+
+def read_csv_rows(path: str | Path) -> list[tuple[int, dict[str, str]]]:
+    """(line number, row) of a CSV file with a header (gzip allowed)."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError("does not exist", path=path, fix="check the path")
+    raw = gzip.open(path, "rb").read() if path.name.endswith(".gz") else path.read_bytes()
+    try:
+        reader = csv.DictReader(io.StringIO(raw.decode("utf-8-sig")))
+        return [(reader.line_num, {k.strip(): (v or "").strip() for k, v in row.items() if k is not None})
+                for row in reader]
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise InputError(f"is not a UTF-8 CSV file ({exc})", path=path, fix="save it as UTF-8 CSV with a header") from None
+
+
+def _number(path: str, line: int, row: dict[str, str], name: str, *, required: bool = True) -> float | None:
+    value = row.get(name, "")
+    if value == "" and not required:
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        raise InputError(f"is {value!r}, not a number", path=path, line=line, field=name,
+                         fix="write accuracies as numbers like 0.83") from None
+    if not np.isfinite(number):
+        raise InputError(f"is {value!r}", path=path, line=line, field=name, fix="give a finite number")
+    return number
+
+
+def ood_rank(config: OodRankConfig, *, command: list[str] | None = None) -> dict[str, Any]:
+    """Embed the ID dataset and every candidate; decide and rank by BOSS's criteria."""
+    from tailsplit.shift.ood import Candidate, rank_candidates
+    from tailsplit.shift.similarity import centroid_similarity
+
+    id_spec = DatasetSpec.parse(config.id)
+    rows = read_csv_rows(config.candidates)
+    base = Path(config.candidates).parent
+    specs, sources, accuracies = [], [], []
+    for line, row in rows:
+        for name in ("name", "path", "source"):
+            if not row.get(name):
+                raise InputError("is missing or empty", path=config.candidates, line=line, field=name,
+                                 fix="give every candidate a name, path, source (and fields, accuracy if known)")
+        path = row["path"] if Path(row["path"]).is_absolute() else str(base / row["path"])
+        fields = tuple(f for f in row.get("fields", "").split("+") if f) or ("text",)
+        specs.append(DatasetSpec(row["name"], path, fields))
+        sources.append(row["source"])
+        accuracies.append(_number(config.candidates, line, row, "accuracy", required=False))
+    if not specs:
+        raise InputError("lists no candidates", path=config.candidates, fix="add one row per candidate dataset")
+    texts = {id_spec.name: load_texts(id_spec, config.max_examples, config.seed)}
+    for spec in specs:
+        if spec.name in texts:
+            raise ConfigError(f"candidate name {spec.name!r} is used twice (or is the ID dataset's); names must differ")
+        texts[spec.name] = load_texts(spec, config.max_examples, config.seed)
+    encoder = _encoder(config)
+    try:
+        vectors, embedding = _embed(encoder, texts)
+    finally:
+        encoder.close()
+    similarity_to_id = centroid_similarity(vectors)[0, 1:]
+    candidates = [Candidate(s.name, src, float(sim), acc)
+                  for s, src, sim, acc in zip(specs, sources, similarity_to_id, accuracies)]
+    decisions = rank_candidates(candidates, id_accuracy=config.id_accuracy, max_similarity=config.max_similarity,
+                                min_drop=config.min_drop)
+    result = {"id": {"name": id_spec.name, "path": id_spec.path, "fields": list(id_spec.fields),
+                     "accuracy": config.id_accuracy},
+              "encoder": dataclasses.asdict(encoder.source), "decisions": [d.as_dict() for d in decisions],
+              "kept": [d.candidate.name for d in sorted((d for d in decisions if d.kept), key=lambda d: d.rank)]}
+    if config.out is not None:
+        from tailsplit.analysis.shift_report import ood_markdown
+
+        inputs = [{"path": p, "sha256": sha256_file(p)} for p in [config.candidates, id_spec.path] + [s.path for s in specs]]
+        _write_outputs(Path(config.out), config, {"ood.json": json.dumps(finite(result), indent=2) + "\n",
+                                                  "report.md": ood_markdown(result)},
+                       inputs, {"embedding": embedding}, command)
+    return {**result, "embedding": embedding}
+
+
+def correlate(config: CorrelateConfig, *, command: list[str] | None = None) -> dict[str, Any]:
+    """Type I / II / III fits of the (id_acc, ood_acc) points, per group when given."""
+    from tailsplit.shift.correlate import classify
+
+    rows = read_csv_rows(config.points)
+    group_column = config.group or ("group" if rows and "group" in rows[0][1] else None)
+    points: dict[str, list[tuple[float, float]]] = {}
+    for line, row in rows:
+        if group_column is not None and group_column not in row:
+            raise InputError("is missing", path=config.points, line=line, field=group_column,
+                             fix="add the group column, or leave out --group")
+        x = _number(config.points, line, row, "id_acc")
+        y = _number(config.points, line, row, "ood_acc")
+        points.setdefault(row[group_column] if group_column else "all", []).append((x, y))  # type: ignore[arg-type]
+    if not points:
+        raise InputError("holds no points", path=config.points, fix="give rows with id_acc and ood_acc columns")
+    relations = {}
+    for group, pairs in points.items():
+        xy = np.array(pairs)
+        try:
+            relations[group] = classify(xy[:, 0], xy[:, 1])
+        except ConfigError as exc:
+            raise InputError(f"group {group!r}: {exc}", path=config.points, fix="add points to that group") from None
+    result = {"groups": {g: r.as_dict() for g, r in relations.items()}}
+    if config.out is not None:
+        from tailsplit.analysis.shift_report import correlate_markdown, html_page, relation_svg
+
+        markdown = correlate_markdown(result)
+        figures = {f"group {g}: Type {r.chosen.kind}": relation_svg(np.array(points[g])[:, 0], np.array(points[g])[:, 1],
+                                                                   r, f"Type {r.chosen.kind}")
+                   for g, r in relations.items()}
+        _write_outputs(Path(config.out), config, {"correlate.json": json.dumps(finite(result), indent=2) + "\n",
+                                                  "report.md": markdown,
+                                                  "report.html": html_page("ID–OOD accuracy", markdown, figures)},
+                       [{"path": config.points, "sha256": sha256_file(config.points)}], {}, command)
+    return result

