@@ -64,12 +64,14 @@ def register_shift_commands(app: typer.Typer, friendly_errors: Callable[..., Any
                                   permutations=permutations, seed=seed, out=None if out is None else str(out),
                                   overwrite=overwrite)
         result = pipeline.similarity(config, command=sys.argv)
+        from rich.table import Table
+
         names = result["names"]
-        width = max(len(n) for n in names)
-        stdout.print("centroid similarity (cosine × 100)", highlight=False)
-        stdout.print(" " * width + "".join(f" {n[:8]:>8}" for n in names), highlight=False, markup=False)
-        for name, row in zip(names, result["centroid_similarity"]):
-            stdout.print(f"{name:>{width}}" + "".join(f" {v:8.1f}" for v in row), highlight=False, markup=False)
+        table = Table("dataset", *(str(i) for i in range(1, len(names) + 1)), title_justify="left",
+                      title="centroid similarity (cosine × 100)", box=None)
+        for i, (name, row) in enumerate(zip(names, result["centroid_similarity"]), start=1):
+            table.add_row(f"{i} {name}", *(f"{v:.1f}" for v in row))
+        stdout.print(table, highlight=False)
         e = result["embedding"]
         speed = f", {e['texts_per_second']:,.0f} texts/s" if e["texts_per_second"] else ""
         stdout.print(f"embedded {e['encoded']:,} texts ({e['cached']:,} cached) in {e['seconds']:.1f} s{speed}", highlight=False)
