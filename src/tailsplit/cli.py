@@ -1,5 +1,5 @@
-"""The ``tailsplit`` command: ``score``, ``split``, ``run``, ``analyze``, ``overlap``, and the shift
-commands of ``cli_shift``.
+"""The ``tailsplit`` command: ``score``, ``split``, ``run``, ``analyze``, ``overlap``; the shift
+commands (``cli_shift``) and ``evaluate`` (``cli_evaluate``).
 
 Every error the library raises on purpose is printed as its message (no traceback) and the
 command exits with status 2.
@@ -17,6 +17,7 @@ import typer
 from rich.console import Console
 
 from tailsplit.config import RunConfig, load_config
+from tailsplit.cli_evaluate import register_evaluate_command
 from tailsplit.cli_shift import register_shift_commands
 from tailsplit.errors import ConfigError, TailsplitError
 
@@ -418,6 +419,7 @@ def overlap(test: Annotated[list[Path], typer.Option("--test", help="Test file(s
 
 
 register_shift_commands(app, friendly_errors, stdout)
+register_evaluate_command(app, friendly_errors, stdout)
 
 
 def main() -> None:

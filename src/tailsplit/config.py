@@ -246,3 +246,15 @@ class CorrelateConfig:
     group: str | None = None
     out: str | None = None
     overwrite: bool = False
+
+
+@dataclass
+class EvaluateConfig:
+    """``tailsplit evaluate``: baselines trained on each split's train part, scored on test."""
+
+    split_dirs: list[str] = field(default_factory=list)
+    baselines: list[str] = field(default_factory=list)   # default: by task (tfidf[, tfidf-text] or nn-sql)
+    input_fields: list[str] = field(default_factory=list)  # default: the split's context and text; the last is "text"
+    seed: int = 0
+    out: str | None = None
+    overwrite: bool = False

@@ -66,6 +66,28 @@ def load_split_dir(folder: str | Path) -> AnalysisInputs:
         balance_labels=bool(manifest.get("config", {}).get("split", {}).get("balance_labels", False)))
 
 
+def read_split_parts(folder: str | Path) -> tuple[dict[str, Any], dict[str, list[Any]]]:
+    """(manifest, raw records of each part) of a split folder."""
+    folder = Path(folder)
+    manifest = read_manifest(folder)
+    return manifest, {part: list(read_records(_part_file(folder, manifest, part))) for part in SPLIT_PARTS}
+
+
+def describe_split(manifest: dict[str, Any]) -> str:
+    """A short name of how the split was made, e.g. ``likelihood (prompted, length-controlled)``."""
+    config = manifest.get("config", {})
+    split, scoring = config.get("split", {}), config.get("scoring", {})
+    splitter = split.get("splitter", "?")
+    if splitter != "likelihood":
+        return f"{splitter} (seed {split.get('seed', 0)})" if splitter == "random" else splitter
+    notes = [scoring.get("method") or "prompted"]
+    if split.get("length_buckets"):
+        notes.append("length-controlled")
+    if split.get("reverse"):
+        notes.append("reverse")
+    return f"likelihood ({', '.join(notes)})"
+
+
 def _part_file(folder: Path, manifest: dict[str, Any], part: str) -> Path:
     names = [name for name in manifest.get("outputs", {}) if name.split(".")[0] == part]
     if not names or not (folder / names[0]).exists():

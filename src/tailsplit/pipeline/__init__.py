@@ -1,5 +1,6 @@
 """The only layer that wires steps together; one module per family of commands."""
 
+from tailsplit.pipeline.evaluate import evaluate
 from tailsplit.pipeline.overlap import audit_overlap
 from tailsplit.pipeline.shift import correlate, ood_rank, similarity
 from tailsplit.pipeline.runs import (
@@ -14,5 +15,5 @@ from tailsplit.pipeline.runs import (
     write_split,
 )
 
-__all__ = ["RunResult", "analyze", "audit_overlap", "correlate", "load_dataset", "ood_rank", "output_records", "run",
+__all__ = ["RunResult", "analyze", "audit_overlap", "correlate", "evaluate", "load_dataset", "ood_rank", "output_records", "run",
            "score", "score_dataset", "similarity", "split_dataset", "write_split"]

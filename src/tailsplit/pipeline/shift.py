@@ -14,12 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from tailsplit import __version__
 from tailsplit.config import CorrelateConfig, OodRankConfig, SimilarityConfig
 from tailsplit.errors import ConfigError, InputError
 from tailsplit.fingerprint import sha256_file
-from tailsplit.io.writers import staged_dir
-from tailsplit.pipeline.records import finite, json_default
+from tailsplit.pipeline.records import finite, json_default, write_outputs
 from tailsplit.shift.datasets import DatasetSpec, load_texts
 
 
@@ -92,20 +90,7 @@ def _write_similarity(out: Path, config: SimilarityConfig, result: dict[str, Any
     files = {"similarity.json": json.dumps(finite(stable), indent=2, default=json_default) + "\n",
              "report.md": markdown, "report.html": html_page("Dataset similarity", markdown, figures)}
     inputs = [{"path": d["path"], "sha256": sha256_file(d["path"])} for d in result["datasets"]]
-    _write_outputs(out, config, files, inputs, {"embedding": result["embedding"]}, command)
-
-
-def _write_outputs(out: Path, config: Any, files: dict[str, str], inputs: list[dict[str, Any]],
-                   extra: dict[str, Any], command: list[str] | None) -> None:
-    """The files, and a manifest with the command, configuration, input and output hashes."""
-    with staged_dir(out, overwrite=config.overwrite) as staging:
-        outputs = {}
-        for name, text in files.items():
-            (staging / name).write_text(text, encoding="utf-8")
-            outputs[name] = sha256_file(staging / name)
-        manifest = {"tailsplit_version": __version__, "command": command or sys.argv,
-                    "config": dataclasses.asdict(config), "inputs": inputs, **extra, "outputs": outputs}
-        (staging / "manifest.json").write_text(json.dumps(finite(manifest), indent=2, default=json_default) + "\n")
+    write_outputs(out, config, files, inputs, {"embedding": result["embedding"]}, command)
 
 
 def read_csv_rows(path: str | Path) -> list[tuple[int, dict[str, str]]]:
@@ -180,7 +165,7 @@ def ood_rank(config: OodRankConfig, *, command: list[str] | None = None) -> dict
         from tailsplit.analysis.shift_report import ood_markdown
 
         inputs = [{"path": p, "sha256": sha256_file(p)} for p in [config.candidates, id_spec.path] + [s.path for s in specs]]
-        _write_outputs(Path(config.out), config, {"ood.json": json.dumps(finite(result), indent=2) + "\n",
+        write_outputs(Path(config.out), config, {"ood.json": json.dumps(finite(result), indent=2) + "\n",
                                                   "report.md": ood_markdown(result)},
                        inputs, {"embedding": embedding}, command)
     return {**result, "embedding": embedding}
@@ -217,7 +202,7 @@ def correlate(config: CorrelateConfig, *, command: list[str] | None = None) -> d
         figures = {f"group {g}: Type {r.chosen.kind}": relation_svg(np.array(points[g])[:, 0], np.array(points[g])[:, 1],
                                                                    r, f"Type {r.chosen.kind}")
                    for g, r in relations.items()}
-        _write_outputs(Path(config.out), config, {"correlate.json": json.dumps(finite(result), indent=2) + "\n",
+        write_outputs(Path(config.out), config, {"correlate.json": json.dumps(finite(result), indent=2) + "\n",
                                                   "report.md": markdown,
                                                   "report.html": html_page("ID–OOD accuracy", markdown, figures)},
                        [{"path": config.points, "sha256": sha256_file(config.points)}], {}, command)

@@ -28,6 +28,7 @@ class ProgramParse:
     template: str
     hardness: str | None = None
     n_tokens: int = 0
+    canonical: str = ""          # the program re-generated in one spelling (for exact match)
 
 
 class ProgramExtractor(Protocol):

@@ -63,7 +63,21 @@ class SqlExtractor:
         n_tokens = sum(token.token_type not in _PUNCTUATION for token in tokens)
         return ProgramParse(atoms=tuple(sorted(atoms)), compounds=tuple(sorted(compounds)),
                             template=anonymised_sql(tree, self._dialect), hardness=hardness,
-                            n_tokens=n_tokens)
+                            n_tokens=n_tokens, canonical=canonical_sql(tree, self._dialect))
+
+
+def canonical_sql(tree: exp.Expression, dialect: Dialect) -> str:
+    """The query in sqlglot's spelling with lower-case names, values kept: equal for queries
+    that differ only in case, spacing or quoting.
+
+    >>> from sqlglot.dialects.dialect import Dialect
+    >>> d = Dialect.get_or_raise("mysql")
+    >>> canonical_sql(d.parse("select  Name from SINGER where age>3")[0], d)
+    'SELECT name FROM singer WHERE age > 3'
+    """
+    lowered = tree.copy().transform(
+        lambda node: exp.to_identifier(node.name.lower()) if isinstance(node, exp.Identifier) else node)
+    return lowered.sql(dialect=dialect)
 
 
 def _reason(exc: Exception) -> str:

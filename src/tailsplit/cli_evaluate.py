@@ -1,0 +1,45 @@
+"""The ``tailsplit evaluate`` command."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+EVALUATE_EXAMPLES = """
+**Examples**
+
+SNLI: a likelihood split, its length-controlled and reverse variants, and three random seeds:
+
+    tailsplit evaluate snli-ll snli-ll-len snli-ll-reverse snli-random-0 snli-random-1 snli-random-2 --out snli-eval
+
+Spider (nearest-neighbour SQL baseline):
+
+    tailsplit evaluate spider-ll spider-tmcd spider-random-0 spider-random-1 spider-random-2 --out spider-eval
+"""
+
+
+def register_evaluate_command(app: typer.Typer, friendly_errors: Callable[..., Any], stdout: Any) -> None:
+    @app.command(epilog=EVALUATE_EXAMPLES)
+    @friendly_errors
+    def evaluate(split_dirs: Annotated[list[Path], typer.Argument(help="Split folders written by tailsplit run or split.", show_default=False)],
+                 baseline: Annotated[Optional[list[str]], typer.Option("--baseline", help="tfidf, tfidf-text or nn-sql (repeatable) [default: by task].")] = None,
+                 input_field: Annotated[Optional[list[str]], typer.Option("--input-field", help="Record field the baselines read (repeatable, in order; the last is the text of tfidf-text) [default: the split's context and text].")] = None,
+                 seed: Annotated[int, typer.Option("--seed", help="Seed for the baselines.")] = 0,
+                 out: Annotated[Optional[Path], typer.Option("--out", help="Output folder (written atomically).")] = None,
+                 overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace a non-empty output folder.")] = False) -> None:
+        """Train baselines on each split's train part and compare test scores with random splits (relative error increase)."""
+        from tailsplit import pipeline
+        from tailsplit.config import EvaluateConfig
+        from tailsplit.evaluate.table import table_markdown
+
+        config = EvaluateConfig(split_dirs=[str(p) for p in split_dirs], baselines=list(baseline or []),
+                                input_fields=list(input_field or []), seed=seed,
+                                out=None if out is None else str(out), overwrite=overwrite)
+        result = pipeline.evaluate(config, command=sys.argv)
+        stdout.print(table_markdown(result["table"]), highlight=False, markup=False)
+        if out is not None:
+            stdout.print(f"wrote {out}/ (table.md, table.csv, evaluation.json, manifest.json)", markup=False)

@@ -1,0 +1,77 @@
+"""evaluate: baselines on each split, the comparison table against random splits."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import random
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from conftest import write_jsonl
+from tailsplit.cli import app
+from tailsplit.evaluate.table import SplitScore, table_rows
+
+runner = CliRunner()
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "data"
+
+
+def test_table_pools_random_seeds_and_computes_relative_error_increase() -> None:
+    scores = [SplitScore(f"r{i}", "random (seed 0)", "tfidf", "accuracy", 0.8, acc) for i, acc in enumerate((0.80, 0.82, 0.78))]
+    scores.append(SplitScore("ll", "likelihood (prompted)", "tfidf", "accuracy", 0.7, 0.70))
+    rows = table_rows(scores)
+    assert rows[0]["split"] == "random (3 seeds)" and rows[0]["test"] == pytest.approx(0.80)
+    assert rows[0]["test_std"] == pytest.approx(0.02)
+    assert rows[1]["difference"] == pytest.approx(-0.10) and rows[1]["relative_error_increase"] == pytest.approx(0.5)
+
+
+def _labelled_rows(n: int = 240) -> list[dict]:
+    rng = random.Random(0)
+    good, bad, filler = ["great", "lovely", "superb"], ["awful", "poor", "dreadful"], "the a movie plot acting was very".split()
+    rows = []
+    for i in range(n):
+        label = "pos" if i % 2 else "neg"
+        words = [rng.choice(filler) for _ in range(rng.randint(2, 12))] + [rng.choice(good if label == "pos" else bad)]
+        rng.shuffle(words)
+        rows.append({"id": f"e{i}", "text": " ".join(words), "label": label})
+    return rows
+
+
+def test_evaluate_command_writes_the_table_for_every_split(tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "reviews.jsonl", _labelled_rows())
+    folders = []
+    for name, extra in (("random-0", ["--splitter", "random", "--seed", "0"]), ("random-1", ["--splitter", "random", "--seed", "1"]),
+                        ("random-2", ["--splitter", "random", "--seed", "2"]), ("length", ["--splitter", "length"])):
+        result = runner.invoke(app, ["split", str(data), "--label", "label", "--balance-labels", "--no-analyze",
+                                     "--out", str(tmp_path / name)] + extra)
+        assert result.exit_code == 0, result.output
+        folders.append(str(tmp_path / name))
+    result = runner.invoke(app, ["evaluate", *folders, "--out", str(tmp_path / "eval")])
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "eval" / "evaluation.json").read_text())
+    assert [r["split"] for r in report["table"]] == ["random (3 seeds)", "length"]
+    assert all(r["sizes"] == [192, 24, 24] and r["baseline"] == "tfidf" for r in report["results"])
+    assert all(0.5 < r["test"] <= 1.0 for r in report["results"])       # the label word is always there
+    length = report["table"][1]
+    assert length["difference"] == pytest.approx(length["test"] - report["table"][0]["test"])
+    table = list(csv.DictReader(io.StringIO((tmp_path / "eval" / "table.csv").read_text())))
+    assert table[1]["split"] == "length" and float(table[1]["test"]) == pytest.approx(length["test"])
+    bad = runner.invoke(app, ["evaluate", folders[0], "--baseline", "bert"])
+    assert bad.exit_code == 2 and "baseline='bert' is not one of tfidf, tfidf-text, nn-sql" in bad.output
+
+
+def test_nearest_neighbour_sql_cannot_copy_templates_held_out_by_a_template_split(tmp_path: Path) -> None:
+    data = EXAMPLES / "spider_dev.jsonl.gz"
+    common = ["--text", "question", "--program", "query", "--dev-size", "100", "--test-size", "100", "--no-analyze"]
+    for name, extra in (("random", ["--splitter", "random"]), ("template", ["--splitter", "template"])):
+        result = runner.invoke(app, ["split", str(data), *common, "--out", str(tmp_path / name), *extra])
+        assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["evaluate", str(tmp_path / "random"), str(tmp_path / "template"), "--out", str(tmp_path / "eval")])
+    assert result.exit_code == 0, result.output
+    by_split = {r["split"]: r for r in json.loads((tmp_path / "eval" / "evaluation.json").read_text())["results"]}
+    assert by_split["template"]["test_template_match"] == 0.0          # no test template occurs in train
+    assert by_split["random (seed 0)"]["test_template_match"] > 0.2
+    assert by_split["random (seed 0)"]["test"] > by_split["template"]["test"]
