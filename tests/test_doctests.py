@@ -12,7 +12,8 @@ MODULES = ["tailsplit.errors", "tailsplit.features", "tailsplit.constraints", "t
            "tailsplit.splits.selection", "tailsplit.splits.likelihood", "tailsplit.splits.random",
            "tailsplit.splits.length", "tailsplit.overlap.ngrams", "tailsplit.overlap.tokens", "tailsplit.overlap.query",
            "tailsplit.analysis.null", "tailsplit.analysis.text_features", "tailsplit.shift.datasets",
-           "tailsplit.shift.similarity", "tailsplit.shift.ood"]
+           "tailsplit.shift.similarity", "tailsplit.shift.ood",
+           "tailsplit.evaluate.predictions"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -75,3 +75,32 @@ def test_nearest_neighbour_sql_cannot_copy_templates_held_out_by_a_template_spli
     assert by_split["template"]["test_template_match"] == 0.0          # no test template occurs in train
     assert by_split["random (seed 0)"]["test_template_match"] > 0.2
     assert by_split["random (seed 0)"]["test"] > by_split["template"]["test"]
+
+
+def test_predictions_mode_projects_accuracy_from_random_bucket_accuracies(tmp_path: Path) -> None:
+    from tailsplit.programs.sql import SqlExtractor
+
+    data = EXAMPLES / "spider_dev.jsonl.gz"
+    common = ["--text", "question", "--program", "query", "--dev-size", "150", "--test-size", "150", "--no-analyze"]
+    extractor, predictions = SqlExtractor(), []
+    for name, extra in (("random", ["--splitter", "random"]), ("length", ["--splitter", "length", "--length-of", "program"])):
+        result = runner.invoke(app, ["split", str(data), *common, "--out", str(tmp_path / name), *extra])
+        assert result.exit_code == 0, result.output
+        rows = [json.loads(line) for line in (tmp_path / name / "test.jsonl").read_text().splitlines()]
+        # a "model" right exactly on easy queries (spelled differently), wrong elsewhere
+        preds = [{"id": r["id"], "prediction": r["query"].lower() if extractor.parse(r["query"]).hardness == "easy"
+                  else "SELECT nothing FROM nowhere"} for r in rows]
+        predictions.append(write_jsonl(tmp_path / f"{name}-predictions.jsonl", preds))
+    result = runner.invoke(app, ["evaluate", str(tmp_path / "random"), str(tmp_path / "length"),
+                                 "--predictions", str(predictions[0]), "--predictions", str(predictions[1]),
+                                 "--out", str(tmp_path / "eval")])
+    assert result.exit_code == 0, result.output
+    rows = {r["folder"]: r for r in json.loads((tmp_path / "eval" / "evaluation.json").read_text())["results"]}
+    assert rows["random"]["buckets"]["easy"]["accuracy"] == 1.0 and rows["random"]["buckets"]["hard"]["accuracy"] == 0.0
+    length = rows["length"]
+    assert length["projected"] == pytest.approx(length["buckets"].get("easy", {"share": 0})["share"], abs=1e-4)
+    assert length["test"] == pytest.approx(length["projected"])          # same rule in every bucket: no gap
+    assert "projected" in (tmp_path / "eval" / "predictions.md").read_text()
+    short = write_jsonl(tmp_path / "short.jsonl", [{"id": "nope", "prediction": "x"}])
+    bad = runner.invoke(app, ["evaluate", str(tmp_path / "random"), "--predictions", str(short)])
+    assert bad.exit_code == 2 and "no prediction for test id" in bad.output

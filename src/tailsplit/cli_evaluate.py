@@ -28,6 +28,8 @@ def register_evaluate_command(app: typer.Typer, friendly_errors: Callable[..., A
     def evaluate(split_dirs: Annotated[list[Path], typer.Argument(help="Split folders written by tailsplit run or split.", show_default=False)],
                  baseline: Annotated[Optional[list[str]], typer.Option("--baseline", help="tfidf, tfidf-text or nn-sql (repeatable) [default: by task].")] = None,
                  input_field: Annotated[Optional[list[str]], typer.Option("--input-field", help="Record field the baselines read (repeatable, in order; the last is the text of tfidf-text) [default: the split's context and text].")] = None,
+                 predictions: Annotated[Optional[list[Path]], typer.Option("--predictions", help="Score these predictions instead (id, prediction): one file per split folder, same order.")] = None,
+                 bucket: Annotated[Optional[str], typer.Option("--bucket", help="With --predictions: break down by 'hardness' or a record field [default: hardness, else label].")] = None,
                  seed: Annotated[int, typer.Option("--seed", help="Seed for the baselines.")] = 0,
                  out: Annotated[Optional[Path], typer.Option("--out", help="Output folder (written atomically).")] = None,
                  overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace a non-empty output folder.")] = False) -> None:
@@ -38,8 +40,13 @@ def register_evaluate_command(app: typer.Typer, friendly_errors: Callable[..., A
 
         config = EvaluateConfig(split_dirs=[str(p) for p in split_dirs], baselines=list(baseline or []),
                                 input_fields=list(input_field or []), seed=seed,
+                                predictions=[str(p) for p in predictions or []], bucket=bucket,
                                 out=None if out is None else str(out), overwrite=overwrite)
         result = pipeline.evaluate(config, command=sys.argv)
         stdout.print(table_markdown(result["table"]), highlight=False, markup=False)
+        for r in result["results"]:
+            if r.get("projected") is not None:
+                stdout.print(f"{r['folder']}: {100 * r['test']:.1f} against {100 * r['projected']:.1f} projected from the "
+                             "random splits' bucket accuracies", highlight=False, markup=False)
         if out is not None:
             stdout.print(f"wrote {out}/ (table.md, table.csv, evaluation.json, manifest.json)", markup=False)

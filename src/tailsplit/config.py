@@ -255,6 +255,8 @@ class EvaluateConfig:
     split_dirs: list[str] = field(default_factory=list)
     baselines: list[str] = field(default_factory=list)   # default: by task (tfidf[, tfidf-text] or nn-sql)
     input_fields: list[str] = field(default_factory=list)  # default: the split's context and text; the last is "text"
+    predictions: list[str] = field(default_factory=list)   # one file per split folder: id, prediction
+    bucket: str | None = None                              # "hardness", or a record field [default: hardness or label]
     seed: int = 0
     out: str | None = None
     overwrite: bool = False

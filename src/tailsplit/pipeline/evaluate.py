@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from tailsplit.config import EvaluateConfig
 from tailsplit.errors import ConfigError
 from tailsplit.evaluate.baselines import BASELINES, PartInputs, nearest_neighbour_sql, tfidf_logistic
@@ -38,16 +40,23 @@ def baselines_for(data: dict[str, Any], requested: list[str], input_fields: list
 
 
 def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dict[str, Any]:
-    """Train and score every requested baseline on every split; the comparison table."""
+    """Train and score every requested baseline on every split (or score the given
+    predictions); the comparison table."""
     from tailsplit.analysis.split_dir import describe_split, read_split_parts
     from tailsplit.registry import EXTRACTORS
 
     if not config.split_dirs:
         raise ConfigError("evaluate needs at least one split folder")
-    scores, details = [], []
-    for folder in config.split_dirs:
+    if config.predictions and len(config.predictions) != len(config.split_dirs):
+        raise ConfigError(f"--predictions names {len(config.predictions)} files for {len(config.split_dirs)} split "
+                          "folders; give one predictions file per folder, in the same order")
+    scores, details, scored = [], [], []
+    for position, folder in enumerate(config.split_dirs):
         manifest, parts = read_split_parts(folder)
         data = manifest.get("config", {}).get("data", {})
+        if config.predictions:
+            scored.append(_scored_predictions(folder, manifest, parts["test"], config.predictions[position], config.bucket))
+            continue
         train, dev, test = (_part_inputs(parts[p], data, config.input_fields) for p in ("train", "dev", "test"))
         for baseline in baselines_for(data, config.baselines, config.input_fields):
             if baseline == "nn-sql":
@@ -58,12 +67,77 @@ def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dic
             scores.append(SplitScore(Path(folder).name, kind, result.baseline, result.metric, result.dev, result.test))
             details.append({"folder": str(folder), "split": kind, "sizes": [len(train), len(dev), len(test)],
                             **result.as_dict()})
+    files: dict[str, str] = {}
+    if scored:
+        scores, details, files = _prediction_rows(scored, config.bucket)
     rows = table_rows(scores)
     result = {"results": details, "table": rows}
     if config.out is not None:
         inputs = [{"path": str(Path(f) / "manifest.json"), "sha256": sha256_file(Path(f) / "manifest.json")}
                   for f in config.split_dirs]
         write_outputs(Path(config.out), config, {"evaluation.json": json.dumps(finite(result), indent=2) + "\n",
-                                                  "table.md": table_markdown(rows), "table.csv": table_csv(rows)},
+                                                  "table.md": table_markdown(rows), "table.csv": table_csv(rows),
+                                                  **files},
                        inputs, {}, command)
     return result
+
+
+def _scored_predictions(folder: str, manifest: dict[str, Any], test_records: list[Any], path: str,
+                        bucket: str | None) -> Any:
+    """Correctness and bucket of every test example under the predictions in ``path``."""
+    from tailsplit.analysis.split_dir import describe_split
+    from tailsplit.evaluate.predictions import ScoredPredictions
+    from tailsplit.io.readers import read_records
+    from tailsplit.registry import EXTRACTORS
+
+    data = manifest.get("config", {}).get("data", {})
+    id_field, gold_field = data.get("id") or "id", data.get("program") or data.get("label")
+    if gold_field is None:
+        raise ConfigError(f"split_dir={folder!r} has neither labels nor programs to score predictions against")
+    predicted = {}
+    for raw in read_records(path):
+        for name in (id_field, "prediction"):
+            if name not in raw.record:
+                raise raw.error("is missing", field=name, fix="give every prediction the example's id and a prediction")
+        predicted[label_to_str(raw.record[id_field])] = raw.record["prediction"]
+    extractor = EXTRACTORS.create(data.get("program_kind") or "sql") if data.get("program") else None
+    correct, buckets = [], []
+    for raw in test_records:
+        key = label_to_str(raw.record[id_field])
+        if key not in predicted:
+            raise ConfigError(f"predictions {path!r} have no prediction for test id {key!r} of {folder!r}; "
+                              "predict every test example of the split")
+        gold = raw.record[gold_field]
+        if extractor is not None:
+            gold_parse = extractor.parse(str(gold))
+            correct.append(_program_match(extractor, str(predicted[key]), gold_parse.canonical))
+            buckets.append(gold_parse.hardness if bucket in (None, "hardness") else label_to_str(raw.record.get(bucket)))
+        else:
+            correct.append(label_to_str(predicted[key]) == label_to_str(gold))
+            buckets.append(label_to_str(raw.record.get(bucket or data["label"])))
+    return ScoredPredictions(Path(folder).name, describe_split(manifest), np.asarray(correct, dtype=float), tuple(buckets),
+                             "exact match" if extractor is not None else "accuracy")
+
+
+def _program_match(extractor: Any, predicted: str, gold_canonical: str) -> bool:
+    from tailsplit.programs.base import ProgramError
+
+    try:
+        return extractor.parse(predicted).canonical == gold_canonical
+    except ProgramError:
+        return False          # a prediction that does not parse is wrong, not an input error
+
+
+def _prediction_rows(scored: list[Any], bucket: str | None) -> tuple[list[SplitScore], list[dict[str, Any]], dict[str, str]]:
+    from tailsplit.evaluate.predictions import predictions_markdown, projected_accuracy, random_bucket_accuracy
+
+    reference = random_bucket_accuracy(scored)
+    scores, details = [], []
+    for s in scored:
+        test = float(s.correct.mean()) if len(s.correct) else float("nan")
+        scores.append(SplitScore(s.folder, s.kind, "predictions", s.metric, float("nan"), test))
+        details.append({"folder": s.folder, "split": s.kind, "baseline": "predictions", "test": round(test, 4),
+                        "projected": None if s.is_random else projected_accuracy(s, reference),
+                        "buckets": {b: {"n": n, "share": round(n / len(s.correct), 4), "accuracy": round(acc, 4)}
+                                    for b, (n, acc) in s.by_bucket().items()}})
+    return scores, details, {"predictions.md": predictions_markdown(details, bucket or "bucket")}
