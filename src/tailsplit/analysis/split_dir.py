@@ -80,7 +80,7 @@ def describe_split(manifest: dict[str, Any]) -> str:
     splitter = split.get("splitter", "?")
     if splitter != "likelihood":
         return f"{splitter} (seed {split.get('seed', 0)})" if splitter == "random" else splitter
-    notes = [scoring.get("method") or "prompted"]
+    notes = [manifest.get("method") or scoring.get("method") or "prompted"]   # the score file's own record first
     if split.get("length_buckets"):
         notes.append("length-controlled")
     if split.get("reverse"):
