@@ -104,3 +104,23 @@ def test_predictions_mode_projects_accuracy_from_random_bucket_accuracies(tmp_pa
     short = write_jsonl(tmp_path / "short.jsonl", [{"id": "nope", "prediction": "x"}])
     bad = runner.invoke(app, ["evaluate", str(tmp_path / "random"), "--predictions", str(short)])
     assert bad.exit_code == 2 and "no prediction for test id" in bad.output
+
+
+def test_zero_shot_lm_classifies_with_the_bundled_model(tmp_path: Path) -> None:
+    import gzip
+
+    with gzip.open(EXAMPLES / "snli_dev_3000.jsonl.gz", "rt") as f:
+        rows = [json.loads(line) for line, _ in zip(f, range(60))]
+    data = write_jsonl(tmp_path / "snli.jsonl", rows)
+    split = runner.invoke(app, ["split", str(data), "--text", "hypothesis", "--context", "premise", "--label", "label",
+                                "--splitter", "random", "--no-analyze", "--out", str(tmp_path / "random")])
+    assert split.exit_code == 0, split.output
+    result = runner.invoke(app, ["evaluate", str(tmp_path / "random"), "--zero-shot", "--zero-shot-template", "snli",
+                                 "--baseline", "tfidf-text", "--out", str(tmp_path / "eval")])
+    assert result.exit_code == 0, result.output
+    rows = {r["baseline"]: r for r in json.loads((tmp_path / "eval" / "evaluation.json").read_text())["results"]}
+    assert set(rows) == {"lm-zero-shot", "tfidf-text"}
+    accuracy = rows["lm-zero-shot"]["test"]
+    assert 0.0 <= accuracy <= 1.0 and abs(accuracy * 6 - round(accuracy * 6)) < 1e-3   # 6 test examples
+    plain = runner.invoke(app, ["evaluate", str(tmp_path / "random"), "--zero-shot"])
+    assert plain.exit_code == 2 and "template='plain' has none" in plain.output

@@ -30,6 +30,8 @@ def register_evaluate_command(app: typer.Typer, friendly_errors: Callable[..., A
                  input_field: Annotated[Optional[list[str]], typer.Option("--input-field", help="Record field the baselines read (repeatable, in order; the last is the text of tfidf-text) [default: the split's context and text].")] = None,
                  predictions: Annotated[Optional[list[Path]], typer.Option("--predictions", help="Score these predictions instead (id, prediction): one file per split folder, same order.")] = None,
                  bucket: Annotated[Optional[str], typer.Option("--bucket", help="With --predictions: break down by 'hardness' or a record field [default: hardness, else label].")] = None,
+                 zero_shot: Annotated[bool, typer.Option("--zero-shot", help="Also classify with the split's own LM: each label's verbalisation scored through the template.")] = False,
+                 zero_shot_template: Annotated[Optional[str], typer.Option("--zero-shot-template", help="Template for --zero-shot (needs {label}) [default: the split's].")] = None,
                  seed: Annotated[int, typer.Option("--seed", help="Seed for the baselines.")] = 0,
                  out: Annotated[Optional[Path], typer.Option("--out", help="Output folder (written atomically).")] = None,
                  overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace a non-empty output folder.")] = False) -> None:
@@ -41,6 +43,7 @@ def register_evaluate_command(app: typer.Typer, friendly_errors: Callable[..., A
         config = EvaluateConfig(split_dirs=[str(p) for p in split_dirs], baselines=list(baseline or []),
                                 input_fields=list(input_field or []), seed=seed,
                                 predictions=[str(p) for p in predictions or []], bucket=bucket,
+                                zero_shot=zero_shot, zero_shot_template=zero_shot_template,
                                 out=None if out is None else str(out), overwrite=overwrite)
         result = pipeline.evaluate(config, command=sys.argv)
         stdout.print(table_markdown(result["table"]), highlight=False, markup=False)

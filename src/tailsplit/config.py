@@ -257,6 +257,8 @@ class EvaluateConfig:
     input_fields: list[str] = field(default_factory=list)  # default: the split's context and text; the last is "text"
     predictions: list[str] = field(default_factory=list)   # one file per split folder: id, prediction
     bucket: str | None = None                              # "hardness", or a record field [default: hardness or label]
+    zero_shot: bool = False                                # also the split's LM as a zero-shot classifier
+    zero_shot_template: str | None = None                  # [default: the split's scoring template]
     seed: int = 0
     out: str | None = None
     overwrite: bool = False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,12 @@ def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dic
             scored.append(_scored_predictions(folder, manifest, parts["test"], config.predictions[position], config.bucket))
             continue
         train, dev, test = (_part_inputs(parts[p], data, config.input_fields) for p in ("train", "dev", "test"))
+        if config.zero_shot:
+            result = _zero_shot(manifest, parts, config)
+            kind = describe_split(manifest)
+            scores.append(SplitScore(Path(folder).name, kind, result.baseline, result.metric, result.dev, result.test))
+            details.append({"folder": str(folder), "split": kind, "sizes": [len(parts[p]) for p in ("train", "dev", "test")],
+                            **result.as_dict()})
         for baseline in baselines_for(data, config.baselines, config.input_fields):
             if baseline == "nn-sql":
                 result = nearest_neighbour_sql(train, dev, test, EXTRACTORS.create(data.get("program_kind") or "sql"))
@@ -141,3 +148,45 @@ def _prediction_rows(scored: list[Any], bucket: str | None) -> tuple[list[SplitS
                         "buckets": {b: {"n": n, "share": round(n / len(s.correct), 4), "accuracy": round(acc, 4)}
                                     for b, (n, acc) in s.by_bucket().items()}})
     return scores, details, {"predictions.md": predictions_markdown(details, bucket or "bucket")}
+
+
+def _zero_shot(manifest: dict[str, Any], parts: dict[str, list[Any]], config: EvaluateConfig) -> Any:
+    """The split's own LM as a classifier: each label's verbalisation scored through the
+    template, the most likely one predicted (accuracy on dev and test; nothing is trained)."""
+    from tailsplit.cache import ScoreCache, default_cache_dir
+    from tailsplit.config import ScoringConfig
+    from tailsplit.evaluate.baselines import BaselineResult
+    from tailsplit.pipeline.runs import template_for
+    from tailsplit.registry import SCORERS
+    from tailsplit.scoring.base import ScoreRequest
+    from tailsplit.scoring.driver import score_requests
+
+    data = manifest.get("config", {}).get("data", {})
+    known = {f.name for f in dataclasses.fields(ScoringConfig)}
+    scoring = ScoringConfig(**{k: v for k, v in manifest.get("config", {}).get("scoring", {}).items() if k in known})
+    scoring.method = "prompted"
+    if config.zero_shot_template:
+        scoring.template = config.zero_shot_template
+    template = template_for(scoring)
+    if not data.get("label") or "{label}" not in template.template:
+        raise ConfigError(f"zero-shot classification needs labels and a template with {{label}}; template="
+                          f"{template.name!r} has none — give --zero-shot-template (e.g. snli) or a --label-word set")
+    labels = sorted({label_to_str(r.record[data["label"]]) for r in parts["train"]})
+    scorer = SCORERS.create(scoring.backend, **scoring.scorer_params())
+    cache = ScoreCache(scoring.cache_dir or default_cache_dir()) if scoring.use_cache else None
+    accuracy = {}
+    try:
+        for part in ("dev", "test"):
+            records = parts[part]
+            requests = [ScoreRequest(*template.render(r.record, text=str(r.record[data["text"]]),
+                                                      context=str(r.record[data["context"]]) if data.get("context") else None,
+                                                      label=label))
+                        for r in records for label in labels]
+            logprob_sum, _, _, _ = score_requests(requests, scorer, cache)
+            predicted = np.asarray(labels, dtype=object)[np.asarray(logprob_sum).reshape(len(records), len(labels)).argmax(axis=1)]
+            gold = np.asarray([label_to_str(r.record[data["label"]]) for r in records], dtype=object)
+            accuracy[part] = float(np.mean(predicted == gold)) if len(records) else float("nan")
+    finally:
+        if cache is not None:
+            cache.close()
+    return BaselineResult("lm-zero-shot", accuracy["dev"], accuracy["test"], "accuracy", {})
