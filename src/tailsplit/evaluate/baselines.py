@@ -100,13 +100,16 @@ def nearest_neighbour_sql(train: PartInputs, dev: PartInputs, test: PartInputs, 
     vectorizer = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True).fit(train.columns[question])
     x_train = vectorizer.transform(train.columns[question])
     parsed_train = [extractor.parse(p) for p in train.programs]
+    canonical_train: dict[int, str] = {}
 
     def score(part: PartInputs) -> tuple[float, float]:
         if not len(part):
             return 0.0, 0.0
         nearest = np.asarray((vectorizer.transform(part.columns[question]) @ x_train.T).argmax(axis=1)).ravel()
         gold = [extractor.parse(p) for p in part.programs]  # type: ignore[union-attr]
-        exact = np.mean([parsed_train[n].canonical == g.canonical for n, g in zip(nearest, gold)])
+        for n in set(nearest.tolist()) - set(canonical_train):
+            canonical_train[n] = extractor.canonical(train.programs[n])  # type: ignore[index]
+        exact = np.mean([canonical_train[n] == extractor.canonical(p) for n, p in zip(nearest, part.programs)])  # type: ignore[arg-type]
         template = np.mean([parsed_train[n].template == g.template for n, g in zip(nearest, gold)])
         return float(exact), float(template)
 

@@ -116,9 +116,9 @@ def _scored_predictions(folder: str, manifest: dict[str, Any], test_records: lis
                               "predict every test example of the split")
         gold = raw.record[gold_field]
         if extractor is not None:
-            gold_parse = extractor.parse(str(gold))
-            correct.append(_program_match(extractor, str(predicted[key]), gold_parse.canonical))
-            buckets.append(gold_parse.hardness if bucket in (None, "hardness") else label_to_str(raw.record.get(bucket)))
+            correct.append(_program_match(extractor, str(predicted[key]), extractor.canonical(str(gold))))
+            buckets.append(extractor.parse(str(gold)).hardness if bucket in (None, "hardness")
+                           else label_to_str(raw.record.get(bucket)))
         else:
             correct.append(label_to_str(predicted[key]) == label_to_str(gold))
             buckets.append(label_to_str(raw.record.get(bucket or data["label"])))
@@ -130,7 +130,7 @@ def _program_match(extractor: Any, predicted: str, gold_canonical: str) -> bool:
     from tailsplit.programs.base import ProgramError
 
     try:
-        return extractor.parse(predicted).canonical == gold_canonical
+        return extractor.canonical(predicted) == gold_canonical
     except ProgramError:
         return False          # a prediction that does not parse is wrong, not an input error
 
@@ -152,7 +152,8 @@ def _prediction_rows(scored: list[Any], bucket: str | None) -> tuple[list[SplitS
 
 def _zero_shot(manifest: dict[str, Any], parts: dict[str, list[Any]], config: EvaluateConfig) -> Any:
     """The split's own LM as a classifier: each label's verbalisation scored through the
-    template, the most likely one predicted (accuracy on dev and test; nothing is trained)."""
+    template, the most likely one predicted (test accuracy; nothing is trained or selected,
+    so dev is not scored)."""
     from tailsplit.cache import ScoreCache, default_cache_dir
     from tailsplit.config import ScoringConfig
     from tailsplit.evaluate.baselines import BaselineResult
@@ -176,7 +177,7 @@ def _zero_shot(manifest: dict[str, Any], parts: dict[str, list[Any]], config: Ev
     cache = ScoreCache(scoring.cache_dir or default_cache_dir()) if scoring.use_cache else None
     accuracy = {}
     try:
-        for part in ("dev", "test"):
+        for part in ("test",):
             records = parts[part]
             requests = [ScoreRequest(*template.render(r.record, text=str(r.record[data["text"]]),
                                                       context=str(r.record[data["context"]]) if data.get("context") else None,
@@ -189,4 +190,4 @@ def _zero_shot(manifest: dict[str, Any], parts: dict[str, list[Any]], config: Ev
     finally:
         if cache is not None:
             cache.close()
-    return BaselineResult("lm-zero-shot", accuracy["dev"], accuracy["test"], "accuracy", {})
+    return BaselineResult("lm-zero-shot", float("nan"), accuracy["test"], "accuracy", {})

@@ -28,7 +28,6 @@ class ProgramParse:
     template: str
     hardness: str | None = None
     n_tokens: int = 0
-    canonical: str = ""          # the program re-generated in one spelling (for exact match)
 
 
 class ProgramExtractor(Protocol):
@@ -38,4 +37,8 @@ class ProgramExtractor(Protocol):
     hardness_levels: tuple[str, ...]
 
     def parse(self, program: str) -> ProgramParse:
+        ...
+
+    def canonical(self, program: str) -> str:
+        """The program in one spelling, so that equal programs compare equal (exact match)."""
         ...

@@ -62,22 +62,31 @@ class SqlExtractor:
         atoms, compounds, hardness = sql_atoms(tokens), sql_compounds(tree), spider_hardness(tree)
         n_tokens = sum(token.token_type not in _PUNCTUATION for token in tokens)
         return ProgramParse(atoms=tuple(sorted(atoms)), compounds=tuple(sorted(compounds)),
-                            template=anonymised_sql(tree, self._dialect), hardness=hardness,
-                            n_tokens=n_tokens, canonical=canonical_sql(tree, self._dialect))
+                            template=anonymised_sql(tree, self._dialect), hardness=hardness, n_tokens=n_tokens)
+
+    def canonical(self, program: str) -> str:
+        """``program`` in one spelling, for exact match (see ``canonical_sql``)."""
+        try:
+            statements = self._dialect.parse(program)
+        except (ParseError, TokenError) as exc:
+            raise ProgramError(f"is not SQL that sqlglot ({self.dialect}) can parse: {_reason(exc)}") from None
+        if len(statements) != 1 or statements[0] is None:
+            raise ProgramError("is not one SQL statement")
+        return canonical_sql(statements[0], self._dialect)
 
 
 def canonical_sql(tree: exp.Expression, dialect: Dialect) -> str:
     """The query in sqlglot's spelling with lower-case names, values kept: equal for queries
-    that differ only in case, spacing or quoting.
+    that differ only in case, spacing or quoting. Lower-cases ``tree``'s names in place.
 
     >>> from sqlglot.dialects.dialect import Dialect
     >>> d = Dialect.get_or_raise("mysql")
     >>> canonical_sql(d.parse("select  Name from SINGER where age>3")[0], d)
     'SELECT name FROM singer WHERE age > 3'
     """
-    lowered = tree.copy().transform(
-        lambda node: exp.to_identifier(node.name.lower()) if isinstance(node, exp.Identifier) else node)
-    return lowered.sql(dialect=dialect)
+    for node in tree.find_all(exp.Identifier):   # in place: this is the tree's last use
+        node.set("this", node.name.lower())
+    return tree.sql(dialect=dialect)
 
 
 def _reason(exc: Exception) -> str:
