@@ -49,6 +49,16 @@ def fake_backend(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> type[FakeSc
     return FakeScorer
 
 
+@pytest.fixture(scope="session")
+def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A cache folder holding the converted bundled model, made once per test session."""
+    from tailsplit.scoring.hf import HFScorer
+
+    folder = tmp_path_factory.mktemp("model-cache")
+    HFScorer(cache_dir=folder).folder
+    return folder
+
+
 def write_jsonl(path: Path, rows: list[dict]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path

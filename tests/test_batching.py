@@ -29,6 +29,16 @@ def test_prefix_stops_before_the_token_that_predicts_the_query() -> None:
     assert group.prefix_len == 4
 
 
+def test_prompts_sharing_only_the_template_start_are_not_grouped() -> None:
+    # 50 different premises after one 4-token template start ("<s> Prem ise :"). Joining on
+    # "tokens saved do not drop" alone let a group shrink to the 4-token floor and then take
+    # in every later prompt: one group of all 50, saving 4 tokens each at quadratic cost.
+    template = [1, 7, 8, 9]
+    encoded = [enc([*template, 100 + p, 200 + p, 300 + p, 400 + p, 500 + p, 600 + p, 70, 71], 11) for p in range(50)]
+    groups = group_prefixes(encoded)
+    assert all(len(g.members) == 1 for g in groups)
+
+
 def test_long_groups_are_cut_into_bounded_rows() -> None:
     encoded = [enc([1, 2, 3, 4, 5, 100 + i, 200 + i, 300 + i], 5) for i in range(100)]
     groups = split_long_groups(group_prefixes(encoded), encoded, row_tokens=64)

@@ -59,6 +59,9 @@ def test_evaluate_command_writes_the_table_for_every_split(tmp_path: Path) -> No
     assert length["difference"] == pytest.approx(length["test"] - report["table"][0]["test"])
     table = list(csv.DictReader(io.StringIO((tmp_path / "eval" / "table.csv").read_text())))
     assert table[1]["split"] == "length" and float(table[1]["test"]) == pytest.approx(length["test"])
+    page = (tmp_path / "eval" / "report.html").read_text()
+    assert "<table>" in page and page.count("<svg") == 1 and "<script" not in page
+    assert f"{100 * length['test']:.1f}" in page
     bad = runner.invoke(app, ["evaluate", folders[0], "--baseline", "bert"])
     assert bad.exit_code == 2 and "baseline='bert' is not one of tfidf, tfidf-text, nn-sql" in bad.output
 

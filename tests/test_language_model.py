@@ -32,14 +32,6 @@ HFScorer = pytest.importorskip("tailsplit.scoring.hf").HFScorer
 
 
 @pytest.fixture(scope="session")
-def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A cache folder holding the converted bundled model, made once per session."""
-    folder = tmp_path_factory.mktemp("model-cache")
-    HFScorer(cache_dir=folder).folder
-    return folder
-
-
-@pytest.fixture(scope="session")
 def scorer(model_cache: Path) -> HFScorer:
     return HFScorer(cache_dir=model_cache)
 

@@ -105,6 +105,12 @@ Truncation = Annotated[Optional[str], typer.Option("--truncation", help="left (c
 SharePrefix = Annotated[Optional[str], typer.Option("--share-prefix", help="auto (when it saves ≥15% of tokens), always or never.")]
 CacheDir = Annotated[Optional[str], typer.Option("--cache-dir", help="Score and model cache [default: ~/.cache/tailsplit].")]
 NoCache = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the score cache.")]
+ScoreEngine = Annotated[Optional[str], typer.Option("--engine", help="Where prompted scoring runs: local (this process) or ray (a Ray Data pipeline of model actors over Parquet shards; resumes by shard).")]
+RayAddress = Annotated[Optional[str], typer.Option("--ray-address", help="Ray cluster to join ('auto' finds a running one) [default: start a local one].")]
+Workers = Annotated[Optional[int], typer.Option("--workers", help="Model actors for --engine ray [default: 1].")]
+CpusPerWorker = Annotated[Optional[float], typer.Option("--cpus-per-worker", help="CPUs per model actor; also its torch threads [default: 1].")]
+GpusPerWorker = Annotated[Optional[float], typer.Option("--gpus-per-worker", help="GPUs per model actor, e.g. 1 on a GPU cluster [default: 0].")]
+ShardTokens = Annotated[Optional[int], typer.Option("--shard-tokens", help="Tokens per Parquet shard for --engine ray [default: 2000000].")]
 Splitter = Annotated[Optional[str], typer.Option("--splitter", help="likelihood (default), random, length, template or tmcd (the last two need --program).")]
 DevSize = Annotated[Optional[str], typer.Option("--dev-size", help="Fraction (0.1) or count (1000) [default: 0.1].")]
 TestSize = Annotated[Optional[str], typer.Option("--test-size", help="Fraction (0.1) or count (1000) [default: 0.1].")]
@@ -165,7 +171,8 @@ def build_config(config_path: Optional[Path], paths: Optional[list[Path]], **opt
                 "scoring": ("method", "folds", "fold_seed", "ngram_order", "finetune_preset", "finetune_steps",
                             "finetune_batch_size", "finetune_learning_rate", "finetune_eval_every", "finetune_lora_rank",
                             "finetune_full", "backend", "model", "template", "device", "dtype", "batch_tokens",
-                            "max_tokens", "truncation", "share_prefix", "cache_dir"),
+                            "max_tokens", "truncation", "share_prefix", "cache_dir", "engine", "ray_address",
+                            "workers", "cpus_per_worker", "gpus_per_worker", "shard_tokens"),
                 "split": ("splitter", "rank", "reverse", "balance_labels", "atom_constraint", "length_of",
                           "max_iterations", "seed"),
                 "output": ("overwrite",)}
@@ -250,7 +257,9 @@ def run(paths: Paths = None, config: ConfigOpt = None, text: Text = None, contex
         device: Device = None, dtype: Dtype = None, batch_tokens: BatchTokens = None,
         max_tokens: MaxTokens = None, truncation: Truncation = None, share_prefix: SharePrefix = None,
         cache_dir: CacheDir = None,
-        no_cache: NoCache = False, splitter: Splitter = None, dev_size: DevSize = None,
+        no_cache: NoCache = False, engine: ScoreEngine = None, ray_address: RayAddress = None,
+        workers: Workers = None, cpus_per_worker: CpusPerWorker = None, gpus_per_worker: GpusPerWorker = None,
+        shard_tokens: ShardTokens = None, splitter: Splitter = None, dev_size: DevSize = None,
         test_size: TestSize = None, rank: Rank = None, reverse: Reverse = None,
         length_buckets: LengthBuckets = None, balance_labels: Balance = None,
         atom_constraint: AtomConstraint = None, length_of: LengthOf = None,
@@ -279,7 +288,9 @@ def score(paths: Paths = None, out: Annotated[Path, typer.Option("--out", help="
           label_word: LabelWord = None, backend: Backend = None, device: Device = None,
           dtype: Dtype = None, batch_tokens: BatchTokens = None, max_tokens: MaxTokens = None,
           truncation: Truncation = None, share_prefix: SharePrefix = None,
-          cache_dir: CacheDir = None, no_cache: NoCache = False,
+          cache_dir: CacheDir = None, no_cache: NoCache = False, engine: ScoreEngine = None,
+          ray_address: RayAddress = None, workers: Workers = None, cpus_per_worker: CpusPerWorker = None,
+          gpus_per_worker: GpusPerWorker = None, shard_tokens: ShardTokens = None,
           quiet: Quiet = False) -> None:
     """Score every example's query and write a score file (no split)."""
     from tailsplit import pipeline

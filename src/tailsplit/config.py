@@ -71,18 +71,25 @@ class ScoringConfig:
     device: str = "auto"
     dtype: str = "float32"
     batch_tokens: int | None = None
-    max_batch_size: int = 64
+    max_batch_size: int | None = None
     start_token: str = "bos"
     max_tokens: int | None = None
     truncation: str = "left"
     share_prefix: str = "auto"
     cache_dir: str | None = None
     use_cache: bool = True
+    engine: str = "local"
+    ray_address: str | None = None
+    workers: int = 1
+    cpus_per_worker: float = 1.0
+    gpus_per_worker: float = 0.0
+    shard_tokens: int = 2_000_000
 
     def scorer_params(self) -> dict[str, Any]:
         """Keyword arguments for the backend's constructor."""
         skip = {"method", "folds", "fold_seed", "ngram_order", "backend", "template", "label_words",
-                "use_cache"}
+                "use_cache", "engine", "ray_address", "workers", "cpus_per_worker", "gpus_per_worker",
+                "shard_tokens"}
         return {k: v for k, v in dataclasses.asdict(self).items()
                 if k not in skip and not k.startswith("finetune_")}
 

@@ -32,12 +32,13 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from tailsplit.errors import ConfigError, MissingDependencyError
+from tailsplit.errors import ConfigError
 from tailsplit.overlap.audit import ExampleAudit, PartAnswer, answer_queries, merge_answers
 from tailsplit.overlap.bm25 import CorpusStats
 from tailsplit.overlap.corpus import CorpusPart, iter_part, split_into_parts
 from tailsplit.overlap.index import INDEX_VERSION, OverlapIndex, collect, finish, index_key
 from tailsplit.overlap.query import StructuredQuery
+from tailsplit.ray_cluster import RayCluster
 
 ENGINES = ("local", "ray")
 
@@ -59,23 +60,15 @@ class RayExecutor:
     started for the run (and stopped after it) when no cluster is running."""
 
     def __init__(self, address: str | None = None, num_cpus: int | None = None) -> None:
-        try:
-            import ray
-        except ImportError:
-            raise MissingDependencyError("ray", "distributed", "--engine ray") from None
-        self._ray = ray
-        self._started = not ray.is_initialized()
-        if self._started:
-            ray.init(address=address, num_cpus=num_cpus if address is None else None, include_dashboard=False,
-                     log_to_driver=False, configure_logging=False)
+        self._cluster = RayCluster(address, num_cpus)
+        self._ray = self._cluster.ray
 
     def map(self, task: Callable[..., Any], calls: Sequence[tuple[Any, ...]]) -> list[Any]:
         remote = self._ray.remote(task)
         return self._ray.get([remote.remote(*args) for args in calls])
 
     def close(self) -> None:
-        if self._started:
-            self._ray.shutdown()
+        self._cluster.close()
 
 
 def make_executor(engine: str, address: str | None = None, num_cpus: int | None = None) -> Any:

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from tailsplit.config import EvaluateConfig
-from tailsplit.errors import ConfigError
+from tailsplit.errors import ConfigError, MissingDependencyError
 from tailsplit.evaluate.baselines import BASELINES, PartInputs, nearest_neighbour_sql, tfidf_logistic
 from tailsplit.evaluate.table import SplitScore, table_csv, table_markdown, table_rows
 from tailsplit.fingerprint import sha256_file
@@ -84,7 +84,7 @@ def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dic
                   for f in config.split_dirs]
         write_outputs(Path(config.out), config, {"evaluation.json": json.dumps(finite(result), indent=2) + "\n",
                                                   "table.md": table_markdown(rows), "table.csv": table_csv(rows),
-                                                  **files},
+                                                  **_html_report(rows), **files},
                        inputs, {}, command)
     return result
 
@@ -191,3 +191,15 @@ def _zero_shot(manifest: dict[str, Any], parts: dict[str, list[Any]], config: Ev
         if cache is not None:
             cache.close()
     return BaselineResult("lm-zero-shot", float("nan"), accuracy["test"], "accuracy", {})
+
+
+def _html_report(rows: list[dict[str, Any]]) -> dict[str, str]:
+    """``report.html`` when the analysis extra (matplotlib, markdown) is installed."""
+    if not rows:
+        return {}
+    try:
+        from tailsplit.analysis.evaluation_report import evaluation_html
+
+        return {"report.html": evaluation_html(rows, table_markdown(rows))}
+    except MissingDependencyError:
+        return {}

@@ -75,18 +75,42 @@ def score_dataset(dataset: Dataset, config: ScoringConfig, *, progress: bool = F
         raise ConfigError(f"method={config.method!r} is unknown; use one of {list(SCORING_METHODS)}")
     template = template_for(config)
     _check_template_roles(template, dataset)
+    engine = scoring_engine(config)
     if config.method != "prompted":
         return _cross_score_dataset(dataset, template, config, progress)
     scorer = SCORERS.create(config.backend, **config.scorer_params())
     cache = ScoreCache(config.cache_dir or default_cache_dir()) if config.use_cache else None
     try:
-        scores, report = score_examples(dataset, template, scorer, cache, progress=progress)
+        scores, report = score_examples(dataset, template, scorer, cache, progress=progress, engine=engine)
     finally:
         if cache is not None:
             cache.close()
     meta = {"method": "prompted", "model": scorer.identity(), "template": template.describe(),
             "backend": config.backend}
-    return scores, report.as_dict(), meta
+    details = report.as_dict()
+    if engine is not None and engine.last_run:
+        details["engine"] = engine.last_run
+    return scores, details, meta
+
+
+SCORING_ENGINES = ("local", "ray")
+
+
+def scoring_engine(config: ScoringConfig) -> Any:
+    """``None`` for this process, or the Ray engine (prompted Hugging Face scoring only)."""
+    if config.engine not in SCORING_ENGINES:
+        raise ConfigError(f"engine={config.engine!r} is unknown; use one of {list(SCORING_ENGINES)}")
+    if config.engine == "local":
+        return None
+    if config.method != "prompted" or config.backend != "hf":
+        raise ConfigError("--engine ray scores with --method prompted --backend hf only; fine-tuned "
+                          "and n-gram scoring run in one process (drop --engine ray)")
+    from tailsplit.scoring.distributed import RayScoringEngine
+
+    work_dir = Path(config.cache_dir or default_cache_dir()) / "ray-scoring"
+    return RayScoringEngine(work_dir=work_dir, address=config.ray_address, workers=config.workers,
+                            cpus_per_worker=config.cpus_per_worker, gpus_per_worker=config.gpus_per_worker,
+                            shard_tokens=config.shard_tokens)
 
 
 def _cross_score_dataset(dataset: Dataset, template: PromptTemplate, config: ScoringConfig,

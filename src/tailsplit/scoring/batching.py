@@ -61,24 +61,29 @@ def group_prefixes(encoded: list[Encoded]) -> list[PrefixGroup]:
     """Groups of sequences sharing a leading run of tokens, found among sorted neighbours.
 
     A sequence joins the current group only if the tokens saved do not drop
-    (``n · new_prefix ≥ (n − 1) · old_prefix``), so three hypotheses of one premise are not
-    merged with another premise that merely starts with the same words.
+    (``n · new_prefix ≥ (n − 1) · old_prefix``) and the prefix keeps at least half of the
+    group's first prompt, so three hypotheses of one premise are not merged with another
+    premise that merely starts with the same words — and a long run of prompts that share
+    only a template's first word never becomes one huge group whose rows cost quadratic
+    attention to save a few tokens each.
     """
     eligible = [i for i, e in enumerate(encoded) if not e.truncated]
     eligible.sort(key=lambda i: encoded[i].ids)
     groups: list[PrefixGroup] = []
     current: list[int] = []
-    prefix = 0
+    prefix = initial = 0
     for i in eligible:
         if current:
             shared = min(prefix, _common_prefix(encoded[current[0]].ids, encoded[i].ids),
                          encoded[i].first - 1)
-            if shared >= MIN_SHARED_TOKENS and len(current) * shared >= (len(current) - 1) * prefix:
+            if (shared >= MIN_SHARED_TOKENS and 2 * shared >= initial
+                    and len(current) * shared >= (len(current) - 1) * prefix):
                 current.append(i)
                 prefix = shared
                 continue
             groups.append(PrefixGroup(prefix, current))
         current, prefix = [i], encoded[i].first - 1
+        initial = prefix
     if current:
         groups.append(PrefixGroup(prefix, current))
     return groups
@@ -141,7 +146,7 @@ def plan_batches(encoded: list[Encoded], *, batch_tokens: int, max_rows: int,
     everything = np.arange(len(encoded), dtype=np.int64)
     if share_prefix == "never" or not len(encoded):
         return pack_plain(lengths, everything, batch_tokens, max_rows, encoded)
-    row_tokens = max(256, batch_tokens // 4)
+    row_tokens = min(1024, max(256, batch_tokens // 4))  # packed rows attend densely: keep them short
     groups = split_long_groups(group_prefixes(encoded), encoded, row_tokens)
     saved = sum(g.prefix_len * (len(g.members) - 1) for g in groups)
     if share_prefix == "auto" and saved < min_saving * lengths.sum():

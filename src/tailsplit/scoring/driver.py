@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -20,7 +21,7 @@ from tailsplit.errors import ScoringError
 from tailsplit.fingerprint import sha256_text
 from tailsplit.progress import ProgressBar
 from tailsplit.prompts import PromptTemplate
-from tailsplit.scoring.base import Batch, ScoreRequest, Scorer
+from tailsplit.scoring.base import Batch, BatchScores, ScoreRequest, Scorer
 
 
 @dataclass(frozen=True)
@@ -55,18 +56,23 @@ def scorer_key(scorer: Scorer) -> str:
 
 
 def score_examples(dataset: Dataset, template: PromptTemplate, scorer: Scorer,
-                   cache: ScoreCache | None = None, *, progress: bool = False,
+                   cache: ScoreCache | None = None, *, progress: bool = False, engine: Any = None,
                    ) -> tuple[ScoreTable, ScoringReport]:
     """Score every example's query under ``template``; returns scores in dataset order."""
     requests = build_requests(dataset, template)
-    logprob_sum, n_tokens, truncated, report = score_requests(requests, scorer, cache, progress=progress)
+    logprob_sum, n_tokens, truncated, report = score_requests(requests, scorer, cache, progress=progress,
+                                                              engine=engine)
     table = ScoreTable(ids=dataset.ids, logprob_sum=logprob_sum, n_tokens=n_tokens, truncated=truncated)
     return table, report
 
 
 def score_requests(requests: Sequence[ScoreRequest], scorer: Scorer, cache: ScoreCache | None,
-                   *, progress: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, ScoringReport]:
-    """Scores aligned with ``requests``: (logprob_sum, n_tokens, truncated, report)."""
+                   *, progress: bool = False, engine: Any = None,
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, ScoringReport]:
+    """Scores aligned with ``requests``: (logprob_sum, n_tokens, truncated, report).
+
+    ``engine`` (e.g. :class:`tailsplit.scoring.distributed.RayScoringEngine`) scores the
+    planned batches elsewhere; by default they are scored here, one ahead in flight."""
     started = time.perf_counter()
     namespace = scorer_key(scorer)
     unique: dict[ScoreRequest, int] = {}
@@ -83,7 +89,9 @@ def score_requests(requests: Sequence[ScoreRequest], scorer: Scorer, cache: Scor
             total[i], counts[i], cut[i] = cached[key]
 
     todo = [b for b in scorer.plan(unique_requests) if not all(keys[i] in cached for i in b.indices)]
-    scored_tokens = _run_batches(todo, scorer, cache, keys, (total, counts, cut), progress)
+    scored = (engine.score(todo, scorer, keys) if engine is not None and todo
+              else _scores_in_order(scorer, todo))
+    scored_tokens = _run_batches(todo, scored, cache, keys, (total, counts, cut), progress)
     bad = np.flatnonzero(~np.isfinite(total))
     if len(bad):
         first = unique_requests[int(bad[0])]
@@ -96,13 +104,12 @@ def score_requests(requests: Sequence[ScoreRequest], scorer: Scorer, cache: Scor
     return total[position], counts[position], cut[position], report
 
 
-def _run_batches(batches: list[Batch], scorer: Scorer, cache: ScoreCache | None, keys: list[str],
+def _run_batches(batches: list[Batch], scored: Iterator[BatchScores], cache: ScoreCache | None, keys: list[str],
                  columns: tuple[np.ndarray, np.ndarray, np.ndarray], progress: bool) -> int:
     total, counts, cut = columns
     n_tokens = sum(b.n_tokens for b in batches)
     with ProgressBar(progress, n_tokens, "scoring", "tokens") as advance:
-        for batch in batches:
-            scores = scorer.score_batch(batch)
+        for batch, scores in zip(batches, scored):
             total[batch.indices] = scores.logprob_sum
             counts[batch.indices] = scores.n_tokens
             cut[batch.indices] = scores.truncated
@@ -111,3 +118,12 @@ def _run_batches(batches: list[Batch], scorer: Scorer, cache: ScoreCache | None,
                                    scores.n_tokens, scores.truncated))
             advance(batch.n_tokens)
     return n_tokens
+
+
+def _scores_in_order(scorer: Scorer, batches: list[Batch]) -> Iterator[BatchScores]:
+    """The scorer's own pipelined ``score_batches`` when it has one, else batch by batch."""
+    pipelined = getattr(scorer, "score_batches", None)
+    if pipelined is not None:
+        yield from pipelined(batches)
+    else:
+        yield from (scorer.score_batch(batch) for batch in batches)

@@ -26,7 +26,8 @@ from the requests alone, so scores do not depend on what was cached or on input 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -45,24 +46,30 @@ START_TOKENS = ("bos", "none")
 TRUNCATIONS = ("left", "error")
 PADDING_SIDES = ("right", "left")
 SHARE_PREFIX = ("auto", "always", "never")
-_PROJECTION_CHUNK = 1024  # rows per vocabulary projection: 1024 × 49k fp32 logits ≈ 200 MB
+# Float32 logits per vocabulary-projection chunk: 2^25 (128 MiB) on a CPU, 2^28 (1 GiB) on a GPU.
+_PROJECTION_ELEMENTS = {"cpu": 2 ** 25, "gpu": 2 ** 28}
 
 
 class HFScorer:
     """Causal-LM scorer; configuration is keyword arguments, the model loads on first use.
 
     ``batch_tokens`` bounds padded tokens per forward pass (default: 1024 on a CPU, where
-    small batches are fastest, 32768 on a GPU); ``max_batch_size`` bounds the rows.
+    small batches are fastest, 32768 on a GPU); ``max_batch_size`` bounds the rows (default:
+    64 on a CPU, 8192 on a GPU, where the token budget is the real bound). In a bf16 or
+    fp16 model the vocabulary projection still runs in float32 (``head_dtype="float32"``):
+    it is a small share of the work, since it runs only at scored positions, and it keeps
+    the logits' rounding out of the scores.
     """
 
     def __init__(self, model: str = "smollm2", *, device: str = "auto", dtype: str = "float32",
-                 batch_tokens: int | None = None, max_batch_size: int = 64, start_token: str = "bos",
+                 batch_tokens: int | None = None, max_batch_size: int | None = None, start_token: str = "bos",
                  max_tokens: int | None = None, truncation: str = "left", padding_side: str = "right",
-                 share_prefix: str = "auto", cache_dir: str | Path | None = None) -> None:
+                 share_prefix: str = "auto", head_dtype: str = "float32", cache_dir: str | Path | None = None) -> None:
         _check_choice("start_token", start_token, START_TOKENS)
         _check_choice("truncation", truncation, TRUNCATIONS)
         _check_choice("padding_side", padding_side, PADDING_SIDES)
         _check_choice("share_prefix", share_prefix, SHARE_PREFIX)
+        _check_choice("head_dtype", head_dtype, ("float32", "model"))
         _check_choice("dtype", dtype, ("float32", "bfloat16", "float16"))
         for name, value in (("batch_tokens", batch_tokens), ("max_batch_size", max_batch_size)):
             if value is not None and (not isinstance(value, int) or value < 1):
@@ -80,6 +87,7 @@ class HFScorer:
         self.truncation = truncation
         self.padding_side = padding_side
         self.share_prefix = share_prefix
+        self.head_dtype = head_dtype
         self.cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
         self._source: ModelSource | None = None
         self._folder: Path | None = None
@@ -87,6 +95,15 @@ class HFScorer:
         self._identity: dict[str, Any] | None = None
         self._tokenizer: Any = None
         self._model: Any = None
+
+    def constructor_params(self) -> dict[str, Any]:
+        """The keyword arguments that rebuild this scorer elsewhere (a Ray worker, say)."""
+        return {"model": self.model_spec, "device": self.device, "dtype": self.dtype,
+                "batch_tokens": self.batch_tokens, "max_batch_size": self.max_batch_size,
+                "start_token": self.start_token, "max_tokens": self.max_tokens,
+                "truncation": self.truncation, "padding_side": self.padding_side,
+                "share_prefix": self.share_prefix, "head_dtype": self.head_dtype,
+                "cache_dir": str(self.cache_dir)}
 
     # -- identity -----------------------------------------------------------------------------
     @property
@@ -100,6 +117,8 @@ class HFScorer:
             self._identity = {**self.source.identity(), "scorer": SCORER_VERSION, "dtype": self.dtype,
                               "start_token": self.start_token, "max_tokens": self.context_limit(),
                               "truncation": self.truncation}
+            if self.dtype != "float32":
+                self._identity["head_dtype"] = self.head_dtype
         return self._identity
 
     def context_limit(self) -> int:
@@ -140,20 +159,22 @@ class HFScorer:
     def plan(self, requests: Sequence[ScoreRequest]) -> list[Batch]:
         """Tokenise every request, then plan length-sorted (and shared-prefix) batches."""
         return plan_batches(self.encode(requests), batch_tokens=self.resolved_batch_tokens(),
-                            max_rows=self.max_batch_size, share_prefix=self.share_prefix)
+                            max_rows=self.resolved_max_rows(), share_prefix=self.share_prefix)
 
     def encode(self, requests: Sequence[ScoreRequest]) -> list[Encoded]:
-        """Token ids (start token included) and the index of the first scored token."""
-        tokenizer = self.tokenizer
-        texts = [r.prompt + r.query for r in requests]
-        enc = tokenizer(texts, add_special_tokens=False, return_offsets_mapping=True,
-                        return_attention_mask=False)
+        """Token ids (start token included) and the index of the first scored token.
+
+        The first scored token is the first whose characters reach into the query; the fast
+        tokenizer's Rust backend is called directly, which is several times faster than
+        transformers' wrapper around it on large batches."""
+        backend = self.tokenizer.backend_tokenizer
+        encodings = backend.encode_batch([r.prompt + r.query for r in requests], add_special_tokens=False)
         start_id = self._start_token_id()
         limit = self.context_limit()
         out = []
-        for request, ids, offsets in zip(requests, enc["input_ids"], enc["offset_mapping"]):
-            boundary = len(request.prompt)
-            first = next((i for i, (_, end) in enumerate(offsets) if end > boundary), len(ids))
+        for request, encoding in zip(requests, encodings):
+            ids = encoding.ids
+            first = _first_query_token(encoding, len(request.prompt), len(ids))
             if first == len(ids):
                 raise ScoringError(f"query {request.query[:60]!r} produced no tokens of its own")
             if start_id is not None:
@@ -162,7 +183,7 @@ class HFScorer:
             if first >= len(ids):
                 raise ScoringError(f"query {request.query[:60]!r} has a single token and no prompt, "
                                    "so nothing conditions it; use start_token='bos'")
-            out.append(self._fit(list(ids), first, limit, request))
+            out.append(self._fit(ids, first, limit, request))
         return out
 
     def _fit(self, ids: list[int], first: int, limit: int, request: ScoreRequest) -> Encoded:
@@ -186,6 +207,22 @@ class HFScorer:
 
     # -- scoring ------------------------------------------------------------------------------
     def score_batch(self, batch: Batch) -> BatchScores:
+        return self.collect(self.launch(batch))
+
+    def score_batches(self, batches: Iterable[Batch]) -> Iterator[BatchScores]:
+        """Scores of each batch in order, one batch in flight ahead: on a GPU, the host
+        prepares and launches batch ``i + 1`` before waiting for batch ``i``'s numbers."""
+        pending: Launched | None = None
+        for batch in batches:
+            launched = self.launch(batch)
+            if pending is not None:
+                yield self.collect(pending)
+            pending = launched
+        if pending is not None:
+            yield self.collect(pending)
+
+    def launch(self, batch: Batch) -> Launched:
+        """Queue a batch's forward pass; returns before the device has finished it."""
         import torch
 
         kind, payload = batch.payload
@@ -198,9 +235,14 @@ class HFScorer:
                 hidden, (row_idx, pos_idx, targets, example_idx) = self._forward_shared(payload)
                 picked = hidden[self._tensor(row_idx), self._tensor(pos_idx)]
                 logprobs = self._target_logprobs(model, picked, self._tensor(targets))
-        per_token = logprobs.double().cpu().numpy()
+        return Launched(rows, logprobs, example_idx)
+
+    def collect(self, launched: Launched) -> BatchScores:
+        """Wait for a launched batch and sum its token log-probabilities per request."""
+        rows = launched.rows
+        per_token = launched.logprobs.double().cpu().numpy()
         return BatchScores(
-            logprob_sum=np.bincount(example_idx, weights=per_token, minlength=len(rows)),
+            logprob_sum=np.bincount(launched.example_idx, weights=per_token, minlength=len(rows)),
             n_tokens=np.array([len(e.ids) - e.first for e in rows], dtype=np.int64),
             truncated=np.array([e.truncated for e in rows], dtype=bool))
 
@@ -218,15 +260,19 @@ class HFScorer:
         return self._target_logprobs(model, picked, self._tensor(targets)), example_idx
 
     def _tensor(self, array: np.ndarray) -> Any:
+        """``array`` on the scoring device; to a GPU through pinned memory without waiting,
+        so the copy does not stall behind the batch still running there."""
         import torch
 
-        return torch.from_numpy(array).to(self.resolved_device())
+        tensor = torch.from_numpy(np.ascontiguousarray(array))
+        device = self.resolved_device()
+        if device == "cpu":
+            return tensor
+        return tensor.pin_memory().to(device, non_blocking=True)
 
     def _forward_shared(self, groups: list[tuple[int, list[Encoded]]],
                         ) -> tuple[Any, tuple[np.ndarray, ...]]:
         """One packed row per group: the prefix once, then every member's suffix."""
-        import torch
-
         packed = [_pack_group(prefix_len, members) for prefix_len, members in groups]
         width = max(len(ids) for ids, _, _ in packed)
         input_ids = np.zeros((len(packed), width), dtype=np.int64)
@@ -239,7 +285,7 @@ class HFScorer:
         allowed = (causal & visible) | np.eye(width, dtype=bool)  # padding sees itself: no empty rows
         hidden = self.model.base_model(
             input_ids=self._tensor(input_ids),
-            attention_mask=torch.from_numpy(allowed[:, None]).to(self.resolved_device()),
+            attention_mask=self._tensor(allowed[:, None]),
             position_ids=self._tensor(position_ids), use_cache=False).last_hidden_state
         rows = [e for _, members in groups for e in members]
         offsets = np.concatenate([_suffix_offsets(p, members) for p, members in groups])
@@ -252,20 +298,58 @@ class HFScorer:
             return self.batch_tokens
         return 1024 if self.resolved_device() == "cpu" else 32768
 
+    def resolved_max_rows(self) -> int:
+        """``max_batch_size``, or a device default (on a GPU the token budget binds first)."""
+        if self.max_batch_size is not None:
+            return self.max_batch_size
+        return 64 if self.resolved_device() == "cpu" else 8192
+
     def _target_logprobs(self, model: Any, hidden: Any, targets: Any) -> Any:
         """log p(target) at each picked position, projecting to the vocabulary in chunks."""
         import torch
 
         head = model.get_output_embeddings()
         softcap = getattr(model.config, "final_logit_softcapping", None)
+        budget = _PROJECTION_ELEMENTS["cpu" if self.resolved_device() == "cpu" else "gpu"]
+        chunk = max(1, budget // head.weight.shape[0])
         pieces = []
-        for start in range(0, hidden.shape[0], _PROJECTION_CHUNK):
-            logits = head(hidden[start:start + _PROJECTION_CHUNK]).float()
+        for start in range(0, hidden.shape[0], chunk):
+            logits = self._project(head, hidden[start:start + chunk])
             if softcap:
                 logits = torch.tanh(logits / softcap) * softcap
-            chunk_targets = targets[start:start + _PROJECTION_CHUNK, None]
+            chunk_targets = targets[start:start + chunk, None]
             pieces.append((logits.gather(1, chunk_targets) - torch.logsumexp(logits, 1, keepdim=True))[:, 0])
         return torch.cat(pieces) if pieces else torch.zeros(0)
+
+    def _project(self, head: Any, hidden: Any) -> Any:
+        """Float32 logits: from the model's own projection, or (``head_dtype="float32"``, the
+        default) from a float32 projection of the hidden states even in a bf16/fp16 model."""
+        import torch
+
+        weight = head.weight
+        if self.head_dtype == "model" or weight.dtype == torch.float32:
+            return head(hidden).float()
+        bias = None if head.bias is None else head.bias.float()
+        return torch.nn.functional.linear(hidden.float(), weight.float(), bias)
+
+
+@dataclass(frozen=True)
+class Launched:
+    """A batch whose forward pass is queued: its rows, per-token log-probs (on the device,
+    possibly not computed yet) and the row of each token."""
+
+    rows: list[Encoded]
+    logprobs: Any
+    example_idx: np.ndarray
+
+
+def _first_query_token(encoding: Any, boundary: int, n_tokens: int) -> int:
+    """Index of the first token whose character span ends after ``boundary`` (the query's
+    first character); ``n_tokens`` if there is none."""
+    token = encoding.char_to_token(boundary) if boundary else 0
+    if token is not None:
+        return int(token)
+    return next((i for i, (_, end) in enumerate(encoding.offsets) if end > boundary), n_tokens)
 
 
 def _check_choice(name: str, value: str, options: tuple[str, ...]) -> None:

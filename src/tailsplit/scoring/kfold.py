@@ -33,6 +33,7 @@ class FinetunedScorer(HFScorer):
                          max_batch_size=base.max_batch_size, start_token=base.start_token,
                          max_tokens=base.max_tokens, truncation=base.truncation,
                          padding_side=base.padding_side, share_prefix=base.share_prefix,
+                         head_dtype=base.head_dtype,
                          cache_dir=base.cache_dir)
         self._source, self._folder, self._tokenizer = base.source, base.folder, base.tokenizer
         self.base, self.train, self.train_sha256, self.config = base, train, train_sha256, config

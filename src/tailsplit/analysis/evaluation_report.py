@@ -1,0 +1,40 @@
+"""The evaluation table as a self-contained HTML page: the table, then one bar chart per
+baseline (test score of every split, the random splits' mean ± std as a band)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tailsplit.analysis.plots import figure_svg, pyplot
+from tailsplit.analysis.shift_report import html_page
+
+
+def scores_svg(rows: Sequence[dict[str, Any]], baseline: str) -> str:
+    mine = [r for r in rows if r["baseline"] == baseline]
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6.4, 0.9 + 0.38 * len(mine)))
+    labels = [f"{r['split']} ({r['folder']})" if r["test_std"] is None else str(r["split"]) for r in mine]
+    values = [100 * r["test"] for r in mine]
+    colours = ["#999999" if r["test_std"] is not None else "#3b6ea8" for r in mine]
+    ax.barh(range(len(mine)), values, color=colours)
+    for r in mine:
+        if r["test_std"] is not None:
+            mean, std = 100 * r["test"], 100 * r["test_std"]
+            ax.axvspan(mean - std, mean + std, color="#999999", alpha=0.25, lw=0)
+            ax.axvline(mean, color="#555555", lw=1)
+    for y, value in enumerate(values):
+        ax.text(value, y, f" {value:.1f}", va="center", fontsize=8)
+    ax.set_yticks(range(len(mine)), labels)
+    ax.invert_yaxis()
+    ax.set_xlabel(f"test {mine[0]['metric']} (%)")
+    ax.set_xlim(0, max(values + [1]) * 1.15)
+    ax.set_title(baseline)
+    return figure_svg(fig)
+
+
+def evaluation_html(rows: Sequence[dict[str, Any]], markdown_table: str) -> str:
+    text = ("# Evaluation\n\nTest score of a model trained on each split's train part; the random "
+            "splits pooled (mean ± std); difference and relative error increase against them.\n\n" + markdown_table)
+    baselines = list(dict.fromkeys(r["baseline"] for r in rows))
+    return html_page("tailsplit evaluation", text, {b: scores_svg(rows, b) for b in baselines})
