@@ -94,6 +94,19 @@ def test_scores_do_not_depend_on_input_order(scorer, requests_100) -> None:
     assert np.max(np.abs(baseline[order] - shuffled)) <= 1e-3
 
 
+def test_mixed_precision_runs_the_layers_in_half_precision_close_to_float32(scorer, requests_100) -> None:
+    """mixed-float16: float32 weights, autocast matrix products — different numbers from
+    float32 (so autocast is on), yet within the 0.05-nat budget on every example."""
+    requests = requests_100[:12]
+    baseline, counts = score_all(scorer, requests)
+    mixed = variant(scorer, dtype="mixed-float16")
+    assert next(mixed.model.parameters()).dtype == torch.float32
+    other, other_counts = score_all(mixed, requests)
+    assert np.array_equal(counts, other_counts)
+    assert 0 < np.max(np.abs(baseline - other)) <= 0.05
+    assert mixed.identity()["dtype"] == "mixed-float16" != scorer.identity()["dtype"]
+
+
 def test_only_the_query_tokens_are_scored(scorer: HFScorer) -> None:
     tokenizer = scorer.tokenizer
     plain = ScoreRequest("", "A man is sleeping on a bench.")
