@@ -27,6 +27,7 @@ masks are built on the scoring device.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -262,8 +263,6 @@ class HFScorer:
         """One forward pass over a laid-out batch; log p of each scored token, in order.
         ``mixed``: the layers run under autocast when ``dtype`` is ``mixed-*`` (scoring; a
         fine-tuning step trains the float32 weights as they are)."""
-        import contextlib
-
         import torch
 
         attention = self._tensor(layout.attention)
@@ -271,8 +270,8 @@ class HFScorer:
             attention = packed_attention_mask(attention)
         autocast = contextlib.nullcontext()
         if mixed and self.dtype.startswith("mixed-"):
-            device_type = "cpu" if self.resolved_device() == "cpu" else torch.device(self.resolved_device()).type
-            autocast = torch.autocast(device_type, dtype=getattr(torch, self.dtype.removeprefix("mixed-")))
+            autocast = torch.autocast(torch.device(self.resolved_device()).type,
+                                      dtype=getattr(torch, self.dtype.removeprefix("mixed-")))
         with autocast:
             hidden = model.base_model(
                 input_ids=self._tensor(layout.input_ids), attention_mask=attention,
