@@ -27,7 +27,7 @@ from tailsplit.config import DataConfig, RunConfig
 from tailsplit.constraints import missing_atoms
 from tailsplit.features import word_lengths
 from tailsplit.io.scores import read_score_file
-from tailsplit.io.writers import atomic_write_bytes
+from tailsplit.io.outputs import replace_file_bytes
 from tailsplit.programs import dataset_program_features
 from tailsplit.splits import (
     LengthSplitter, LikelihoodSplitter, RandomSplitter, SplitInputs, TemplateSplitter, TmcdSplitter,
@@ -90,7 +90,7 @@ def main() -> None:
         if args.out:
             args.out.mkdir(parents=True, exist_ok=True)
             ids = {part: [dataset.ids[i] for i in idx] for part, idx in split.parts().items()}
-            atomic_write_bytes(args.out / f"{name.replace(' ', '_').replace('(', '').replace(')', '')}.json",
+            replace_file_bytes(args.out / f"{name.replace(' ', '_').replace('(', '').replace(')', '')}.json",
                                json.dumps(ids).encode())
     print_table(rows)
 

@@ -67,7 +67,7 @@ def bad(tmp_path: Path, content: bytes, name: str = "bad.jsonl") -> Path:
 
 @pytest.mark.parametrize(("content", "expected"), [
     (b'{"hypothesis": "ok"}\n{"hypothesis": "broken"\n', r"bad.jsonl:2: is not valid JSON"),
-    (b'{"hypothesis": "ok"}\n["a list"]\n', r"bad.jsonl:2: holds a JSON list"),
+    (b'{"hypothesis": "ok"}\n["a list"]\n', r"bad.jsonl:2: holds a JSON array"),
     (b'{"hypothesis": "ok"}\n{"premise": "no hypothesis"}\n', r"bad.jsonl:2: field 'hypothesis' is missing; the record has 'premise'; choose the field with --text"),
     (b'{"hypothesis": "ok"}\n{"hypothesis": null}\n', r"bad.jsonl:2: field 'hypothesis' is null"),
     (b'{"hypothesis": "ok"}\n{"hypothesis": "   "}\n', r"bad.jsonl:2: field 'hypothesis' is empty"),

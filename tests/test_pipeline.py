@@ -12,7 +12,7 @@ from conftest import FIXTURES, SAMPLE, FakeScorer, write_jsonl
 from tailsplit import pipeline
 from tailsplit.cli import app
 from tailsplit.config import DataConfig, RunConfig, load_config
-from tailsplit.errors import ConfigError, InputError
+from tailsplit.errors import OutputError, ConfigError, InputError
 
 runner = CliRunner()
 
@@ -110,7 +110,7 @@ def test_a_failed_write_leaves_no_partial_output(tmp_path: Path, monkeypatch: py
         real(path, records, fmt)
 
     monkeypatch.setattr(runs, "write_records", failing)
-    with pytest.raises(OSError):
+    with pytest.raises(OutputError, match="disk full"):
         pipeline.run(snli_config(tmp_path / "out"))
     assert not (tmp_path / "out").exists()
     assert list(tmp_path.iterdir()) == [tmp_path / "cache"]

@@ -10,9 +10,14 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import struct
+import sys
+import zlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
+
+from tailsplit.errors import CacheError
 
 SCHEMA_VERSION = 1
 
@@ -25,47 +30,115 @@ def default_cache_dir() -> Path:
     return Path(base) / "tailsplit"
 
 
-class ScoreCache:
-    """SQLite table ``key → (logprob_sum, n_tokens, truncated)``; first writer wins.
+def row_checksum(key: str, logprob_sum: float, n_tokens: int, truncated: bool) -> int:
+    """CRC-32 of a row's key and exact values (the float's 8 bytes), so a damaged row is seen.
 
-    A second table keeps small JSON notes about how cached scores were made (e.g. the
-    training curve of a fine-tuned fold), so a run served from the cache can still report them.
+    >>> row_checksum("k", -1.5, 3, False) == row_checksum("k", -1.5, 3, False)
+    True
+    """
+    payload = key.encode("utf-8") + struct.pack("<dq?", float(logprob_sum), int(n_tokens), bool(truncated))
+    return zlib.crc32(payload)
+
+
+def _add_checksum_column(db: sqlite3.Connection) -> None:
+    """Caches made before checksums get the column (their rows keep NULL: no checksum)."""
+    try:
+        db.execute("ALTER TABLE scores ADD COLUMN checksum INTEGER")
+    except sqlite3.OperationalError as exc:
+        if "duplicate column" not in str(exc):  # another process added it first
+            raise
+
+
+class ScoreCache:
+    """SQLite table ``key → (logprob_sum, n_tokens, truncated, checksum)``; first writer wins.
+
+    A row whose checksum does not match its key and values is treated as a miss (and scored
+    again); rows written before checksums existed have none and are used as they are. A
+    second table keeps small JSON notes about how cached scores were made (e.g. the training
+    curve of a fine-tuned fold), so a run served from the cache can still report them.
     """
 
     def __init__(self, directory: str | Path) -> None:
         self.path = Path(directory) / f"scores-v{SCHEMA_VERSION}.sqlite"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, timeout=60)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS scores (key TEXT PRIMARY KEY, logprob_sum REAL NOT NULL, "
-            "n_tokens INTEGER NOT NULL, truncated INTEGER NOT NULL) WITHOUT ROWID")
-        self._db.execute("CREATE TABLE IF NOT EXISTS notes (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID")
-        self._db.commit()
+        self.damaged_rows = 0
+        self._damaged_keys: set[str] = set()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, timeout=60)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS scores (key TEXT PRIMARY KEY, logprob_sum REAL NOT NULL, "
+                "n_tokens INTEGER NOT NULL, truncated INTEGER NOT NULL, checksum INTEGER) WITHOUT ROWID")
+            columns = [row[1] for row in self._db.execute("PRAGMA table_info(scores)")]
+            if "checksum" not in columns:
+                _add_checksum_column(self._db)
+            self._db.execute("CREATE TABLE IF NOT EXISTS notes (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID")
+            self._db.commit()
+        except sqlite3.DatabaseError as exc:
+            raise CacheError(f"the score cache {str(self.path)!r} cannot be used ({exc}); it holds only cached "
+                             "scores, so it is safe to delete it (the next run scores again), or pass "
+                             "--cache-dir to use another folder") from None
+        except OSError as exc:
+            raise CacheError(f"the score cache folder {str(self.path.parent)!r} cannot be written "
+                             f"({exc.strerror or exc}); pass --cache-dir, or --no-cache") from None
 
     def get_many(self, keys: Sequence[str]) -> dict[str, tuple[float, int, bool]]:
         found: dict[str, tuple[float, int, bool]] = {}
+        damaged = 0
         for start in range(0, len(keys), 500):
             chunk = list(keys[start:start + 500])
             marks = ",".join("?" * len(chunk))
-            for key, total, count, cut in self._db.execute(
-                    f"SELECT key, logprob_sum, n_tokens, truncated FROM scores WHERE key IN ({marks})", chunk):
+            rows = self._execute(f"SELECT key, logprob_sum, n_tokens, truncated, checksum FROM scores "
+                                 f"WHERE key IN ({marks})", chunk)
+            for key, total, count, cut, checksum in rows:
+                if checksum is not None and checksum != row_checksum(key, total, count, bool(cut)):
+                    damaged += 1
+                    self._damaged_keys.add(key)
+                    continue
                 found[key] = (total, count, bool(cut))
+        if damaged:
+            self.damaged_rows += damaged
+            print(f"tailsplit: {damaged} damaged rows in the score cache {self.path} are ignored and "
+                  "scored again", file=sys.stderr)
         return found
 
     def put_many(self, rows: Iterable[tuple[str, float, int, bool]]) -> None:
-        self._db.executemany("INSERT OR IGNORE INTO scores VALUES (?, ?, ?, ?)",
-                             [(k, float(s), int(n), int(t)) for k, s, n, t in rows])
-        self._db.commit()
+        """Store rows; a sound row already there is kept (first writer wins), a damaged one replaced."""
+        values = [(k, float(s), int(n), int(bool(t)), row_checksum(k, float(s), int(n), bool(t)))
+                  for k, s, n, t in rows]
+        replace = [v for v in values if v[0] in self._damaged_keys]
+        try:
+            self._db.executemany("INSERT OR IGNORE INTO scores VALUES (?, ?, ?, ?, ?)", values)
+            self._db.executemany("INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?, ?)", replace)
+            self._db.commit()
+        except sqlite3.DatabaseError as exc:
+            raise self._failure(exc) from None
+        self._damaged_keys.difference_update(v[0] for v in replace)
+
+    def _execute(self, sql: str, params: Sequence[Any]) -> list[Any]:
+        try:
+            return self._db.execute(sql, params).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise self._failure(exc) from None
+
+    def _failure(self, exc: Exception) -> CacheError:
+        if "full" in str(exc).lower():
+            return CacheError(f"the score cache {str(self.path)!r} cannot grow ({exc}); free some space "
+                              "or pass --cache-dir on another disk; scores cached so far are kept")
+        return CacheError(f"the score cache {str(self.path)!r} is damaged ({exc}); it holds only cached "
+                          "scores, so it is safe to delete it (the next run scores again)")
 
     def get_note(self, key: str) -> Any:
-        row = self._db.execute("SELECT value FROM notes WHERE key = ?", (key,)).fetchone()
-        return None if row is None else json.loads(row[0])
+        rows = self._execute("SELECT value FROM notes WHERE key = ?", (key,))
+        return None if not rows else json.loads(rows[0][0])
 
     def put_note(self, key: str, value: Any) -> None:
-        self._db.execute("INSERT OR REPLACE INTO notes VALUES (?, ?)", (key, json.dumps(value, sort_keys=True)))
-        self._db.commit()
+        try:
+            self._db.execute("INSERT OR REPLACE INTO notes VALUES (?, ?)", (key, json.dumps(value, sort_keys=True)))
+            self._db.commit()
+        except sqlite3.DatabaseError as exc:
+            raise self._failure(exc) from None
 
     def close(self) -> None:
         self._db.close()

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 from rich.console import Console
+from rich.text import Text as RichText
 
 from tailsplit.config import RunConfig, load_config
 from tailsplit.cli_evaluate import register_evaluate_command
@@ -25,8 +26,9 @@ app = typer.Typer(
     add_completion=False, no_args_is_help=True, rich_markup_mode="markdown",
     help="Likelihood Splits for NLP benchmarks: put the long tail in the test set.",
 )
-stderr = Console(stderr=True)
-stdout = Console()
+# Markup off: labels, ids, field names and messages are the user's text and print literally.
+stderr = Console(stderr=True, markup=False)
+stdout = Console(markup=False)
 
 RUN_EXAMPLES = """
 **Examples**
@@ -91,7 +93,7 @@ FinetuneLora = Annotated[Optional[int], typer.Option("--finetune-lora-rank", hel
 FinetuneFull = Annotated[bool, typer.Option("--finetune-full", help="Train all weights instead of LoRA adapters.")]
 FinetuneEval = Annotated[Optional[int], typer.Option("--finetune-eval-every", help="Steps between held-out perplexity checks.")]
 Folds = Annotated[Optional[int], typer.Option("--folds", help="Folds for cross-fitted scoring [default: 3].")]
-FoldSeed = Annotated[Optional[int], typer.Option("--fold-seed", help="Seed of the fold assignment [default: 0].")]
+FoldSeed = Annotated[Optional[int], typer.Option("--fold-seed", min=0, help="Seed of the fold assignment [default: 0].")]
 NgramOrder = Annotated[Optional[int], typer.Option("--ngram-order", help="n of the n-gram LM [default: 3].")]
 Model = Annotated[Optional[str], typer.Option("--model", help="'smollm2' (bundled), a model folder, a .gguf file or a hub id.")]
 Template = Annotated[Optional[str], typer.Option("--template", help="plain, spider, boolq, snli, or a string ending in {text}.")]
@@ -119,11 +121,11 @@ Rank = Annotated[Optional[str], typer.Option("--rank", help="logprob_sum (total)
 Reverse = Annotated[Optional[bool], typer.Option("--reverse/--no-reverse", help="Most likely examples to evaluation (control split).")]
 LengthBuckets = Annotated[Optional[str], typer.Option("--length-buckets", help="N quantile buckets of word length, or 'exact'.")]
 Balance = Annotated[Optional[bool], typer.Option("--balance-labels/--no-balance-labels", help="Keep label proportions in every part.")]
-Seed = Annotated[Optional[int], typer.Option("--seed", help="Seed for the dev/test division and random splits [default: 0].")]
+Seed = Annotated[Optional[int], typer.Option("--seed", min=0, help="Seed for the dev/test division and random splits [default: 0].")]
 OutDir = Annotated[Optional[Path], typer.Option("--out", help="Output folder (written atomically).")]
 Overwrite = Annotated[bool, typer.Option("--overwrite", help="Replace a non-empty output folder.")]
 NoAnalyze = Annotated[bool, typer.Option("--no-analyze", help="Skip the analysis report (report.html, report.md).")]
-NullSplits = Annotated[Optional[int], typer.Option("--null-splits", help="Random splits in each null distribution [default: 500].")]
+NullSplits = Annotated[Optional[int], typer.Option("--null-splits", min=1, help="Random splits in each null distribution [default: 500].")]
 Quiet = Annotated[bool, typer.Option("--quiet", help="No progress bar.")]
 
 
@@ -134,7 +136,7 @@ def friendly_errors(func: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return func(*args, **kwargs)
         except TailsplitError as exc:
-            stderr.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True, soft_wrap=True)
+            stderr.print(RichText("error:", style="bold red") + RichText(" " + str(exc)), highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
         except KeyboardInterrupt:
             stderr.print("interrupted; scores computed so far are cached and a rerun resumes")
@@ -191,7 +193,9 @@ def build_config(config_path: Optional[Path], paths: Optional[list[Path]], **opt
             setattr(config.split, name, parse_size(opts[name], f"--{name.replace('_', '-')}"))
     if opts.get("length_buckets") is not None:
         value = opts["length_buckets"]
-        config.split.length_buckets = value if value == "exact" else int(parse_size(value, "--length-buckets"))
+        if value != "exact" and not value.strip().isdigit():
+            raise ConfigError(f"--length-buckets={value!r} is neither a whole number of buckets (e.g. 10) nor 'exact'")
+        config.split.length_buckets = value if value == "exact" else int(value)
     if opts.get("out") is not None:
         config.output.out = str(opts["out"])
     if opts.get("no_analyze"):
@@ -223,8 +227,7 @@ def print_summary(result: Any) -> None:
         for line in headlines(result.analysis):
             stdout.print("• " + line.replace("**", ""), highlight=False)
     if result.out_dir is not None:
-        reports = ", report.html, report.md" if result.analysis is not None else ""
-        stdout.print(f"wrote {result.out_dir}/ ({', '.join(result.manifest['outputs'])}, manifest.json{reports})")
+        stdout.print(f"wrote {result.out_dir}/ ({', '.join(result.manifest['outputs'])}, manifest.json)")
 
 
 def print_program_metrics(metrics: list[Any]) -> None:
@@ -292,6 +295,7 @@ def score(paths: Paths = None, out: Annotated[Path, typer.Option("--out", help="
           cache_dir: CacheDir = None, no_cache: NoCache = False, engine: ScoreEngine = None,
           ray_address: RayAddress = None, workers: Workers = None, cpus_per_worker: CpusPerWorker = None,
           gpus_per_worker: GpusPerWorker = None, shard_tokens: ShardTokens = None,
+          overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an existing score file (never an input).")] = False,
           quiet: Quiet = False) -> None:
     """Score every example's query and write a score file (no split)."""
     from tailsplit import pipeline
@@ -321,7 +325,7 @@ def split(paths: Paths = None, scores: Annotated[Optional[Path], typer.Option("-
 
     opts = {k: v for k, v in locals().items() if k not in ("paths", "config", "scores", "pipeline")}
     cfg = build_config(config, paths, **opts)
-    print_summary(pipeline.run(cfg, scores_path=scores, command=sys.argv))
+    print_summary(pipeline.run(cfg, scores_path=scores, command=sys.argv, score_missing=False))
 
 
 ANALYZE_EXAMPLES = """

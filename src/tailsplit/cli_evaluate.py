@@ -32,7 +32,7 @@ def register_evaluate_command(app: typer.Typer, friendly_errors: Callable[..., A
                  bucket: Annotated[Optional[str], typer.Option("--bucket", help="With --predictions: break down by 'hardness' or a record field [default: hardness, else label].")] = None,
                  zero_shot: Annotated[bool, typer.Option("--zero-shot", help="Also classify with the split's own LM: each label's verbalisation scored through the template.")] = False,
                  zero_shot_template: Annotated[Optional[str], typer.Option("--zero-shot-template", help="Template for --zero-shot (needs {label}) [default: the split's].")] = None,
-                 seed: Annotated[int, typer.Option("--seed", help="Seed for the baselines.")] = 0,
+                 seed: Annotated[int, typer.Option("--seed", min=0, help="Seed for the baselines.")] = 0,
                  out: Annotated[Optional[Path], typer.Option("--out", help="Output folder (written atomically).")] = None,
                  overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace a non-empty output folder.")] = False) -> None:
         """Train baselines on each split's train part and compare test scores with random splits (relative error increase)."""
@@ -52,4 +52,4 @@ def register_evaluate_command(app: typer.Typer, friendly_errors: Callable[..., A
                 stdout.print(f"{r['folder']}: {100 * r['test']:.1f} against {100 * r['projected']:.1f} projected from the "
                              "random splits' bucket accuracies", highlight=False, markup=False)
         if out is not None:
-            stdout.print(f"wrote {out}/ (table.md, table.csv, evaluation.json, manifest.json)", markup=False)
+            stdout.print(f"wrote {out}/ ({', '.join(result['outputs'])}, manifest.json)", markup=False)

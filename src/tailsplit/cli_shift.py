@@ -39,7 +39,7 @@ points.csv has columns id_acc, ood_acc and optionally group (one fit per group).
 Encoder = Annotated[Optional[str], typer.Option("--encoder", help="Sentence-transformers folder or hub id [default: bundled all-MiniLM-L6-v2].")]
 BatchSize = Annotated[int, typer.Option("--batch-size", help="Texts per encoder batch.")]
 MaxExamples = Annotated[Optional[int], typer.Option("--max-examples", help="Seeded sample of at most this many examples per dataset.")]
-Seed = Annotated[int, typer.Option("--seed", help="Seed for samples and permutations.")]
+Seed = Annotated[int, typer.Option("--seed", min=0, help="Seed for samples and permutations.")]
 OutDir = Annotated[Optional[Path], typer.Option("--out", help="Output folder (written atomically).")]
 Overwrite = Annotated[bool, typer.Option("--overwrite", help="Replace a non-empty output folder.")]
 

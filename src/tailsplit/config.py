@@ -27,6 +27,8 @@ from __future__ import annotations
 import dataclasses
 import os
 import tomllib
+import types
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -186,6 +188,56 @@ class RunConfig:
 _SECTIONS = {"data": DataConfig, "scoring": ScoringConfig, "split": SplitConfig, "output": OutputConfig}
 
 
+def value_has_type(value: Any, hint: Any) -> bool:
+    """Whether a TOML value fits a field's annotation (``bool`` is not a number here).
+
+    >>> value_has_type("file", list[str]), value_has_type(["a"], list[str]), value_has_type(0.1, float | int)
+    (False, True, True)
+    """
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(value_has_type(value, a) for a in args)
+    if hint is type(None):
+        return value is None
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if hint is str:
+        return isinstance(value, str)
+    if origin in (list, tuple):
+        return isinstance(value, list) and all(value_has_type(v, args[0]) for v in value)
+    if origin is dict:
+        return isinstance(value, dict) and all(value_has_type(k, args[0]) and value_has_type(v, args[1])
+                                               for k, v in value.items())
+    return True
+
+
+def _type_name(hint: Any) -> str:
+    args = [a for a in typing.get_args(hint) if a is not type(None)]
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        return " or ".join(_type_name(a) for a in args)
+    origin = typing.get_origin(hint)
+    if origin in (list, tuple):
+        return f"a list of {_type_name(args[0])}"
+    if origin is dict:
+        return "a table of text"
+    return {bool: "true/false", int: "a whole number", float: "a number", str: "text"}.get(hint, str(hint))
+
+
+def _example(hint: Any) -> str:
+    args = [a for a in typing.get_args(hint) if a is not type(None)]
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        return _example(args[0])
+    if typing.get_origin(hint) in (list, tuple):
+        return f"[{_example(args[0])}]"
+    if typing.get_origin(hint) is dict:
+        return '{ entailment = "entailed" }'
+    return {bool: "true", int: "3", float: "0.1", str: '"..."'}.get(hint, "...")
+
+
 def load_config(path: str | Path) -> RunConfig:
     """Read a TOML recipe; unknown sections or keys are errors that list the valid ones."""
     path = Path(path)
@@ -199,10 +251,14 @@ def load_config(path: str | Path) -> RunConfig:
     for name, values in raw.items():
         if name not in _SECTIONS or not isinstance(values, dict):
             raise ConfigError(f"config={str(path)!r} has section [{name}]; use {sorted(_SECTIONS)}")
+        hints = typing.get_type_hints(_SECTIONS[name])
         known = [f.name for f in dataclasses.fields(_SECTIONS[name])]
-        for key in values:
+        for key, value in values.items():
             if key not in known:
                 raise ConfigError(f"config={str(path)!r} [{name}] has key {key!r}; use one of {known}")
+            if not value_has_type(value, hints[key]):
+                raise ConfigError(f"config={str(path)!r} [{name}] {key} = {value!r} is not of type "
+                                  f"{_type_name(hints[key])}; write e.g. {key} = {_example(hints[key])}")
         sections[name] = _SECTIONS[name](**values)
     config = RunConfig(**sections)
     base = path.parent

@@ -68,5 +68,13 @@ class MissingDependencyError(TailsplitError, ImportError):
         )
 
 
+class OutputError(TailsplitError, RuntimeError):
+    """An output could not be written (disk full, read-only, permissions); nothing partial is left."""
+
+
+class CacheError(TailsplitError, RuntimeError):
+    """A cache file cannot be used; the message says whether deleting it is safe."""
+
+
 class ScoringError(TailsplitError, RuntimeError):
     """A language model could not be loaded or could not score an input."""

@@ -33,6 +33,11 @@ class PromptTemplate:
     label_words: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        try:
+            list(string.Formatter().parse(self.template))
+        except ValueError as exc:
+            raise ConfigError(f"template={self.template!r} is not a valid template ({exc}); write a literal "
+                              "brace as {{ or }}") from None
         if not self.template.endswith(QUERY):
             raise ConfigError(f"template={self.template!r} does not end with {QUERY}; the scored "
                               "query must come last, e.g. 'Question: {text}'")
@@ -63,7 +68,7 @@ class PromptTemplate:
         values["text"] = text
         if context is not None:
             values["context"] = context
-        if label is not None:
+        if label is not None and self.needs("label"):
             values["label"] = self._label_word(label)
         try:
             prompt = self.prefix_template.format_map(values)
@@ -78,6 +83,23 @@ class PromptTemplate:
             raise ConfigError(f"template={self.name!r} has no word for label {label!r} (it knows "
                               f"{sorted(self.label_words)}); pass --label-word {label}=WORD")
         return self.label_words[label]
+
+    def check_labels(self, labels: set[str] | None, given_words: Mapping[str, str]) -> None:
+        """Refuse label words that cannot take effect: for a label the data does not have, for a
+        template without ``{label}``, or missing for a label the data has."""
+        if given_words and not self.needs("label"):
+            raise ConfigError(f"--label-word is given but template={self.name!r} has no {{label}}; drop "
+                              "--label-word or use a template with {label}")
+        if not self.needs("label") or labels is None:
+            return
+        unknown = sorted(set(given_words) - labels)
+        if unknown:
+            raise ConfigError(f"--label-word names label {unknown[0]!r}, which no example has (labels: "
+                              f"{sorted(labels)}); check its spelling")
+        if self.label_words:
+            missing = sorted(labels - set(self.label_words))
+            if missing:
+                self._label_word(missing[0])
 
     def _missing_message(self, name: str) -> str:
         option = {"context": "--context", "label": "--label"}.get(name)

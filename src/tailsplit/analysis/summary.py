@@ -46,12 +46,14 @@ def _mean(values: np.ndarray) -> float:
 
 
 def render_summary_markdown(summaries: list[PartSummary]) -> str:
-    """A Markdown table of the summaries (labels as ``name: share%``)."""
+    """A Markdown table of the summaries (labels as ``name: share%``, escaped like every report)."""
+    from tailsplit.analysis.report import markdown_cell
+
     lines = ["| part | size | labels | mean words | mean logprob_sum | mean logprob_mean |",
              "|---|---:|---|---:|---:|---:|"]
     for s in summaries:
         total = max(s.size, 1)
-        labels = ", ".join(f"{k}: {100 * v / total:.1f}%" for k, v in s.label_counts.items()) or "-"
+        labels = ", ".join(f"{markdown_cell(k)}: {100 * v / total:.1f}%" for k, v in s.label_counts.items()) or "-"
         lines.append(f"| {s.part} | {s.size} | {labels} | {s.mean_words:.2f} | "
                      f"{_fmt(s.mean_logprob_sum)} | {_fmt(s.mean_logprob_mean)} |")
     return "\n".join(lines)

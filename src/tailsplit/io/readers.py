@@ -11,6 +11,7 @@ import csv
 import gzip
 import io
 import json
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,32 +67,61 @@ def _open_bytes(path: Path) -> io.BufferedIOBase:
     return gzip.open(path, "rb") if path.name.lower().endswith(".gz") else open(path, "rb")
 
 
+def numbered_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """(line number, raw bytes) of every line; a damaged gzip stream is an :class:`InputError`."""
+    line_no = 0
+    try:
+        with _open_bytes(path) as handle:
+            for line_no, raw in enumerate(handle, start=1):
+                yield line_no, raw
+    except (OSError, EOFError, zlib.error) as exc:
+        raise InputError(f"cannot be read after line {line_no} ({_gzip_reason(exc)})", path=path,
+                         fix="the file is damaged or incomplete; download or copy it again") from None
+
+
+def _gzip_reason(exc: BaseException) -> str:
+    if isinstance(exc, gzip.BadGzipFile):
+        return "not a gzip file, although the name ends in .gz"
+    if isinstance(exc, EOFError):
+        return "the gzip stream ends early: the file is truncated"
+    if isinstance(exc, zlib.error):
+        return f"corrupt gzip data: {exc}"
+    return str(getattr(exc, "strerror", None) or exc)
+
+
+def _json_problem(exc: json.JSONDecodeError) -> str:
+    return f"{exc.msg.removesuffix(' at')} at column {exc.colno}"
+
+
 def _read_jsonl(path: Path) -> Iterator[RawRecord]:
     row = 0
-    with _open_bytes(path) as handle:
-        for line_no, raw in enumerate(handle, start=1):
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise InputError(f"is not valid UTF-8 (byte {exc.start} of the line)", path=path,
-                                 line=line_no, fix="re-encode the file as UTF-8") from None
-            if not text.strip():
-                continue
-            try:
-                record = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"is not valid JSON ({exc.msg} at column {exc.colno})", path=path,
-                                 line=line_no, fix="fix or remove that line") from None
-            if not isinstance(record, dict):
-                raise InputError(f"holds a JSON {type(record).__name__}, not an object", path=path,
-                                 line=line_no, fix="write one JSON object per line")
-            row += 1
-            yield RawRecord(record, str(path), row, line_no)
+    for line_no, raw in numbered_lines(path):
+        try:
+            text = raw.decode("utf-8-sig" if line_no == 1 else "utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"is not valid UTF-8 (byte {exc.start} of the line)", path=path,
+                             line=line_no, fix="re-encode the file as UTF-8") from None
+        if not text.strip():
+            continue
+        try:
+            record = json.loads(text)
+        except json.JSONDecodeError as exc:
+            if row == 0 and text.strip() in ("[", "{"):
+                kind = "array" if text.strip() == "[" else "object"
+                raise InputError(f"starts a pretty-printed JSON {kind}, not JSON Lines", path=path,
+                                 line=line_no, fix="write one JSON object per line (e.g. jq -c '.[]')") from None
+            raise InputError(f"is not valid JSON ({_json_problem(exc)})", path=path,
+                             line=line_no, fix="fix or remove that line") from None
+        if not isinstance(record, dict):
+            kind = {list: "array", str: "string", bool: "boolean"}.get(type(record), type(record).__name__)
+            raise InputError(f"holds a JSON {kind}, not an object", path=path,
+                             line=line_no, fix="write one JSON object per line")
+        row += 1
+        yield RawRecord(record, str(path), row, line_no)
 
 
 def _decode_whole(path: Path) -> str:
-    with _open_bytes(path) as handle:
-        data = handle.read()
+    data = b"".join(raw for _, raw in numbered_lines(path))
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -100,21 +130,37 @@ def _decode_whole(path: Path) -> str:
                          fix="re-encode the file as UTF-8") from None
 
 
-def _read_delimited(path: Path, delimiter: str) -> Iterator[RawRecord]:
-    reader = csv.reader(io.StringIO(_decode_whole(path), newline=""), delimiter=delimiter)
-    header = next(reader, None)
-    if not header:
+def _check_header(path: Path, header: list[str] | None) -> list[str]:
+    if not header or header == [""]:
         raise InputError("has no header row", path=path, line=1,
                          fix="put the column names on the first line")
     if len(set(header)) != len(header):
         dupes = sorted({h for h in header if header.count(h) > 1})
         raise InputError(f"repeats column names {dupes}", path=path, line=1,
                          fix="give every column a distinct name")
+    return header
+
+
+def _read_csv(path: Path) -> Iterator[RawRecord]:
+    """RFC 4180 CSV, read strictly: a quote that opens a field must close it, and a record
+    may span lines only inside a closed quoted field."""
+    reader = csv.reader(io.StringIO(_decode_whole(path), newline=""), strict=True)
     row = 0
-    start_line = reader.line_num + 1
-    for values in reader:
-        line_no = start_line
-        start_line = reader.line_num + 1
+    start_line = 1
+    header: list[str] | None = None
+    while True:
+        try:
+            values = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            raise InputError(f"is not valid CSV ({exc}); a quoted field opened here is not closed "
+                             "where it should be", path=path, line=start_line,
+                             fix='close the quote, or double quotes inside a quoted field ("")') from None
+        line_no, start_line = start_line, reader.line_num + 1
+        if header is None:
+            header = _check_header(path, values)
+            continue
         if not values or values == [""]:
             continue
         if len(values) != len(header):
@@ -122,14 +168,28 @@ def _read_delimited(path: Path, delimiter: str) -> Iterator[RawRecord]:
                              path=path, line=line_no, fix="quote fields that contain the delimiter")
         row += 1
         yield RawRecord(dict(zip(header, values)), str(path), row, line_no)
-
-
-def _read_csv(path: Path) -> Iterator[RawRecord]:
-    return _read_delimited(path, ",")
+    if header is None:
+        _check_header(path, None)
 
 
 def _read_tsv(path: Path) -> Iterator[RawRecord]:
-    return _read_delimited(path, "\t")
+    """TSV as the NLI corpora write it: one record per line, fields split on tabs, quotes
+    are ordinary characters (``"Hello" he said`` keeps its quotes)."""
+    lines = _decode_whole(path).split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    lines = [line.removesuffix("\r") for line in lines]
+    header = _check_header(path, lines[0].split("\t") if lines else None)
+    row = 0
+    for line_no, line in enumerate(lines[1:], start=2):
+        if not line:
+            continue
+        values = line.split("\t")
+        if len(values) != len(header):
+            raise InputError(f"has {len(values)} tab-separated fields but the header has {len(header)}",
+                             path=path, line=line_no, fix="every line needs one field per column")
+        row += 1
+        yield RawRecord(dict(zip(header, values)), str(path), row, line_no)
 
 
 def _read_parquet(path: Path) -> Iterator[RawRecord]:
@@ -150,7 +210,7 @@ def _read_hf_folder(path: Path) -> Iterator[RawRecord]:
     A ``DatasetDict`` folder (with ``dataset_dict.json``) yields every split in turn.
     """
     if (path / "dataset_dict.json").exists():
-        splits = json.loads((path / "dataset_dict.json").read_text())["splits"]
+        splits = json.loads((path / "dataset_dict.json").read_text(encoding="utf-8"))["splits"]
         for split in splits:
             yield from _read_hf_folder(path / split)
         return
@@ -160,7 +220,7 @@ def _read_hf_folder(path: Path) -> Iterator[RawRecord]:
                          fix="pass a data file, or a folder written by datasets' save_to_disk")
     import pyarrow as pa
 
-    state = json.loads(state_path.read_text())
+    state = json.loads(state_path.read_text(encoding="utf-8"))
     row = 0
     for shard in state.get("_data_files", []):
         shard_path = path / shard["filename"]

@@ -16,7 +16,6 @@ import numpy as np
 
 from tailsplit.core import Dataset, ScoreTable
 from tailsplit.errors import InputError
-from tailsplit.io.writers import atomic_write_bytes
 
 SCORE_COLUMNS = ("logprob_sum", "n_tokens", "logprob_mean", "truncated")
 _META_KEY = b"tailsplit"
@@ -49,8 +48,6 @@ def score_file_bytes(dataset: Dataset, scores: ScoreTable, meta: dict[str, Any],
     return sink.getvalue()
 
 
-def write_score_file(path: str | Path, dataset: Dataset, scores: ScoreTable, meta: dict[str, Any]) -> None:
-    atomic_write_bytes(Path(path), score_file_bytes(dataset, scores, meta))
 
 
 def read_score_file(path: str | Path, dataset: Dataset) -> tuple[ScoreTable, dict[str, Any]]:

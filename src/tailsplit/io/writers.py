@@ -1,8 +1,4 @@
-"""Write records in the input's format, and publish outputs atomically.
-
-A run writes into a hidden staging folder beside the destination and renames it into
-place only when every file is complete, so a crash or an error leaves no partial split.
-"""
+"""Write records in the input's format (inside a staging folder of :mod:`tailsplit.io.outputs`)."""
 
 from __future__ import annotations
 
@@ -33,8 +29,10 @@ def write_records(path: Path, records: Sequence[Mapping[str, Any]], fmt: str) ->
             for record in records:
                 handle.write(json.dumps(record, ensure_ascii=False, allow_nan=False))
                 handle.write("\n")
-    elif fmt in ("csv", "tsv"):
-        _write_delimited(path, records, "," if fmt == "csv" else "\t")
+    elif fmt == "csv":
+        _write_csv(path, records)
+    elif fmt == "tsv":
+        _write_tsv(path, records)
     elif fmt == "parquet":
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -44,59 +42,42 @@ def write_records(path: Path, records: Sequence[Mapping[str, Any]], fmt: str) ->
         raise ConfigError(f"format={fmt!r} is not a writable format; use one of {sorted(OUTPUT_SUFFIX)}")
 
 
-def _write_delimited(path: Path, records: Sequence[Mapping[str, Any]], delimiter: str) -> None:
+def _columns(records: Sequence[Mapping[str, Any]]) -> list[str]:
     columns: dict[str, None] = {}
     for record in records:
         columns.update(dict.fromkeys(record))
+    return list(columns)
+
+
+def _write_csv(path: Path, records: Sequence[Mapping[str, Any]]) -> None:
+    """CSV with LF line ends; a row holding a carriage return is fully quoted, since the csv
+    module would otherwise leave a lone CR unquoted and readers would break the row there."""
     with open(path, "w", encoding="utf-8", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(columns), delimiter=delimiter,
-                                lineterminator="\n")
+        columns = _columns(records)
+        writer = csv.DictWriter(handle, fieldnames=columns, lineterminator="\n")
+        quoted = csv.DictWriter(handle, fieldnames=columns, lineterminator="\n", quoting=csv.QUOTE_ALL)
         writer.writeheader()
         for record in records:
-            writer.writerow({k: _cell(v) for k, v in record.items()})
+            row = {k: _cell(v) for k, v in record.items()}
+            (quoted if any("\r" in str(v) for v in row.values()) else writer).writerow(row)
+
+
+def _write_tsv(path: Path, records: Sequence[Mapping[str, Any]]) -> None:
+    """Tab-separated, no quoting (as TSV is read): a value holding a tab or newline cannot be written."""
+    columns = _columns(records)
+    lines = ["\t".join(columns)]
+    for number, record in enumerate(records, start=1):
+        cells = [str(_cell(record.get(name, ""))) for name in columns]
+        bad = next((name for name, cell in zip(columns, cells) if "\t" in cell or "\n" in cell), None)
+        if bad is not None:
+            raise ConfigError(f"record {number} has a tab or line break in field {bad!r}, which TSV cannot hold; "
+                              "use a JSON Lines or CSV input instead")
+        lines.append("\t".join(cells))
+    with open(path, "w", encoding="utf-8", newline="\n") as handle:
+        handle.write("\n".join(lines) + "\n")
 
 
 def _cell(value: Any) -> Any:
     if isinstance(value, (list, dict)):
         return json.dumps(value, ensure_ascii=False)
     return "" if value is None else value
-
-
-@contextmanager
-def staged_dir(out_dir: Path, *, overwrite: bool) -> Iterator[Path]:
-    """Yield an empty staging folder; on success it replaces ``out_dir`` in one rename.
-
-    If the body raises, the staging folder is removed and ``out_dir`` is left as it was.
-    """
-    out_dir = Path(out_dir)
-    if out_dir.exists() and any(out_dir.iterdir()) and not overwrite:
-        raise ConfigError(f"out={str(out_dir)!r} already exists and is not empty; "
-                          "choose another folder or pass --overwrite")
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.tmp-", dir=out_dir.parent))
-    try:
-        yield staging
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    old = None
-    if out_dir.exists():
-        old = out_dir.with_name(f".{out_dir.name}.old-{os.getpid()}")
-        os.replace(out_dir, old)
-    os.replace(staging, out_dir)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write a whole file so that readers see either the old or the new content."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

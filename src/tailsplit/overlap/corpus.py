@@ -11,7 +11,6 @@ the parts in order yields exactly the entries (and ids) of reading the files who
 
 from __future__ import annotations
 
-import gzip
 import io
 import json
 from collections.abc import Iterator, Sequence
@@ -19,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tailsplit.errors import InputError
+from tailsplit.io.readers import numbered_lines
 
 TEXT_SUFFIXES = (".txt", ".txt.gz", ".text", ".text.gz")
 
@@ -98,10 +98,8 @@ def _kind(path: Path) -> str:
 def _lines(path: Path, part: CorpusPart) -> Iterator[tuple[int, str]]:
     """(line number, text) of the part's lines, decoded as UTF-8."""
     if part.start == 0 and part.end is None:
-        raw = gzip.open(path, "rb") if path.name.lower().endswith(".gz") else open(path, "rb")
-        with raw:
-            for number, line in enumerate(raw, start=1):
-                yield number, _decode(line, path, number)
+        for number, line in numbered_lines(path):
+            yield number, _decode(line, path, number)
         return
     with open(path, "rb") as f:
         number = _newlines_before(f, part.start) + 1

@@ -81,7 +81,7 @@ class OverlapIndex:
         if not info_path.exists():
             raise ConfigError(f"index={str(folder)!r} is not an overlap index (no index.json); build one with "
                               "tailsplit overlap --corpus ... --index-dir FOLDER")
-        info = json.loads(info_path.read_text())
+        info = json.loads(info_path.read_text(encoding="utf-8"))
         if info.get("version") != INDEX_VERSION:
             raise ConfigError(f"index={str(folder)!r} was built by another tailsplit version; rebuild it")
         retriever = bm25s_module().BM25.load(folder / "bm25", mmap=True, load_vocab=True, show_progress=False)
@@ -142,8 +142,8 @@ def collect(entries: Iterable[CorpusEntry], folder: str | Path, *, ngram_orders:
     np.save(folder / "word-hashes.npy", word_hash)
     for n in ngram_orders:
         np.save(folder / f"ngrams-{n}.npy", np.unique(np.concatenate(hashes[n])) if hashes[n] else np.zeros(0, np.uint64))
-    (folder / "vocab.json").write_text(json.dumps(list(vocab), ensure_ascii=False))
-    (folder / "collected.json").write_text(json.dumps({"ngram_orders": list(ngram_orders)}))
+    (folder / "vocab.json").write_text(json.dumps(list(vocab), ensure_ascii=False), encoding="utf-8")
+    (folder / "collected.json").write_text(json.dumps({"ngram_orders": list(ngram_orders)}), encoding="utf-8")
     return PartCounts(len(lengths), int(len(tokens)), word_hash, document_frequencies(tokens, offsets, len(vocab)))
 
 
@@ -153,8 +153,8 @@ def finish(folder: str | Path, doc_freq: np.ndarray, stats: CorpusStats, *, k1: 
     token ids) and ``stats``; write ``bm25/`` and ``index.json``."""
     folder = Path(folder)
     started = time.perf_counter() if started is None else started
-    words = json.loads((folder / "vocab.json").read_text())
-    collected = json.loads((folder / "collected.json").read_text())
+    words = json.loads((folder / "vocab.json").read_text(encoding="utf-8"))
+    collected = json.loads((folder / "collected.json").read_text(encoding="utf-8"))
     tokens, offsets = np.load(folder / "tokens.npy"), np.load(folder / "offsets.npy")
     save_retriever(folder / "bm25", bm25_weights(tokens, offsets, doc_freq, stats, k1, b),
                    {w: i for i, w in enumerate(words)}, k1, b)
@@ -162,7 +162,7 @@ def finish(folder: str | Path, doc_freq: np.ndarray, stats: CorpusStats, *, k1: 
               "vocabulary": len(words), "ngram_orders": collected["ngram_orders"], "k1": k1, "b": b,
               "corpus_documents": stats.documents, "corpus_tokens": stats.tokens, **info,
               "build_seconds": round(time.perf_counter() - started, 3)}
-    (folder / "index.json").write_text(json.dumps(record, indent=2) + "\n")
+    (folder / "index.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     (folder / "vocab.json").unlink()
     (folder / "collected.json").unlink()
 
@@ -230,10 +230,8 @@ def index_key(config: Any) -> str:
 def open_or_build_index(config: Any) -> OverlapIndex:
     """The index of ``config.corpus``: reused from ``config.index_dir`` (or the cache) when
     its key matches, else built there (staged, so a failed build leaves nothing)."""
-    import shutil
-    import tempfile
-
     from tailsplit.cache import default_cache_dir
+    from tailsplit.io.outputs import staged_cache_folder
     from tailsplit.overlap.corpus import iter_corpus
 
     key = index_key(config)
@@ -245,15 +243,16 @@ def open_or_build_index(config: Any) -> OverlapIndex:
         if config.index_dir:
             raise ConfigError(f"index_dir={str(folder)!r} holds an index of another corpus or other settings; "
                               "give a new folder or delete it")
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
-    try:
+    check_index_dir(folder)
+    with staged_cache_folder(folder) as staging:
         build_index(iter_corpus(config.corpus, config.corpus_field), staging, ngram_orders=tuple(config.ngram_orders),
                     k1=config.k1, b=config.b, sources=[str(p) for p in config.corpus], key=key)
-        if folder.exists():
-            shutil.rmtree(folder)
-        staging.rename(folder)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging)
     return OverlapIndex.load(folder)
+
+
+def check_index_dir(folder: Path) -> None:
+    """Refuse to replace a folder that is not a tailsplit index (``--index-dir`` names the user's folder)."""
+    if folder.is_dir() and any(folder.iterdir()) and not any(
+            (folder / name).exists() for name in ("index.json", "shards.json")):
+        raise ConfigError(f"index_dir={str(folder)!r} holds files that are not a tailsplit index; "
+                          "give a new or empty folder")

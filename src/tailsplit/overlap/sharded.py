@@ -22,8 +22,6 @@ and settings are unchanged, like a single index.
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -36,7 +34,8 @@ from tailsplit.errors import ConfigError
 from tailsplit.overlap.audit import ExampleAudit, PartAnswer, answer_queries, merge_answers
 from tailsplit.overlap.bm25 import CorpusStats
 from tailsplit.overlap.corpus import CorpusPart, iter_part, split_into_parts
-from tailsplit.overlap.index import INDEX_VERSION, OverlapIndex, collect, finish, index_key
+from tailsplit.io.outputs import staged_cache_folder
+from tailsplit.overlap.index import INDEX_VERSION, OverlapIndex, check_index_dir, collect, finish, index_key
 from tailsplit.overlap.query import StructuredQuery
 from tailsplit.ray_cluster import RayCluster
 
@@ -106,7 +105,7 @@ class ShardedIndex:
 
     @staticmethod
     def load(folder: Path) -> ShardedIndex:
-        record = json.loads((folder / "shards.json").read_text())
+        record = json.loads((folder / "shards.json").read_text(encoding="utf-8"))
         return ShardedIndex(folder, record["shards"], record["info"])
 
 
@@ -124,16 +123,9 @@ def open_or_build_sharded(config: Any, executor: Any) -> ShardedIndex:
         if config.index_dir:
             raise ConfigError(f"index_dir={str(folder)!r} holds an index of another corpus or other settings; "
                               "give a new folder or delete it")
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
-    try:
+    check_index_dir(folder)
+    with staged_cache_folder(folder) as staging:
         _build(config, executor, staging, key)
-        if folder.exists():
-            shutil.rmtree(folder)
-        staging.rename(folder)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging)
     return ShardedIndex.load(folder)
 
 
@@ -158,7 +150,7 @@ def _build(config: Any, executor: Any, folder: Path, key: str) -> None:
             "vocabulary": len(words), "ngram_orders": list(orders), "k1": config.k1, "b": config.b,
             "sources": [str(p) for p in config.corpus], "shards": len(shards),
             "build_seconds": round(time.perf_counter() - started, 3)}
-    (folder / "shards.json").write_text(json.dumps({"info": info, "shards": shards}, indent=2) + "\n")
+    (folder / "shards.json").write_text(json.dumps({"info": info, "shards": shards}, indent=2) + "\n", encoding="utf-8")
 
 
 def corpus_doc_freq(word_hashes: Sequence[np.ndarray], doc_freqs: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:

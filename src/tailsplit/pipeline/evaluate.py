@@ -15,7 +15,8 @@ from tailsplit.evaluate.baselines import BASELINES, PartInputs, nearest_neighbou
 from tailsplit.evaluate.table import SplitScore, table_csv, table_markdown, table_rows
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.examples import label_to_str
-from tailsplit.pipeline.records import finite, write_outputs
+from tailsplit.io.outputs import check_output_folder, finite
+from tailsplit.pipeline.records import write_outputs
 
 
 def _part_inputs(records: list[Any], data: dict[str, Any], input_fields: list[str]) -> PartInputs:
@@ -51,6 +52,8 @@ def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dic
     if config.predictions and len(config.predictions) != len(config.split_dirs):
         raise ConfigError(f"--predictions names {len(config.predictions)} files for {len(config.split_dirs)} split "
                           "folders; give one predictions file per folder, in the same order")
+    if config.out is not None:
+        check_output_folder(config.out, overwrite=config.overwrite, inputs=[*config.split_dirs, *config.predictions])
     scores, details, scored = [], [], []
     for position, folder in enumerate(config.split_dirs):
         manifest, parts = read_split_parts(folder)
@@ -82,10 +85,11 @@ def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dic
     if config.out is not None:
         inputs = [{"path": str(Path(f) / "manifest.json"), "sha256": sha256_file(Path(f) / "manifest.json")}
                   for f in config.split_dirs]
-        write_outputs(Path(config.out), config, {"evaluation.json": json.dumps(finite(result), indent=2) + "\n",
-                                                  "table.md": table_markdown(rows), "table.csv": table_csv(rows),
-                                                  **_html_report(rows), **files},
-                       inputs, {}, command)
+        manifest = write_outputs(Path(config.out), config, {"evaluation.json": json.dumps(finite(result), indent=2) + "\n",
+                                                             "table.md": table_markdown(rows), "table.csv": table_csv(rows),
+                                                             **_html_report(rows), **files},
+                                 inputs, {}, command)
+        result["outputs"] = list(manifest["outputs"])
     return result
 
 

@@ -13,11 +13,11 @@ import numpy as np
 from tailsplit import __version__
 from tailsplit.core import Dataset
 from tailsplit.errors import ConfigError, InputError
-from tailsplit.fingerprint import sha256_file
 from tailsplit.io.examples import load_examples
 from tailsplit.io.readers import detect_format
-from tailsplit.io.writers import OUTPUT_SUFFIX, output_format_for, staged_dir, write_records
-from tailsplit.pipeline.records import finite, input_records, json_default
+from tailsplit.io.outputs import check_output_folder, staged_output
+from tailsplit.io.writers import OUTPUT_SUFFIX, output_format_for, write_records
+from tailsplit.pipeline.records import input_records
 
 
 def audit_overlap(config: Any, *, command: list[str] | None = None) -> dict[str, Any]:
@@ -32,6 +32,11 @@ def audit_overlap(config: Any, *, command: list[str] | None = None) -> dict[str,
         raise ConfigError("tailsplit overlap needs --test FILE and at least one --corpus FILE")
     if config.top_quantile is None and config.threshold is None:
         config.top_quantile = 0.5
+    for path in config.corpus:
+        if not Path(path).is_file():
+            raise InputError("does not exist or is not a file", path=path, fix="check the --corpus path")
+    if config.out is not None:
+        check_output_folder(config.out, overwrite=config.overwrite, inputs=overlap_inputs(config))
     started = time.perf_counter()
     test = load_examples(config.test, FieldMap(text=config.text, id=config.id, label=config.label))
     extractor = QUERY_EXTRACTORS.create(config.query_kind, window=config.window,
@@ -60,6 +65,12 @@ def audit_overlap(config: Any, *, command: list[str] | None = None) -> dict[str,
     if config.out is not None:
         _write_overlap(Path(config.out), config, test, audits, overlap, summary, command)
     return summary
+
+
+def overlap_inputs(config: Any) -> list[str]:
+    """Every file the audit reads (an output must not be, or hold, one of them)."""
+    return [*config.test, *config.corpus, *([config.predictions] if config.predictions else []),
+            *([config.index_dir] if config.index_dir else [])]
 
 
 def _prediction_accuracy(config: Any, test: Dataset, overlap: np.ndarray) -> list[Any]:
@@ -102,16 +113,10 @@ def _write_overlap(out: Path, config: Any, test: Dataset, audits: list[Any], ove
         row.update(best_bm25=round(audit.best_score, 4), overlap=bool(flag),
                    **{f"ngram{n}_hits": audit.ngram_hits[n] for n in audit.ngram_hits})
         rows.append(row)
-    with staged_dir(out, overwrite=config.overwrite) as staging:
-        outputs = {}
+    with staged_output(out, overwrite=config.overwrite, inputs=overlap_inputs(config)) as folder:
         for name, keep in (("overlap", overlap), ("clean", ~overlap)):
-            path = staging / f"{name}{OUTPUT_SUFFIX[fmt]}"
-            write_records(path, [r for r, k in zip(rows, keep) if k], fmt)
-            outputs[path.name] = sha256_file(path)
-        (staging / "audit.jsonl").write_text("".join(json.dumps(a.as_dict(), ensure_ascii=False) + "\n" for a in audits))
-        (staging / "summary.md").write_text(render_overlap_markdown(summary, audits, test) + "\n")
-        for name in ("audit.jsonl", "summary.md"):
-            outputs[name] = sha256_file(staging / name)
-        manifest = {"tailsplit_version": __version__, "command": command or sys.argv,
-                    "config": dataclasses.asdict(config), "inputs": input_records(test), **summary, "outputs": outputs}
-        (staging / "manifest.json").write_text(json.dumps(finite(manifest), indent=2, default=json_default) + "\n")
+            write_records(folder / f"{name}{OUTPUT_SUFFIX[fmt]}", [r for r, k in zip(rows, keep) if k], fmt)
+        folder.write_text("audit.jsonl", "".join(json.dumps(a.as_dict(), ensure_ascii=False) + "\n" for a in audits))
+        folder.write_text("summary.md", render_overlap_markdown(summary, audits, test) + "\n")
+        folder.write_manifest({"tailsplit_version": __version__, "command": command or sys.argv,
+                               "config": dataclasses.asdict(config), "inputs": input_records(test), **summary})

@@ -6,7 +6,6 @@ takes the same configuration, so the Python API and the CLI cannot drift apart.
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from dataclasses import dataclass, field
@@ -26,15 +25,18 @@ from tailsplit.features import word_lengths
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.examples import SOURCE_COLUMN, load_examples
 from tailsplit.io.readers import detect_format
-from tailsplit.io.scores import SCORE_COLUMNS, read_score_file, score_file_bytes, write_score_file
-from tailsplit.io.writers import OUTPUT_SUFFIX, output_format_for, staged_dir, write_records
+from tailsplit.io.scores import SCORE_COLUMNS, read_score_file, score_file_bytes
+from tailsplit.io.outputs import (
+    check_output_file, check_output_folder, staged_output, strict_json, update_reports, write_output_file,
+)
+from tailsplit.io.writers import OUTPUT_SUFFIX, output_format_for, write_records
 from tailsplit.programs.features import ProgramFeatures, dataset_program_features
 from tailsplit.progress import ProgressBar
 from tailsplit.prompts import PromptTemplate, resolve_template
 from tailsplit.registry import SCORERS
 from tailsplit.scoring.crossfit import cross_score
 from tailsplit.scoring.driver import build_requests, score_examples
-from tailsplit.pipeline.records import finite, input_records, json_default
+from tailsplit.pipeline.records import input_records
 from tailsplit.splits import SPLITTERS, SplitInputs, Splitter, make_splitter
 
 
@@ -71,10 +73,7 @@ def score_dataset(dataset: Dataset, config: ScoringConfig, *, progress: bool = F
                   ) -> tuple[ScoreTable, dict[str, Any], dict[str, Any]]:
     """Scores of every example, a report of the work done, and what the manifest records
     about how the scores were made."""
-    if config.method not in SCORING_METHODS:
-        raise ConfigError(f"method={config.method!r} is unknown; use one of {list(SCORING_METHODS)}")
-    template = template_for(config)
-    _check_template_roles(template, dataset)
+    template = check_scoring(dataset, config)
     engine = scoring_engine(config)
     if config.method != "prompted":
         return _cross_score_dataset(dataset, template, config, progress)
@@ -150,11 +149,44 @@ def _cross_score_dataset(dataset: Dataset, template: PromptTemplate, config: Sco
     return scores, report, meta
 
 
-def _check_template_roles(template: PromptTemplate, dataset: Dataset) -> None:
+def check_scoring(dataset: Dataset, config: ScoringConfig) -> PromptTemplate:
+    """Everything about scoring that can be checked without a model: method, template, its
+    roles and label words, engine, backend options and device. Returns the template."""
+    if config.method not in SCORING_METHODS:
+        raise ConfigError(f"method={config.method!r} is unknown; use one of {list(SCORING_METHODS)}")
+    template = template_for(config)
     for role, column, option in (("context", dataset.contexts, "--context"),
                                  ("label", dataset.labels, "--label")):
         if template.needs(role) and column is None:
             raise ConfigError(f"template={template.name!r} uses {{{role}}}; name that field with {option}")
+    template.check_labels(None if dataset.labels is None else set(dataset.labels), config.label_words)
+    scoring_engine(config)
+    if config.method != "ngram":
+        SCORERS.create(config.backend, **config.scorer_params())   # constructors check their options
+    return template
+
+
+def check_before_work(dataset: Dataset, config: RunConfig, *, scores_path: str | Path | None,
+                      programs: ProgramFeatures | None) -> None:
+    """Refuse, before any model loads, what would fail after scoring: the output folder,
+    added columns, output options, and the split itself (sizes, label quotas, groups, atom
+    coverage), tried on a placeholder score column."""
+    output = config.output
+    if output.out is not None:
+        inputs = [*dataset.input_paths, *([scores_path] if scores_path is not None else [])]
+        check_output_folder(output.out, overwrite=output.overwrite, inputs=inputs)
+    if output.analyze and output.null_splits < 1:
+        raise ConfigError(f"--null-splits={output.null_splits!r} must be 1 or more (500 is usual); "
+                          "pass --no-analyze to skip the analysis")
+    planned = build_splitter(config.split)
+    will_score = scores_path is not None or planned.needs_scores
+    check_added_columns(dataset, with_scores=will_score)
+    if planned.needs_scores and scores_path is None:
+        check_scoring(dataset, config.scoring)
+        lengths = word_lengths(dataset.texts)
+        placeholder = ScoreTable(ids=dataset.ids, logprob_sum=-lengths.astype(np.float64), n_tokens=lengths,
+                                 truncated=np.zeros(len(dataset), dtype=bool))
+        split_dataset(dataset, placeholder, config.split, programs)
 
 
 def build_splitter(config: SplitConfig) -> Splitter:
@@ -179,18 +211,26 @@ def split_dataset(dataset: Dataset, scores: ScoreTable | None, config: SplitConf
 
 def score(config: RunConfig, out_path: str | Path, *, progress: bool = False,
           command: list[str] | None = None) -> tuple[ScoreTable, dict[str, Any]]:
-    """``tailsplit score``: score the data and write a score file (atomically)."""
+    """``tailsplit score``: score the data and write a score file (atomically).
+
+    ``config.output.overwrite`` allows replacing an existing file; an input never is."""
     dataset = load_dataset(config)
+    check_output_file(out_path, overwrite=config.output.overwrite, inputs=dataset.input_paths)
+    check_scoring(dataset, config.scoring)
     scores, report, meta = score_dataset(dataset, config.scoring, progress=progress)
     meta = {**meta, "tailsplit_version": __version__, "command": command or sys.argv,
             "inputs": input_records(dataset), "config": config.as_dict(), "scoring": report}
-    write_score_file(out_path, dataset, scores, meta)
+    write_output_file(out_path, score_file_bytes(dataset, scores, meta), overwrite=config.output.overwrite,
+                      inputs=dataset.input_paths)
     return scores, report
 
 
 def run(config: RunConfig, *, scores_path: str | Path | None = None, progress: bool = False,
-        command: list[str] | None = None) -> RunResult:
-    """``tailsplit run`` (score, then split) or ``tailsplit split`` (with ``scores_path``)."""
+        command: list[str] | None = None, score_missing: bool = True) -> RunResult:
+    """``tailsplit run`` (score, then split) or ``tailsplit split`` (with ``scores_path``).
+
+    With ``score_missing=False`` (``tailsplit split``) a splitter that needs scores and has no
+    ``scores_path`` is an error instead of a scoring run."""
     timings: dict[str, float] = {}
     clock = time.perf_counter()
     dataset = load_dataset(config)
@@ -199,10 +239,14 @@ def run(config: RunConfig, *, scores_path: str | Path | None = None, progress: b
     if planned.needs_programs and dataset.programs is None:
         raise ConfigError(f"splitter={config.split.splitter!r} with these options needs programs; name the "
                           "program field with --program (e.g. --program query for Spider)")
+    needs_scores = planned.needs_scores
+    if needs_scores and scores_path is None and not score_missing:
+        raise ConfigError(f"splitter={config.split.splitter!r} needs scores; pass --scores FILE (written by "
+                          "tailsplit score), or use tailsplit run, which scores with the LM first")
     clock = time.perf_counter()
     programs = dataset_program_features(dataset, config.data.program_kind)
     timings["programs_s"] = time.perf_counter() - clock
-    needs_scores = planned.needs_scores
+    check_before_work(dataset, config, scores_path=scores_path, programs=programs)
     scores, report, meta = None, None, {}
     clock = time.perf_counter()
     if scores_path is not None:
@@ -268,77 +312,74 @@ def analyze(split_dir: str | Path, *, null_splits: int = 500, seed: int = 0,
     from tailsplit.analysis.split_analysis import analyze_split
     from tailsplit.analysis.split_dir import load_split_dir
 
+    if null_splits < 1 or seed < 0:
+        raise ConfigError(f"null_splits={null_splits!r} must be 1 or more and seed={seed!r} 0 or more")
     inputs = load_split_dir(split_dir)
     analysis = analyze_split(inputs, null_splits=null_splits, seed=seed)
     comparisons = []
     for other_dir in compare or []:
         other = load_split_dir(other_dir)
         comparisons.append((compare_splits(inputs, other), analyze_split(other, null_splits=0, seed=seed)))
-    _write_reports(Path(split_dir), analysis, comparisons, staged=False)
+    update_reports(split_dir, report_files(analysis, comparisons))
     return analysis, comparisons
 
 
-def _write_reports(folder: Path, analysis: Any, comparisons: list[Any], *, staged: bool) -> None:
-    """report.md, report.html and analysis.json; each replaced atomically."""
+def report_files(analysis: Any, comparisons: list[Any]) -> dict[str, str]:
+    """report.md, report.html and analysis.json of an analysis."""
     from tailsplit.analysis.plots import analysis_figures
     from tailsplit.analysis.report import render_html, render_markdown
-    from tailsplit.io.writers import atomic_write_bytes
 
     payload = {**analysis.as_dict(), "compared_with": [c.as_dict() for c, _ in comparisons]}
-    files = {"report.md": render_markdown(analysis, comparisons),
-             "report.html": render_html(analysis, comparisons, analysis_figures(analysis)),
-             "analysis.json": json.dumps(finite(payload), indent=2, default=json_default) + "\n"}
-    for name, text in files.items():
-        if staged:
-            (folder / name).write_text(text, encoding="utf-8")
-        else:
-            atomic_write_bytes(folder / name, text.encode("utf-8"))
+    return {"report.md": render_markdown(analysis, comparisons),
+            "report.html": render_html(analysis, comparisons, analysis_figures(analysis)),
+            "analysis.json": strict_json(payload)}
 
 
 def write_split(out_dir: Path, result: RunResult, *, overwrite: bool) -> Path:
-    """Write train/dev/test, scores.parquet, summary.md and manifest.json, all or nothing."""
+    """Write train/dev/test, scores.parquet, summary.md, reports and manifest.json, all or nothing."""
     dataset, scores, split = result.dataset, result.scores, result.split
     fmt = output_format_for(detect_format(Path(dataset.input_paths[0])))
     records = output_records(dataset, scores)
-    with staged_dir(out_dir, overwrite=overwrite) as staging:
-        outputs = {}
+    inputs = [*dataset.input_paths, *([result.manifest["scores_file"]["path"]] if "scores_file" in result.manifest else [])]
+    with staged_output(out_dir, overwrite=overwrite, inputs=inputs) as folder:
         for part, idx in split.parts().items():
-            name = f"{part}{OUTPUT_SUFFIX[fmt]}"
-            write_records(staging / name, [records[i] for i in idx], fmt)
-            outputs[name] = sha256_file(staging / name)
+            write_records(folder / f"{part}{OUTPUT_SUFFIX[fmt]}", [records[i] for i in idx], fmt)
         if scores is not None:
             meta = {k: result.manifest.get(k) for k in ("method", "model", "template", "backend", "folds")}
-            (staging / "scores.parquet").write_bytes(
-                score_file_bytes(dataset, scores, meta, part=split.assignment(len(dataset))))
-            outputs["scores.parquet"] = sha256_file(staging / "scores.parquet")
+            folder.write_bytes("scores.parquet", score_file_bytes(dataset, scores, meta,
+                                                                   part=split.assignment(len(dataset))))
         summary = render_summary_markdown(result.summaries)
         if result.program_metrics:
             summary += "\n\nPrograms (divergence and novelty against train):\n\n" + render_program_markdown(
                 result.program_metrics)
-        (staging / "summary.md").write_text(summary + "\n")
-        outputs["summary.md"] = sha256_file(staging / "summary.md")
+        folder.write_text("summary.md", summary + "\n")
         if result.analysis is not None:
-            _write_reports(staging, result.analysis, [], staged=True)
-        manifest = {**result.manifest, "outputs": outputs,
-                    "timings": {k: round(v, 3) for k, v in result.timings.items()}}
-        (staging / "manifest.json").write_text(json.dumps(manifest, indent=2, default=json_default) + "\n")
+            for name, text in report_files(result.analysis, []).items():
+                folder.write_text(name, text)
+        manifest = folder.write_manifest({**result.manifest,
+                                          "timings": {k: round(v, 3) for k, v in result.timings.items()}})
     result.manifest = manifest
     return out_dir
 
 
-def output_records(dataset: Dataset, scores: ScoreTable | None) -> list[dict[str, Any]]:
-    """Each input record with score columns (and generated id, source file) appended."""
-    added = list(SCORE_COLUMNS) if scores is not None else []
+def check_added_columns(dataset: Dataset, *, with_scores: bool) -> None:
+    """Refuse input fields that the columns tailsplit adds (scores, generated id, source file) would overwrite."""
+    added = list(SCORE_COLUMNS) if with_scores else []
     if dataset.ids_generated:
         added.append(dataset.fields.id)
-    pooled = len(set(dataset.sources)) > 1
-    if pooled:
+    if len(set(dataset.sources)) > 1:
         added.append(SOURCE_COLUMN)
     for i, record in enumerate(dataset.records):
         clash = next((name for name in added if name in record), None)
         if clash is not None:
             raise InputError(f"already exists in {dataset.sources[i]} (record {i + 1}); tailsplit adds a "
                              "column of that name", field=clash, fix="rename or drop that field first")
+
+
+def output_records(dataset: Dataset, scores: ScoreTable | None) -> list[dict[str, Any]]:
+    """Each input record with score columns (and generated id, source file) appended."""
+    check_added_columns(dataset, with_scores=scores is not None)
+    pooled = len(set(dataset.sources)) > 1
     out = []
     mean = None if scores is None else scores.logprob_mean
     for i, record in enumerate(dataset.records):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import gzip
 import io
 import json
 import sys
@@ -17,7 +16,9 @@ import numpy as np
 from tailsplit.config import CorrelateConfig, OodRankConfig, SimilarityConfig
 from tailsplit.errors import ConfigError, InputError
 from tailsplit.fingerprint import sha256_file
-from tailsplit.pipeline.records import finite, json_default, write_outputs
+from tailsplit.io.outputs import check_output_folder, finite, json_default
+from tailsplit.io.readers import numbered_lines
+from tailsplit.pipeline.records import write_outputs
 from tailsplit.shift.datasets import DatasetSpec, load_texts
 
 
@@ -51,6 +52,7 @@ def similarity(config: SimilarityConfig, *, command: list[str] | None = None) ->
     from tailsplit.shift.similarity import centroid_similarity, mmd_matrix
 
     specs = [DatasetSpec.parse(s) for s in config.datasets]
+    _check_out(config, [s.path for s in specs] + list(config.splits))
     texts = {s.name: load_texts(s, config.max_examples, config.seed) for s in specs}
     described = [{"name": s.name, "path": s.path, "fields": list(s.fields), "examples": len(texts[s.name])}
                  for s in specs]
@@ -98,7 +100,7 @@ def read_csv_rows(path: str | Path) -> list[tuple[int, dict[str, str]]]:
     path = Path(path)
     if not path.exists():
         raise InputError("does not exist", path=path, fix="check the path")
-    raw = gzip.open(path, "rb").read() if path.name.endswith(".gz") else path.read_bytes()
+    raw = b"".join(line for _, line in numbered_lines(path))
     try:
         reader = csv.DictReader(io.StringIO(raw.decode("utf-8-sig")))
         return [(reader.line_num, {k.strip(): (v or "").strip() for k, v in row.items() if k is not None})
@@ -107,7 +109,15 @@ def read_csv_rows(path: str | Path) -> list[tuple[int, dict[str, str]]]:
         raise InputError(f"is not a UTF-8 CSV file ({exc})", path=path, fix="save it as UTF-8 CSV with a header") from None
 
 
+def _check_out(config: Any, inputs: list[str]) -> None:
+    if config.out is not None:
+        check_output_folder(config.out, overwrite=config.overwrite, inputs=inputs)
+
+
 def _number(path: str, line: int, row: dict[str, str], name: str, *, required: bool = True) -> float | None:
+    if required and name not in row:
+        raise InputError(f"is missing (the header has {sorted(row)})", path=path, line=1, field=name,
+                         fix=f"name a column {name!r}")
     value = row.get(name, "")
     if value == "" and not required:
         return None
@@ -127,6 +137,7 @@ def ood_rank(config: OodRankConfig, *, command: list[str] | None = None) -> dict
     from tailsplit.shift.similarity import centroid_similarity
 
     id_spec = DatasetSpec.parse(config.id)
+    _check_out(config, [id_spec.path, config.candidates])
     rows = read_csv_rows(config.candidates)
     base = Path(config.candidates).parent
     specs, sources, accuracies = [], [], []
@@ -138,6 +149,7 @@ def ood_rank(config: OodRankConfig, *, command: list[str] | None = None) -> dict
         path = row["path"] if Path(row["path"]).is_absolute() else str(base / row["path"])
         fields = tuple(f for f in row.get("fields", "").split("+") if f) or ("text",)
         specs.append(DatasetSpec(row["name"], path, fields))
+        _check_out(config, [path])
         sources.append(row["source"])
         accuracies.append(_number(config.candidates, line, row, "accuracy", required=False))
     if not specs:
@@ -175,6 +187,7 @@ def correlate(config: CorrelateConfig, *, command: list[str] | None = None) -> d
     """Type I / II / III fits of the (id_acc, ood_acc) points, per group when given."""
     from tailsplit.shift.correlate import classify
 
+    _check_out(config, [config.points])
     rows = read_csv_rows(config.points)
     group_column = config.group or ("group" if rows and "group" in rows[0][1] else None)
     points: dict[str, list[tuple[float, float]]] = {}

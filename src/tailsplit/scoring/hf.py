@@ -83,6 +83,7 @@ class HFScorer:
         _check_choice("share_prefix", share_prefix, SHARE_PREFIX)
         _check_choice("head_dtype", head_dtype, ("float32", "model"))
         _check_choice("dtype", dtype, DTYPES)
+        check_device(device)
         for name, value in (("batch_tokens", batch_tokens), ("max_batch_size", max_batch_size)):
             if value is not None and (not isinstance(value, int) or value < 1):
                 raise ConfigError(f"{name}={value!r} must be a whole number ≥ 1")
@@ -347,6 +348,30 @@ def _first_query_token(encoding: Any, boundary: int, n_tokens: int) -> int:
     if token is not None:
         return int(token)
     return next((i for i, (_, end) in enumerate(encoding.offsets) if end > boundary), n_tokens)
+
+
+def check_device(device: str) -> None:
+    """Refuse a device this machine cannot use, before any model loads.
+
+    >>> check_device("cpu"); check_device("auto")
+    """
+    if device in ("auto", "cpu"):
+        return
+    kind, _, number = device.partition(":")
+    if kind not in ("cuda", "mps") or (number and not number.isdigit()):
+        raise ConfigError(f"device={device!r} is unknown; use auto, cpu, cuda, cuda:N or mps")
+    import torch
+
+    if kind == "mps":
+        if not torch.backends.mps.is_available():
+            raise ConfigError(f"device={device!r} is not available on this machine; use --device cpu or auto")
+        return
+    if not torch.cuda.is_available():
+        raise ConfigError(f"device={device!r} asks for CUDA, but this machine has no CUDA GPU (or torch is a "
+                          "CPU build); use --device cpu or auto")
+    if number and int(number) >= torch.cuda.device_count():
+        raise ConfigError(f"device={device!r} does not exist: this machine has {torch.cuda.device_count()} "
+                          f"CUDA device(s), cuda:0 to cuda:{torch.cuda.device_count() - 1}")
 
 
 def _check_choice(name: str, value: str, options: tuple[str, ...]) -> None:

@@ -17,15 +17,12 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
-import shutil
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tailsplit.errors import MissingDependencyError, ScoringError
+from tailsplit.errors import MissingDependencyError, OutputError, ScoringError
 from tailsplit.fingerprint import sha256_file
 
 BUNDLED = "smollm2"
@@ -67,15 +64,46 @@ def resolve_model(spec: str) -> ModelSource:
     if path.suffix == ".gguf":
         if not path.is_file():
             raise ScoringError(f"model={spec!r} is not a file; give the path of a .gguf file")
+        with open(path, "rb") as handle:
+            if handle.read(4) != b"GGUF":
+                raise ScoringError(f"model={spec!r} is not a GGUF file (it does not start with the GGUF "
+                                   "magic bytes); check the file, or download it again")
         return ModelSource(name=path.stem, folder=path.parent.resolve(), gguf_file=path.name)
     if path.is_dir():
-        if not (path / "config.json").exists():
-            raise ScoringError(f"model={spec!r} is a folder without config.json; point at a folder "
-                               "saved by transformers' save_pretrained, or at a .gguf file")
+        check_model_folder(path, spec)
         return ModelSource(name=path.resolve().name, folder=path.resolve())
     if path.exists() or spec.count("/") > 1 or spec.startswith((".", "~")):
         raise ScoringError(f"model={spec!r} is neither a model folder, a .gguf file nor a hub id")
     return _hub_source(spec)
+
+
+_TOKENIZER_VOCABULARY = ("tokenizer.json", "tokenizer.model", "vocab.json", "vocab.txt", "spiece.model")
+
+
+def check_model_folder(path: Path, spec: str) -> None:
+    """Refuse, without loading anything, a folder transformers could not load safely."""
+    config_path = path / "config.json"
+    if not config_path.exists():
+        raise ScoringError(f"model={spec!r} is a folder without config.json; point at a folder "
+                           "saved by transformers' save_pretrained, or at a .gguf file")
+    try:
+        config = json.loads(config_path.read_text(encoding="utf-8"))
+    except (ValueError, OSError) as exc:
+        raise ScoringError(f"model={spec!r}: {config_path} is not valid JSON ({exc}); "
+                           "save the model again with save_pretrained") from None
+    if not isinstance(config, dict):
+        raise ScoringError(f"model={spec!r}: {config_path} does not hold a JSON object; "
+                           "save the model again with save_pretrained")
+    if not any((path / name).exists() for name in _TOKENIZER_VOCABULARY):
+        raise ScoringError(f"model={spec!r} has no tokenizer files ({', '.join(_TOKENIZER_VOCABULARY[:2])}, ...); "
+                           "save the tokenizer into the folder with tokenizer.save_pretrained")
+    weights = [p.name for p in path.iterdir() if p.suffix in _WEIGHT_SUFFIXES]
+    if not any(name.endswith(".safetensors") for name in weights):
+        if weights:
+            raise ScoringError(f"model={spec!r} holds only pickle weights ({', '.join(sorted(weights))}), which "
+                               "tailsplit does not load because unpickling can run code; convert them with "
+                               "model.save_pretrained(folder, safe_serialization=True)")
+        raise ScoringError(f"model={spec!r} has no weight files (*.safetensors); save the model with save_pretrained")
 
 
 def _bundled_source() -> ModelSource:
@@ -123,7 +151,11 @@ def load_tokenizer(folder: Path, name: str) -> Any:
     except ImportError as exc:
         raise MissingDependencyError(exc.name or "transformers", "lm", "language-model scoring") from None
     quiet_transformers()
-    tokenizer = AutoTokenizer.from_pretrained(folder)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(folder)
+    except Exception as exc:  # transformers raises many types for unusable files
+        raise ScoringError(f"model={name!r}: its tokenizer in {folder} could not be loaded "
+                           f"({type(exc).__name__}: {_first_line(exc)})") from None
     if not getattr(tokenizer, "is_fast", False):
         raise ScoringError(f"model={name!r} has no fast tokenizer; tailsplit needs character "
                            "offsets to find the query's tokens")
@@ -139,46 +171,102 @@ def load_model(folder: Path, *, dtype: str, device: str) -> Any:
         raise MissingDependencyError(exc.name or "torch", "lm", "language-model scoring") from None
     quiet_transformers()
     torch_dtype = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[dtype]
-    model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch_dtype)
+    try:
+        model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch_dtype)
+    except Exception as exc:  # transformers raises many types for unusable files
+        raise ScoringError(f"the model in {folder} could not be loaded ({type(exc).__name__}: "
+                           f"{_first_line(exc)}); check that the folder is complete") from None
     return model.to(device).eval()
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0][:300] if text else ""
 
 
 def context_length(folder: Path) -> int | None:
     """The model's maximum positions, from its config (``None`` if it does not say)."""
-    config = json.loads((folder / "config.json").read_text())
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (ValueError, OSError) as exc:
+        raise ScoringError(f"{folder / 'config.json'} cannot be read ({exc}); save the model again") from None
     for name in ("max_position_embeddings", "n_positions", "max_sequence_length", "seq_length"):
         if config.get(name):
             return int(config[name])
     return None
 
 
+SOURCE_RECORD = "tailsplit-source.json"
+
+
 def _converted_gguf(source: ModelSource, cache_dir: Path) -> Path:
-    """A safetensors copy of a GGUF model, made once (atomically) and reused."""
+    """A safetensors copy of a GGUF model, made once (atomically) and verified on every use.
+
+    The copy records the size and sha256 of each of its files; a file whose size or mtime
+    differs from the record is hashed again, and a copy that does not verify is rebuilt
+    (scores are keyed by the GGUF hash, so a damaged copy would cache wrong scores).
+    """
     digest = sha256_file(source.folder / source.gguf_file)
     target = Path(cache_dir) / "models" / digest[:24]
     if (target / "config.json").exists():
-        return target
+        problem = verify_converted(target)
+        if problem is None:
+            return target
+        print(f"tailsplit: the cached copy {target} of {source.gguf_file} {problem}; converting it again",
+              file=sys.stderr)
+    return _convert_gguf(source, digest, target)
+
+
+def _file_record(path: Path) -> dict[str, Any]:
+    stat = path.stat()
+    return {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": sha256_file(path)}
+
+
+def verify_converted(folder: Path) -> str | None:
+    """``None`` if every file of a converted model matches its record, else what is wrong."""
+    try:
+        record = json.loads((folder / SOURCE_RECORD).read_text(encoding="utf-8"))
+        files = record["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return "has no record of its files"
+    for name, expected in files.items():
+        path = folder / name
+        if not path.is_file():
+            return f"lacks {name}"
+        stat = path.stat()
+        if stat.st_size != expected["size"]:
+            return f"has {name} of {stat.st_size} bytes instead of {expected['size']}"
+        if stat.st_mtime_ns != expected["mtime_ns"] and sha256_file(path) != expected["sha256"]:
+            return f"has {name} with other contents than were written"
+    return None
+
+
+def _convert_gguf(source: ModelSource, digest: str, target: Path) -> Path:
     from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from tailsplit.io.outputs import staged_cache_folder
 
     quiet_transformers()
     print(f"tailsplit: converting {source.gguf_file} to safetensors once (about 20 s); "
           f"cached in {target}", file=sys.stderr)
-    tokenizer = AutoTokenizer.from_pretrained(source.folder, gguf_file=source.gguf_file)
-    model = AutoModelForCausalLM.from_pretrained(source.folder, gguf_file=source.gguf_file)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(source.folder, gguf_file=source.gguf_file)
+        model = AutoModelForCausalLM.from_pretrained(source.folder, gguf_file=source.gguf_file)
+    except Exception as exc:  # a GGUF file transformers cannot read
+        raise ScoringError(f"model={source.gguf_file!r} could not be read as a GGUF model "
+                           f"({type(exc).__name__}: {_first_line(exc)})") from None
     # A dequantised GGUF model refuses save_pretrained while it still says it is quantised.
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
     model.hf_quantizer = None
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
     try:
-        model.save_pretrained(staging)
-        tokenizer.save_pretrained(staging)
-        (staging / "tailsplit-source.json").write_text(json.dumps(
-            {"gguf_file": source.gguf_file, "gguf_sha256": digest}))
-        os.replace(staging, target)
-    except OSError:
-        shutil.rmtree(staging, ignore_errors=True)
-        if not (target / "config.json").exists():  # another process may have won the race
-            raise
+        with staged_cache_folder(target) as staging:
+            model.save_pretrained(staging)
+            tokenizer.save_pretrained(staging)
+            files = {path.name: _file_record(path) for path in sorted(staging.iterdir())}
+            (staging / SOURCE_RECORD).write_text(json.dumps(
+                {"gguf_file": source.gguf_file, "gguf_sha256": digest, "files": files}, indent=2), encoding="utf-8")
+    except OutputError as exc:
+        if verify_converted(target) is not None:  # another process may have won the race
+            raise ScoringError(f"the converted model could not be cached: {exc}; pass --cache-dir") from None
     return target

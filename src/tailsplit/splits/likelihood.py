@@ -93,6 +93,8 @@ def validate_common(splitter: Splitter) -> None:
     """Checks shared by every splitter with dev/test sizes, labels and a seed."""
     if isinstance(splitter.seed, bool) or not isinstance(splitter.seed, (int, np.integer)):
         raise ConfigError(f"seed={splitter.seed!r} is not a whole number; pass e.g. seed=0")
+    if splitter.seed < 0:
+        raise ConfigError(f"seed={splitter.seed!r} is negative; pass a seed of 0 or more")
 
 
 def label_codes_for(splitter: Splitter, inputs: SplitInputs, n_eval: int) -> np.ndarray | None:

@@ -182,7 +182,23 @@ def divide_evaluation(eval_mask: np.ndarray, n_dev: int, n_test: int, units: Uni
     quotas = apportion(want_test, np.bincount(labels[eval_mask], minlength=int(labels.max()) + 1))
     order = seeded_rng(seed, 1).permutation(units.count)
     test_mask = fill_quotas(order, units, Strata(of_row=labels, quotas=quotas), eligible=eval_mask)
-    return eval_mask & ~test_mask, test_mask
+    dev_mask = eval_mask & ~test_mask
+    if not units.singletons:
+        check_whole_units(units, n_dev, n_test, dev_mask, test_mask)
+    return dev_mask, test_mask
+
+
+def check_whole_units(units: Units, n_dev: int, n_test: int, dev_mask: np.ndarray, test_mask: np.ndarray) -> None:
+    """Refuse a split in which whole units (groups, templates) left a requested part empty."""
+    train_empty = not (~(dev_mask | test_mask)).any()
+    if (n_dev and not dev_mask.any()) or (n_test and not test_mask.any()) or train_empty:
+        sizes = np.bincount(units.of_row, minlength=units.count)
+        raise ConfigError(
+            f"the {units.count} groups (of {int(sizes.min())} to {int(sizes.max())} examples) cannot be divided "
+            f"into train, dev ≈ {n_dev} and test ≈ {n_test} examples without cutting a group: "
+            f"{'train' if train_empty else 'dev' if n_dev and not dev_mask.any() else 'test'} would be empty; "
+            f"every part needs at least one whole group, so ask for dev and test sizes of at least "
+            f"{int(sizes.min())} examples each, or use a finer group field")
 
 
 def length_bucket_codes(word_lengths: np.ndarray, length_buckets: int | str | None) -> np.ndarray | None:

@@ -1,0 +1,382 @@
+"""Output folders and files: the one place that decides where tailsplit may write.
+
+The rules every command follows (the README's "Safety" paragraph):
+
+- an output is written into a hidden staging folder beside ``--out`` and renamed into place
+  only when every file is complete, so an error or a kill leaves no partial output;
+- an existing non-empty ``--out`` is refused unless ``--overwrite``, and even then it is
+  replaced only if tailsplit wrote it (it holds tailsplit's ``manifest.json``) and it holds
+  no input of this run: tailsplit never deletes what it did not write;
+- an output never is, or contains, one of the run's inputs;
+- all of this is checked by :func:`check_output_folder` / :func:`check_output_file` before
+  any model loads, so a refusal costs nothing;
+- the manifest lists the sha256 of every file in the folder (:meth:`OutputFolder.write_manifest`);
+- folders and files get the permissions the umask allows, like any file the user creates;
+- staging folders left by a killed run of the same output are removed on the next run.
+
+>>> import tempfile, pathlib
+>>> root = pathlib.Path(tempfile.mkdtemp())
+>>> with staged_output(root / "out", overwrite=False) as folder:
+...     folder.write_text("a.txt", "hello\\n")
+...     manifest = folder.write_manifest({"tailsplit_version": "x"})
+>>> sorted(p.name for p in (root / "out").iterdir()), sorted(manifest["outputs"])
+(['a.txt', 'manifest.json'], ['a.txt'])
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import math
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from tailsplit.errors import ConfigError, OutputError
+from tailsplit.fingerprint import sha256_file
+
+MANIFEST = "manifest.json"
+# Files that `tailsplit analyze` adds to a folder after it was written.
+REPORT_FILES = ("report.html", "report.md", "analysis.json")
+_SYSTEM_ROOTS = (Path("/proc"), Path("/sys"), Path("/dev"))
+_STAGING = re.compile(r"^\.(?P<name>.+)\.(?:tmp|old)-(?P<pid>\d+)-[A-Za-z0-9_]+$")
+
+
+def finite(value: Any) -> Any:
+    """``value`` with NaN and infinities as ``None`` (strict JSON has no NaN)."""
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if hasattr(value, "dtype") and getattr(value, "ndim", 1) == 0:  # numpy scalars
+        return finite(value.item())
+    return value
+
+
+def json_default(value: Any) -> Any:
+    if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
+        return value.item()
+    raise TypeError(f"cannot write {type(value).__name__} to JSON")
+
+
+def strict_json(value: Any) -> str:
+    """Indented strict JSON (NaN and infinities as null) with a final newline."""
+    return json.dumps(finite(value), indent=2, default=json_default, allow_nan=False) + "\n"
+
+
+def _absolute(path: str | Path) -> Path:
+    return Path(os.path.realpath(os.path.expanduser(str(path))))
+
+
+def _umask() -> int:
+    # os.umask can only be read by setting it; reading it from /proc avoids that race.
+    try:
+        for line in Path("/proc/self/status").read_text(encoding="utf-8").splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def folder_mode() -> int:
+    """The mode ``mkdir`` would give a new folder under the current umask."""
+    return 0o777 & ~_umask()
+
+
+def file_mode() -> int:
+    return 0o666 & ~_umask()
+
+
+def is_tailsplit_folder(folder: Path) -> bool:
+    """Whether ``folder`` holds a manifest that tailsplit wrote."""
+    try:
+        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(manifest, dict) and "tailsplit_version" in manifest
+
+
+def _check_not_system(out: Path, option: str) -> None:
+    resolved = _absolute(out)
+    if resolved == Path("/") or any(resolved == root or root in resolved.parents for root in _SYSTEM_ROOTS):
+        raise ConfigError(f"{option}={str(out)!r} is a system folder; choose a folder of your own")
+
+
+def _check_not_input(out: Path, inputs: Sequence[str | Path], option: str) -> None:
+    resolved = _absolute(out)
+    for item in inputs:
+        path = _absolute(item)
+        if path == resolved:
+            raise ConfigError(f"{option}={str(out)!r} is also an input of this run; write the output elsewhere")
+        if resolved in path.parents:
+            raise ConfigError(f"{option}={str(out)!r} holds {str(item)!r}, an input of this run; "
+                              "choose a new folder for the output")
+        if path in resolved.parents and path.is_file():
+            raise ConfigError(f"{option}={str(out)!r} lies inside the input file {str(item)!r}; choose another path")
+
+
+def _nearest_existing(path: Path) -> Path:
+    current = _absolute(path)
+    while not current.exists():
+        current = current.parent
+    return current
+
+
+def _check_writable(parent: Path, option: str, out: Path) -> None:
+    """Create and remove a probe folder where the output will be staged."""
+    existing = _nearest_existing(parent)
+    if not existing.is_dir():
+        raise ConfigError(f"{option}={str(out)!r} lies under {str(existing)!r}, which is a file; choose another path")
+    try:
+        probe = tempfile.mkdtemp(prefix=".tailsplit-probe-", dir=existing)
+    except OSError as exc:
+        raise ConfigError(f"{option}={str(out)!r} cannot be written ({exc.strerror or exc}); "
+                          "choose a folder you can write to") from None
+    os.rmdir(probe)
+
+
+def check_output_folder(out: str | Path, *, overwrite: bool, inputs: Sequence[str | Path] = (),
+                        option: str = "--out") -> Path:
+    """Refuse an output folder that cannot or must not be written; returns it as a Path.
+
+    Checked: not a system folder, not the current folder or one above it, not a file, not
+    an input nor holding one, writable; when it exists and is not empty, ``overwrite`` is
+    given and it is a folder tailsplit wrote.
+    """
+    out = Path(out)
+    _check_not_system(out, option)
+    resolved = _absolute(out)
+    cwd = _absolute(Path.cwd())
+    if resolved == cwd or resolved in cwd.parents:
+        raise ConfigError(f"{option}={str(out)!r} is the current folder or one above it; "
+                          "name a new folder for the output, e.g. --out split-out")
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"{option}={str(out)!r} is an existing file; name a folder")
+    _check_not_input(out, inputs, option)
+    if out.is_dir() and any(out.iterdir()):
+        if not overwrite:
+            raise ConfigError(f"{option}={str(out)!r} already exists and is not empty; "
+                              "choose another folder or pass --overwrite")
+        if not is_tailsplit_folder(out):
+            raise ConfigError(f"{option}={str(out)!r} was not written by tailsplit (it has no tailsplit "
+                              f"{MANIFEST}); --overwrite replaces only tailsplit's own output folders, "
+                              "so choose another folder")
+    _check_writable(resolved.parent, option, out)
+    return out
+
+
+def check_output_file(out: str | Path, *, overwrite: bool, inputs: Sequence[str | Path] = (),
+                      option: str = "--out") -> Path:
+    """Refuse an output file that exists (without ``overwrite``), is a folder or is an input."""
+    out = Path(out)
+    _check_not_system(out, option)
+    if out.is_dir():
+        raise ConfigError(f"{option}={str(out)!r} is a folder; name a file, e.g. {str(out / 'scores.parquet')!r}")
+    _check_not_input(out, inputs, option)
+    if out.exists() and not overwrite:
+        raise ConfigError(f"{option}={str(out)!r} already exists; choose another file name or pass --overwrite")
+    _check_writable(_absolute(out).parent, option, out)
+    return out
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_stale_staging(target: Path) -> list[Path]:
+    """Remove staging folders of ``target`` left by tailsplit processes that no longer run."""
+    removed = []
+    parent = target.parent
+    if not parent.is_dir():
+        return removed
+    for entry in parent.iterdir():
+        match = _STAGING.match(entry.name)
+        if match and match["name"] == target.name and not _pid_alive(int(match["pid"])):
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
+            removed.append(entry)
+    return removed
+
+
+def _staging_name(target: Path, kind: str) -> str:
+    return f".{target.name}.{kind}-{os.getpid()}-"
+
+
+def write_failure(exc: OSError, what: Path) -> OutputError:
+    """An OS error while writing, as one line naming the path and what to do."""
+    reason = exc.strerror or str(exc)
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        fix = "free some space or write elsewhere"
+    elif exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        fix = "choose a location you can write to"
+    else:
+        fix = "check the disk and the path"
+    return OutputError(f"could not write {str(what)!r} ({reason}); nothing was written there; {fix}")
+
+
+class OutputFolder:
+    """A staging folder being filled; files are named relative to it."""
+
+    def __init__(self, staging: Path) -> None:
+        self.path = staging
+
+    def __truediv__(self, name: str) -> Path:
+        return self.path / name
+
+    def write_text(self, name: str, text: str) -> Path:
+        path = self.path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        return path
+
+    def write_bytes(self, name: str, data: bytes) -> Path:
+        path = self.path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        return path
+
+    def file_hashes(self) -> dict[str, str]:
+        """sha256 of every file written so far except the manifest, by relative path."""
+        return {p.relative_to(self.path).as_posix(): sha256_file(p)
+                for p in sorted(self.path.rglob("*")) if p.is_file() and p.name != MANIFEST}
+
+    def write_manifest(self, manifest: dict[str, Any]) -> dict[str, Any]:
+        """Write ``manifest.json`` with ``outputs`` = the hash of every other file; call it last."""
+        manifest = {**manifest, "outputs": self.file_hashes()}
+        self.write_text(MANIFEST, strict_json(manifest))
+        return manifest
+
+
+@contextmanager
+def staged_output(out: str | Path, *, overwrite: bool, inputs: Sequence[str | Path] = ()) -> Iterator[OutputFolder]:
+    """Yield an empty staging folder; on success it replaces ``out`` in one rename.
+
+    The rules of :func:`check_output_folder` are checked again here (they were checked
+    before any work, but the disk may have changed since). If the body raises, the staging
+    folder is removed and ``out`` is left as it was; an OS error becomes an
+    :class:`OutputError` naming the path.
+    """
+    out = check_output_folder(out, overwrite=overwrite, inputs=inputs)
+    remove_stale_staging(out)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=_staging_name(out, "tmp"), dir=out.parent))
+        os.chmod(staging, folder_mode())
+    except OSError as exc:
+        raise write_failure(exc, out) from None
+    try:
+        yield OutputFolder(staging)
+    except BaseException as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        if isinstance(exc, OSError):
+            raise write_failure(exc, out) from None
+        raise
+    try:
+        _publish(staging, out)
+    except OSError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise write_failure(exc, out) from None
+
+
+def _publish(staging: Path, out: Path) -> None:
+    old = None
+    if out.exists():
+        old = Path(tempfile.mkdtemp(prefix=_staging_name(out, "old"), dir=out.parent))
+        os.replace(out, old / "previous")
+    os.replace(staging, out)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+@contextmanager
+def staged_cache_folder(target: str | Path) -> Iterator[Path]:
+    """Build a cache folder (converted model, corpus index) in staging and publish it in one
+    rename, replacing a previous copy that tailsplit made; same staging, cleanup and
+    permission rules as :func:`staged_output`. The caller decides that ``target`` is its own."""
+    target = Path(target)
+    remove_stale_staging(target)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=_staging_name(target, "tmp"), dir=target.parent))
+        os.chmod(staging, folder_mode())
+    except OSError as exc:
+        raise write_failure(exc, target) from None
+    try:
+        yield staging
+        for path in staging.rglob("*"):
+            os.chmod(path, folder_mode() if path.is_dir() else file_mode())
+        _publish(staging, target)
+    except BaseException as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        if isinstance(exc, OSError):
+            raise write_failure(exc, target) from None
+        raise
+
+
+def write_output_file(out: str | Path, data: bytes, *, overwrite: bool, inputs: Sequence[str | Path] = ()) -> Path:
+    """Write one whole file atomically under the rules of :func:`check_output_file`."""
+    out = check_output_file(out, overwrite=overwrite, inputs=inputs)
+    remove_stale_staging(out)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        replace_file_bytes(out, data)
+    except OSError as exc:
+        raise write_failure(exc, out) from None
+    return out
+
+
+def replace_file_bytes(path: Path, data: bytes) -> None:
+    """Write a whole file so that readers see either the old or the new content."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=_staging_name(path, "tmp"), dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.chmod(tmp, file_mode())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def update_reports(folder: str | Path, files: dict[str, str], *, inputs: Sequence[str | Path] = ()) -> None:
+    """Replace report files inside a folder tailsplit wrote and refresh its manifest's hashes.
+
+    Used by ``tailsplit analyze``, which adds its reports to the split folder it reads.
+    """
+    folder = Path(folder)
+    if not is_tailsplit_folder(folder):
+        raise ConfigError(f"split_dir={str(folder)!r} has no tailsplit {MANIFEST}; analyze writes its reports "
+                          "only into folders tailsplit wrote")
+    manifest_path = folder / MANIFEST
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        for name, text in files.items():
+            replace_file_bytes(folder / name, text.encode("utf-8"))
+        outputs = dict(manifest.get("outputs") or {})
+        outputs.update({name: sha256_file(folder / name) for name in files})
+        manifest["outputs"] = outputs
+        replace_file_bytes(manifest_path, strict_json(manifest).encode("utf-8"))
+    except OSError as exc:
+        raise write_failure(exc, folder) from None
