@@ -155,6 +155,16 @@ def existing_file(ws: Path) -> None:
     (ws / "taken.parquet").write_bytes(b"precious")
 
 
+def corrupt_scores(ws: Path) -> None:
+    good(ws)
+    (ws / "s.parquet").write_bytes(b"PAR1" + os.urandom(200))
+
+
+def damaged_hf_folder(ws: Path) -> None:
+    (ws / "hf").mkdir()
+    (ws / "hf" / "state.json").write_text("{broken")
+
+
 def bom_jsonl(ws: Path) -> None:
     (ws / "bom.jsonl").write_bytes(b"\xef\xbb\xbf" + "".join(json.dumps(r) + "\n" for r in pairs()).encode())
 
@@ -200,6 +210,8 @@ CASES = [
     Case("not gzip", gz_not_gzip, ["run", "bad.jsonl.gz", "--text", "hypothesis", *RUN, "--out", "out"], "not a gzip file"),
     Case("corrupt gzip", gz_corrupt, ["run", "bad.jsonl.gz", "--text", "hypothesis", *RUN, "--out", "out"], "bad.jsonl.gz"),
     Case("csv stray quote", csv_stray_quote, ["run", "bad.csv", "--text", "hypothesis", *RUN, "--out", "out"], "bad.csv:5"),
+    Case("damaged datasets folder", damaged_hf_folder, ["split", "hf", "--text", "hypothesis", "--splitter", "random", "--out", "out"], "state.json"),
+    Case("corrupt score file", corrupt_scores, ["split", "good.jsonl", "--text", "hypothesis", "--scores", "s.parquet", "--out", "out"], "s.parquet"),
     Case("pretty JSON array", pretty_array, ["run", "arr.json", "--text", "hypothesis", *RUN, "--out", "out"], "JSON array"),
     Case("missing overlap corpus", good, ["overlap", "--test", "good.jsonl", "--text", "hypothesis", "--corpus", "nope.txt", "--out", "out"], "nope.txt"),
     Case("truncated overlap corpus", overlap_inputs, ["overlap", "--test", "good.jsonl", "--text", "hypothesis", "--corpus", "corpus.txt.gz", "--out", "out"], "corpus.txt.gz"),

@@ -13,7 +13,8 @@ MODULES = ["tailsplit.errors", "tailsplit.features", "tailsplit.constraints", "t
            "tailsplit.splits.length", "tailsplit.overlap.ngrams", "tailsplit.overlap.tokens", "tailsplit.overlap.query",
            "tailsplit.analysis.null", "tailsplit.analysis.text_features", "tailsplit.shift.datasets",
            "tailsplit.shift.similarity", "tailsplit.shift.ood",
-           "tailsplit.evaluate.predictions"]
+           "tailsplit.evaluate.predictions", "tailsplit.io.outputs", "tailsplit.cache", "tailsplit.config",
+           "tailsplit.scoring.hf"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -15,11 +15,11 @@ The rules every command follows (the README's "Safety" paragraph):
 - staging folders left by a killed run of the same output are removed on the next run.
 
 >>> import tempfile, pathlib
->>> root = pathlib.Path(tempfile.mkdtemp())
->>> with staged_output(root / "out", overwrite=False) as folder:
-...     folder.write_text("a.txt", "hello\\n")
-...     manifest = folder.write_manifest({"tailsplit_version": "x"})
->>> sorted(p.name for p in (root / "out").iterdir()), sorted(manifest["outputs"])
+>>> with tempfile.TemporaryDirectory() as root:
+...     with staged_output(pathlib.Path(root) / "out", overwrite=False) as folder:
+...         _ = folder.write_text("a.txt", "hello")
+...         manifest = folder.write_manifest({"tailsplit_version": "x"})
+...     sorted(p.name for p in (pathlib.Path(root) / "out").iterdir()), sorted(manifest["outputs"])
 (['a.txt', 'manifest.json'], ['a.txt'])
 """
 
@@ -33,7 +33,7 @@ import re
 import shutil
 import tempfile
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -269,6 +269,28 @@ class OutputFolder:
 
 
 @contextmanager
+def _staged(target: Path) -> Iterator[Path]:
+    """A staging folder beside ``target``, published over it in one rename when the body ends
+    without error, removed otherwise; modes follow the umask; OS errors become OutputError."""
+    remove_stale_staging(target)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=_staging_name(target, "tmp"), dir=target.parent))
+    except OSError as exc:
+        raise write_failure(exc, target) from None
+    try:
+        yield staging
+        for path in [staging, *staging.rglob("*")]:   # mkdtemp makes 0700; some writers 0600
+            os.chmod(path, folder_mode() if path.is_dir() else file_mode())
+        _publish(staging, target)
+    except BaseException as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        if isinstance(exc, OSError):
+            raise write_failure(exc, target) from None
+        raise
+
+
+@contextmanager
 def staged_output(out: str | Path, *, overwrite: bool, inputs: Sequence[str | Path] = ()) -> Iterator[OutputFolder]:
     """Yield an empty staging folder; on success it replaces ``out`` in one rename.
 
@@ -278,25 +300,15 @@ def staged_output(out: str | Path, *, overwrite: bool, inputs: Sequence[str | Pa
     :class:`OutputError` naming the path.
     """
     out = check_output_folder(out, overwrite=overwrite, inputs=inputs)
-    remove_stale_staging(out)
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=_staging_name(out, "tmp"), dir=out.parent))
-        os.chmod(staging, folder_mode())
-    except OSError as exc:
-        raise write_failure(exc, out) from None
-    try:
+    with _staged(out) as staging:
         yield OutputFolder(staging)
-    except BaseException as exc:
-        shutil.rmtree(staging, ignore_errors=True)
-        if isinstance(exc, OSError):
-            raise write_failure(exc, out) from None
-        raise
-    try:
-        _publish(staging, out)
-    except OSError as exc:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise write_failure(exc, out) from None
+
+
+def staged_cache_folder(target: str | Path) -> AbstractContextManager[Path]:
+    """Build a cache folder (converted model, corpus index) in staging and publish it in one
+    rename, replacing a previous copy that tailsplit made; same staging, cleanup and
+    permission rules as :func:`staged_output`. The caller decides that ``target`` is its own."""
+    return _staged(Path(target))
 
 
 def _publish(staging: Path, out: Path) -> None:
@@ -307,31 +319,6 @@ def _publish(staging: Path, out: Path) -> None:
     os.replace(staging, out)
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
-
-
-@contextmanager
-def staged_cache_folder(target: str | Path) -> Iterator[Path]:
-    """Build a cache folder (converted model, corpus index) in staging and publish it in one
-    rename, replacing a previous copy that tailsplit made; same staging, cleanup and
-    permission rules as :func:`staged_output`. The caller decides that ``target`` is its own."""
-    target = Path(target)
-    remove_stale_staging(target)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=_staging_name(target, "tmp"), dir=target.parent))
-        os.chmod(staging, folder_mode())
-    except OSError as exc:
-        raise write_failure(exc, target) from None
-    try:
-        yield staging
-        for path in staging.rglob("*"):
-            os.chmod(path, folder_mode() if path.is_dir() else file_mode())
-        _publish(staging, target)
-    except BaseException as exc:
-        shutil.rmtree(staging, ignore_errors=True)
-        if isinstance(exc, OSError):
-            raise write_failure(exc, target) from None
-        raise
 
 
 def write_output_file(out: str | Path, data: bytes, *, overwrite: bool, inputs: Sequence[str | Path] = ()) -> Path:

@@ -204,13 +204,21 @@ def _read_parquet(path: Path) -> Iterator[RawRecord]:
         yield RawRecord(record, str(path), row)
 
 
+def _read_json_file(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot be read as JSON ({exc})", path=path,
+                         fix="save the dataset again with save_to_disk") from None
+
+
 def _read_hf_folder(path: Path) -> Iterator[RawRecord]:
     """A folder from ``Dataset.save_to_disk`` (arrow stream shards listed in state.json).
 
     A ``DatasetDict`` folder (with ``dataset_dict.json``) yields every split in turn.
     """
     if (path / "dataset_dict.json").exists():
-        splits = json.loads((path / "dataset_dict.json").read_text(encoding="utf-8"))["splits"]
+        splits = _read_json_file(path / "dataset_dict.json").get("splits", [])
         for split in splits:
             yield from _read_hf_folder(path / split)
         return
@@ -220,12 +228,16 @@ def _read_hf_folder(path: Path) -> Iterator[RawRecord]:
                          fix="pass a data file, or a folder written by datasets' save_to_disk")
     import pyarrow as pa
 
-    state = json.loads(state_path.read_text(encoding="utf-8"))
+    state = _read_json_file(state_path)
     row = 0
     for shard in state.get("_data_files", []):
         shard_path = path / shard["filename"]
-        with pa.memory_map(str(shard_path)) as source:
-            table = pa.ipc.open_stream(source).read_all()
+        try:
+            with pa.memory_map(str(shard_path)) as source:
+                table = pa.ipc.open_stream(source).read_all()
+        except (OSError, pa.ArrowException) as exc:
+            raise InputError(f"cannot be read as an Arrow stream ({exc})", path=shard_path,
+                             fix="the dataset folder is damaged; save it again with save_to_disk") from None
         for record in table.to_pylist():
             row += 1
             yield RawRecord(record, str(path), row)
