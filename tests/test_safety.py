@@ -221,6 +221,21 @@ def test_text_files_are_utf8_whatever_the_locale(tmp_path: Path) -> None:
                             encoding="utf-8")
     assert result.returncode == 0, result.stderr
     assert "中立" in (tmp_path / "o" / "summary.md").read_text(encoding="utf-8")
+    corpus = tmp_path / "tweets.txt"
+    corpus.write_text("".join(f"ünïcödé tweet {i} 😀 中立\n" for i in range(50)), encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "tailsplit.cli", "overlap", "--test", str(src), "--text", "hypothesis",
+                             "--corpus", str(corpus), "--index-dir", str(tmp_path / "index"), "--out", str(tmp_path / "ov")],
+                            env=env, capture_output=True, text=True, encoding="utf-8")
+    assert result.returncode == 0, result.stderr
+    assert "中立" in (tmp_path / "ov" / "audit.jsonl").read_text(encoding="utf-8")
+
+
+def test_json_errors_read_naturally(tmp_path: Path) -> None:
+    path = tmp_path / "c.jsonl"
+    path.write_bytes(b'{"text": "a\tb"}\n')
+    with pytest.raises(InputError) as caught:
+        list(read_records(path))
+    assert "Invalid control character at column 12" in str(caught.value) and "at at" not in str(caught.value)
 
 
 # -- caches -------------------------------------------------------------------------------
