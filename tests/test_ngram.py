@@ -14,7 +14,7 @@ from tailsplit import pipeline
 from tailsplit.config import DataConfig, RunConfig
 from tailsplit.errors import ConfigError
 from tailsplit.scoring.base import ScoreRequest
-from tailsplit.scoring.crossfit import assign_folds, cross_score
+from tailsplit.scoring.crossfit import assign_folds, cross_score, fold_units
 from tailsplit.scoring.ngram import KneserNeyLM, NgramFoldScorer, modified_discounts
 
 
@@ -87,6 +87,36 @@ def test_no_fold_scores_an_example_it_was_trained_on() -> None:
     for trained, scored in scorer.seen:
         assert not trained & scored
     assert set().union(*(s for _, s in scorer.seen)) == set(queries)
+
+
+def test_with_groups_no_fold_scores_a_text_it_was_trained_on() -> None:
+    """Equal texts in different groups used to cross folds (the group alone was the key)."""
+    rng = np.random.default_rng(0)
+    queries = [f"hypothesis {i}" if rng.random() < 0.9 else f"common {rng.integers(5)}" for i in range(300)]
+    groups = [f"premise {i // 3}" for i in range(300)]
+    requests = [ScoreRequest("p: ", q) for q in queries]
+    for match in ("exact", "normalized"):
+        scorer = RecordingScorer()
+        _, _, folds, _ = cross_score(requests, fold_units(queries, groups, match=match), scorer, k=3, seed=1)
+        for trained, scored in scorer.seen:
+            assert not trained & scored
+        for g in set(groups):
+            assert len({folds[i] for i in range(300) if groups[i] == g}) == 1
+
+
+def test_normalized_matching_joins_near_duplicates() -> None:
+    queries = ["A dog runs.", "a dog runs", "A  DOG, runs!", "a cat sleeps"] * 10 + [f"other {i}" for i in range(30)]
+    exact = fold_units(queries)
+    normalized = fold_units(queries, match="normalized")
+    assert len(set(exact)) == 34 and len(set(normalized)) == 32
+    folds = assign_folds(normalized, 3, seed=0)
+    assert len({folds[i] for i, q in enumerate(queries) if q.lower().startswith(("a dog", "a  dog"))}) == 1
+
+
+def test_fold_units_keep_the_folds_of_plain_text_keys() -> None:
+    """Without groups, exact units number as the distinct texts did: earlier folds are unchanged."""
+    queries = [f"q{(i * 7) % 61}" for i in range(400)]
+    assert np.array_equal(assign_folds(fold_units(queries), 3, seed=4), assign_folds(queries, 3, seed=4))
 
 
 def test_ngram_method_runs_through_the_pipeline(tmp_path: Path) -> None:

@@ -94,6 +94,7 @@ FinetuneFull = Annotated[bool, typer.Option("--finetune-full", help="Train all w
 FinetuneEval = Annotated[Optional[int], typer.Option("--finetune-eval-every", help="Steps between held-out perplexity checks.")]
 Folds = Annotated[Optional[int], typer.Option("--folds", help="Folds for cross-fitted scoring [default: 3].")]
 FoldSeed = Annotated[Optional[int], typer.Option("--fold-seed", min=0, help="Seed of the fold assignment [default: 0].")]
+FoldMatch = Annotated[Optional[str], typer.Option("--fold-match", help="Queries that share a fold: exact (equal texts, default) or normalized (also equal after case, punctuation and spaces).")]
 NgramOrder = Annotated[Optional[int], typer.Option("--ngram-order", help="n of the n-gram LM [default: 3].")]
 Model = Annotated[Optional[str], typer.Option("--model", help="'smollm2' (bundled), a model folder, a .gguf file or a hub id.")]
 Template = Annotated[Optional[str], typer.Option("--template", help="plain, spider, boolq, snli, or a string ending in {text}.")]
@@ -171,7 +172,7 @@ def build_config(config_path: Optional[Path], paths: Optional[list[Path]], **opt
     if paths:
         config.data.paths = [str(p) for p in paths]
     sections = {"data": ("text", "context", "label", "group", "id", "program", "program_kind"),
-                "scoring": ("method", "folds", "fold_seed", "ngram_order", "finetune_preset", "finetune_steps",
+                "scoring": ("method", "folds", "fold_seed", "fold_match", "ngram_order", "finetune_preset", "finetune_steps",
                             "finetune_batch_size", "finetune_learning_rate", "finetune_eval_every", "finetune_lora_rank",
                             "finetune_full", "backend", "model", "template", "device", "dtype", "batch_tokens",
                             "max_tokens", "truncation", "share_prefix", "cache_dir", "engine", "ray_address",
@@ -253,7 +254,7 @@ def print_program_metrics(metrics: list[Any]) -> None:
 def run(paths: Paths = None, config: ConfigOpt = None, text: Text = None, context: Context = None,
         label: Label = None, group: Group = None, id: IdField = None, program: Program = None,
         program_kind: ProgramKind = None, method: Method = None,
-        folds: Folds = None, fold_seed: FoldSeed = None, ngram_order: NgramOrder = None,
+        folds: Folds = None, fold_seed: FoldSeed = None, fold_match: FoldMatch = None, ngram_order: NgramOrder = None,
         finetune_preset: FinetunePreset = None, finetune_steps: FinetuneSteps = None,
         finetune_batch_size: FinetuneBatch = None, finetune_learning_rate: FinetuneLR = None,
         finetune_eval_every: FinetuneEval = None, finetune_lora_rank: FinetuneLora = None,
@@ -284,7 +285,8 @@ def run(paths: Paths = None, config: ConfigOpt = None, text: Text = None, contex
 def score(paths: Paths = None, out: Annotated[Path, typer.Option("--out", help="Score file to write (Parquet).")] = Path("scores.parquet"),
           config: ConfigOpt = None, text: Text = None, context: Context = None, label: Label = None,
           group: Group = None, id: IdField = None, method: Method = None, folds: Folds = None,
-          fold_seed: FoldSeed = None, ngram_order: NgramOrder = None, finetune_preset: FinetunePreset = None,
+          fold_seed: FoldSeed = None, fold_match: FoldMatch = None, ngram_order: NgramOrder = None,
+          finetune_preset: FinetunePreset = None,
           finetune_steps: FinetuneSteps = None, finetune_batch_size: FinetuneBatch = None,
           finetune_learning_rate: FinetuneLR = None, finetune_eval_every: FinetuneEval = None,
           finetune_lora_rank: FinetuneLora = None, finetune_full: FinetuneFull = False,

@@ -58,6 +58,7 @@ class ScoringConfig:
     method: str = "prompted"
     folds: int = 3
     fold_seed: int = 0
+    fold_match: str = "exact"
     ngram_order: int = 3
     finetune_preset: str | None = None
     finetune_steps: int | None = None
@@ -89,7 +90,7 @@ class ScoringConfig:
 
     def scorer_params(self) -> dict[str, Any]:
         """Keyword arguments for the backend's constructor."""
-        skip = {"method", "folds", "fold_seed", "ngram_order", "backend", "template", "label_words",
+        skip = {"method", "folds", "fold_seed", "fold_match", "ngram_order", "backend", "template", "label_words",
                 "use_cache", "engine", "ray_address", "workers", "cpus_per_worker", "gpus_per_worker",
                 "shard_tokens"}
         return {k: v for k, v in dataclasses.asdict(self).items()

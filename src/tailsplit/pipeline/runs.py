@@ -34,7 +34,7 @@ from tailsplit.programs.features import ProgramFeatures, dataset_program_feature
 from tailsplit.progress import ProgressBar
 from tailsplit.prompts import PromptTemplate, resolve_template
 from tailsplit.registry import SCORERS
-from tailsplit.scoring.crossfit import cross_score
+from tailsplit.scoring.crossfit import FOLD_MATCHES, cross_score, fold_units
 from tailsplit.scoring.driver import build_requests, score_examples
 from tailsplit.pipeline.records import input_records
 from tailsplit.splits import SPLITTERS, SplitInputs, Splitter, make_splitter
@@ -117,7 +117,7 @@ def _cross_score_dataset(dataset: Dataset, template: PromptTemplate, config: Sco
     """Cross-fitted scores: every example scored by a model fitted on the other folds."""
     started = time.perf_counter()
     requests = build_requests(dataset, template)
-    keys = dataset.groups if dataset.groups is not None else [r.query for r in requests]
+    keys = fold_units([r.query for r in requests], dataset.groups, match=config.fold_match)
     cache = ScoreCache(config.cache_dir or default_cache_dir()) if config.use_cache else None
     extra: dict[str, Any] = {}
     try:
@@ -144,7 +144,8 @@ def _cross_score_dataset(dataset: Dataset, template: PromptTemplate, config: Sco
                         truncated=np.zeros(len(dataset), dtype=bool))
     report = {"n_requests": len(requests), "seconds": round(time.perf_counter() - started, 3), **extra}
     meta = {"method": config.method, "model": scorer.identity(), "template": template.describe(),
-            "folds": {"k": config.folds, "seed": config.fold_seed, "reports": [r.as_dict() for r in reports],
+            "folds": {"k": config.folds, "seed": config.fold_seed, "match": config.fold_match,
+                      "units": len(set(keys)), "reports": [r.as_dict() for r in reports],
                       "sizes": np.bincount(folds, minlength=config.folds).tolist(), **extra}}
     return scores, report, meta
 
@@ -154,6 +155,8 @@ def check_scoring(dataset: Dataset, config: ScoringConfig) -> PromptTemplate:
     roles and label words, engine, backend options and device. Returns the template."""
     if config.method not in SCORING_METHODS:
         raise ConfigError(f"method={config.method!r} is unknown; use one of {list(SCORING_METHODS)}")
+    if config.fold_match not in FOLD_MATCHES:
+        raise ConfigError(f"fold_match={config.fold_match!r} is unknown; use one of {list(FOLD_MATCHES)}")
     template = template_for(config)
     for role, column, option in (("context", dataset.contexts, "--context"),
                                  ("label", dataset.labels, "--label")):

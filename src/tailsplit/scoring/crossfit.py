@@ -1,14 +1,17 @@
 """Cross-fitted scoring: each example is scored by a model fitted without it.
 
 The data is cut into ``k`` folds at random (from a seed); a model is fitted on ``k − 1``
-folds and scores the held-out one. Identical requests, and examples of one group, share a
-fold, so a duplicate can never leak an example into its own model's training data.
+folds and scores the held-out one. Examples connected by an equal query text *or* an equal
+group share a fold (:func:`fold_units`: connected components over both), so a text can never
+be scored by a model that trained on it, groups or not. ``match="normalized"`` also joins
+queries equal after case, punctuation and whitespace are ignored.
 Any scorer that can be *fitted* plugs in through :class:`FoldModelFactory`.
 """
 
 from __future__ import annotations
 
 import time
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -18,6 +21,52 @@ import numpy as np
 from tailsplit.errors import ConfigError
 from tailsplit.fingerprint import sha256_text
 from tailsplit.scoring.base import ScoreRequest
+
+
+FOLD_MATCHES = ("exact", "normalized")
+
+
+def normalized_query(text: str) -> str:
+    """Lower case, punctuation dropped, whitespace collapsed.
+
+    >>> normalized_query("A man,  sleeping.") == normalized_query("a man sleeping")
+    True
+    """
+    kept = "".join(" " if unicodedata.category(c).startswith("P") else c for c in text.lower())
+    return " ".join(kept.split())
+
+
+def fold_units(queries: Sequence[str], groups: Sequence[str] | None = None, *,
+               match: str = "exact") -> list[str]:
+    """A key per row such that rows joined by an equal query or an equal group (transitively)
+    share a key: the connected components of the "same text or same group" graph.
+
+    The key names the component's first row, so without groups the keys number units in the
+    same order as the distinct queries themselves.
+
+    >>> fold_units(["q1", "q2", "q1", "q3"], ["a", "b", "b", "c"])
+    ['u0', 'u0', 'u0', 'u3']
+    """
+    if match not in FOLD_MATCHES:
+        raise ConfigError(f"fold_match={match!r} is unknown; use one of {list(FOLD_MATCHES)}")
+    n = len(queries)
+    texts = [normalized_query(q) for q in queries] if match == "normalized" else list(queries)
+    columns = [_codes(texts)] + ([] if groups is None else [_codes(groups)])
+    label = np.arange(n, dtype=np.int64)
+    while True:
+        before = label
+        for codes in columns:
+            lowest = np.full(int(codes.max()) + 1 if n else 0, n, dtype=np.int64)
+            np.minimum.at(lowest, codes, label)
+            label = lowest[codes]
+        label = label[label]   # pointer jumping: a row's label's label is in the same component
+        if np.array_equal(label, before):
+            return [f"u{v}" for v in label.tolist()]
+
+
+def _codes(values: Sequence[str]) -> np.ndarray:
+    index: dict[str, int] = {}
+    return np.array([index.setdefault(v, len(index)) for v in values], dtype=np.int64)
 
 
 def assign_folds(keys: Sequence[str], k: int, seed: int) -> np.ndarray:
