@@ -21,13 +21,22 @@ runner = CliRunner()
 
 @pytest.mark.parametrize("kind", TYPES)
 def test_correlate_recovers_the_generating_type_in_95_percent_of_seeds(kind: str) -> None:
-    right = sum(classify(*synthetic_points(kind, n=30, seed=seed)).chosen.kind == kind for seed in range(100))
+    right = sum(classify(*synthetic_points(kind, n=30, seed=seed)).type == kind for seed in range(100))
     assert right >= 95
+
+
+@pytest.mark.parametrize(("shape", "reason"), [("falling line", "not increasing"), ("decelerating", "decelerating"),
+                                               ("falling hinge", "decreasing on both sides"), ("inverted V", "Λ")])
+def test_shapes_boss_excludes_are_none_of_the_types(shape: str, reason: str) -> None:
+    """An inverted V, a decelerating or falling curve and a falling line are not Type I/II/III."""
+    results = [classify(*synthetic_points(shape, n=30, seed=seed)) for seed in range(40)]
+    assert sum(r.type == "none" for r in results) >= 38
+    assert sum(r.type == "none" and reason in r.reason for r in results) >= 36
 
 
 def test_type_ii_fit_finds_the_turning_point_and_segment_r2() -> None:
     relation = classify(*synthetic_points("II", n=40, noise=0.005, seed=1))
-    assert relation.chosen.kind == "II" and abs(relation.chosen.turning_point - 0.75) < 0.02
+    assert relation.type == "II" and relation.chosen.kind == "hinge" and abs(relation.chosen.turning_point - 0.75) < 0.02
     assert relation.chosen.slopes[0] == pytest.approx(0.3, abs=0.1) and relation.chosen.slopes[1] == pytest.approx(1.5, abs=0.15)
     assert len(relation.chosen.r2) == 2 and relation.chosen.r2[1] > 0.9
     with pytest.raises(ConfigError, match="at least 3 points with different id_acc"):
@@ -81,7 +90,7 @@ def test_correlate_command_fits_each_group_and_reports_bad_rows(tmp_path: Path) 
     (tmp_path / "points.csv").write_text("\n".join(lines) + "\n")
     result = runner.invoke(app, ["correlate", str(tmp_path / "points.csv"), "--out", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
-    assert "model-I: Type I" in result.output and "model-III: Type III" in result.output
+    assert "model-I: Type I, increasing line" in result.output and "model-III: Type III" in result.output
     report = json.loads((tmp_path / "out" / "correlate.json").read_text())
     assert report["groups"]["model-III"]["chosen"]["turning_point"] == pytest.approx(0.72, abs=0.03)
     assert "<svg" in (tmp_path / "out" / "report.html").read_text()

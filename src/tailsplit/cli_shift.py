@@ -107,7 +107,7 @@ def register_shift_commands(app: typer.Typer, friendly_errors: Callable[..., Any
     def correlate(points: Annotated[Path, typer.Argument(help="CSV with id_acc, ood_acc and optionally group columns.")],
                   group: Annotated[Optional[str], typer.Option("--group", help="Column that groups points [default: group, if present].")] = None,
                   out: OutDir = None, overwrite: Overwrite = False) -> None:
-        """Fit Type I (line), II (monotone two segments) and III (V) to ID-vs-OOD accuracy; choose by BIC."""
+        """Fit a line, a hinge and a V to ID-vs-OOD accuracy, choose by BIC, and name BOSS's Type I / II / III (or none)."""
         from tailsplit import pipeline
         from tailsplit.config import CorrelateConfig
 
@@ -117,7 +117,8 @@ def register_shift_commands(app: typer.Typer, friendly_errors: Callable[..., Any
         for name, rel in result["groups"].items():
             chosen = rel["chosen"]
             turning = "" if chosen["turning_point"] is None else f", turning point {chosen['turning_point']:.3f}"
-            stdout.print(f"{name}: Type {chosen['type']} ({rel['n']} points{turning}; slopes "
+            label = f"Type {rel['type']}" if rel["type"] != "none" else "none of the types"
+            stdout.print(f"{name}: {label}, {rel['reason']} ({rel['n']} points, {rel['shape']}{turning}; slopes "
                          f"{', '.join(f'{s:.3f}' for s in chosen['slopes'])}; r² "
                          f"{', '.join(f'{r:.3f}' for r in chosen['r2'])})", highlight=False, markup=False)
         if out is not None:

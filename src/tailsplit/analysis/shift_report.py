@@ -44,7 +44,7 @@ def relation_svg(x: np.ndarray, y: np.ndarray, relation: Any, title: str) -> str
     for kind, fit in relation.fits.items():
         chosen = kind == relation.chosen.kind
         ax.plot(grid, fit.predict(grid), lw=2.2 if chosen else 1, ls="-" if chosen else ":",
-                label=f"Type {kind}{' (chosen)' if chosen else ''}, BIC {fit.bic:.1f}")
+                label=f"{kind} (Type {fit.boss_type()[0]}){' chosen' if chosen else ''}, BIC {fit.bic:.1f}")
     if relation.chosen.turning_point is not None:
         ax.axvline(relation.chosen.turning_point, color="#999", lw=0.8, ls="--")
     ax.set_xlabel("ID accuracy")
@@ -96,15 +96,17 @@ def ood_markdown(result: dict[str, Any]) -> str:
 
 def correlate_markdown(result: dict[str, Any]) -> str:
     lines = ["# ID–OOD accuracy relation", "",
-             "Type I: one line; Type II: two joined monotone segments; Type III: a V. Chosen by BIC.", "",
-             "| group | points | type | turning point | slopes | r² (whole, or per segment) | BIC I / II / III |",
-             "|---|---:|---|---:|---|---|---|"]
+             "Shapes (line, hinge: two joined segments of one slope sign, vee: opposite signs) chosen by BIC, then "
+             "named by BOSS: Type I an increasing line, Type II increasing and accelerating after the turning "
+             "point, Type III a V (decreasing, then increasing); anything else is none of the three.", "",
+             "| group | points | type | why | turning point | slopes | r² (whole, or per segment) | BIC line / hinge / vee |",
+             "|---|---:|---|---|---:|---|---|---|"]
     for group, rel in result["groups"].items():
         chosen = rel["chosen"]
         bics = " / ".join(f"{rel['candidates'][k]['bic']:.1f}" if k in rel["candidates"] else "—"
-                          for k in ("I", "II", "III"))
+                          for k in ("line", "hinge", "vee"))
         turning = "" if chosen["turning_point"] is None else f"{chosen['turning_point']:.3f}"
-        lines.append(f"| {markdown_cell(group)} | {rel['n']} | {chosen['type']} | {turning} | "
+        lines.append(f"| {markdown_cell(group)} | {rel['n']} | {rel['type']} | {rel['reason']} | {turning} | "
                      f"{', '.join(f'{s:.3f}' for s in chosen['slopes'])} | "
                      f"{', '.join(f'{r:.3f}' for r in chosen['r2'])} | {bics} |")
     return "\n".join(lines) + "\n"

@@ -212,8 +212,8 @@ def correlate(config: CorrelateConfig, *, command: list[str] | None = None) -> d
         from tailsplit.analysis.shift_report import correlate_markdown, html_page, relation_svg
 
         markdown = correlate_markdown(result)
-        figures = {f"group {g}: Type {r.chosen.kind}": relation_svg(np.array(points[g])[:, 0], np.array(points[g])[:, 1],
-                                                                   r, f"Type {r.chosen.kind}")
+        figures = {f"group {g}: Type {r.type}": relation_svg(np.array(points[g])[:, 0], np.array(points[g])[:, 1],
+                                                            r, f"Type {r.type}")
                    for g, r in relations.items()}
         write_outputs(Path(config.out), config, {"correlate.json": json.dumps(finite(result), indent=2) + "\n",
                                                   "report.md": markdown,

@@ -1,11 +1,11 @@
 """The shape of the ID–OOD accuracy relation (BOSS, SPEC §2).
 
-Three candidate models of OOD accuracy ``y`` against ID accuracy ``x``:
+Three shapes of OOD accuracy ``y`` against ID accuracy ``x`` are fitted:
 
-* **Type I** — one line ``y = a + b·x``;
-* **Type II** — two joined segments, monotone (both slopes of one sign) with a turning point
-  ``c`` after which the slope changes: ``y = a + b1·x + (b2 − b1)·max(0, x − c)``;
-* **Type III** — the same two segments with slopes of opposite signs (a V).
+* ``line`` — ``y = a + b·x``;
+* ``hinge`` — two joined segments whose slopes have one sign, with a turning point ``c``:
+  ``y = a + b1·x + (b2 − b1)·max(0, x − c)``;
+* ``vee`` — the same two segments with slopes of opposite signs.
 
 Each is fitted by least squares (the joined segments for every turning point between the
 3rd and the 3rd-last point, then refined by golden-section search) and the one with the
@@ -13,6 +13,16 @@ lowest BIC, ``n·ln(RSS/n) + k·ln(n)``, is chosen: k = 2 for a line and 5 for t
 intercept, two slopes, and the turning point counted twice, because a point found by search
 fits noise like more than one free parameter (change-point criteria charge it extra; with
 one count, lines are taken for two segments in about 1 seed of 10).
+
+The chosen shape is then named by BOSS's definitions, which are narrower than the shapes:
+
+* **Type I** — a monotonically *increasing* line (slope > 0);
+* **Type II** — increasing throughout and *accelerating* after the turning point
+  (0 < b1 < b2);
+* **Type III** — a V: decreasing, then increasing (b1 < 0 < b2).
+
+Anything else — a falling or flat line, a decelerating or falling hinge, a Λ (rising, then
+falling) — is ``"none"`` of the three, with the reason.
 """
 
 from __future__ import annotations
@@ -25,12 +35,14 @@ import numpy as np
 from tailsplit.errors import ConfigError
 
 TYPES = ("I", "II", "III")
+SHAPES = ("line", "hinge", "vee")
+NONE = "none"
 _MIN_SEGMENT = 3
 
 
 @dataclass(frozen=True)
 class Fit:
-    kind: str                               # "I", "II" or "III"
+    kind: str                               # the shape: "line", "hinge" or "vee"
     rss: float
     bic: float
     intercept: float
@@ -45,8 +57,24 @@ class Fit:
             y = y + (self.slopes[1] - self.slopes[0]) * np.maximum(0.0, x - self.turning_point)
         return y
 
+    def boss_type(self) -> tuple[str, str]:
+        """(``"I"``/``"II"``/``"III"`` or ``"none"``, why) by BOSS's definitions."""
+        first, last = self.slopes[0], self.slopes[-1]
+        if self.kind == "line":
+            return ("I", "increasing line") if first > 0 else (NONE, "the line is not increasing (slope ≤ 0)")
+        if self.kind == "hinge":
+            if first > 0 and last > first:
+                return "II", "increasing, accelerating after the turning point"
+            if first > 0:
+                return NONE, "increasing but decelerating after the turning point (not Type II)"
+            return NONE, "decreasing on both sides of the turning point"
+        if first < 0 < last:
+            return "III", "V: decreasing, then increasing"
+        return NONE, "Λ: increasing, then decreasing (not a V)"
+
     def as_dict(self) -> dict[str, Any]:
-        return {"type": self.kind, "bic": round(self.bic, 4), "rss": float(f"{self.rss:.6g}"),
+        kind, reason = self.boss_type()
+        return {"shape": self.kind, "type": kind, "reason": reason, "bic": round(self.bic, 4), "rss": float(f"{self.rss:.6g}"),
                 "intercept": round(self.intercept, 6), "slopes": [round(s, 6) for s in self.slopes],
                 "turning_point": None if self.turning_point is None else round(self.turning_point, 6),
                 "r2": [round(r, 4) for r in self.r2]}
@@ -54,13 +82,22 @@ class Fit:
 
 @dataclass
 class Relation:
-    chosen: Fit
-    fits: dict[str, Fit] = field(default_factory=dict)   # every feasible type
+    chosen: Fit                                          # the shape with the lowest BIC
+    fits: dict[str, Fit] = field(default_factory=dict)   # every feasible shape
     n: int = 0
 
+    @property
+    def type(self) -> str:
+        """BOSS's type of the chosen shape, or ``"none"``."""
+        return self.chosen.boss_type()[0]
+
+    @property
+    def reason(self) -> str:
+        return self.chosen.boss_type()[1]
+
     def as_dict(self) -> dict[str, Any]:
-        return {"type": self.chosen.kind, "n": self.n, "chosen": self.chosen.as_dict(),
-                "candidates": {k: f.as_dict() for k, f in self.fits.items()}}
+        return {"type": self.type, "reason": self.reason, "shape": self.chosen.kind, "n": self.n,
+                "chosen": self.chosen.as_dict(), "candidates": {k: f.as_dict() for k, f in self.fits.items()}}
 
 
 def _bic(rss: float, n: int, k: int) -> float:
@@ -83,11 +120,11 @@ def fit_line(x: np.ndarray, y: np.ndarray) -> Fit:
     coef, *_ = np.linalg.lstsq(design, y, rcond=None)
     fitted = design @ coef
     rss = float(((fitted - y) ** 2).sum())
-    return Fit("I", rss, _bic(rss, len(x), 2), float(coef[0]), (float(coef[1]),), None, (_r2(x, y, fitted),))
+    return Fit("line", rss, _bic(rss, len(x), 2), float(coef[0]), (float(coef[1]),), None, (_r2(x, y, fitted),))
 
 
 def fit_segments(x: np.ndarray, y: np.ndarray) -> dict[str, Fit]:
-    """The best monotone (II) and V-shaped (III) two-segment fits, where feasible."""
+    """The best hinge (slopes of one sign) and vee (opposite signs) fits, where feasible."""
     order = np.argsort(x, kind="stable")
     xs = x[order]
     candidates = np.unique((xs[_MIN_SEGMENT - 1:-_MIN_SEGMENT] + xs[_MIN_SEGMENT:-_MIN_SEGMENT + 1]) / 2) \
@@ -113,7 +150,7 @@ def fit_segments(x: np.ndarray, y: np.ndarray) -> dict[str, Fit]:
 
 def _shape(coef: np.ndarray) -> str:
     before, after = coef[1], coef[1] + coef[2]
-    return "III" if before * after < 0 else "II"
+    return "vee" if before * after < 0 else "hinge"
 
 
 def _refine(x: np.ndarray, y: np.ndarray, c: float, step: float, kind: str) -> float:
@@ -138,30 +175,36 @@ def _refine(x: np.ndarray, y: np.ndarray, c: float, step: float, kind: str) -> f
 
 
 def classify(id_acc: np.ndarray, ood_acc: np.ndarray) -> Relation:
-    """Fit the three types and choose by BIC."""
+    """Fit the three shapes, choose by BIC, name the BOSS type (see :attr:`Relation.type`)."""
     x, y = np.asarray(id_acc, dtype=np.float64), np.asarray(ood_acc, dtype=np.float64)
     if len(x) != len(y):
         raise ConfigError(f"id_acc has {len(x)} values and ood_acc {len(y)}; give one pair per point")
     if len(x) < 3 or np.ptp(x) == 0:
         raise ConfigError(f"{len(x)} points with {len(np.unique(x))} distinct ID accuracies cannot be fitted; "
                           "give at least 3 points with different id_acc")
-    fits = {"I": fit_line(x, y), **fit_segments(x, y)}
-    chosen = min(fits.values(), key=lambda f: (f.bic, TYPES.index(f.kind)))
-    return Relation(chosen, dict(sorted(fits.items(), key=lambda kv: TYPES.index(kv[0]))), len(x))
+    fits = {"line": fit_line(x, y), **fit_segments(x, y)}
+    chosen = min(fits.values(), key=lambda f: (f.bic, SHAPES.index(f.kind)))
+    return Relation(chosen, dict(sorted(fits.items(), key=lambda kv: SHAPES.index(kv[0]))), len(x))
+
+
+SYNTHETIC = {
+    "I": lambda x: 0.2 + 0.7 * x,
+    "II": lambda x: 0.3 + 0.3 * x + 1.2 * np.maximum(0.0, x - 0.75),
+    "III": lambda x: 0.5 - 0.8 * (x - 0.72) + 1.8 * np.maximum(0.0, x - 0.72),
+    "falling line": lambda x: 0.9 - 0.6 * x,
+    "decelerating": lambda x: 1.52 * x - 1.33 * np.maximum(0.0, x - 0.72) - 0.4,
+    "falling hinge": lambda x: 1.0 - 0.29 * x - 1.2 * np.maximum(0.0, x - 0.72),
+    "inverted V": lambda x: 0.5 + 0.9 * (x - 0.72) - 1.8 * np.maximum(0.0, x - 0.72),
+}
 
 
 def synthetic_points(kind: str, n: int = 30, noise: float = 0.01, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Points of a known type (for tests and the benchmark): ID accuracy uniform in
+    """Points of a known shape (for tests and the benchmark): ID accuracy uniform in
     [0.5, 0.95]; Type I a line of slope 0.7; II slope 0.3 then 1.5 after 0.75; III slope −0.8
-    then 1.0 after 0.72; Gaussian noise of sd ``noise``."""
+    then 1.0 after 0.72; and shapes that are none of the types (see ``SYNTHETIC``);
+    Gaussian noise of sd ``noise``."""
+    if kind not in SYNTHETIC:
+        raise ConfigError(f"kind={kind!r} is not one of {', '.join(SYNTHETIC)}")
     rng = np.random.default_rng(seed)
     x = rng.uniform(0.5, 0.95, size=n)
-    if kind == "I":
-        y = 0.2 + 0.7 * x
-    elif kind == "II":
-        y = 0.3 + 0.3 * x + 1.2 * np.maximum(0.0, x - 0.75)
-    elif kind == "III":
-        y = 0.5 - 0.8 * (x - 0.72) + 1.8 * np.maximum(0.0, x - 0.72)
-    else:
-        raise ConfigError(f"kind={kind!r} is not one of {', '.join(TYPES)}")
-    return x, y + rng.normal(0.0, noise, size=n)
+    return x, SYNTHETIC[kind](x) + rng.normal(0.0, noise, size=n)
