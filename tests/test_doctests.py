@@ -14,7 +14,7 @@ MODULES = ["tailsplit.errors", "tailsplit.features", "tailsplit.constraints", "t
            "tailsplit.analysis.null", "tailsplit.analysis.text_features", "tailsplit.shift.datasets",
            "tailsplit.shift.similarity", "tailsplit.shift.ood",
            "tailsplit.evaluate.predictions", "tailsplit.io.outputs", "tailsplit.cache", "tailsplit.config",
-           "tailsplit.scoring.hf"]
+           "tailsplit.scoring.hf", "tailsplit.scoring.finetune", "tailsplit.scoring.crossfit"]
 
 
 @pytest.mark.parametrize("name", MODULES)

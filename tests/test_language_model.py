@@ -232,6 +232,8 @@ def test_kfold_fine_tuned_scores_are_cross_fitted_cached_and_reproducible(model_
     assert -1.0 <= folds["pearson_r_with_prompted"] <= 1.0
     assert first.manifest["model"]["finetune"]["max_steps"] == 3
     assert first.manifest["model"]["finetune"]["lora_rank"] == 16
+    assert folds["recipe"].startswith("CPU recipe") and "not the paper's" in folds["recipe"]
+    assert "Scores: k-fold fine-tuned, CPU recipe" in (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
 
     cached = pipeline.run(kfold_config(data, caches[0]))  # everything cached: no fold is trained again
     for before, after in zip(folds["reports"], cached.manifest["folds"]["reports"]):

@@ -87,6 +87,29 @@ def test_winograd_extractor_finds_both_predicates() -> None:
     assert query.required == (("refused",), ("feared",)) and "violence" in query.optional
 
 
+@pytest.mark.parametrize(("text", "pronoun", "options", "required"), [
+    # the second candidate is mentioned first: the old extractor skipped len("Susan") characters of "Joan made"
+    ("Joan made sure to thank Susan for all the help she had given.", "she", ["Susan", "Joan"], (("made",), ("given",))),
+    # no candidate literally in the text: matched by its head noun
+    ("The city councilmen refused the demonstrators a permit because they feared violence.", "they",
+     ["the councilmen", "the protesters"], (("refused",), ("feared",))),
+    # the pronoun before both candidates: the context predicate follows the first candidate
+    ("Patting her back, the woman smiled at the girl.", "her", ["The woman", "The girl"], (("smiled",), ("back",))),
+])
+def test_winograd_extractor_takes_the_word_after_the_earliest_mention(text: str, pronoun: str, options: list[str],
+                                                                       required: tuple) -> None:
+    record = {"text": text, "pronoun": pronoun, "pronoun_char_offset": text.index(f" {pronoun} ") + 1, "options": options}
+    query = WinogradQueryExtractor().query(record, text)
+    assert query.required == required and query.note is None
+
+
+def test_winograd_extractor_says_when_no_candidate_is_mentioned() -> None:
+    text = "Someone thanked someone else because she helped."
+    record = {"text": text, "pronoun": "she", "pronoun_char_offset": text.index("she"), "options": ["Joan", "Susan"]}
+    query = WinogradQueryExtractor().query(record, text)
+    assert query.required == (("helped",),) and "no candidate is mentioned" in query.note
+
+
 def test_partition_by_threshold_or_top_quantile() -> None:
     scores = np.array([0.0, 1.0, 5.0, 3.0, 0.0])
     assert partition_overlap(scores, threshold=3.0)[0].tolist() == [False, False, True, True, False]

@@ -220,6 +220,10 @@ def print_summary(result: Any) -> None:
                       "-" if s.mean_logprob_sum is None else f"{s.mean_logprob_sum:.3f}",
                       "-" if s.mean_logprob_mean is None else f"{s.mean_logprob_mean:.3f}")
     stdout.print(table)
+    from tailsplit.pipeline.runs import scoring_note
+
+    if scoring_note(result.manifest):
+        stdout.print(f"scores: {scoring_note(result.manifest)}", highlight=False)
     if result.program_metrics:
         print_program_metrics(result.program_metrics)
     if result.analysis is not None:

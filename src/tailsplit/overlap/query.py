@@ -11,14 +11,18 @@ Extractors turn a test record into a query; register a task-specific one with
   ``required_fields`` (each a phrase, in that order), if any;
 - ``winograd``: for records with ``text``, ``options`` (the two candidates) and ``pronoun`` /
   ``pronoun_char_offset`` (WSC273's fields): required = the context predicate (first content
-  word after the first candidate's mention) then the query predicate (first content word
-  after the pronoun); optional = every content word. A rule, not a parser: it finds
-  "refused … feared" in "The city councilmen refused the demonstrators a permit because they
-  feared violence."
+  word after the earliest candidate mention — whichever candidate comes first) then the query
+  predicate (first content word after the pronoun); optional = every content word. A mention
+  is the candidate's text, case-insensitively, else its head noun (last word) as a whole
+  word — 22 of WSC273's schemas name a candidate differently from the text ("the
+  councilmen" for "The city councilmen"); a record with neither keeps only the query
+  predicate and says so in ``note``. A rule, not a parser: it finds "refused … feared" in
+  "The city councilmen refused the demonstrators a permit because they feared violence."
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -35,6 +39,7 @@ class StructuredQuery:
     required: tuple[tuple[str, ...], ...] = ()
     optional: tuple[str, ...] = ()
     window: int = 10
+    note: str | None = None          # how the extractor fell short, when it did
 
     def terms(self) -> list[str]:
         """Every distinct query word, required first."""
@@ -70,13 +75,46 @@ class WinogradQueryExtractor:
         if not isinstance(options, list) or len(options) < 2 or not isinstance(offset, int):
             raise InputError("lacks WSC fields", field="options/pronoun_char_offset",
                              fix="use --query-kind generic for records without them")
-        lower = text.lower()
-        first = min((lower.find(o.lower()) for o in options if lower.find(o.lower()) >= 0), default=-1)
-        context = _first_content_word(text[first + len(options[0]):] if first >= 0 else text)
+        mention = first_mention(text, [str(o) for o in options])
+        # The context predicate follows the first candidate, before the pronoun when the pronoun
+        # comes later ("Patting her back, the woman smiled ..." has it after both).
+        end = offset if mention is not None and offset > mention[1] else len(text)
+        context = None if mention is None else _first_content_word(text[mention[1]:end])
         after_pronoun = text[offset + len(str(record.get("pronoun", ""))):]
         query_predicate = _first_content_word(after_pronoun)
         required = tuple((w,) for w in (context, query_predicate) if w)
-        return StructuredQuery(required, tuple(content_words(overlap_tokens(text))), self.window)
+        note = None
+        if mention is None:
+            note = "no candidate is mentioned in the text; only the query predicate is required"
+        elif context is None:
+            note = "no content word between the first candidate and the pronoun; only the query predicate is required"
+        return StructuredQuery(required, tuple(content_words(overlap_tokens(text))), self.window, note)
+
+
+def first_mention(text: str, candidates: Sequence[str]) -> tuple[int, int] | None:
+    """(start, end) of the earliest mention of any candidate in ``text``; a candidate is
+    mentioned by itself (case-insensitive), else by its head noun (last word) as a whole
+    word; ``None`` if no candidate is.
+
+    >>> text = "Joan made sure to thank Susan for all the help she had given."
+    >>> first_mention(text, ["Susan", "Joan"])
+    (0, 4)
+    >>> first_mention("The city councilmen refused.", ["the councilmen", "the demonstrators"])
+    (9, 19)
+    >>> first_mention("Sam pulled up a chair to the piano.", ["The chair", "The piano"])
+    (16, 21)
+    """
+    lower = text.lower()
+    spans = []
+    for candidate in candidates:
+        start = lower.find(candidate.lower()) if candidate else -1
+        if start >= 0:
+            spans.append((start, start + len(candidate)))
+        elif words := candidate.split():
+            found = re.search(rf"\b{re.escape(words[-1].lower())}\b", lower)
+            if found:
+                spans.append((found.start(), found.end()))
+    return min(spans) if spans else None
 
 
 def _first_content_word(text: str) -> str | None:

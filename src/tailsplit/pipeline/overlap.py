@@ -59,11 +59,12 @@ def audit_overlap(config: Any, *, command: list[str] | None = None) -> dict[str,
     overlap, threshold = partition_overlap(best, threshold=config.threshold, top_quantile=config.top_quantile)
     accuracy = _prediction_accuracy(config, test, overlap) if config.predictions else []
     summary = {"examples": len(test), "overlap": int(overlap.sum()), "clean": int((~overlap).sum()),
-               "threshold": round(threshold, 4), "index": index.info, "accuracy": [a.as_dict() for a in accuracy],
+               "threshold": round(threshold, 4), "index": index.info,
+               "queries_with_notes": sum(q.note is not None for q in queries), "accuracy": [a.as_dict() for a in accuracy],
                "ngram_contaminated": {str(n): int(sum(a.ngram_hits[n] > 0 for a in audits)) for n in index.ngram_orders},
                "seconds": {"index": round(built_s, 3), "audit": round(time.perf_counter() - started - built_s, 3)}}
     if config.out is not None:
-        _write_overlap(Path(config.out), config, test, audits, overlap, summary, command)
+        _write_overlap(Path(config.out), config, test, audits, queries, overlap, summary, command)
     return summary
 
 
@@ -101,7 +102,15 @@ def _prediction_accuracy(config: Any, test: Dataset, overlap: np.ndarray) -> lis
     return subset_accuracies(correct, overlap, seed=config.seed)
 
 
-def _write_overlap(out: Path, config: Any, test: Dataset, audits: list[Any], overlap: np.ndarray,
+def _audit_row(audit: Any, query: Any) -> dict[str, Any]:
+    """The audit of one example with the phrases its query required (and any note on them)."""
+    row = {**audit.as_dict(), "required": [" ".join(phrase) for phrase in query.required]}
+    if query.note:
+        row["query_note"] = query.note
+    return row
+
+
+def _write_overlap(out: Path, config: Any, test: Dataset, audits: list[Any], queries: list[Any], overlap: np.ndarray,
                    summary: dict[str, Any], command: list[str] | None) -> None:
     import dataclasses
     from tailsplit.overlap.report import render_overlap_markdown
@@ -116,7 +125,8 @@ def _write_overlap(out: Path, config: Any, test: Dataset, audits: list[Any], ove
     with staged_output(out, overwrite=config.overwrite, inputs=overlap_inputs(config)) as folder:
         for name, keep in (("overlap", overlap), ("clean", ~overlap)):
             write_records(folder / f"{name}{OUTPUT_SUFFIX[fmt]}", [r for r, k in zip(rows, keep) if k], fmt)
-        folder.write_text("audit.jsonl", "".join(json.dumps(a.as_dict(), ensure_ascii=False) + "\n" for a in audits))
+        folder.write_text("audit.jsonl", "".join(json.dumps(_audit_row(a, q), ensure_ascii=False) + "\n"
+                                                 for a, q in zip(audits, queries)))
         folder.write_text("summary.md", render_overlap_markdown(summary, audits, test) + "\n")
         folder.write_manifest({"tailsplit_version": __version__, "command": command or sys.argv,
                                "config": dataclasses.asdict(config), "inputs": input_records(test), **summary})

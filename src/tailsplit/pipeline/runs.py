@@ -127,6 +127,7 @@ def _cross_score_dataset(dataset: Dataset, template: PromptTemplate, config: Sco
             scorer: Any = NgramFoldScorer(order=config.ngram_order)
             total, counts, folds, reports = cross_score(requests, keys, scorer, k=config.folds, seed=config.fold_seed)
         else:
+            from tailsplit.scoring.finetune import describe_recipe
             from tailsplit.scoring.kfold import LMFoldScorer
 
             base = SCORERS.create(config.backend, **config.scorer_params())
@@ -135,6 +136,7 @@ def _cross_score_dataset(dataset: Dataset, template: PromptTemplate, config: Sco
                 scorer.progress = lambda fold, step, total: advance(1)
                 total, counts, folds, reports = cross_score(requests, keys, scorer, k=config.folds,
                                                             seed=config.fold_seed)
+            extra["recipe"] = describe_recipe(config.finetune_preset, scorer.config)
             prompted, _ = score_examples(dataset, template, base, cache, progress=progress)
             extra["pearson_r_with_prompted"] = round(float(np.corrcoef(prompted.logprob_sum, total)[0, 1]), 4)
     finally:
@@ -327,6 +329,12 @@ def analyze(split_dir: str | Path, *, null_splits: int = 500, seed: int = 0,
     return analysis, comparisons
 
 
+def scoring_note(manifest: dict[str, Any]) -> str | None:
+    """How fold models were trained, when the scores are k-fold fine-tuned (else ``None``)."""
+    recipe = (manifest.get("folds") or {}).get("recipe")
+    return None if recipe is None else f"k-fold fine-tuned, {recipe}"
+
+
 def report_files(analysis: Any, comparisons: list[Any]) -> dict[str, str]:
     """report.md, report.html and analysis.json of an analysis."""
     from tailsplit.analysis.plots import analysis_figures
@@ -352,6 +360,8 @@ def write_split(out_dir: Path, result: RunResult, *, overwrite: bool) -> Path:
             folder.write_bytes("scores.parquet", score_file_bytes(dataset, scores, meta,
                                                                    part=split.assignment(len(dataset))))
         summary = render_summary_markdown(result.summaries)
+        if scoring_note(result.manifest):
+            summary += f"\n\nScores: {scoring_note(result.manifest)}."
         if result.program_metrics:
             summary += "\n\nPrograms (divergence and novelty against train):\n\n" + render_program_markdown(
                 result.program_metrics)

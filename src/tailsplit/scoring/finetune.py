@@ -75,6 +75,22 @@ def finetune_preset(name: str | None, *, full: bool = False, **overrides: Any) -
     return replace(config, lora_rank=None) if full else config
 
 
+def describe_recipe(name: str | None, config: FinetuneConfig) -> str:
+    """One line saying whose recipe the fold models were trained with.
+
+    >>> describe_recipe(None, FinetuneConfig())
+    "CPU recipe (LoRA rank 16, 60 steps, batch 16, lr 0.0001), not the paper's (all weights, lr 2e-05, batch 32, 2,000-15,000 steps)"
+    >>> describe_recipe("snli", PAPER_PRESETS["snli"])
+    "the paper's snli settings (all weights, 15,000 steps, batch 32, lr 2e-05)"
+    """
+    weights = "all weights" if config.lora_rank is None else f"LoRA rank {config.lora_rank}"
+    settings = f"{weights}, {config.max_steps:,} steps, batch {config.batch_size}, lr {config.learning_rate:g}"
+    if name in PAPER_PRESETS and config == replace(PAPER_PRESETS[name], seed=config.seed):
+        return f"the paper's {name} settings ({settings})"
+    base = "CPU recipe" if name in (None, "cpu") else f"the paper's {name} settings changed"
+    return f"{base} ({settings}), not the paper's (all weights, lr 2e-05, batch 32, 2,000-15,000 steps)"
+
+
 @dataclass
 class TrainingCurve:
     """Held-out perplexity per evaluation step, training loss per step, the chosen step."""
