@@ -82,7 +82,7 @@ Program = Annotated[Optional[str], typer.Option("--program", help="Field holding
 ProgramKind = Annotated[Optional[str], typer.Option("--program-kind", help="Program extractor [default: sql].")]
 AtomConstraint = Annotated[Optional[bool], typer.Option("--atom-constraint/--no-atom-constraint", help="Every dev/test program atom also occurs in train (swaps keep sizes).")]
 LengthOf = Annotated[Optional[str], typer.Option("--length-of", help="length splitter: rank by 'text' (word tokens) or 'program' tokens.")]
-MaxIterations = Annotated[Optional[int], typer.Option("--max-iterations", help="tmcd splitter: most swaps [default: until none helps].")]
+MaxIterations = Annotated[Optional[int], typer.Option("--max-iterations", help="tmcd splitter: most swaps [default: until the best swap stops helping].")]
 IdField = Annotated[Optional[str], typer.Option("--id", help="Id field [default: id; generated when absent].")]
 Method = Annotated[Optional[str], typer.Option("--method", help="prompted (frozen LM, default), kfold (LM fine-tuned on the other folds) or ngram (cross-fitted Kneser-Ney n-gram LM).")]
 FinetunePreset = Annotated[Optional[str], typer.Option("--finetune-preset", help="cpu (small recipe, default), or the paper's spider, boolq, snli.")]

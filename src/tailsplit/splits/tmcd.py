@@ -10,7 +10,9 @@ terms of its own compounds, so with ``T = Σ_k a_k^α b_k^(1−α)`` over train/
 ``a, b`` (totals ``A, B``), the similarity after the move is
 ``(T + Σ_{k∈i} Δ_k) / ((A − |i|)^α (B + |i|)^(1−α))``, where ``Δ_k`` depends only on
 ``a_k, b_k``. One pass over the sparse rows scores *every* candidate at once, so each step
-takes the best swap rather than the first improving one.
+takes the best move out of training, then the best move back, rather than the first
+improving pair; the search stops when that pair does not raise the divergence — another,
+not-best pair may still raise it slightly (the published greedy stops only when none does).
 """
 
 from __future__ import annotations
@@ -150,7 +152,8 @@ class CompoundDivergenceSearch:
         self.eval_mask[row] = to_eval
 
     def step(self) -> bool:
-        """Make the best swap if it raises the divergence; ``False`` when none does."""
+        """Make the best swap (best move out of training, then best move back) if it raises the
+        divergence; ``False`` when that pair does not (other pairs are not searched)."""
         before = self.similarity()
         leaving_train = self._candidates(to_eval=True)
         if not np.isfinite(leaving_train).any():
@@ -168,7 +171,7 @@ class CompoundDivergenceSearch:
         return True
 
     def run(self, max_iterations: int | None) -> int:
-        """Swap until none helps or ``max_iterations`` swaps were made; returns the count."""
+        """Swap until the best pair stops helping or ``max_iterations`` swaps were made; returns the count."""
         done = 0
         while max_iterations is None or done < max_iterations:
             if not self.step():
