@@ -163,6 +163,27 @@ def test_tmcd_raises_compound_divergence_and_tracks_it_exactly() -> None:
     assert search.eval_mask.sum() == 120
 
 
+@pytest.mark.parametrize("count", ["examples", "occurrences"])
+def test_tmcd_prices_every_candidate_as_a_full_recount(count: str) -> None:
+    """The incremental price of moving each row equals 1 − divergence recomputed after the move,
+    also when a compound occurring twice in a program counts twice."""
+    rng = np.random.default_rng(3)
+    rows = [[f"c{i}" for i in rng.integers(0, 25, rng.integers(1, 8))] for _ in range(120)]   # repeats kept
+    compounds = SparseSets.from_rows(rows, count)
+    atoms = SparseSets.from_rows([[r[0]] for r in rows])
+    assert (count == "occurrences") == (compounds.counts(np.ones(120, bool)).sum() > compounds.presence(np.ones(120, bool)).sum())
+    eval_mask = np.zeros(120, dtype=bool)
+    eval_mask[rng.choice(120, 30, replace=False)] = True
+    search = CompoundDivergenceSearch(compounds, atoms, eval_mask)
+    for to_eval in (True, False):
+        priced = search._candidates(to_eval)
+        for row in np.flatnonzero(np.isfinite(priced))[:15]:
+            moved = search.eval_mask.copy()
+            moved[row] = to_eval
+            recount = 1 - chernoff_divergence(compounds.counts(~moved), compounds.counts(moved), 0.1)
+            assert priced[row] == pytest.approx(recount, abs=1e-12)
+
+
 def test_tmcd_beats_a_first_improvement_scan_at_equal_iterations() -> None:
     data = program_inputs(400, seed=9)
     compounds, atoms = data.programs.compounds, data.programs.atoms

@@ -80,6 +80,7 @@ Label = Annotated[Optional[str], typer.Option("--label", help="Label field.")]
 Group = Annotated[Optional[str], typer.Option("--group", help="Field whose equal values stay in one part.")]
 Program = Annotated[Optional[str], typer.Option("--program", help="Field holding the program (e.g. SQL): enables atoms, compounds, templates, hardness.")]
 ProgramKind = Annotated[Optional[str], typer.Option("--program-kind", help="Program extractor [default: sql].")]
+Count = Annotated[Optional[str], typer.Option("--count", help="Atoms and compounds in divergences (TMCD, metrics): examples (once per example, default) or occurrences (every occurrence, as the published TMCD code).")]
 AtomConstraint = Annotated[Optional[bool], typer.Option("--atom-constraint/--no-atom-constraint", help="Every dev/test program atom also occurs in train (swaps keep sizes).")]
 LengthOf = Annotated[Optional[str], typer.Option("--length-of", help="length splitter: rank by 'text' (word tokens) or 'program' tokens.")]
 MaxIterations = Annotated[Optional[int], typer.Option("--max-iterations", help="tmcd splitter: most swaps [default: until the best swap stops helping].")]
@@ -171,7 +172,7 @@ def build_config(config_path: Optional[Path], paths: Optional[list[Path]], **opt
     config = load_config(config_path) if config_path else RunConfig()
     if paths:
         config.data.paths = [str(p) for p in paths]
-    sections = {"data": ("text", "context", "label", "group", "id", "program", "program_kind"),
+    sections = {"data": ("text", "context", "label", "group", "id", "program", "program_kind", "count"),
                 "scoring": ("method", "folds", "fold_seed", "fold_match", "ngram_order", "finetune_preset", "finetune_steps",
                             "finetune_batch_size", "finetune_learning_rate", "finetune_eval_every", "finetune_lora_rank",
                             "finetune_full", "backend", "model", "template", "device", "dtype", "batch_tokens",
@@ -225,7 +226,7 @@ def print_summary(result: Any) -> None:
     if scoring_note(result.manifest):
         stdout.print(f"scores: {scoring_note(result.manifest)}", highlight=False)
     if result.program_metrics:
-        print_program_metrics(result.program_metrics)
+        print_program_metrics(result.program_metrics, result.programs)
     if result.analysis is not None:
         from tailsplit.analysis.report import headlines
 
@@ -235,8 +236,10 @@ def print_summary(result: Any) -> None:
         stdout.print(f"wrote {result.out_dir}/ ({', '.join(result.manifest['outputs'])}, manifest.json)")
 
 
-def print_program_metrics(metrics: list[Any]) -> None:
+def print_program_metrics(metrics: list[Any], programs: Any) -> None:
     from rich.table import Table
+
+    from tailsplit.analysis.programs import divergence_note
 
     levels = list(next((m.hardness for m in metrics if m.hardness), {}))
     table = Table(title="programs, against train",
@@ -251,13 +254,14 @@ def print_program_metrics(metrics: list[Any]) -> None:
                       "-" if m.atoms_missing_from_train is None else str(m.atoms_missing_from_train),
                       "/".join(f"{100 * m.hardness[level] / total:.0f}" for level in levels) or "-")
     stdout.print(table)
+    stdout.print(divergence_note(programs.count, programs.extractor), highlight=False)
 
 
 @app.command(epilog=RUN_EXAMPLES)
 @friendly_errors
 def run(paths: Paths = None, config: ConfigOpt = None, text: Text = None, context: Context = None,
         label: Label = None, group: Group = None, id: IdField = None, program: Program = None,
-        program_kind: ProgramKind = None, method: Method = None,
+        program_kind: ProgramKind = None, count: Count = None, method: Method = None,
         folds: Folds = None, fold_seed: FoldSeed = None, fold_match: FoldMatch = None, ngram_order: NgramOrder = None,
         finetune_preset: FinetunePreset = None, finetune_steps: FinetuneSteps = None,
         finetune_batch_size: FinetuneBatch = None, finetune_learning_rate: FinetuneLR = None,
@@ -319,7 +323,7 @@ def score(paths: Paths = None, out: Annotated[Path, typer.Option("--out", help="
 def split(paths: Paths = None, scores: Annotated[Optional[Path], typer.Option("--scores", help="Score file from tailsplit score.")] = None,
           config: ConfigOpt = None, text: Text = None, context: Context = None, label: Label = None,
           group: Group = None, id: IdField = None, program: Program = None,
-          program_kind: ProgramKind = None, splitter: Splitter = None, dev_size: DevSize = None,
+          program_kind: ProgramKind = None, count: Count = None, splitter: Splitter = None, dev_size: DevSize = None,
           test_size: TestSize = None, rank: Rank = None, reverse: Reverse = None,
           length_buckets: LengthBuckets = None, balance_labels: Balance = None,
           atom_constraint: AtomConstraint = None, length_of: LengthOf = None,

@@ -47,6 +47,7 @@ class DataConfig:
     id: str = "id"
     program: str | None = None
     program_kind: str = "sql"
+    count: str = "examples"          # how atoms/compounds count in divergences: examples or occurrences
 
     def field_map(self) -> FieldMap:
         return FieldMap(text=self.text, context=self.context, label=self.label, group=self.group,

@@ -42,7 +42,7 @@ class AtomRepair:
 
 def missing_atoms(atoms: SparseSets, train_mask: np.ndarray, eval_mask: np.ndarray) -> np.ndarray:
     """Ids of atoms held by some evaluation example and by no training example."""
-    return np.flatnonzero((atoms.counts(eval_mask) > 0) & (atoms.counts(train_mask) == 0))
+    return np.flatnonzero((atoms.presence(eval_mask) > 0) & (atoms.presence(train_mask) == 0))
 
 
 def enforce_atom_constraint(eval_mask: np.ndarray, atoms: SparseSets, keys: np.ndarray,
@@ -67,7 +67,7 @@ def enforce_atom_constraint(eval_mask: np.ndarray, atoms: SparseSets, keys: np.n
     unit_keys = np.bincount(units.of_row, weights=keys, minlength=units.count) / units.sizes
     unit_strata = (np.zeros(n, dtype=np.int64) if strata is None else strata)[units.first_row]
     unit_eval = eval_mask[units.first_row].copy()
-    train_counts = atoms.counts(~eval_mask)
+    train_counts = atoms.presence(~eval_mask)
     missing = np.zeros(atoms.n_items, dtype=bool)
     missing[missing_atoms(atoms, ~eval_mask, eval_mask)] = True
     n_missing_before = int(missing.sum())

@@ -37,7 +37,7 @@ class ProgramMetrics:
 
 def novel_share(items: SparseSets, train_mask: np.ndarray, part_mask: np.ndarray) -> float:
     """Share of ``part`` rows holding at least one item that no training row holds."""
-    unseen = items.counts(train_mask) == 0
+    unseen = items.presence(train_mask) == 0
     per_row = np.zeros(items.n_rows, dtype=bool)
     owner = items.owner
     per_row[owner[unseen[items.ids]]] = True
@@ -80,6 +80,16 @@ def _hardness_counts(programs: ProgramFeatures, idx: np.ndarray) -> dict[str, in
 
 def _round(value: float) -> float:
     return round(value, 4)
+
+
+def divergence_note(count: str, extractor: str) -> str:
+    """How the divergences were counted, and what a compound is (they differ from the papers')."""
+    counting = ("atoms and compounds counted once per example" if count == "examples" else
+                "atoms and compounds counted by occurrence, as the published TMCD code")
+    compounds = ("compounds are parse-tree paths from sqlglot (parent→child, grandparent→parent→child), "
+                 "not Shaw et al.'s grammar productions, so absolute values differ from the papers'"
+                 if extractor == "sql" else f"compounds as the {extractor!r} extractor defines them")
+    return f"{counting}; {compounds}"
 
 
 def render_program_markdown(metrics: list[ProgramMetrics]) -> str:

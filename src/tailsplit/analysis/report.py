@@ -70,6 +70,8 @@ def _sections(analysis: SplitAnalysis, comparisons: list[tuple[SplitComparison, 
     details: list[str] = []
     if analysis.program_metrics:
         details += ["## Programs (against train)", "", render_program_markdown(analysis.program_metrics), ""]
+        if getattr(analysis, "program_note", None):
+            details += [f"({analysis.program_note})", ""]
     if comparisons:
         details += ["## Other splits of the same examples", "", *_comparison_markdown(analysis, comparisons), ""]
     for title, rows in (("Least likely examples", analysis.hardest), ("Most likely examples", analysis.easiest)):

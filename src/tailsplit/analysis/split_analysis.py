@@ -17,7 +17,7 @@ import numpy as np
 from tailsplit.analysis.null import (
     NullComparison, RatioStatistic, per_split_null, random_eval_rows, ratio_statistics_null,
 )
-from tailsplit.analysis.programs import ProgramMetrics, novel_share, program_metrics
+from tailsplit.analysis.programs import ProgramMetrics, divergence_note, novel_share, program_metrics
 from tailsplit.analysis.text_features import TextFeatures, compute_text_features, fk_grade
 from tailsplit.core import SPLIT_PARTS, SplitIndices
 from tailsplit.programs.divergence import ATOM_ALPHA, COMPOUND_ALPHA, chernoff_divergence
@@ -80,6 +80,7 @@ class SplitAnalysis:
     word_counts: dict[str, np.ndarray] = field(default_factory=dict)
     scores: dict[str, np.ndarray] = field(default_factory=dict)
     syntax_note: str = SYNTAX_UNAVAILABLE
+    program_note: str | None = None
 
     def comparison(self, name: str) -> NullComparison | None:
         return next((c for c in self.null if c.name == name), None)
@@ -88,7 +89,8 @@ class SplitAnalysis:
         return {"name": self.name, "examples": self.n, "null_splits": self.n_null_splits, "seed": self.seed,
                 "parts": [p.as_dict() for p in self.parts], "against_null": [c.as_dict() for c in self.null],
                 "programs": [m.as_dict() for m in self.program_metrics], "hardest": self.hardest,
-                "easiest": self.easiest, "syntax": self.syntax_note}
+                "easiest": self.easiest, "syntax": self.syntax_note,
+                **({"programs_counted": self.program_note} if self.program_note else {})}
 
 
 def _ratio_statistics(inputs: AnalysisInputs) -> list[RatioStatistic]:
@@ -158,6 +160,7 @@ def analyze_split(inputs: AnalysisInputs, *, null_splits: int = 500, seed: int =
         name=inputs.name, n=len(inputs.ids), parts=[_part_statistics(inputs, text, p) for p in SPLIT_PARTS],
         null=null, n_null_splits=null_splits, seed=seed,
         program_metrics=[] if inputs.programs is None else program_metrics(inputs.programs, inputs.split_indices()),
+        program_note=None if inputs.programs is None else divergence_note(inputs.programs.count, inputs.programs.extractor),
         word_counts={p: text.words[inputs.parts == p] for p in SPLIT_PARTS})
     if inputs.logprob_sum is not None:
         analysis.scores = {p: inputs.logprob_sum[inputs.parts == p] for p in SPLIT_PARTS}

@@ -62,7 +62,8 @@ def load_split_dir(folder: str | Path) -> AnalysisInputs:
     return AnalysisInputs(
         name=folder.name, ids=tuple(ids), texts=tuple(texts), parts=np.asarray(parts, dtype=object),
         labels=tuple(labels) if label_field is not None else None, logprob_sum=logprob_sum, n_tokens=n_tokens,
-        programs=_programs(programs, data.get("program_kind", "sql"), folder) if program_field else None,
+        programs=_programs(programs, data.get("program_kind", "sql"), folder,
+                           data.get("count", "examples")) if program_field else None,
         balance_labels=bool(manifest.get("config", {}).get("split", {}).get("balance_labels", False)))
 
 
@@ -111,10 +112,10 @@ def _scores(folder: Path, ids: list[str]) -> tuple[np.ndarray | None, np.ndarray
             np.array([by_id[i][1] for i in ids], dtype=np.int64))
 
 
-def _programs(programs: list[str], kind: str, folder: Path) -> Any:
+def _programs(programs: list[str], kind: str, folder: Path, count: str) -> Any:
     from tailsplit.registry import EXTRACTORS
 
-    features, failures = extract_program_features(programs, EXTRACTORS.create(kind))
+    features, failures = extract_program_features(programs, EXTRACTORS.create(kind), count)
     if failures:
         raise InputError(f"program {failures[0].row + 1} of the split {failures[0].reason}", path=folder,
                          fix="analyze the folder tailsplit wrote, unchanged")

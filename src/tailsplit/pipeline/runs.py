@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from tailsplit import __version__
-from tailsplit.analysis.programs import ProgramMetrics, program_metrics, render_program_markdown
+from tailsplit.analysis.programs import ProgramMetrics, divergence_note, program_metrics, render_program_markdown
 from tailsplit.analysis.summary import PartSummary, render_summary_markdown, summarize_split
 from tailsplit.cache import ScoreCache, default_cache_dir
 from tailsplit.config import RunConfig, ScoringConfig, SplitConfig
@@ -249,7 +249,7 @@ def run(config: RunConfig, *, scores_path: str | Path | None = None, progress: b
         raise ConfigError(f"splitter={config.split.splitter!r} needs scores; pass --scores FILE (written by "
                           "tailsplit score), or use tailsplit run, which scores with the LM first")
     clock = time.perf_counter()
-    programs = dataset_program_features(dataset, config.data.program_kind)
+    programs = dataset_program_features(dataset, config.data.program_kind, config.data.count)
     timings["programs_s"] = time.perf_counter() - clock
     check_before_work(dataset, config, scores_path=scores_path, programs=programs)
     scores, report, meta = None, None, {}
@@ -276,7 +276,7 @@ def run(config: RunConfig, *, scores_path: str | Path | None = None, progress: b
         "scoring": report,
     }
     if programs is not None:
-        manifest["programs"] = {"field": config.data.program, "kind": programs.extractor,
+        manifest["programs"] = {"field": config.data.program, "kind": programs.extractor, "count": programs.count,
                                 "metrics": [m.as_dict() for m in metrics]}
     result = RunResult(dataset, scores, split, summaries, manifest, timings=timings, programs=programs,
                        program_metrics=metrics)
@@ -365,6 +365,8 @@ def write_split(out_dir: Path, result: RunResult, *, overwrite: bool) -> Path:
         if result.program_metrics:
             summary += "\n\nPrograms (divergence and novelty against train):\n\n" + render_program_markdown(
                 result.program_metrics)
+            if result.programs is not None:
+                summary += f"\n\n({divergence_note(result.programs.count, result.programs.extractor)})"
         folder.write_text("summary.md", summary + "\n")
         if result.analysis is not None:
             for name, text in report_files(result.analysis, []).items():

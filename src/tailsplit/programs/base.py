@@ -20,7 +20,8 @@ class ProgramError(TailsplitError, ValueError):
 
 @dataclass(frozen=True)
 class ProgramParse:
-    """Atoms and compounds are sets (each counted once per example), sorted for stable output;
+    """Atoms and compounds list every occurrence, sorted for stable output (whether repeats
+    count is decided where they are counted: ``count="examples"`` or ``"occurrences"``);
     ``n_tokens`` is the program's length in tokens (punctuation excluded)."""
 
     atoms: tuple[str, ...]

@@ -2,36 +2,56 @@
 rows over a vocabulary, template codes and hardness classes.
 
 :class:`SparseSets` is the compact form every consumer (atom constraint, TMCD, metrics)
-works on: ``ids[indptr[i]:indptr[i + 1]]`` are the item ids of row ``i``.
+works on: ``ids[indptr[i]:indptr[i + 1]]`` are the item ids of row ``i`` and ``weights`` how
+much each counts in a distribution: 1 (``count="examples"``: an item counts once per example,
+tailsplit's default) or its number of occurrences in the program (``count="occurrences"``,
+as the nqg TMCD code and Godbole & Jia count with ``Counter``). Presence — which rows hold an
+item, what the atom constraint and novelty use — does not depend on the choice.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from tailsplit.core import Dataset
-from tailsplit.errors import InputError
+from tailsplit.errors import ConfigError, InputError
 from tailsplit.programs.base import ProgramError, ProgramExtractor, ProgramParse
+
+COUNTS = ("examples", "occurrences")
 
 
 @dataclass(frozen=True)
 class SparseSets:
-    """One set of items per row. Invariant: ids within a row are distinct."""
+    """One set of items per row, each with a weight. Invariant: ids within a row are distinct.
+
+    >>> sets = SparseSets.from_rows([["a", "a", "b"], ["b"]], count="occurrences")
+    >>> sets.counts(np.array([True, True])).tolist(), sets.presence(np.array([True, True])).tolist()
+    ([2, 2], [1, 2])
+    """
 
     indptr: np.ndarray
     ids: np.ndarray
     names: tuple[str, ...]
+    weights: np.ndarray | None = None      # per stored id; None: all 1
 
     @staticmethod
-    def from_rows(rows: Sequence[Sequence[str]]) -> SparseSets:
+    def from_rows(rows: Sequence[Sequence[str]], count: str = "examples") -> SparseSets:
+        if count not in COUNTS:
+            raise ConfigError(f"count={count!r} is unknown; use one of {list(COUNTS)}")
         vocabulary: dict[str, int] = {}
-        ids = [vocabulary.setdefault(item, len(vocabulary)) for row in rows for item in row]
+        tallies = [Counter(row) for row in rows]
+        ids = [vocabulary.setdefault(item, len(vocabulary)) for tally in tallies for item in tally]
         indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-        np.cumsum([len(row) for row in rows], out=indptr[1:])
-        return SparseSets(indptr=indptr, ids=np.asarray(ids, dtype=np.int64), names=tuple(vocabulary))
+        np.cumsum([len(tally) for tally in tallies], out=indptr[1:])
+        weights = None
+        if count == "occurrences":
+            weights = np.asarray([n for tally in tallies for n in tally.values()], dtype=np.int64)
+        return SparseSets(indptr=indptr, ids=np.asarray(ids, dtype=np.int64), names=tuple(vocabulary),
+                          weights=weights)
 
     @property
     def n_rows(self) -> int:
@@ -46,13 +66,34 @@ class SparseSets:
         """Row of each stored id."""
         return np.repeat(np.arange(self.n_rows), np.diff(self.indptr))
 
+    @property
+    def entry_weights(self) -> np.ndarray:
+        """Weight of each stored id (all 1 when items count once per example)."""
+        return np.ones(len(self.ids), dtype=np.int64) if self.weights is None else self.weights
+
     def row(self, i: int) -> np.ndarray:
         return self.ids[self.indptr[i]:self.indptr[i + 1]]
 
+    def row_weights(self, i: int) -> np.ndarray:
+        return self.entry_weights[self.indptr[i]:self.indptr[i + 1]]
+
     def sizes(self) -> np.ndarray:
+        """Distinct items per row."""
         return np.diff(self.indptr)
 
+    def weighted_sizes(self) -> np.ndarray:
+        """Total weight per row (occurrences, or distinct items)."""
+        if self.weights is None:
+            return self.sizes()
+        return np.add.reduceat(self.weights, self.indptr[:-1]) * (self.sizes() > 0) if len(self.ids) else self.sizes()
+
     def counts(self, row_mask: np.ndarray) -> np.ndarray:
+        """Each item's weight summed over the selected rows: the distribution divergences compare."""
+        chosen = row_mask[self.owner]
+        weights = None if self.weights is None else self.weights[chosen]
+        return np.bincount(self.ids[chosen], weights=weights, minlength=self.n_items).astype(np.int64)
+
+    def presence(self, row_mask: np.ndarray) -> np.ndarray:
         """How many of the selected rows hold each item."""
         return np.bincount(self.ids[row_mask[self.owner]], minlength=self.n_items)
 
@@ -66,6 +107,7 @@ class ProgramFeatures:
     hardness: tuple[str, ...] | None
     hardness_levels: tuple[str, ...]
     n_tokens: np.ndarray
+    count: str = "examples"
 
     def __len__(self) -> int:
         return self.atoms.n_rows
@@ -81,7 +123,7 @@ class ProgramFailure:
     reason: str
 
 
-def extract_program_features(programs: Sequence[str], extractor: ProgramExtractor,
+def extract_program_features(programs: Sequence[str], extractor: ProgramExtractor, count: str = "examples",
                              ) -> tuple[ProgramFeatures | None, list[ProgramFailure]]:
     """Features of every program (each distinct program parsed once), or the failures."""
     parsed: dict[str, ProgramParse | ProgramError] = {}
@@ -99,22 +141,22 @@ def extract_program_features(programs: Sequence[str], extractor: ProgramExtracto
     hardness = tuple(r.hardness for r in rows) if all(r.hardness is not None for r in rows) else None
     features = ProgramFeatures(
         extractor=extractor.name,
-        atoms=SparseSets.from_rows([r.atoms for r in rows]),
-        compounds=SparseSets.from_rows([r.compounds for r in rows]),
+        atoms=SparseSets.from_rows([r.atoms for r in rows], count),
+        compounds=SparseSets.from_rows([r.compounds for r in rows], count),
         templates=tuple(r.template for r in rows), hardness=hardness,
         hardness_levels=tuple(extractor.hardness_levels),
-        n_tokens=np.asarray([r.n_tokens for r in rows], dtype=np.int64))
+        n_tokens=np.asarray([r.n_tokens for r in rows], dtype=np.int64), count=count)
     return features, []
 
 
-def dataset_program_features(dataset: Dataset, kind: str) -> ProgramFeatures | None:
+def dataset_program_features(dataset: Dataset, kind: str, count: str = "examples") -> ProgramFeatures | None:
     """Features of ``dataset.programs`` (``None`` without a program field); a program that
     does not parse is an :class:`InputError` naming its file, record and the reason."""
     if dataset.programs is None:
         return None
     from tailsplit.registry import EXTRACTORS
 
-    features, failures = extract_program_features(dataset.programs, EXTRACTORS.create(kind))
+    features, failures = extract_program_features(dataset.programs, EXTRACTORS.create(kind), count)
     if failures:
         first = failures[0]
         path, record = dataset.location(first.row)

@@ -98,19 +98,20 @@ def _reason(exc: Exception) -> str:
     return str(exc).splitlines()[0]
 
 
-def sql_atoms(tokens: list) -> set[str]:
-    atoms = set()
+def sql_atoms(tokens: list) -> list[str]:
+    """Every atom occurrence, in query order (repeats kept: counting is the caller's choice)."""
+    atoms = []
     for i, token in enumerate(tokens):
         kind = token.token_type
         if kind in _PUNCTUATION:
             continue
         if kind in _VALUE_TOKENS:
-            atoms.add(VALUE)
+            atoms.append(VALUE)
         elif kind in _NAME_TOKENS:
             is_function = i + 1 < len(tokens) and tokens[i + 1].token_type == TokenType.L_PAREN
-            atoms.add(token.text.upper() if is_function else token.text.lower())
+            atoms.append(token.text.upper() if is_function else token.text.lower())
         else:
-            atoms.add(" ".join(token.text.upper().split()))
+            atoms.append(" ".join(token.text.upper().split()))
     return atoms
 
 
@@ -128,15 +129,16 @@ def node_label(node: exp.Expression) -> str:
     return node.key.upper()
 
 
-def sql_compounds(tree: exp.Expression) -> set[str]:
-    compounds = set()
+def sql_compounds(tree: exp.Expression) -> list[str]:
+    """Every compound occurrence (repeats kept), in tree order."""
+    compounds = []
     for parent in tree.walk():
         parent_label = node_label(parent)
         for child in parent.iter_expressions():
             child_label = node_label(child)
-            compounds.add(f"{parent_label} > {child_label}")
+            compounds.append(f"{parent_label} > {child_label}")
             for grandchild in child.iter_expressions():
-                compounds.add(f"{parent_label} > {child_label} > {node_label(grandchild)}")
+                compounds.append(f"{parent_label} > {child_label} > {node_label(grandchild)}")
     return compounds
 
 

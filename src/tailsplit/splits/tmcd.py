@@ -89,16 +89,18 @@ class CompoundDivergenceSearch:
         self.compounds, self.atoms, self.alpha = compounds, atoms, alpha
         self.eval_mask = eval_mask.copy()
         self.strata = np.zeros(len(eval_mask), dtype=np.int64) if strata is None else strata
-        n = len(eval_mask)
-        self._pow_train = np.arange(n + 2, dtype=np.float64) ** alpha
-        self._pow_eval = np.arange(n + 2, dtype=np.float64) ** (1.0 - alpha)
+        self.weights = compounds.entry_weights            # 1 each, or occurrences
+        largest = int(self.weights.sum()) + 2             # no count can exceed the total weight
+        self._pow_train = np.arange(largest, dtype=np.float64) ** alpha
+        self._pow_eval = np.arange(largest, dtype=np.float64) ** (1.0 - alpha)
         self.train_counts = compounds.counts(~self.eval_mask)
         self.eval_counts = compounds.counts(self.eval_mask)
-        self.atom_train_counts = atoms.counts(~self.eval_mask)
-        self.sizes = compounds.sizes()
+        self.atom_train_counts = atoms.presence(~self.eval_mask)
+        self.sizes = compounds.weighted_sizes()
         self._atom_starts = atoms.indptr[:-1]
         self._atomless = atoms.sizes() == 0
         self._starts = compounds.indptr[:-1]
+        self._has_items = compounds.sizes() > 0
 
     def _terms(self, train: np.ndarray, evaluation: np.ndarray) -> np.ndarray:
         return self._pow_train[train] * self._pow_eval[evaluation]
@@ -113,20 +115,23 @@ class CompoundDivergenceSearch:
     def divergence(self) -> float:
         return 1.0 - self.similarity()
 
-    def _row_sums(self, per_compound: np.ndarray) -> np.ndarray:
-        gathered = per_compound[self.compounds.ids]
-        sums = np.add.reduceat(gathered, self._starts) if len(gathered) else np.zeros(len(self._starts))
-        return np.where(self.sizes > 0, sums, 0.0)
+    def _row_sums(self, per_entry: np.ndarray) -> np.ndarray:
+        sums = np.add.reduceat(per_entry, self._starts) if len(per_entry) else np.zeros(len(self._starts))
+        return np.where(self._has_items, sums, 0.0)
 
     def _candidates(self, to_eval: bool) -> np.ndarray:
-        """Similarity after moving each row to the other side (``inf`` where not allowed)."""
+        """Similarity after moving each row to the other side (``inf`` where not allowed).
+
+        Moving row ``i`` shifts each of its compounds ``k`` by its weight ``w`` (1, or its
+        occurrences): the change of the numerator is priced per stored entry."""
         a, b = self.train_counts, self.eval_counts
         current = self._terms(a, b)
+        a_rows, b_rows, w = a[self.compounds.ids], b[self.compounds.ids], self.weights
         if to_eval:
-            delta = self._terms(np.maximum(a - 1, 0), b + 1) - current
+            delta = self._terms(np.maximum(a_rows - w, 0), b_rows + w) - current[self.compounds.ids]
             sign = -1
         else:
-            delta = self._terms(a + 1, np.maximum(b - 1, 0)) - current
+            delta = self._terms(a_rows + w, np.maximum(b_rows - w, 0)) - current[self.compounds.ids]
             sign = 1
         total_train = a.sum() + sign * self.sizes
         total_eval = b.sum() - sign * self.sizes
@@ -145,10 +150,10 @@ class CompoundDivergenceSearch:
 
     def _move(self, row: int, to_eval: bool) -> None:
         ids = self.compounds.row(row)
-        step = 1 if to_eval else -1
+        step = self.compounds.row_weights(row) * (1 if to_eval else -1)
         self.train_counts[ids] -= step
         self.eval_counts[ids] += step
-        self.atom_train_counts[self.atoms.row(row)] -= step
+        self.atom_train_counts[self.atoms.row(row)] -= 1 if to_eval else -1
         self.eval_mask[row] = to_eval
 
     def step(self) -> bool:
