@@ -6,7 +6,7 @@ length control (10 quantile buckets), and — given ``--kfold-scores`` (the scor
 a ``--method kfold`` run) — the fine-tuned likelihood split. Metrics are test against train.
 Prompted scores come from the score cache (or are computed: about 10 minutes on 2 CPU cores).
 
-    python benchmarks/spider_splits.py --data ../shared/data/spider [--kfold-scores spider-kfold/scores.parquet] [--out spider-splits]
+    python benchmarks/spider_splits.py --data ../shared/data/spider [--kfold-scores spider-kfold/scores.parquet] [--count occurrences] [--out spider-splits]
 
 With ``--out``, each split's ids per part are written to ``OUT/<split>.json``.
 """
@@ -61,6 +61,8 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=Path("../shared/data/spider"))
     parser.add_argument("--kfold-scores", type=Path)
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--count", choices=["examples", "occurrences"], default="examples",
+                        help="how atoms and compounds count in TMCD and the divergences")
     args = parser.parse_args()
 
     config = RunConfig()
@@ -69,7 +71,7 @@ def main() -> None:
     config.scoring.template = "spider"
     dataset = pipeline.load_dataset(config)
     clock = time.perf_counter()
-    programs = dataset_program_features(dataset, "sql")
+    programs = dataset_program_features(dataset, "sql", args.count)
     print(f"parsed {len(dataset)} SQL queries in {time.perf_counter() - clock:.1f} s (0 failures)")
     lengths = word_lengths(dataset.texts)
     scores = {"": None, "prompted": pipeline.score_dataset(dataset, config.scoring, progress=True)[0]}

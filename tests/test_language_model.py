@@ -20,7 +20,7 @@ import pytest
 
 from conftest import SAMPLE
 from tailsplit.core import FieldMap
-from tailsplit.errors import ScoringError
+from tailsplit.errors import ConfigError, ScoringError
 from tailsplit.io import load_examples
 from tailsplit.prompts import BUILTIN_TEMPLATES
 from tailsplit.scoring.base import ScoreRequest
@@ -119,6 +119,25 @@ def test_only_the_query_tokens_are_scored(scorer: HFScorer) -> None:
     first_token = tokenizer.decode(encoded.ids[encoded.first])
     assert first_token == " How"
     assert tokenizer.decode(encoded.ids[encoded.first:]) == " How many heads are older than 56?"
+
+
+def test_start_token_policies_and_the_scored_end_token(scorer: HFScorer, requests_100) -> None:
+    plain = ScoreRequest("", "A man is sleeping on a bench.")
+    ids = {policy: variant(scorer, start_token=policy).encode([plain])[0].ids[0]
+           for policy in ("bos", "eos", "<|endoftext|>")}
+    assert ids == {"bos": 1, "eos": 2, "<|endoftext|>": 0}      # <|im_start|>, <|im_end|>, <|endoftext|>
+    with pytest.raises(ConfigError, match="not a token"):
+        variant(scorer, start_token="<|no such token|>").encode([plain])
+    assert variant(scorer, score_eos=True, end_token="<|endoftext|>").encode([plain])[0].ids[-1] == 0
+    with_eos = variant(scorer, score_eos=True)
+    (encoded,) = with_eos.encode([plain])
+    assert encoded.ids[-1] == scorer.tokenizer.eos_token_id
+    base, base_n = score_all(scorer, requests_100[:20])
+    total, n = score_all(with_eos, requests_100[:20])
+    assert np.array_equal(n, base_n + 1) and np.all(total < base)   # one more scored token, log p < 0
+    reference, count = reference_logprob(with_eos, requests_100[0])
+    assert count == n[0] and abs(reference - total[0]) < 1e-3
+    assert with_eos.identity()["score_eos"] is True and "score_eos" not in scorer.identity()
 
 
 def test_long_inputs_are_cut_and_flagged_or_refused(scorer: HFScorer, requests_100) -> None:

@@ -101,6 +101,9 @@ Model = Annotated[Optional[str], typer.Option("--model", help="'smollm2' (bundle
 Template = Annotated[Optional[str], typer.Option("--template", help="plain, spider, boolq, snli, or a string ending in {text}.")]
 LabelWord = Annotated[Optional[list[str]], typer.Option("--label-word", help="LABEL=WORD for {label} in the prompt (repeatable).")]
 Backend = Annotated[Optional[str], typer.Option("--backend", help="Scoring backend [default: hf].")]
+StartToken = Annotated[Optional[str], typer.Option("--start-token", help="Token before each input: bos (default; <|im_start|> for the bundled model), eos, none, or a token of the vocabulary such as '<|endoftext|>'.")]
+ScoreEos = Annotated[Optional[bool], typer.Option("--score-eos/--no-score-eos", help="Append the model's EOS token after the query and score it (the paper's code does for SNLI and BoolQ).")]
+EndToken = Annotated[Optional[str], typer.Option("--end-token", help="With --score-eos: eos (the model's EOS, default; <|im_end|> for the bundled model) or a token of the vocabulary such as '<|endoftext|>'.")]
 Device = Annotated[Optional[str], typer.Option("--device", help="auto, cpu, cuda, cuda:1 ...")]
 Dtype = Annotated[Optional[str], typer.Option(
     "--dtype", help="float32, bfloat16, float16, or mixed-bfloat16 / mixed-float16 (float32 weights, half-precision matrix products; mixed-float16 stays within 0.05 nats of float32).")]
@@ -175,7 +178,7 @@ def build_config(config_path: Optional[Path], paths: Optional[list[Path]], **opt
     sections = {"data": ("text", "context", "label", "group", "id", "program", "program_kind", "count"),
                 "scoring": ("method", "folds", "fold_seed", "fold_match", "ngram_order", "finetune_preset", "finetune_steps",
                             "finetune_batch_size", "finetune_learning_rate", "finetune_eval_every", "finetune_lora_rank",
-                            "finetune_full", "backend", "model", "template", "device", "dtype", "batch_tokens",
+                            "finetune_full", "backend", "model", "template", "start_token", "score_eos", "end_token", "device", "dtype", "batch_tokens",
                             "max_tokens", "truncation", "share_prefix", "cache_dir", "engine", "ray_address",
                             "workers", "cpus_per_worker", "gpus_per_worker", "shard_tokens"),
                 "split": ("splitter", "rank", "reverse", "balance_labels", "atom_constraint", "length_of",
@@ -267,6 +270,7 @@ def run(paths: Paths = None, config: ConfigOpt = None, text: Text = None, contex
         finetune_batch_size: FinetuneBatch = None, finetune_learning_rate: FinetuneLR = None,
         finetune_eval_every: FinetuneEval = None, finetune_lora_rank: FinetuneLora = None,
         finetune_full: FinetuneFull = False, model: Model = None, template: Template = None, label_word: LabelWord = None, backend: Backend = None,
+        start_token: StartToken = None, score_eos: ScoreEos = None, end_token: EndToken = None,
         device: Device = None, dtype: Dtype = None, batch_tokens: BatchTokens = None,
         max_tokens: MaxTokens = None, truncation: Truncation = None, share_prefix: SharePrefix = None,
         cache_dir: CacheDir = None,
@@ -299,7 +303,8 @@ def score(paths: Paths = None, out: Annotated[Path, typer.Option("--out", help="
           finetune_learning_rate: FinetuneLR = None, finetune_eval_every: FinetuneEval = None,
           finetune_lora_rank: FinetuneLora = None, finetune_full: FinetuneFull = False,
           model: Model = None, template: Template = None,
-          label_word: LabelWord = None, backend: Backend = None, device: Device = None,
+          label_word: LabelWord = None, backend: Backend = None, start_token: StartToken = None,
+          score_eos: ScoreEos = None, end_token: EndToken = None, device: Device = None,
           dtype: Dtype = None, batch_tokens: BatchTokens = None, max_tokens: MaxTokens = None,
           truncation: Truncation = None, share_prefix: SharePrefix = None,
           cache_dir: CacheDir = None, no_cache: NoCache = False, engine: ScoreEngine = None,

@@ -77,6 +77,8 @@ class ScoringConfig:
     batch_tokens: int | None = None
     max_batch_size: int | None = None
     start_token: str = "bos"
+    score_eos: bool = False
+    end_token: str = "eos"
     max_tokens: int | None = None
     truncation: str = "left"
     share_prefix: str = "auto"

@@ -8,7 +8,13 @@ How a request is scored:
    typically the prompt's trailing space merged into the query's first word — is scored.
 2. Start-token policy: ``start_token="bos"`` (default) puts the tokenizer's BOS token (else
    its EOS token) first, so even the first query token of an unprompted text is conditioned
-   and scored. ``"none"`` adds nothing; an unprompted query then loses its first token.
+   and scored; ``"eos"`` puts its EOS token there; any other string names one token of the
+   vocabulary literally (``"<|endoftext|>"``, GPT-2's and the paper's). ``"none"`` adds
+   nothing; an unprompted query then loses its first token. For SmolLM2-Instruct the BOS
+   token is the chat token ``<|im_start|>`` and the EOS token ``<|im_end|>``.
+   ``score_eos=True`` appends an end token after the query and scores it too (the paper's
+   code does for SNLI and BoolQ): ``end_token="eos"`` (default) the tokenizer's EOS token,
+   or a literal token of the vocabulary.
 3. Inputs longer than ``max_tokens`` (default: the model's context) are cut from the left
    (``truncation="left"``: prompt first, then the start of the query) and flagged
    ``truncated``; ``truncation="error"`` refuses them instead.
@@ -48,7 +54,7 @@ from tailsplit.scoring.models import (
 )
 
 SCORER_VERSION = "hf-causal-lm/1"
-START_TOKENS = ("bos", "none")
+START_TOKENS = ("bos", "eos", "none")   # or a literal token of the vocabulary
 TRUNCATIONS = ("left", "error")
 PADDING_SIDES = ("right", "left")
 SHARE_PREFIX = ("auto", "always", "never")
@@ -75,9 +81,15 @@ class HFScorer:
 
     def __init__(self, model: str = "smollm2", *, device: str = "auto", dtype: str = "float32",
                  batch_tokens: int | None = None, max_batch_size: int | None = None, start_token: str = "bos",
+                 score_eos: bool = False, end_token: str = "eos",
                  max_tokens: int | None = None, truncation: str = "left", padding_side: str = "right",
                  share_prefix: str = "auto", head_dtype: str = "float32", cache_dir: str | Path | None = None) -> None:
-        _check_choice("start_token", start_token, START_TOKENS)
+        if not isinstance(start_token, str) or not start_token:
+            raise ConfigError(f"start_token={start_token!r} must be bos, eos, none or a token of the vocabulary")
+        if not isinstance(score_eos, bool):
+            raise ConfigError(f"score_eos={score_eos!r} must be true or false")
+        if not isinstance(end_token, str) or not end_token or end_token in ("bos", "none"):
+            raise ConfigError(f"end_token={end_token!r} must be eos or a token of the vocabulary")
         _check_choice("truncation", truncation, TRUNCATIONS)
         _check_choice("padding_side", padding_side, PADDING_SIDES)
         _check_choice("share_prefix", share_prefix, SHARE_PREFIX)
@@ -96,6 +108,8 @@ class HFScorer:
         self.batch_tokens = batch_tokens
         self.max_batch_size = max_batch_size
         self.start_token = start_token
+        self.score_eos = score_eos
+        self.end_token = end_token
         self.max_tokens = max_tokens
         self.truncation = truncation
         self.padding_side = padding_side
@@ -113,7 +127,8 @@ class HFScorer:
         """The keyword arguments that rebuild this scorer elsewhere (a Ray worker, say)."""
         return {"model": self.model_spec, "device": self.device, "dtype": self.dtype,
                 "batch_tokens": self.batch_tokens, "max_batch_size": self.max_batch_size,
-                "start_token": self.start_token, "max_tokens": self.max_tokens,
+                "start_token": self.start_token, "score_eos": self.score_eos, "end_token": self.end_token,
+                "max_tokens": self.max_tokens,
                 "truncation": self.truncation, "padding_side": self.padding_side,
                 "share_prefix": self.share_prefix, "head_dtype": self.head_dtype,
                 "cache_dir": str(self.cache_dir)}
@@ -132,6 +147,9 @@ class HFScorer:
                               "truncation": self.truncation}
             if self.dtype != "float32":
                 self._identity["head_dtype"] = self.head_dtype
+            if self.score_eos:   # only when on, so caches made before the option stay valid
+                self._identity["score_eos"] = True
+                self._identity["end_token"] = self.end_token
         return self._identity
 
     def context_limit(self) -> int:
@@ -184,6 +202,9 @@ class HFScorer:
         backend = self.tokenizer.backend_tokenizer
         encodings = backend.encode_batch([r.prompt + r.query for r in requests], add_special_tokens=False)
         start_id = self._start_token_id()
+        end_id = None
+        if self.score_eos:
+            end_id = self._special_id("eos") if self.end_token == "eos" else self._literal_token_id(self.end_token)
         limit = self.context_limit()
         out = []
         for request, encoding in zip(requests, encodings):
@@ -193,6 +214,8 @@ class HFScorer:
                 raise ScoringError(f"query {request.query[:60]!r} produced no tokens of its own")
             if start_id is not None:
                 ids, first = [start_id, *ids], first + 1
+            if end_id is not None:
+                ids = [*ids, end_id]
             first = max(first, 1)
             if first >= len(ids):
                 raise ScoringError(f"query {request.query[:60]!r} has a single token and no prompt, "
@@ -212,11 +235,27 @@ class HFScorer:
     def _start_token_id(self) -> int | None:
         if self.start_token == "none":
             return None
-        tok = self.tokenizer
-        token_id = tok.bos_token_id if tok.bos_token_id is not None else tok.eos_token_id
+        if self.start_token == "bos":
+            tok = self.tokenizer
+            if tok.bos_token_id is None:
+                return self._special_id("eos")
+            return int(tok.bos_token_id)
+        if self.start_token == "eos":
+            return self._special_id("eos")
+        return self._literal_token_id(self.start_token)
+
+    def _special_id(self, which: str) -> int:
+        token_id = getattr(self.tokenizer, f"{which}_token_id")
         if token_id is None:
-            raise ScoringError(f"model={self.model_spec!r} has neither a BOS nor an EOS token; "
-                               "use start_token='none'")
+            raise ScoringError(f"model={self.model_spec!r} has no {which.upper()} token; use start_token='none' "
+                               "or name a token of its vocabulary")
+        return int(token_id)
+
+    def _literal_token_id(self, token: str) -> int:
+        token_id = self.tokenizer.backend_tokenizer.token_to_id(token)
+        if token_id is None:
+            raise ConfigError(f"{token!r} (start_token or end_token) is not a token of model={self.model_spec!r}'s "
+                              "vocabulary; use bos, eos, none or one token (e.g. '<|endoftext|>')")
         return int(token_id)
 
     # -- scoring ------------------------------------------------------------------------------
