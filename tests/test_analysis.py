@@ -28,11 +28,12 @@ PAYLOAD = '<script>document.body.setAttribute("data-pwned","1")</script><img src
 
 
 def test_text_features_count_rare_words_sentences_and_syllables() -> None:
-    features = compute_text_features(["The cat sat. The zyzzyva flew!", "A happy dog."])
-    assert features.words.tolist() == [8, 4]
-    assert features.alpha_words.tolist() == [6, 3]
-    assert features.rare_words.tolist() == [1, 0]          # zyzzyva: not in the frequency list
-    assert features.sentences.tolist() == [2, 1]
+    features = compute_text_features(["The cat sat. The zyzzyva flew!", "A happy dog.", "An obstreperous cat."])
+    assert features.words.tolist() == [8, 4, 4]
+    assert features.alpha_words.tolist() == [6, 3, 3]
+    assert features.rare_words.tolist() == [0, 0, 1]       # obstreperous: listed, 0.04 per million
+    assert features.unlisted_words.tolist() == [1, 0, 0]   # zyzzyva: not in the frequency list at all
+    assert features.sentences.tolist() == [2, 1, 1]
     assert features.syllables[1] == 1 + 2 + 1             # a, hap-py, dog
 
 
@@ -96,6 +97,27 @@ def test_run_writes_reports_that_flag_long_evaluation_examples(tmp_path: Path) -
     analysis = json.loads((tmp_path / "ll" / "analysis.json").read_text(),
                           parse_constant=lambda c: pytest.fail(f"{c} is not strict JSON"))
     assert analysis["null_splits"] == 200 and [p["size"] for p in analysis["parts"]] == [2400, 300, 300]
+
+
+def test_per_example_reading_grades_and_pair_text(tmp_path: Path) -> None:
+    from tailsplit.analysis.text_features import example_fk_grades
+
+    result = snli_run(tmp_path / "q", splitter="random")
+    texts = result.dataset.texts
+    grades = example_fk_grades(compute_text_features(texts))
+    eval_rows = np.concatenate([result.split.dev_idx, result.split.test_idx])
+    observed = result.analysis.comparison("fk_grade_example_mean").observed
+    assert observed == pytest.approx(np.nanmean(grades[eval_rows]), abs=1e-6)
+    test_part = result.analysis.parts[2]
+    assert test_part.fk_grade_example_mean == pytest.approx(np.nanmean(grades[result.split.test_idx]))
+    assert "FK grade per example, mean ± sd" in (tmp_path / "q" / "report.md").read_text(encoding="utf-8")
+    # the same split, analysed on premise + hypothesis: longer texts, said so in the report
+    invoke = runner.invoke(app, ["analyze", str(tmp_path / "q"), "--analysis-text", "pair", "--null-splits", "50"])
+    assert invoke.exit_code == 0, invoke.output
+    pair = json.loads((tmp_path / "q" / "analysis.json").read_text(encoding="utf-8"))
+    assert pair["text"] == "pair"
+    assert pair["parts"][2]["mean_words"] > test_part.mean_words + 5
+    assert "texts (context + query)" in (tmp_path / "q" / "report.md").read_text(encoding="utf-8")
 
 
 def test_random_split_is_unremarkable_against_its_null(tmp_path: Path) -> None:

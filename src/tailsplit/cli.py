@@ -131,6 +131,7 @@ OutDir = Annotated[Optional[Path], typer.Option("--out", help="Output folder (wr
 Overwrite = Annotated[bool, typer.Option("--overwrite", help="Replace a non-empty output folder.")]
 NoAnalyze = Annotated[bool, typer.Option("--no-analyze", help="Skip the analysis report (report.html, report.md).")]
 NullSplits = Annotated[Optional[int], typer.Option("--null-splits", min=1, help="Random splits in each null distribution [default: 500].")]
+AnalysisText = Annotated[Optional[str], typer.Option("--analysis-text", help="What text statistics read: query (default) or pair (context + query, as the paper's appendix).")]
 Quiet = Annotated[bool, typer.Option("--quiet", help="No progress bar.")]
 
 
@@ -207,6 +208,8 @@ def build_config(config_path: Optional[Path], paths: Optional[list[Path]], **opt
         config.output.analyze = False
     if opts.get("null_splits") is not None:
         config.output.null_splits = opts["null_splits"]
+    if opts.get("analysis_text") is not None:
+        config.output.analysis_text = opts["analysis_text"]
     return config
 
 
@@ -282,7 +285,7 @@ def run(paths: Paths = None, config: ConfigOpt = None, text: Text = None, contex
         atom_constraint: AtomConstraint = None, length_of: LengthOf = None,
         max_iterations: MaxIterations = None, seed: Seed = None,
         out: OutDir = None, overwrite: Overwrite = False, no_analyze: NoAnalyze = False,
-        null_splits: NullSplits = None, quiet: Quiet = False) -> None:
+        null_splits: NullSplits = None, analysis_text: AnalysisText = None, quiet: Quiet = False) -> None:
     """Score every example with a causal LM, then split: the least likely go to dev/test."""
     from tailsplit import pipeline
 
@@ -334,7 +337,7 @@ def split(paths: Paths = None, scores: Annotated[Optional[Path], typer.Option("-
           atom_constraint: AtomConstraint = None, length_of: LengthOf = None,
           max_iterations: MaxIterations = None, seed: Seed = None,
           out: OutDir = None, overwrite: Overwrite = False, no_analyze: NoAnalyze = False,
-          null_splits: NullSplits = None) -> None:
+          null_splits: NullSplits = None, analysis_text: AnalysisText = None) -> None:
     """Split using an existing score file (or no scores: random, length, template, tmcd)."""
     from tailsplit import pipeline
 
@@ -356,12 +359,12 @@ ANALYZE_EXAMPLES = """
 @friendly_errors
 def analyze(split_dir: Annotated[Path, typer.Argument(help="A folder written by tailsplit run or split.")],
             compare: Annotated[Optional[list[Path]], typer.Option("--compare", help="Another split of the same examples (repeatable).")] = None,
-            null_splits: NullSplits = None, seed: Seed = None) -> None:
+            null_splits: NullSplits = None, seed: Seed = None, analysis_text: AnalysisText = None) -> None:
     """Analyse a split against random splits; writes report.html, report.md and analysis.json into it."""
     from tailsplit import pipeline
 
     analysis, comparisons = pipeline.analyze(split_dir, null_splits=500 if null_splits is None else null_splits,
-                                             seed=seed or 0, compare=compare)
+                                             seed=seed or 0, compare=compare, text_kind=analysis_text)
     print_analysis(analysis, comparisons)
     stdout.print(f"wrote {split_dir}/report.html, report.md, analysis.json")
 

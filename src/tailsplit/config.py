@@ -146,6 +146,7 @@ class OutputConfig:
     overwrite: bool = False
     analyze: bool = True
     null_splits: int = 500
+    analysis_text: str = "query"     # what text statistics read: query, or pair (context + query)
 
 
 @dataclass

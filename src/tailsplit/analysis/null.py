@@ -102,13 +102,16 @@ def rows_to_mask(rows: np.ndarray, n: int) -> np.ndarray:
 
 
 def ratio_statistics_null(statistics: list[RatioStatistic], columns: dict[str, np.ndarray],
-                          eval_mask: np.ndarray, null_rows: np.ndarray) -> list[NullComparison]:
+                          eval_mask: np.ndarray, null_rows: np.ndarray,
+                          order: np.ndarray | None = None) -> list[NullComparison]:
     """Every ratio statistic, observed and over the null splits, from one gather-and-sum of
-    the per-example columns."""
+    the per-example columns. ``order`` (a permutation of the rows) fixes the order in which the
+    observed sums add up, so float columns give the same bits whatever the input row order."""
     names = sorted({c for s in statistics for c in s.columns})
     matrix = np.column_stack([np.asarray(columns[c], dtype=np.float64) for c in names])
     null_sums = np.column_stack([matrix[:, j][null_rows].sum(axis=1) for j in range(len(names))])
-    observed_sums = matrix[eval_mask].sum(axis=0)
+    rows = np.flatnonzero(eval_mask) if order is None else order[eval_mask[order]]
+    observed_sums = matrix[rows].sum(axis=0)
     index = {c: i for i, c in enumerate(names)}
     out = []
     for stat in statistics:

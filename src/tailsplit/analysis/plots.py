@@ -93,8 +93,12 @@ def analysis_figures(analysis: SplitAnalysis) -> dict[str, str]:
     figures = {}
     if analysis.scores:
         figures["Total log-likelihood (logprob_sum) by part"] = _part_histograms(analysis.scores, "logprob_sum")
-    figures["Query length by part (word tokens)"] = _part_histograms(
+    what = "Query" if analysis.text_kind == "query" else "Text (context + query)"
+    figures[f"{what} length by part (word tokens)"] = _part_histograms(
         {p: v.astype(np.float64) for p, v in analysis.word_counts.items()}, "words", integer=True)
+    if analysis.fk_grades:
+        figures["Flesch–Kincaid grade per example, by part"] = _part_histograms(
+            {p: v[np.isfinite(v)] for p, v in analysis.fk_grades.items()}, "grade")
     figures[(f"Evaluation statistics (red line) against {analysis.n_null_splits} random splits of the same "
              "sizes (grey)")] = _null_grid(analysis)
     if any(m.hardness for m in analysis.program_metrics):

@@ -43,7 +43,7 @@ def headlines(analysis: SplitAnalysis) -> list[str]:
 def _value(name: str, value: float, spread: bool = False) -> str:
     if value != value:
         return "n/a"
-    if name == "rare_word_fraction" or name.endswith("share") or name.startswith("hardness_"):
+    if name.endswith(("_fraction", "share")) or name.startswith("hardness_"):
         return f"{100 * value:.2f}%" if not spread else f"{100 * value:.2f} pp"
     return f"{value:.3f}" if abs(value) < 10 else f"{value:.2f}"
 
@@ -61,9 +61,11 @@ def render_markdown(analysis: SplitAnalysis, comparisons: list[tuple[SplitCompar
 def _sections(analysis: SplitAnalysis, comparisons: list[tuple[SplitComparison, SplitAnalysis]],
               ) -> tuple[list[str], list[str]]:
     """(overview lines, detail lines); the HTML page puts the figures between them."""
+    what = "queries" if analysis.text_kind == "query" else "texts (context + query)"
     overview = [f"# Split analysis: {markdown_cell(analysis.name)}", "",
-                f"{analysis.n} examples. Each evaluation (dev + test) statistic is compared with "
-                f"{analysis.n_null_splits} random splits of the same sizes (seed {analysis.seed}).", ""]
+                f"{analysis.n} examples; text statistics of the {what}. Each evaluation (dev + test) statistic "
+                f"is compared with {analysis.n_null_splits} random splits of the same sizes (seed {analysis.seed}).",
+                ""]
     overview += [f"- {h}" for h in headlines(analysis)] + ["", "## Parts", "", *_parts_markdown(analysis), "",
                                                            "## Evaluation against random splits", "",
                                                            *_null_markdown(analysis.null), ""]
@@ -84,13 +86,15 @@ def _sections(analysis: SplitAnalysis, comparisons: list[tuple[SplitComparison, 
 
 
 def _parts_markdown(analysis: SplitAnalysis) -> list[str]:
-    rows = ["| part | size | labels | mean words | median words | rare words | FK grade | mean logprob_sum | "
-            "mean logprob_mean |", "|---|---:|---|---:|---:|---:|---:|---:|---:|"]
+    rows = ["| part | size | labels | mean words | median words | rare words | unlisted words | FK grade (pooled) | "
+            "FK grade per example, mean ± sd | mean logprob_sum | mean logprob_mean |",
+            "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for p in analysis.parts:
         total = max(p.size, 1)
         labels = ", ".join(f"{markdown_cell(k)} {100 * v / total:.1f}%" for k, v in p.label_counts.items()) or "-"
         rows.append(f"| {p.part} | {p.size} | {labels} | {p.mean_words:.2f} | {p.median_words:.1f} | "
-                    f"{100 * p.rare_word_fraction:.2f}% | {p.fk_grade:.2f} | {_opt(p.mean_logprob_sum)} | "
+                    f"{100 * p.rare_word_fraction:.2f}% | {100 * p.unlisted_word_fraction:.2f}% | {p.fk_grade:.2f} | "
+                    f"{p.fk_grade_example_mean:.2f} ± {p.fk_grade_example_sd:.2f} | {_opt(p.mean_logprob_sum)} | "
                     f"{_opt(p.mean_logprob_mean)} |")
     return rows
 

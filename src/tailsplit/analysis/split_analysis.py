@@ -18,7 +18,7 @@ from tailsplit.analysis.null import (
     NullComparison, RatioStatistic, per_split_null, random_eval_rows, ratio_statistics_null,
 )
 from tailsplit.analysis.programs import ProgramMetrics, divergence_note, novel_share, program_metrics
-from tailsplit.analysis.text_features import TextFeatures, compute_text_features, fk_grade
+from tailsplit.analysis.text_features import TextFeatures, compute_text_features, example_fk_grades, fk_grade
 from tailsplit.core import SPLIT_PARTS, SplitIndices
 from tailsplit.programs.divergence import ATOM_ALPHA, COMPOUND_ALPHA, chernoff_divergence
 from tailsplit.programs.features import ProgramFeatures
@@ -41,6 +41,7 @@ class AnalysisInputs:
     n_tokens: np.ndarray | None = None
     programs: ProgramFeatures | None = None
     balance_labels: bool = False
+    text_kind: str = "query"          # what ``texts`` hold: "query", or "pair" (context + query)
 
     @property
     def eval_mask(self) -> np.ndarray:
@@ -58,7 +59,10 @@ class PartStatistics:
     mean_words: float
     median_words: float
     rare_word_fraction: float
-    fk_grade: float
+    unlisted_word_fraction: float
+    fk_grade: float                   # pooled: the part's words, sentences and syllables summed
+    fk_grade_example_mean: float      # per example, then averaged (the paper compares these)
+    fk_grade_example_sd: float
     mean_logprob_sum: float | None
     mean_logprob_mean: float | None
 
@@ -79,6 +83,8 @@ class SplitAnalysis:
     easiest: list[dict[str, Any]] = field(default_factory=list)
     word_counts: dict[str, np.ndarray] = field(default_factory=dict)
     scores: dict[str, np.ndarray] = field(default_factory=dict)
+    fk_grades: dict[str, np.ndarray] = field(default_factory=dict)   # per-example grades by part
+    text_kind: str = "query"
     syntax_note: str = SYNTAX_UNAVAILABLE
     program_note: str | None = None
 
@@ -87,6 +93,7 @@ class SplitAnalysis:
 
     def as_dict(self) -> dict[str, Any]:
         return {"name": self.name, "examples": self.n, "null_splits": self.n_null_splits, "seed": self.seed,
+                "text": self.text_kind,
                 "parts": [p.as_dict() for p in self.parts], "against_null": [c.as_dict() for c in self.null],
                 "programs": [m.as_dict() for m in self.program_metrics], "hardest": self.hardest,
                 "easiest": self.easiest, "syntax": self.syntax_note,
@@ -94,11 +101,17 @@ class SplitAnalysis:
 
 
 def _ratio_statistics(inputs: AnalysisInputs) -> list[RatioStatistic]:
+    what = "query" if inputs.text_kind == "query" else "text (context + query)"
     stats = [
-        RatioStatistic("mean_words", "mean query length (word tokens)", ("words", "one"), np.divide),
-        RatioStatistic("rare_word_fraction", "share of words that are rare (≤ 1 per million)",
+        RatioStatistic("mean_words", f"mean {what} length (word tokens)", ("words", "one"), np.divide),
+        RatioStatistic("rare_word_fraction", "share of words that are rare (in wordfreq's list, ≤ 1 per million)",
                        ("rare_words", "alpha_words"), np.divide),
-        RatioStatistic("fk_grade", "Flesch–Kincaid grade", ("alpha_words", "sentences", "syllables"), fk_grade),
+        RatioStatistic("unlisted_word_fraction", "share of words not in wordfreq's list (typos, names)",
+                       ("unlisted_words", "alpha_words"), np.divide),
+        RatioStatistic("fk_grade", "Flesch–Kincaid grade (pooled)", ("alpha_words", "sentences", "syllables"),
+                       fk_grade),
+        RatioStatistic("fk_grade_example_mean", "Flesch–Kincaid grade per example, mean",
+                       ("fk_example_micro", "has_words"), _micro_mean),
     ]
     if inputs.logprob_sum is not None:
         stats += [RatioStatistic("mean_logprob_sum", "mean total log-likelihood", ("logprob_sum", "one"), np.divide),
@@ -111,8 +124,11 @@ def _ratio_statistics(inputs: AnalysisInputs) -> list[RatioStatistic]:
 
 
 def _columns(inputs: AnalysisInputs, text: TextFeatures) -> dict[str, np.ndarray]:
+    grades = example_fk_grades(text)
     columns = {"one": np.ones(len(inputs.ids)), "words": text.words, "alpha_words": text.alpha_words,
-               "rare_words": text.rare_words, "sentences": text.sentences, "syllables": text.syllables}
+               "rare_words": text.rare_words, "unlisted_words": text.unlisted_words, "sentences": text.sentences,
+               "syllables": text.syllables, "fk_example_micro": np.rint(np.nan_to_num(grades, nan=0.0) * 1e6),
+               "has_words": np.isfinite(grades).astype(np.float64)}
     if inputs.logprob_sum is not None:
         columns["logprob_sum"] = inputs.logprob_sum
         columns["logprob_mean"] = inputs.logprob_sum / np.maximum(inputs.n_tokens, 1)
@@ -121,6 +137,13 @@ def _columns(inputs: AnalysisInputs, text: TextFeatures) -> dict[str, np.ndarray
         for level in inputs.programs.hardness_levels:
             columns[f"hardness_{level}"] = (hardness == level).astype(np.float64)
     return columns
+
+
+def _micro_mean(total_micro: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """Mean of values stored in millionths: integers, so sums are exact in any row order (the
+    reports must not depend on it)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return total_micro / count / 1e6
 
 
 def _program_null(programs: ProgramFeatures, eval_mask: np.ndarray, null_rows: np.ndarray) -> list[NullComparison]:
@@ -153,7 +176,7 @@ def analyze_split(inputs: AnalysisInputs, *, null_splits: int = 500, seed: int =
     null_rows = canonical[random_eval_rows(eval_mask[canonical], None if strata is None else strata[canonical],
                                            null_splits, seed)]
     columns = _columns(inputs, text)
-    null = ratio_statistics_null(_ratio_statistics(inputs), columns, eval_mask, null_rows)
+    null = ratio_statistics_null(_ratio_statistics(inputs), columns, eval_mask, null_rows, order=canonical)
     if inputs.programs is not None:
         null += _program_null(inputs.programs, eval_mask, null_rows)
     analysis = SplitAnalysis(
@@ -161,7 +184,8 @@ def analyze_split(inputs: AnalysisInputs, *, null_splits: int = 500, seed: int =
         null=null, n_null_splits=null_splits, seed=seed,
         program_metrics=[] if inputs.programs is None else program_metrics(inputs.programs, inputs.split_indices()),
         program_note=None if inputs.programs is None else divergence_note(inputs.programs.count, inputs.programs.extractor),
-        word_counts={p: text.words[inputs.parts == p] for p in SPLIT_PARTS})
+        word_counts={p: text.words[inputs.parts == p] for p in SPLIT_PARTS},
+        fk_grades={p: example_fk_grades(text)[inputs.parts == p] for p in SPLIT_PARTS}, text_kind=inputs.text_kind)
     if inputs.logprob_sum is not None:
         analysis.scores = {p: inputs.logprob_sum[inputs.parts == p] for p in SPLIT_PARTS}
         ids = np.asarray(inputs.ids, dtype=str)   # ties by id, so row order does not matter
@@ -176,12 +200,17 @@ def _part_statistics(inputs: AnalysisInputs, text: TextFeatures, part: str) -> P
     rows = inputs.parts == part
     labels = Counter(np.asarray(inputs.labels, dtype=object)[rows].tolist()) if inputs.labels is not None else {}
     scores = None if inputs.logprob_sum is None else inputs.logprob_sum[rows]
+    grades = example_fk_grades(text)[rows]
+    grades = grades[np.isfinite(grades)]
     with np.errstate(divide="ignore", invalid="ignore"):
         return PartStatistics(
             part=part, size=int(rows.sum()), label_counts=dict(sorted(labels.items())),
             mean_words=_mean(text.words[rows]), median_words=float(np.median(text.words[rows])) if rows.any() else float("nan"),
             rare_word_fraction=float(np.divide(text.rare_words[rows].sum(), text.alpha_words[rows].sum())),
+            unlisted_word_fraction=float(np.divide(text.unlisted_words[rows].sum(), text.alpha_words[rows].sum())),
             fk_grade=float(fk_grade(text.alpha_words[rows].sum(), text.sentences[rows].sum(), text.syllables[rows].sum())),
+            fk_grade_example_mean=_mean(grades),
+            fk_grade_example_sd=float(np.std(grades)) if len(grades) else float("nan"),
             mean_logprob_sum=None if scores is None else _mean(scores),
             mean_logprob_mean=None if scores is None else _mean(scores / np.maximum(inputs.n_tokens[rows], 1)))
 

@@ -32,12 +32,19 @@ def read_manifest(folder: Path) -> dict[str, Any]:
                          fix="rewrite the split with tailsplit split") from None
 
 
-def load_split_dir(folder: str | Path) -> AnalysisInputs:
-    """Columns of every example of the split in ``folder``, in train, dev, test order."""
+def load_split_dir(folder: str | Path, text_kind: str | None = None) -> AnalysisInputs:
+    """Columns of every example of the split in ``folder``, in train, dev, test order.
+
+    ``text_kind`` ("query" or "pair": context + query) defaults to what the run analysed."""
     folder = Path(folder)
     manifest = read_manifest(folder)
     data = manifest.get("config", {}).get("data", {})
+    text_kind = text_kind or manifest.get("config", {}).get("output", {}).get("analysis_text", "query")
     text_field, label_field, program_field = data.get("text"), data.get("label"), data.get("program")
+    context_field = data.get("context") if text_kind == "pair" else None
+    if text_kind == "pair" and context_field is None:
+        raise ConfigError(f"analysis_text='pair' needs a context field, and the split in {str(folder)!r} has none; "
+                          "use analysis_text='query'")
     id_field = data.get("id", "id")
     ids: list[str] = []
     texts: list[str] = []
@@ -48,11 +55,12 @@ def load_split_dir(folder: str | Path) -> AnalysisInputs:
         path = _part_file(folder, manifest, part)
         for raw in read_records(path):
             record = raw.record
-            for name in (text_field, id_field, label_field, program_field):
+            for name in (text_field, id_field, label_field, program_field, context_field):
                 if name is not None and name not in record:
                     raise raw.error("is missing", field=name, fix="analyze the folder tailsplit wrote, unchanged")
             ids.append(str(record[id_field]))
-            texts.append(str(record[text_field]))
+            texts.append(pair_text(str(record[context_field]), str(record[text_field])) if context_field
+                         else str(record[text_field]))
             parts.append(part)
             if label_field is not None:
                 labels.append(label_to_str(record[label_field]))
@@ -64,7 +72,13 @@ def load_split_dir(folder: str | Path) -> AnalysisInputs:
         labels=tuple(labels) if label_field is not None else None, logprob_sum=logprob_sum, n_tokens=n_tokens,
         programs=_programs(programs, data.get("program_kind", "sql"), folder,
                            data.get("count", "examples")) if program_field else None,
-        balance_labels=bool(manifest.get("config", {}).get("split", {}).get("balance_labels", False)))
+        balance_labels=bool(manifest.get("config", {}).get("split", {}).get("balance_labels", False)),
+        text_kind=text_kind)
+
+
+def pair_text(context: str, text: str) -> str:
+    """What the analysis reads of a pair: the context, then the query (two sentences or more)."""
+    return f"{context.rstrip()} {text.lstrip()}"
 
 
 def read_split_parts(folder: str | Path) -> tuple[dict[str, Any], dict[str, list[Any]]]:

@@ -3,8 +3,10 @@ ratio of sums (so a random split's statistics are two matrix products away).
 
 - ``words``: word tokens (NLTK Treebank tokenizer, as for length control);
 - ``alpha_words``: the alphabetic ones — what rare words and readability count;
-- ``rare_words``: alphabetic words at most ``rare_per_million`` times per million words in
-  wordfreq's English list (SPEC: ≤ 1 per million);
+- ``rare_words``: alphabetic words *in* wordfreq's English list at most ``rare_per_million``
+  times per million words (SPEC: ≤ 1 per million; the paper's frequency-list method);
+- ``unlisted_words``: alphabetic words not in the list at all (typos, names, rare forms) —
+  counted apart, since the paper's method does not call them rare;
 - ``sentences`` and ``syllables`` (CMUdict's first pronunciation, else pyphen's hyphenation,
   as textstat does) for the Flesch–Kincaid grade
   ``0.39 · words/sentences + 11.8 · syllables/words − 15.59``.
@@ -31,6 +33,7 @@ class TextFeatures:
     words: np.ndarray
     alpha_words: np.ndarray
     rare_words: np.ndarray
+    unlisted_words: np.ndarray
     sentences: np.ndarray
     syllables: np.ndarray
     rare_per_million: float = RARE_PER_MILLION
@@ -47,31 +50,41 @@ def fk_grade(alpha_words: np.ndarray | float, sentences: np.ndarray | float,
         return 0.39 * np.divide(alpha_words, sentences) + 11.8 * np.divide(syllables, alpha_words) - 15.59
 
 
+def example_fk_grades(features: TextFeatures) -> np.ndarray:
+    """Flesch–Kincaid grade of each example on its own (NaN for an example without words)."""
+    return np.where(features.alpha_words > 0, fk_grade(features.alpha_words, features.sentences,
+                                                       features.syllables), np.nan)
+
+
 def compute_text_features(texts: Sequence[str], rare_per_million: float = RARE_PER_MILLION) -> TextFeatures:
     """Counts for every text; each distinct word is looked up once."""
     frequencies, syllables_of = _word_resources()
     threshold = rare_per_million / 1e6
-    rare_memo: dict[str, bool] = {}
+    rare_memo: dict[str, tuple[bool, bool]] = {}   # word → (rare, unlisted)
     syllable_memo: dict[str, int] = {}
     n = len(texts)
-    columns = {name: np.zeros(n, dtype=np.int64) for name in ("words", "alpha", "rare", "sentences", "syllables")}
+    columns = {name: np.zeros(n, dtype=np.int64)
+               for name in ("words", "alpha", "rare", "unlisted", "sentences", "syllables")}
     for i, text in enumerate(texts):
         tokens = word_tokens(text)
         alpha = [t.lower() for t in tokens if t.isalpha()]
         columns["words"][i] = len(tokens)
         columns["alpha"][i] = len(alpha)
         columns["sentences"][i] = max(1, len(split_sentences(text)))
-        rare = syllables = 0
+        rare = unlisted = syllables = 0
         for word in alpha:
             if word not in rare_memo:
-                rare_memo[word] = frequencies.get(word, 0.0) <= threshold
+                frequency = frequencies.get(word)
+                rare_memo[word] = (frequency is not None and frequency <= threshold, frequency is None)
                 syllable_memo[word] = syllables_of(word)
-            rare += rare_memo[word]
+            is_rare, is_unlisted = rare_memo[word]
+            rare += is_rare
+            unlisted += is_unlisted
             syllables += syllable_memo[word]
-        columns["rare"][i], columns["syllables"][i] = rare, syllables
+        columns["rare"][i], columns["unlisted"][i], columns["syllables"][i] = rare, unlisted, syllables
     return TextFeatures(words=columns["words"], alpha_words=columns["alpha"], rare_words=columns["rare"],
-                        sentences=columns["sentences"], syllables=columns["syllables"],
-                        rare_per_million=rare_per_million)
+                        unlisted_words=columns["unlisted"], sentences=columns["sentences"],
+                        syllables=columns["syllables"], rare_per_million=rare_per_million)
 
 
 @lru_cache(maxsize=1)

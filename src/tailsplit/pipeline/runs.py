@@ -67,6 +67,7 @@ def template_for(config: ScoringConfig) -> PromptTemplate:
 
 
 SCORING_METHODS = ("prompted", "ngram", "kfold")
+ANALYSIS_TEXTS = ("query", "pair")
 
 
 def score_dataset(dataset: Dataset, config: ScoringConfig, *, progress: bool = False,
@@ -180,6 +181,10 @@ def check_before_work(dataset: Dataset, config: RunConfig, *, scores_path: str |
     if output.out is not None:
         inputs = [*dataset.input_paths, *([scores_path] if scores_path is not None else [])]
         check_output_folder(output.out, overwrite=output.overwrite, inputs=inputs)
+    if output.analysis_text not in ANALYSIS_TEXTS:
+        raise ConfigError(f"analysis_text={output.analysis_text!r} is unknown; use one of {list(ANALYSIS_TEXTS)}")
+    if output.analysis_text == "pair" and dataset.contexts is None:
+        raise ConfigError("--analysis-text pair reads context + query; name the context field with --context")
     if output.analyze and output.null_splits < 1:
         raise ConfigError(f"--null-splits={output.null_splits!r} must be 1 or more (500 is usual); "
                           "pass --no-analyze to skip the analysis")
@@ -294,15 +299,19 @@ def run(config: RunConfig, *, scores_path: str | Path | None = None, progress: b
 def _analysis_of_run(result: RunResult, config: RunConfig) -> Any:
     """The split's analysis (``None``, with a note, if the analysis extra is not installed)."""
     from tailsplit.analysis.split_analysis import AnalysisInputs, analyze_split
+    from tailsplit.analysis.split_dir import pair_text
     from tailsplit.errors import MissingDependencyError
 
     dataset, scores = result.dataset, result.scores
+    texts = dataset.texts
+    if config.output.analysis_text == "pair" and dataset.contexts is not None:
+        texts = tuple(pair_text(c, t) for c, t in zip(dataset.contexts, dataset.texts))
     inputs = AnalysisInputs(
-        name=Path(config.output.out or "split").name, ids=dataset.ids, texts=dataset.texts,
+        name=Path(config.output.out or "split").name, ids=dataset.ids, texts=texts,
         parts=result.split.assignment(len(dataset)), labels=dataset.labels,
         logprob_sum=None if scores is None else np.asarray(scores.logprob_sum, dtype=np.float64),
         n_tokens=None if scores is None else np.asarray(scores.n_tokens), programs=result.programs,
-        balance_labels=config.split.balance_labels)
+        balance_labels=config.split.balance_labels, text_kind=config.output.analysis_text)
     try:
         return analyze_split(inputs, null_splits=config.output.null_splits, seed=config.split.seed)
     except MissingDependencyError as exc:
@@ -311,7 +320,7 @@ def _analysis_of_run(result: RunResult, config: RunConfig) -> Any:
 
 
 def analyze(split_dir: str | Path, *, null_splits: int = 500, seed: int = 0,
-            compare: list[str | Path] | None = None) -> Any:
+            compare: list[str | Path] | None = None, text_kind: str | None = None) -> Any:
     """``tailsplit analyze``: analyse a split folder and write its reports into it."""
     from tailsplit.analysis.compare import compare_splits
     from tailsplit.analysis.split_analysis import analyze_split
@@ -319,11 +328,13 @@ def analyze(split_dir: str | Path, *, null_splits: int = 500, seed: int = 0,
 
     if null_splits < 1 or seed < 0:
         raise ConfigError(f"null_splits={null_splits!r} must be 1 or more and seed={seed!r} 0 or more")
-    inputs = load_split_dir(split_dir)
+    if text_kind is not None and text_kind not in ANALYSIS_TEXTS:
+        raise ConfigError(f"analysis_text={text_kind!r} is unknown; use one of {list(ANALYSIS_TEXTS)}")
+    inputs = load_split_dir(split_dir, text_kind)
     analysis = analyze_split(inputs, null_splits=null_splits, seed=seed)
     comparisons = []
     for other_dir in compare or []:
-        other = load_split_dir(other_dir)
+        other = load_split_dir(other_dir, inputs.text_kind)
         comparisons.append((compare_splits(inputs, other), analyze_split(other, null_splits=0, seed=seed)))
     update_reports(split_dir, report_files(analysis, comparisons))
     return analysis, comparisons
