@@ -120,6 +120,24 @@ def test_per_example_reading_grades_and_pair_text(tmp_path: Path) -> None:
     assert "texts (context + query)" in (tmp_path / "q" / "report.md").read_text(encoding="utf-8")
 
 
+def test_dependency_depth_is_reported_against_random_splits(tmp_path: Path) -> None:
+    from tailsplit.analysis.syntax import dependency_depths, find_parser
+
+    parser = find_parser()
+    assert parser is not None, "the syntax extra (spaCy + en_core_web_sm) is part of the test install"
+    deep, flat = dependency_depths(["The man who the dog that I saw bit ran away.", "Dogs bark."], parser)
+    assert deep > flat >= 1
+    result = snli_run(tmp_path / "s", null_splits=50)
+    depth = result.analysis.comparison("mean_dependency_depth")
+    assert depth is not None and "en_core_web_sm" in depth.description
+    assert result.analysis.parts[0].mean_dependency_depth > 0 and "Dependency-tree depth" in result.analysis.syntax_note
+    off = snli_run(tmp_path / "off", null_splits=50)
+    assert off.analysis.comparison("mean_dependency_depth") is not None
+    runner.invoke(app, ["analyze", str(tmp_path / "off"), "--no-syntax", "--null-splits", "50"])
+    report = json.loads((tmp_path / "off" / "analysis.json").read_text(encoding="utf-8"))
+    assert "not computed" in report["syntax"] and all(c["name"] != "mean_dependency_depth" for c in report["against_null"])
+
+
 def test_random_split_is_unremarkable_against_its_null(tmp_path: Path) -> None:
     result = snli_run(tmp_path / "random", splitter="random", seed=3)
     for name in ("mean_words", "rare_word_fraction", "fk_grade"):

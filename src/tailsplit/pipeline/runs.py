@@ -313,15 +313,19 @@ def _analysis_of_run(result: RunResult, config: RunConfig) -> Any:
         n_tokens=None if scores is None else np.asarray(scores.n_tokens), programs=result.programs,
         balance_labels=config.split.balance_labels, text_kind=config.output.analysis_text)
     try:
-        return analyze_split(inputs, null_splits=config.output.null_splits, seed=config.split.seed)
+        return analyze_split(inputs, null_splits=config.output.null_splits, seed=config.split.seed,
+                             syntax=config.output.syntax)
     except MissingDependencyError as exc:
         print(f"note: no analysis report ({exc})", file=sys.stderr)
         return None
 
 
 def analyze(split_dir: str | Path, *, null_splits: int = 500, seed: int = 0,
-            compare: list[str | Path] | None = None, text_kind: str | None = None) -> Any:
-    """``tailsplit analyze``: analyse a split folder and write its reports into it."""
+            compare: list[str | Path] | None = None, text_kind: str | None = None,
+            syntax: bool | None = None) -> Any:
+    """``tailsplit analyze``: analyse a split folder and write its reports into it.
+
+    ``text_kind`` and ``syntax`` default to what the run that wrote the folder used."""
     from tailsplit.analysis.compare import compare_splits
     from tailsplit.analysis.split_analysis import analyze_split
     from tailsplit.analysis.split_dir import load_split_dir
@@ -330,12 +334,17 @@ def analyze(split_dir: str | Path, *, null_splits: int = 500, seed: int = 0,
         raise ConfigError(f"null_splits={null_splits!r} must be 1 or more and seed={seed!r} 0 or more")
     if text_kind is not None and text_kind not in ANALYSIS_TEXTS:
         raise ConfigError(f"analysis_text={text_kind!r} is unknown; use one of {list(ANALYSIS_TEXTS)}")
+    from tailsplit.analysis.split_dir import read_manifest
+
     inputs = load_split_dir(split_dir, text_kind)
-    analysis = analyze_split(inputs, null_splits=null_splits, seed=seed)
+    if syntax is None:
+        syntax = bool(read_manifest(Path(split_dir)).get("config", {}).get("output", {}).get("syntax", True))
+    analysis = analyze_split(inputs, null_splits=null_splits, seed=seed, syntax=syntax)
     comparisons = []
     for other_dir in compare or []:
         other = load_split_dir(other_dir, inputs.text_kind)
-        comparisons.append((compare_splits(inputs, other), analyze_split(other, null_splits=0, seed=seed)))
+        comparisons.append((compare_splits(inputs, other),
+                            analyze_split(other, null_splits=0, seed=seed, syntax=syntax)))
     update_reports(split_dir, report_files(analysis, comparisons))
     return analysis, comparisons
 
