@@ -245,6 +245,24 @@ def test_cli_program_splits_write_program_metrics(tmp_path: Path, splitter: str,
     assert "Programs (divergence and novelty against train)" in (out / "summary.md").read_text()
 
 
+def test_count_occurrences_is_recorded_and_changes_divergences(tmp_path: Path) -> None:
+    divergences = {}
+    for count in ("examples", "occurrences"):
+        out = tmp_path / count
+        result = runner.invoke(app, ["split", str(SPIDER), "--text", "question", "--program", "query",
+                                     "--splitter", "random", "--atom-constraint", "--count", count, "--dev-size", "100",
+                                     "--test-size", "100", "--no-analyze", "--out", str(out)])
+        assert result.exit_code == 0, result.output
+        assert ("counted by occurrence" in result.output) == (count == "occurrences")
+        manifest = json.loads((out / "manifest.json").read_text())
+        assert manifest["programs"]["count"] == count
+        test = manifest["programs"]["metrics"][2]
+        divergences[count] = (test["atom_divergence"], test["compound_divergence"], test["novel_compound_share"])
+        assert (out / "test.jsonl").read_bytes() == (tmp_path / "examples" / "test.jsonl").read_bytes()  # same split
+    assert divergences["examples"][:2] != divergences["occurrences"][:2]
+    assert divergences["examples"][2] == divergences["occurrences"][2]      # novelty is presence: unchanged
+
+
 def test_cli_program_splitter_without_program_field_is_a_clear_error(tmp_path: Path) -> None:
     result = runner.invoke(app, ["split", str(SPIDER), "--text", "question", "--splitter", "tmcd",
                                  "--out", str(tmp_path / "x")])

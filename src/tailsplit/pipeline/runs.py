@@ -30,7 +30,7 @@ from tailsplit.io.outputs import (
     check_output_file, check_output_folder, staged_output, strict_json, update_reports, write_output_file,
 )
 from tailsplit.io.writers import OUTPUT_SUFFIX, output_format_for, write_records
-from tailsplit.programs.features import ProgramFeatures, dataset_program_features
+from tailsplit.programs.features import COUNTS, ProgramFeatures, dataset_program_features
 from tailsplit.progress import ProgressBar
 from tailsplit.prompts import PromptTemplate, resolve_template
 from tailsplit.registry import SCORERS
@@ -253,6 +253,8 @@ def run(config: RunConfig, *, scores_path: str | Path | None = None, progress: b
     if needs_scores and scores_path is None and not score_missing:
         raise ConfigError(f"splitter={config.split.splitter!r} needs scores; pass --scores FILE (written by "
                           "tailsplit score), or use tailsplit run, which scores with the LM first")
+    if config.data.count not in COUNTS:
+        raise ConfigError(f"count={config.data.count!r} is unknown; use one of {list(COUNTS)}")
     clock = time.perf_counter()
     programs = dataset_program_features(dataset, config.data.program_kind, config.data.count)
     timings["programs_s"] = time.perf_counter() - clock
