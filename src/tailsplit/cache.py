@@ -60,7 +60,6 @@ class ScoreCache:
 
     def __init__(self, directory: str | Path) -> None:
         self.path = Path(directory) / f"scores-v{SCHEMA_VERSION}.sqlite"
-        self.damaged_rows = 0
         self._damaged_keys: set[str] = set()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -98,7 +97,6 @@ class ScoreCache:
                     continue
                 found[key] = (total, count, bool(cut))
         if damaged:
-            self.damaged_rows += damaged
             print(f"tailsplit: {damaged} damaged rows in the score cache {self.path} are ignored and "
                   "scored again", file=sys.stderr)
         return found

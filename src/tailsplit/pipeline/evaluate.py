@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,7 @@ from tailsplit.evaluate.baselines import BASELINES, PartInputs, nearest_neighbou
 from tailsplit.evaluate.table import SplitScore, table_csv, table_markdown, table_rows
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.examples import label_to_str
-from tailsplit.io.outputs import check_output_folder, finite
+from tailsplit.io.outputs import check_output_folder, strict_json
 from tailsplit.pipeline.records import write_outputs
 
 
@@ -85,7 +84,7 @@ def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dic
     if config.out is not None:
         inputs = [{"path": str(Path(f) / "manifest.json"), "sha256": sha256_file(Path(f) / "manifest.json")}
                   for f in config.split_dirs]
-        manifest = write_outputs(Path(config.out), config, {"evaluation.json": json.dumps(finite(result), indent=2) + "\n",
+        manifest = write_outputs(Path(config.out), config, {"evaluation.json": strict_json(result),
                                                              "table.md": table_markdown(rows), "table.csv": table_csv(rows),
                                                              **_html_report(rows), **files},
                                  inputs, {}, command)

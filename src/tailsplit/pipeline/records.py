@@ -1,5 +1,5 @@
 """What every command's manifest records: input files with hashes and row counts; and the
-staged write of a command's output files with their manifest (strict JSON: ``finite``)."""
+staged write of a command's output files with their manifest."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 from tailsplit import __version__
 from tailsplit.core import Dataset
 from tailsplit.fingerprint import sha256_file
-from tailsplit.io.outputs import finite, json_default, staged_output
+from tailsplit.io.outputs import staged_output
 
 
 def input_records(dataset: Dataset) -> list[dict[str, Any]]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
-import json
 import sys
 import time
 from pathlib import Path
@@ -16,7 +15,7 @@ import numpy as np
 from tailsplit.config import CorrelateConfig, OodRankConfig, SimilarityConfig
 from tailsplit.errors import ConfigError, InputError
 from tailsplit.fingerprint import sha256_file
-from tailsplit.io.outputs import check_output_folder, finite, json_default
+from tailsplit.io.outputs import check_output_folder, strict_json
 from tailsplit.io.readers import numbered_lines
 from tailsplit.pipeline.records import write_outputs
 from tailsplit.shift.datasets import DatasetSpec, load_texts
@@ -89,7 +88,7 @@ def _write_similarity(out: Path, config: SimilarityConfig, result: dict[str, Any
                                                                  "centroid similarity"),
                "MMD² (Gaussian kernel)": heatmap_svg(names, np.array(result["mmd"]["mmd2"]), "MMD²",
                                                      fmt="{:.3f}", cmap="magma")}
-    files = {"similarity.json": json.dumps(finite(stable), indent=2, default=json_default) + "\n",
+    files = {"similarity.json": strict_json(stable),
              "report.md": markdown, "report.html": html_page("Dataset similarity", markdown, figures)}
     inputs = [{"path": d["path"], "sha256": sha256_file(d["path"])} for d in result["datasets"]]
     write_outputs(out, config, files, inputs, {"embedding": result["embedding"]}, command)
@@ -177,7 +176,7 @@ def ood_rank(config: OodRankConfig, *, command: list[str] | None = None) -> dict
         from tailsplit.analysis.shift_report import ood_markdown
 
         inputs = [{"path": p, "sha256": sha256_file(p)} for p in [config.candidates, id_spec.path] + [s.path for s in specs]]
-        write_outputs(Path(config.out), config, {"ood.json": json.dumps(finite(result), indent=2) + "\n",
+        write_outputs(Path(config.out), config, {"ood.json": strict_json(result),
                                                   "report.md": ood_markdown(result)},
                        inputs, {"embedding": embedding}, command)
     return {**result, "embedding": embedding}
@@ -215,7 +214,7 @@ def correlate(config: CorrelateConfig, *, command: list[str] | None = None) -> d
         figures = {f"group {g}: Type {r.type}": relation_svg(np.array(points[g])[:, 0], np.array(points[g])[:, 1],
                                                             r, f"Type {r.type}")
                    for g, r in relations.items()}
-        write_outputs(Path(config.out), config, {"correlate.json": json.dumps(finite(result), indent=2) + "\n",
+        write_outputs(Path(config.out), config, {"correlate.json": strict_json(result),
                                                   "report.md": markdown,
                                                   "report.html": html_page("ID–OOD accuracy", markdown, figures)},
                        [{"path": config.points, "sha256": sha256_file(config.points)}], {}, command)

@@ -90,7 +90,10 @@ class CompoundDivergenceSearch:
         self.eval_mask = eval_mask.copy()
         self.strata = np.zeros(len(eval_mask), dtype=np.int64) if strata is None else strata
         self.weights = compounds.entry_weights            # 1 each, or occurrences
-        largest = int(self.weights.sum()) + 2             # no count can exceed the total weight
+        # Moves are priced per compound for each distinct weight, then gathered per entry.
+        self._weight_values, self._weight_index = np.unique(self.weights, return_inverse=True)
+        totals = compounds.counts(np.ones(len(eval_mask), dtype=bool))
+        largest = int(totals.max() if len(totals) else 0) + int(self.weights.max(initial=0)) + 2
         self._pow_train = np.arange(largest, dtype=np.float64) ** alpha
         self._pow_eval = np.arange(largest, dtype=np.float64) ** (1.0 - alpha)
         self.train_counts = compounds.counts(~self.eval_mask)
@@ -123,20 +126,19 @@ class CompoundDivergenceSearch:
         """Similarity after moving each row to the other side (``inf`` where not allowed).
 
         Moving row ``i`` shifts each of its compounds ``k`` by its weight ``w`` (1, or its
-        occurrences): the change of the numerator is priced per stored entry."""
+        occurrences): the change of the numerator is priced once per compound and distinct
+        weight, then summed over each row's entries."""
         a, b = self.train_counts, self.eval_counts
         current = self._terms(a, b)
-        a_rows, b_rows, w = a[self.compounds.ids], b[self.compounds.ids], self.weights
-        if to_eval:
-            delta = self._terms(np.maximum(a_rows - w, 0), b_rows + w) - current[self.compounds.ids]
-            sign = -1
-        else:
-            delta = self._terms(a_rows + w, np.maximum(b_rows - w, 0)) - current[self.compounds.ids]
-            sign = 1
+        sign = -1 if to_eval else 1
+        # delta[j, k]: change of compound k's term when it moves by weight_values[j]
+        delta = np.stack([self._terms(np.maximum(a + sign * w, 0), np.maximum(b - sign * w, 0)) - current
+                          for w in self._weight_values]) if len(self._weight_values) else np.zeros((0, len(a)))
+        per_entry = delta[self._weight_index, self.compounds.ids] if len(self.compounds.ids) else np.zeros(0)
         total_train = a.sum() + sign * self.sizes
         total_eval = b.sum() - sign * self.sizes
         with np.errstate(divide="ignore", invalid="ignore"):
-            similarity = (current.sum() + self._row_sums(delta)) / (
+            similarity = (current.sum() + self._row_sums(per_entry)) / (
                 np.maximum(total_train, 1) ** self.alpha * np.maximum(total_eval, 1) ** (1.0 - self.alpha))
         allowed = ~self.eval_mask if to_eval else self.eval_mask.copy()
         if to_eval:
