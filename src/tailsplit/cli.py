@@ -364,12 +364,14 @@ ANALYZE_EXAMPLES = """
 def analyze(split_dir: Annotated[Path, typer.Argument(help="A folder written by tailsplit run or split.")],
             compare: Annotated[Optional[list[Path]], typer.Option("--compare", help="Another split of the same examples (repeatable).")] = None,
             null_splits: NullSplits = None, seed: Seed = None, analysis_text: AnalysisText = None,
-            syntax: Syntax = None) -> None:
+            syntax: Syntax = None,
+            agreement_field: Annotated[Optional[str], typer.Option("--agreement-field", help="Field holding each example's annotator labels (a list): agreement with the gold label and label entropy, against random splits.")] = None) -> None:
     """Analyse a split against random splits; writes report.html, report.md and analysis.json into it."""
     from tailsplit import pipeline
 
     analysis, comparisons = pipeline.analyze(split_dir, null_splits=500 if null_splits is None else null_splits,
-                                             seed=seed or 0, compare=compare, text_kind=analysis_text, syntax=syntax)
+                                             seed=seed or 0, compare=compare, text_kind=analysis_text, syntax=syntax,
+                                             agreement_field=agreement_field)
     print_analysis(analysis, comparisons)
     stdout.print(f"wrote {split_dir}/report.html, report.md, analysis.json")
 

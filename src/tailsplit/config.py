@@ -328,6 +328,11 @@ class EvaluateConfig:
     bucket: str | None = None                              # "hardness", or a record field [default: hardness or label]
     zero_shot: bool = False                                # also the split's LM as a zero-shot classifier
     zero_shot_template: str | None = None                  # [default: the split's scoring template]
+    encoder: str | None = None                             # embed/encoder baselines [default: bundled all-MiniLM-L6-v2]
+    max_steps: int = 800                                   # encoder baseline: training steps (batch 32)
+    max_train: int | None = None                           # encoder baseline: subsample train (quick looks)
+    device: str = "auto"                                   # encoder baseline: cpu, cuda, cuda:N, auto
+    leakage_threshold: float = 0.05                        # mark random baselines whose test queries overlap train more
     seed: int = 0
     out: str | None = None
     overwrite: bool = False

@@ -43,7 +43,7 @@ def headlines(analysis: SplitAnalysis) -> list[str]:
 def _value(name: str, value: float, spread: bool = False) -> str:
     if value != value:
         return "n/a"
-    if name.endswith(("_fraction", "share")) or name.startswith("hardness_"):
+    if name.endswith(("_fraction", "share", "_in_train")) or name.startswith("hardness_") or name == "annotator_agreement":
         return f"{100 * value:.2f}%" if not spread else f"{100 * value:.2f} pp"
     return f"{value:.3f}" if abs(value) < 10 else f"{value:.2f}"
 
@@ -69,6 +69,7 @@ def _sections(analysis: SplitAnalysis, comparisons: list[tuple[SplitComparison, 
     overview += [f"- {h}" for h in headlines(analysis)] + ["", "## Parts", "", *_parts_markdown(analysis), "",
                                                            "## Evaluation against random splits", "",
                                                            *_null_markdown(analysis.null), ""]
+    overview += _leakage_markdown(analysis) + _agreement_markdown(analysis)
     details: list[str] = []
     if analysis.program_metrics:
         details += ["## Programs (against train)", "", render_program_markdown(analysis.program_metrics), ""]
@@ -112,6 +113,41 @@ def _null_markdown(null: list[NullComparison]) -> list[str]:
                     f"{_value(c.name, c.null_std, spread=True)} | {c.percentile:.1f} | {c.z_score:.2f} | "
                     f"{c.verdict()} |")
     return rows
+
+
+def _leakage_markdown(analysis: SplitAnalysis) -> list[str]:
+    """Per evaluation part, the share of queries (and pairs) also in train."""
+    leakage = getattr(analysis, "leakage", None) or {}
+    names = list(dict.fromkeys(name for shares in leakage.values() for name in shares))
+    if not names:
+        return []
+    from tailsplit.analysis.leakage import NEAR_JACCARD
+
+    header = [name.replace("_", " ", 1).replace("query", "queries").replace("pair", "pairs") for name in names]
+    rows = ["## Leakage: evaluation examples also in train", "",
+            "Share of each evaluation part whose query (or whole context + query pair) also occurs in train: "
+            f"exactly, after case/punctuation/space normalisation, or as a near-duplicate (word-bigram Jaccard ≥ "
+            f"{NEAR_JACCARD}, MinHash LSH). A random split that leaks inflates its baseline; keep repeated "
+            "queries whole with `--group`.", "",
+            "| part | " + " | ".join(header) + " |", "|---|" + "---:|" * len(names)]
+    for part, shares in leakage.items():
+        rows.append(f"| {part} | " + " | ".join(f"{100 * shares[n]:.2f}%" if shares.get(n) == shares.get(n) else "-"
+                                                for n in names) + " |")
+    return rows + [""]
+
+
+def _agreement_markdown(analysis: SplitAnalysis) -> list[str]:
+    agreement = getattr(analysis, "agreement", None) or {}
+    if not agreement:
+        return []
+    rows = [f"## Annotator agreement ({markdown_cell(analysis.agreement_field)})", "",
+            "Per annotated example: the share of annotators agreeing with the gold label, the entropy of their "
+            "labels (bits) and the share of unanimous examples, averaged per part.", "",
+            "| part | annotated | agreement with gold | label entropy | unanimous |", "|---|---:|---:|---:|---:|"]
+    for part, v in agreement.items():
+        rows.append(f"| {part} | {v['annotated']} | {100 * v['agreement']:.2f}% | {v['entropy']:.3f} | "
+                    f"{100 * v['unanimous']:.2f}% |" if v["annotated"] else f"| {part} | 0 | - | - | - |")
+    return rows + [""]
 
 
 def _comparison_markdown(analysis: SplitAnalysis,

@@ -9,11 +9,13 @@ from a split folder on disk (:mod:`tailsplit.analysis.split_dir`).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from tailsplit.analysis.leakage import DuplicateKeys, describe
 from tailsplit.analysis.null import (
     NullComparison, RatioStatistic, per_split_null, random_eval_rows, ratio_statistics_null,
 )
@@ -44,6 +46,10 @@ class AnalysisInputs:
     programs: ProgramFeatures | None = None
     balance_labels: bool = False
     text_kind: str = "query"          # what ``texts`` hold: "query", or "pair" (context + query)
+    queries: tuple[str, ...] | None = None    # the query texts (leakage) [default: ``texts`` of a query analysis]
+    contexts: tuple[str, ...] | None = None   # the contexts of pairs (pair leakage)
+    agreement: np.ndarray | None = None       # (n, 2): annotator agreement with gold, label entropy; NaN if unannotated
+    agreement_field: str | None = None
 
     @property
     def eval_mask(self) -> np.ndarray:
@@ -90,6 +96,9 @@ class SplitAnalysis:
     text_kind: str = "query"
     syntax_note: str = SYNTAX_UNAVAILABLE
     program_note: str | None = None
+    leakage: dict[str, dict[str, float]] = field(default_factory=dict)     # part → "query_exact" … → share
+    agreement: dict[str, dict[str, float]] = field(default_factory=dict)   # part → annotated, agreement, entropy
+    agreement_field: str | None = None
 
     def comparison(self, name: str) -> NullComparison | None:
         return next((c for c in self.null if c.name == name), None)
@@ -99,7 +108,8 @@ class SplitAnalysis:
                 "text": self.text_kind,
                 "parts": [p.as_dict() for p in self.parts], "against_null": [c.as_dict() for c in self.null],
                 "programs": [m.as_dict() for m in self.program_metrics], "hardest": self.hardest,
-                "easiest": self.easiest, "syntax": self.syntax_note,
+                "easiest": self.easiest, "syntax": self.syntax_note, "leakage": self.leakage,
+                **({"agreement": {"field": self.agreement_field, "parts": self.agreement}} if self.agreement else {}),
                 **({"programs_counted": self.program_note} if self.program_note else {})}
 
 
@@ -123,6 +133,11 @@ def _ratio_statistics(inputs: AnalysisInputs, parser_name: str | None = None) ->
         stats += [RatioStatistic("mean_logprob_sum", "mean total log-likelihood", ("logprob_sum", "one"), np.divide),
                   RatioStatistic("mean_logprob_mean", "mean per-token log-likelihood", ("logprob_mean", "one"),
                                  np.divide)]
+    if inputs.agreement is not None:
+        stats += [RatioStatistic("annotator_agreement", f"share of annotators ({inputs.agreement_field}) agreeing with "
+                                 "the gold label, per annotated example", ("agreement_micro", "annotated"), _micro_mean),
+                  RatioStatistic("label_entropy", f"entropy of the annotators' labels ({inputs.agreement_field}, bits), "
+                                 "per annotated example", ("entropy_micro", "annotated"), _micro_mean)]
     if inputs.programs is not None and inputs.programs.hardness is not None:
         stats += [RatioStatistic(f"hardness_{level}", f"share of '{level}' programs", (f"hardness_{level}", "one"),
                                  np.divide) for level in inputs.programs.hardness_levels]
@@ -140,6 +155,11 @@ def _columns(inputs: AnalysisInputs, text: TextFeatures, depths: np.ndarray | No
     if inputs.logprob_sum is not None:
         columns["logprob_sum"] = inputs.logprob_sum
         columns["logprob_mean"] = inputs.logprob_sum / np.maximum(inputs.n_tokens, 1)
+    if inputs.agreement is not None:
+        annotated = np.isfinite(inputs.agreement[:, 0])
+        columns["annotated"] = annotated.astype(np.float64)
+        columns["agreement_micro"] = np.rint(np.where(annotated, inputs.agreement[:, 0], 0.0) * 1e6)
+        columns["entropy_micro"] = np.rint(np.where(annotated, inputs.agreement[:, 1], 0.0) * 1e6)
     if inputs.programs is not None and inputs.programs.hardness is not None:
         hardness = np.asarray(inputs.programs.hardness)
         for level in inputs.programs.hardness_levels:
@@ -188,6 +208,8 @@ def analyze_split(inputs: AnalysisInputs, *, null_splits: int = 500, seed: int =
     columns = _columns(inputs, text, depths)
     null = ratio_statistics_null(_ratio_statistics(inputs, None if parser is None else parser.name), columns,
                                  eval_mask, null_rows, order=canonical)
+    leakage, leakage_null = _leakage(inputs, eval_mask, null_rows)
+    null += leakage_null
     if inputs.programs is not None:
         null += _program_null(inputs.programs, eval_mask, null_rows)
     analysis = SplitAnalysis(
@@ -197,7 +219,8 @@ def analyze_split(inputs: AnalysisInputs, *, null_splits: int = 500, seed: int =
         program_note=None if inputs.programs is None else divergence_note(inputs.programs.count, inputs.programs.extractor),
         word_counts={p: text.words[inputs.parts == p] for p in SPLIT_PARTS},
         fk_grades={p: example_fk_grades(text)[inputs.parts == p] for p in SPLIT_PARTS}, text_kind=inputs.text_kind,
-        syntax_note=_syntax_note(syntax, parser))
+        syntax_note=_syntax_note(syntax, parser), leakage=leakage, agreement=_agreement_parts(inputs),
+        agreement_field=inputs.agreement_field)
     if inputs.logprob_sum is not None:
         analysis.scores = {p: inputs.logprob_sum[inputs.parts == p] for p in SPLIT_PARTS}
         ids = np.asarray(inputs.ids, dtype=str)   # ties by id, so row order does not matter
@@ -206,6 +229,53 @@ def analyze_split(inputs: AnalysisInputs, *, null_splits: int = 500, seed: int =
         analysis.hardest = [_example_row(inputs, int(i)) for i in hardest]
         analysis.easiest = [_example_row(inputs, int(i)) for i in easiest]
     return analysis
+
+
+def _leakage(inputs: AnalysisInputs, eval_mask: np.ndarray, null_rows: np.ndarray,
+             ) -> tuple[dict[str, dict[str, float]], list[NullComparison]]:
+    """Per evaluation part, the share of queries (and pairs) also in train; the evaluation set's
+    shares against the null distribution."""
+    queries = inputs.queries if inputs.queries is not None else (inputs.texts if inputs.text_kind == "query" else None)
+    if queries is None:
+        return {}, []
+    views = [DuplicateKeys.build(queries)]
+    if inputs.contexts is not None:
+        views.append(DuplicateKeys.build(queries, inputs.contexts))
+    train = inputs.parts == "train"
+    parts: dict[str, dict[str, float]] = {"dev": {}, "test": {}}
+    null = []
+    for view in views:
+        for match in view.matches():
+            name = f"{view.view}_{match}"
+            for part in parts:
+                parts[part][name] = round(view.share(match, train, inputs.parts == part), 6)
+            null.append(per_split_null(f"{name}_in_train", describe(match, view.view),
+                                       lambda mask, v=view, m=match: v.share(m, ~mask, mask), eval_mask, null_rows))
+    return parts, null
+
+
+def _agreement_parts(inputs: AnalysisInputs) -> dict[str, dict[str, float]]:
+    if inputs.agreement is None:
+        return {}
+    out = {}
+    for part in SPLIT_PARTS:
+        values = inputs.agreement[inputs.parts == part]
+        values = values[np.isfinite(values[:, 0])]
+        out[part] = {"annotated": int(len(values)), "agreement": _mean(values[:, 0]), "entropy": _mean(values[:, 1]),
+                     "unanimous": _mean((values[:, 0] == 1.0).astype(np.float64))}
+    return out
+
+
+def annotator_agreement(gold: str, annotations: Sequence[str]) -> tuple[float, float]:
+    """(share of annotators agreeing with ``gold``, entropy of their labels in bits).
+
+    >>> annotator_agreement("a", ["a", "a", "b", "a", "a"])
+    (0.8, 0.7219280948873623)
+    """
+    counts = np.asarray(list(Counter(annotations).values()), dtype=np.float64)
+    p = counts / counts.sum()
+    entropy = float(-(p * np.log2(p)).sum()) + 0.0
+    return sum(a == gold for a in annotations) / len(annotations), entropy
 
 
 def _syntax_note(syntax: bool, parser: Parser | None) -> str:

@@ -32,22 +32,31 @@ def read_manifest(folder: Path) -> dict[str, Any]:
                          fix="rewrite the split with tailsplit split") from None
 
 
-def load_split_dir(folder: str | Path, text_kind: str | None = None) -> AnalysisInputs:
+def load_split_dir(folder: str | Path, text_kind: str | None = None, agreement_field: str | None = None) -> AnalysisInputs:
     """Columns of every example of the split in ``folder``, in train, dev, test order.
 
-    ``text_kind`` ("query" or "pair": context + query) defaults to what the run analysed."""
+    ``text_kind`` ("query" or "pair": context + query) defaults to what the run analysed;
+    ``agreement_field`` names a field holding each example's annotator labels (a list; rows
+    without it, or with an empty list, are not annotated)."""
     folder = Path(folder)
     manifest = read_manifest(folder)
     data = manifest.get("config", {}).get("data", {})
     text_kind = text_kind or manifest.get("config", {}).get("output", {}).get("analysis_text", "query")
     text_field, label_field, program_field = data.get("text"), data.get("label"), data.get("program")
     context_field = data.get("context") if text_kind == "pair" else None
+    pair_field = data.get("context")
+    if agreement_field is not None and label_field is None:
+        raise ConfigError(f"agreement_field={agreement_field!r} compares annotators with the gold label, and the split "
+                          f"in {str(folder)!r} has no label field")
     if text_kind == "pair" and context_field is None:
         raise ConfigError(f"analysis_text='pair' needs a context field, and the split in {str(folder)!r} has none; "
                           "use analysis_text='query'")
     id_field = data.get("id", "id")
     ids: list[str] = []
     texts: list[str] = []
+    queries: list[str] = []
+    contexts: list[str] = []
+    agreement: list[tuple[float, float]] = []
     labels: list[str] = []
     programs: list[str] = []
     parts: list[str] = []
@@ -55,15 +64,20 @@ def load_split_dir(folder: str | Path, text_kind: str | None = None) -> Analysis
         path = _part_file(folder, manifest, part)
         for raw in read_records(path):
             record = raw.record
-            for name in (text_field, id_field, label_field, program_field, context_field):
+            for name in (text_field, id_field, label_field, program_field, context_field, pair_field):
                 if name is not None and name not in record:
                     raise raw.error("is missing", field=name, fix="analyze the folder tailsplit wrote, unchanged")
             ids.append(str(record[id_field]))
             texts.append(pair_text(str(record[context_field]), str(record[text_field])) if context_field
                          else str(record[text_field]))
+            queries.append(str(record[text_field]))
+            if pair_field is not None:
+                contexts.append(str(record[pair_field]))
             parts.append(part)
             if label_field is not None:
                 labels.append(label_to_str(record[label_field]))
+            if agreement_field is not None:
+                agreement.append(_agreement(raw, agreement_field, labels[-1]))
             if program_field is not None:
                 programs.append(str(record[program_field]))
     logprob_sum, n_tokens = _scores(folder, ids)
@@ -73,7 +87,22 @@ def load_split_dir(folder: str | Path, text_kind: str | None = None) -> Analysis
         programs=_programs(programs, data.get("program_kind", "sql"), folder,
                            data.get("count", "examples")) if program_field else None,
         balance_labels=bool(manifest.get("config", {}).get("split", {}).get("balance_labels", False)),
-        text_kind=text_kind)
+        text_kind=text_kind, queries=tuple(queries), contexts=tuple(contexts) if pair_field is not None else None,
+        agreement=np.asarray(agreement, dtype=np.float64).reshape(-1, 2) if agreement_field is not None else None,
+        agreement_field=agreement_field)
+
+
+def _agreement(raw: Any, name: str, gold: str) -> tuple[float, float]:
+    """(agreement with gold, entropy) of one record's annotator labels; NaN when it has none."""
+    from tailsplit.analysis.split_analysis import annotator_agreement
+
+    value = raw.record.get(name)
+    if value is None or value == []:
+        return float("nan"), float("nan")
+    if not isinstance(value, list) or not all(isinstance(v, (str, int, bool)) for v in value):
+        raise raw.error("is not a list of labels", field=name,
+                        fix="give each example a list of its annotators' labels, or leave the field out")
+    return annotator_agreement(gold, [label_to_str(v) for v in value])
 
 
 def pair_text(context: str, text: str) -> str:

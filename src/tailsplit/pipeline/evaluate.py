@@ -10,7 +10,8 @@ import numpy as np
 
 from tailsplit.config import EvaluateConfig
 from tailsplit.errors import ConfigError, MissingDependencyError
-from tailsplit.evaluate.baselines import BASELINES, PartInputs, nearest_neighbour_sql, tfidf_logistic
+from tailsplit.evaluate.baselines import (BASELINES, BaselineResult, PartInputs, embedding_logistic, nearest_neighbour_sql,
+                                          tfidf_logistic)
 from tailsplit.evaluate.table import SplitScore, table_csv, table_markdown, table_rows
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.examples import label_to_str
@@ -48,48 +49,159 @@ def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dic
 
     if not config.split_dirs:
         raise ConfigError("evaluate needs at least one split folder")
+    if not 0.0 <= config.leakage_threshold <= 1.0:
+        raise ConfigError(f"leakage_threshold={config.leakage_threshold!r} must lie in [0, 1]")
     if config.predictions and len(config.predictions) != len(config.split_dirs):
         raise ConfigError(f"--predictions names {len(config.predictions)} files for {len(config.split_dirs)} split "
                           "folders; give one predictions file per folder, in the same order")
     if config.out is not None:
         check_output_folder(config.out, overwrite=config.overwrite, inputs=[*config.split_dirs, *config.predictions])
+    folders = [read_split_parts(folder) for folder in config.split_dirs]       # every folder read before any training
+    models = _check_models(config, [m.get("config", {}).get("data", {}) for m, _ in folders])
     scores, details, scored = [], [], []
-    for position, folder in enumerate(config.split_dirs):
-        manifest, parts = read_split_parts(folder)
+    leakage: dict[str, dict[str, float]] = {}
+    for position, (folder, (manifest, parts)) in enumerate(zip(config.split_dirs, folders)):
         data = manifest.get("config", {}).get("data", {})
         if config.predictions:
             scored.append(_scored_predictions(folder, manifest, parts["test"], config.predictions[position], config.bucket))
             continue
         train, dev, test = (_part_inputs(parts[p], data, config.input_fields) for p in ("train", "dev", "test"))
+        leakage[Path(folder).name] = _test_leakage(parts, data)
+        test_ids = tuple(label_to_str(r.record.get(data.get("id") or "id", r.row)) for r in parts["test"])
         if config.zero_shot:
             result = _zero_shot(manifest, parts, config)
             kind = describe_split(manifest)
-            scores.append(SplitScore(Path(folder).name, kind, result.baseline, result.metric, result.dev, result.test))
+            scores.append(SplitScore(Path(folder).name, kind, result.baseline, result.metric, result.dev, result.test,
+                                     test_ids, result.test_correct))
             details.append({"folder": str(folder), "split": kind, "sizes": [len(parts[p]) for p in ("train", "dev", "test")],
                             **result.as_dict()})
         for baseline in baselines_for(data, config.baselines, config.input_fields):
             if baseline == "nn-sql":
                 result = nearest_neighbour_sql(train, dev, test, EXTRACTORS.create(data.get("program_kind") or "sql"))
+            elif baseline == "embed":
+                result = embedding_logistic(train, dev, test, models.sentence_encoder(), seed=config.seed)
+            elif baseline == "encoder":
+                result = models.fine_tuned(manifest, train, dev, test)
             else:
                 result = tfidf_logistic(train, dev, test, text_only=baseline == "tfidf-text", seed=config.seed)
             kind = describe_split(manifest)
-            scores.append(SplitScore(Path(folder).name, kind, result.baseline, result.metric, result.dev, result.test))
+            scores.append(SplitScore(Path(folder).name, kind, result.baseline, result.metric, result.dev, result.test,
+                                     test_ids, result.test_correct))
             details.append({"folder": str(folder), "split": kind, "sizes": [len(train), len(dev), len(test)],
                             **result.as_dict()})
+    models.close()
     files: dict[str, str] = {}
     if scored:
         scores, details, files = _prediction_rows(scored, config.bucket)
+    for d in details:
+        d["test_queries_in_train"] = leakage.get(Path(d["folder"]).name)
     rows = table_rows(scores)
-    result = {"results": details, "table": rows}
+    warnings = leakage_warnings(scores, leakage, config.leakage_threshold, data_text=_text_field(folders))
+    result = {"results": details, "table": rows, "leakage_warnings": warnings}
     if config.out is not None:
         inputs = [{"path": str(Path(f) / "manifest.json"), "sha256": sha256_file(Path(f) / "manifest.json")}
                   for f in config.split_dirs]
         manifest = write_outputs(Path(config.out), config, {"evaluation.json": strict_json(result),
-                                                             "table.md": table_markdown(rows), "table.csv": table_csv(rows),
+                                                             "table.md": table_markdown(rows) + "".join(
+                                                                 f"\n{w}\n" for w in warnings),
+                                                             "table.csv": table_csv(rows),
                                                              **_html_report(rows), **files},
                                  inputs, {}, command)
         result["outputs"] = list(manifest["outputs"])
     return result
+
+
+def _test_leakage(parts: dict[str, list[Any]], data: dict[str, Any]) -> dict[str, float]:
+    """Share of the test part whose query occurs in train, exactly and normalised."""
+    from tailsplit.analysis.leakage import DuplicateKeys
+
+    text = data.get("text")
+    if not text:
+        return {}
+    records = [r for p in ("train", "test") for r in parts[p]]
+    keys = DuplicateKeys.build([str(r.record.get(text, "")) for r in records], near=False)
+    train = np.arange(len(records)) < len(parts["train"])
+    return {match: round(keys.share(match, train, ~train), 6) for match in ("exact", "normalized")}
+
+
+def _text_field(folders: list[tuple[dict[str, Any], Any]]) -> str:
+    return next((m.get("config", {}).get("data", {}).get("text") for m, _ in folders), None) or "TEXT"
+
+
+def leakage_warnings(scores: list[SplitScore], leakage: dict[str, dict[str, float]], threshold: float, *,
+                     data_text: str) -> list[str]:
+    """One line per random split whose test queries occur in train (normalised) beyond ``threshold``."""
+    out = []
+    for folder in dict.fromkeys(s.folder for s in scores if s.is_random):
+        share = leakage.get(folder, {}).get("normalized")
+        if share is not None and share > threshold:
+            out.append(f"warning: random split {folder}: {100 * share:.1f}% of its test queries also occur in train "
+                       f"(normalised; threshold {100 * threshold:.1f}%), which inflates its baselines and every "
+                       f"increase measured against it; split with --group {data_text}")
+    return out
+
+
+class _Models:
+    """The encoders the embed and encoder baselines share across split folders (loaded lazily)."""
+
+    def __init__(self, config: EvaluateConfig, location: str, identity: str, recipe: Any) -> None:
+        self.config, self.location, self.identity, self.recipe = config, location, identity, recipe
+        self._sentence: Any = None
+
+    def sentence_encoder(self) -> Any:
+        from tailsplit.shift.encoder import SentenceEncoder
+
+        if self._sentence is None:
+            self._sentence = SentenceEncoder(self.config.encoder,
+                                             device=None if self.config.device == "auto" else self.config.device)
+        return self._sentence
+
+    def fine_tuned(self, manifest: dict[str, Any], train: PartInputs, dev: PartInputs, test: PartInputs) -> BaselineResult:
+        """The fine-tuned cross-encoder's result, from the cache when this split, encoder,
+        input and recipe were trained before."""
+        from tailsplit.cache import default_cache_dir
+        from tailsplit.evaluate.encoder import cache_key, cached_run, finetune_encoder, store_run
+
+        if train.labels is None:
+            raise ConfigError("the encoder baseline needs labels; split with --label")
+        outputs = manifest.get("outputs", {})
+        parts = [outputs[n] for p in ("train", "dev", "test") for n in sorted(outputs) if n.split(".")[0] == p]
+        key = cache_key(parts, self.identity, [str(len(train.columns))], self.recipe)
+        cache_dir = default_cache_dir()
+        run = cached_run(cache_dir, key)
+        if run is None or len(run.test_correct) != len(test):
+            run = finetune_encoder(train.columns, train.labels, dev.columns, dev.labels or (), test.columns,
+                                   test.labels or (), location=self.location, recipe=self.recipe, device=self.config.device)
+            store_run(cache_dir, key, run)
+        return BaselineResult("encoder", run.dev, run.test, "accuracy",
+                              {"steps": run.steps, "best_step": run.best_step, "max_length": run.max_length,
+                               "train_examples_per_s": run.train_examples_per_s,
+                               "inference_examples_per_s": run.inference_examples_per_s}, run.test_correct)
+
+    def close(self) -> None:
+        if self._sentence is not None:
+            self._sentence.close()
+
+
+def _check_models(config: EvaluateConfig, datas: list[dict[str, Any]]) -> _Models:
+    """Baselines, encoder, recipe and device checked before anything trains."""
+    from tailsplit.evaluate.encoder import EncoderRecipe, check_encoder_spec
+    from tailsplit.scoring.hf import check_device
+
+    requested = set()
+    for data in datas:
+        requested.update(baselines_for(data, config.baselines, config.input_fields))
+    location = identity = ""
+    recipe = None
+    if requested & {"embed", "encoder"}:
+        for data in datas:
+            if not data.get("label"):
+                raise ConfigError("the embed and encoder baselines classify labels; these split folders have none "
+                                  "(split with --label)")
+        check_device(config.device)
+        location, identity = check_encoder_spec(config.encoder)
+        recipe = EncoderRecipe(max_steps=config.max_steps, max_train=config.max_train, seed=config.seed)
+    return _Models(config, location, identity, recipe)
 
 
 def _scored_predictions(folder: str, manifest: dict[str, Any], test_records: list[Any], path: str,

@@ -188,6 +188,7 @@ def check_before_work(dataset: Dataset, config: RunConfig, *, scores_path: str |
     if output.analyze and output.null_splits < 1:
         raise ConfigError(f"--null-splits={output.null_splits!r} must be 1 or more (500 is usual); "
                           "pass --no-analyze to skip the analysis")
+    warn_repeated_queries(dataset, config)
     planned = build_splitter(config.split)
     will_score = scores_path is not None or planned.needs_scores
     check_added_columns(dataset, with_scores=will_score)
@@ -197,6 +198,23 @@ def check_before_work(dataset: Dataset, config: RunConfig, *, scores_path: str |
         placeholder = ScoreTable(ids=dataset.ids, logprob_sum=-lengths.astype(np.float64), n_tokens=lengths,
                                  truncated=np.zeros(len(dataset), dtype=bool))
         split_dataset(dataset, placeholder, config.split, programs)
+
+
+REPEATED_QUERY_WARNING = 0.01   # warn when this share of rows or more shares its query with another row
+
+
+def warn_repeated_queries(dataset: Dataset, config: RunConfig) -> None:
+    """One warning, before any scoring, when query texts repeat and no group keeps them whole:
+    a random split would then put the same query in train and test."""
+    from tailsplit.analysis.leakage import repeated_queries
+
+    if dataset.groups is not None or len(dataset) == 0:
+        return
+    rows, distinct = repeated_queries(dataset.texts)
+    if rows >= REPEATED_QUERY_WARNING * len(dataset):
+        print(f"warning: {rows} of {len(dataset)} rows ({100 * rows / len(dataset):.1f}%) share their query with another "
+              f"row ({distinct} distinct queries repeat); split parts may hold the same query — keep them whole with "
+              f"--group {config.data.text}", file=sys.stderr)
 
 
 def build_splitter(config: SplitConfig) -> Splitter:
@@ -313,7 +331,8 @@ def _analysis_of_run(result: RunResult, config: RunConfig) -> Any:
         parts=result.split.assignment(len(dataset)), labels=dataset.labels,
         logprob_sum=None if scores is None else np.asarray(scores.logprob_sum, dtype=np.float64),
         n_tokens=None if scores is None else np.asarray(scores.n_tokens), programs=result.programs,
-        balance_labels=config.split.balance_labels, text_kind=config.output.analysis_text)
+        balance_labels=config.split.balance_labels, text_kind=config.output.analysis_text,
+        queries=dataset.texts, contexts=dataset.contexts)
     try:
         return analyze_split(inputs, null_splits=config.output.null_splits, seed=config.split.seed,
                              syntax=config.output.syntax)
@@ -324,10 +343,11 @@ def _analysis_of_run(result: RunResult, config: RunConfig) -> Any:
 
 def analyze(split_dir: str | Path, *, null_splits: int = 500, seed: int = 0,
             compare: list[str | Path] | None = None, text_kind: str | None = None,
-            syntax: bool | None = None) -> Any:
+            syntax: bool | None = None, agreement_field: str | None = None) -> Any:
     """``tailsplit analyze``: analyse a split folder and write its reports into it.
 
-    ``text_kind`` and ``syntax`` default to what the run that wrote the folder used."""
+    ``text_kind`` and ``syntax`` default to what the run that wrote the folder used;
+    ``agreement_field`` adds annotator agreement (a field holding each example's labels)."""
     from tailsplit.analysis.compare import compare_splits
     from tailsplit.analysis.split_analysis import analyze_split
     from tailsplit.analysis.split_dir import load_split_dir
@@ -338,7 +358,7 @@ def analyze(split_dir: str | Path, *, null_splits: int = 500, seed: int = 0,
         raise ConfigError(f"analysis_text={text_kind!r} is unknown; use one of {list(ANALYSIS_TEXTS)}")
     from tailsplit.analysis.split_dir import read_manifest
 
-    inputs = load_split_dir(split_dir, text_kind)
+    inputs = load_split_dir(split_dir, text_kind, agreement_field)
     if syntax is None:
         syntax = bool(read_manifest(Path(split_dir)).get("config", {}).get("output", {}).get("syntax", True))
     analysis = analyze_split(inputs, null_splits=null_splits, seed=seed, syntax=syntax)

