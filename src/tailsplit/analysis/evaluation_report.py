@@ -1,5 +1,6 @@
 """The evaluation table as a self-contained HTML page: the table, then one bar chart per
-baseline (test score of every split, the random splits' mean ± std as a band)."""
+baseline (test score of every split with its bootstrap 95% interval as a whisker, the random
+splits' mean ± std as a band)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,10 @@ def scores_svg(rows: Sequence[dict[str, Any]], baseline: str) -> str:
     values = [100 * r["test"] for r in mine]
     colours = ["#999999" if r["test_std"] is not None else "#3b6ea8" for r in mine]
     ax.barh(range(len(mine)), values, color=colours)
+    for y, r in enumerate(mine):
+        if r.get("test_ci"):
+            low, high = (100 * v for v in r["test_ci"])
+            ax.plot([low, high], [y, y], color="#1d232a", lw=1.2)
     for r in mine:
         if r["test_std"] is not None:
             mean, std = 100 * r["test"], 100 * r["test_std"]
@@ -35,6 +40,7 @@ def scores_svg(rows: Sequence[dict[str, Any]], baseline: str) -> str:
 
 def evaluation_html(rows: Sequence[dict[str, Any]], markdown_table: str) -> str:
     text = ("# Evaluation\n\nTest score of a model trained on each split's train part; the random "
-            "splits pooled (mean ± std); difference and relative error increase against them.\n\n" + markdown_table)
+            "splits pooled (mean ± std); difference and relative error increase against them; in brackets, "
+            "paired bootstrap 95% intervals.\n\n" + markdown_table)
     baselines = list(dict.fromkeys(r["baseline"] for r in rows))
     return html_page("tailsplit evaluation", text, {b: scores_svg(rows, b) for b in baselines})
