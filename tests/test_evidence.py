@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import random
 from pathlib import Path
 
@@ -67,7 +68,7 @@ def _repeated_hypotheses(n_pairs: int = 600, distinct: int = 48) -> list[dict]:
 def test_repeated_queries_warn_before_scoring_and_leak_into_random_splits(tmp_path: Path, fake_backend,
                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     data = write_jsonl(tmp_path / "nli.jsonl", _repeated_hypotheses())
-    common = ["--text", "hypothesis", "--context", "premise", "--label", "label"]
+    common = ["--text", "hypothesis", "--context", "premise", "--label", "label", "--no-syntax", "--null-splits", "100"]
     warning = "600 of 600 rows (100.0%) share their query with another row (48 distinct queries repeat)"
 
     def fail(*_: object) -> None:
@@ -179,10 +180,10 @@ def test_analyze_agreement_field_compares_annotators_with_gold(tmp_path: Path) -
 
 @pytest.fixture(scope="module")
 def snli_folders(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
-    """Two small label-balanced SNLI splits (random and length) of 300 demo pairs."""
+    """Two small label-balanced SNLI splits (random and length) of 200 demo pairs."""
     folder = tmp_path_factory.mktemp("snli-splits")
     with gzip.open(EXAMPLES / "snli_dev_3000.jsonl.gz", "rt", encoding="utf-8") as handle:
-        rows = [json.loads(line) for _, line in zip(range(300), handle)]
+        rows = [json.loads(line) for _, line in zip(range(200), handle)]
     data = write_jsonl(folder / "snli.jsonl", rows)
     out = []
     for name, extra in (("random-0", ["--splitter", "random"]), ("length", ["--splitter", "length"])):
@@ -193,28 +194,40 @@ def snli_folders(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     return out
 
 
-def test_encoder_and_embed_baselines_run_deterministically_and_cache(snli_folders: list[str], tmp_path: Path) -> None:
-    args = ["evaluate", *snli_folders, "--baseline", "encoder", "--baseline", "embed", "--max-train", "96",
-            "--max-steps", "3"]
-    first = runner.invoke(app, [*args, "--out", str(tmp_path / "a")])
+def test_encoder_and_embed_baselines_run_deterministically_and_cache(snli_folders: list[str], tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    args = ["--baseline", "encoder", "--baseline", "embed", "--max-train", "64", "--max-steps", "2"]
+    first = runner.invoke(app, ["evaluate", *snli_folders, *args, "--out", str(tmp_path / "a")])
     assert first.exit_code == 0, first.output
-    results = json.loads((tmp_path / "a" / "evaluation.json").read_text())["results"]
-    encoder = [r for r in results if r["baseline"] == "encoder"]
-    assert [r["steps"] for r in encoder] == [3, 3] and all(0.0 <= r["test"] <= 1.0 for r in encoder)
+    report = json.loads((tmp_path / "a" / "evaluation.json").read_text())
+    encoder = [r for r in report["results"] if r["baseline"] == "encoder"]
+    assert [r["steps"] for r in encoder] == [2, 2] and all(0.0 <= r["test"] <= 1.0 for r in encoder)
     assert all(r["train_examples_per_s"] > 0 and r["max_length"] > 10 for r in encoder)
-    assert {r["baseline"] for r in results} == {"encoder", "embed"}
-    cached = list((Path(__import__("os").environ["TAILSPLIT_CACHE_DIR"]) / "evaluations").glob("*.json"))
-    assert len(cached) == 2
-    table = json.loads((tmp_path / "a" / "evaluation.json").read_text())["table"]
+    assert {r["baseline"] for r in report["results"]} == {"encoder", "embed"}
+    table = report["table"]
     assert table[0]["split"] == "random (1 seeds)" and table[1]["test_ci"][0] <= table[1]["test"] <= table[1]["test_ci"][1]
+    cached = sorted((Path(os.environ["TAILSPLIT_CACHE_DIR"]) / "evaluations").glob("*.json"))
+    assert len(cached) == 2
 
-    # the same run again comes from the cache; a fresh training of the same recipe gives the same numbers
+    # a rerun trains nothing: every result comes from the cache
+    import tailsplit.evaluate.encoder as encoder_module
+
+    def no_training(*_: object, **__: object) -> None:
+        raise AssertionError("trained again")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(encoder_module, "finetune_encoder", no_training)
+        again = runner.invoke(app, ["evaluate", *snli_folders, *args])
+    assert again.exit_code == 0, again.output
+
+    # training afresh with the same seed gives the same model
     for path in cached:
         path.unlink()
-    second = runner.invoke(app, [*args, "--out", str(tmp_path / "b")])
-    assert second.exit_code == 0, second.output
-    again = json.loads((tmp_path / "b" / "evaluation.json").read_text())["results"]
-    assert [(r["dev"], r["test"]) for r in again] == [(r["dev"], r["test"]) for r in results]
+    fresh = runner.invoke(app, ["evaluate", snli_folders[0], *args, "--out", str(tmp_path / "b")])
+    assert fresh.exit_code == 0, fresh.output
+    retrained = json.loads((tmp_path / "b" / "evaluation.json").read_text())["results"]
+    assert [(r["baseline"], r["dev"], r["test"]) for r in retrained] == \
+        [(r["baseline"], r["dev"], r["test"]) for r in report["results"] if r["folder"] == snli_folders[0]]
 
 
 @pytest.mark.parametrize("extra, message", [
