@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from tailsplit.splits.selection import seeded_rng
+from tailsplit.rng import NULL_SPLITS, seeded_rng
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ def random_eval_rows(eval_mask: np.ndarray, strata: np.ndarray | None, n_splits:
     if n_splits == 0:
         return np.zeros((0, int(eval_mask.sum())), dtype=np.int64)
     strata = np.zeros(n, dtype=np.int64) if strata is None else np.asarray(strata)
-    rng = seeded_rng(seed, 7)
+    rng = seeded_rng(seed, NULL_SPLITS)
     blocks = []
     for stratum in np.unique(strata):
         rows = np.flatnonzero(strata == stratum)

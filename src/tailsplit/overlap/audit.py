@@ -15,7 +15,7 @@ from tailsplit.overlap.index import OverlapIndex
 from tailsplit.overlap.ngrams import members, ngram_hashes, word_hashes
 from tailsplit.overlap.query import StructuredQuery, phrases_in_order
 from tailsplit.overlap.tokens import overlap_tokens
-from tailsplit.splits.selection import seeded_rng
+from tailsplit.rng import AUDIT_BOOTSTRAP, seeded_rng
 
 
 @dataclass
@@ -158,7 +158,7 @@ def bootstrap_accuracy(correct: np.ndarray, subset: str, *, resamples: int = 200
     correct = np.asarray(correct, dtype=np.float64)
     if len(correct) == 0:
         return SubsetAccuracy(subset, 0, float("nan"), float("nan"), float("nan"))
-    rng = seeded_rng(seed, 11)
+    rng = seeded_rng(seed, AUDIT_BOOTSTRAP)
     means = correct[rng.integers(0, len(correct), size=(resamples, len(correct)))].mean(axis=1)
     low, high = np.quantile(means, [0.025, 0.975])
     return SubsetAccuracy(subset, len(correct), float(correct.mean()), float(low), float(high))

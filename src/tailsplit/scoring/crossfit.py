@@ -20,6 +20,7 @@ import numpy as np
 
 from tailsplit.errors import ConfigError
 from tailsplit.fingerprint import sha256_text
+from tailsplit.rng import FOLDS, seeded_rng
 from tailsplit.scoring.base import ScoreRequest
 
 
@@ -82,7 +83,7 @@ def assign_folds(keys: Sequence[str], k: int, seed: int) -> np.ndarray:
     if len(unit_of_key) < k:
         raise ConfigError(f"folds={k} but the data has only {len(unit_of_key)} distinct examples or groups; "
                           "use fewer folds")
-    order = np.random.default_rng(np.random.SeedSequence([int(seed), 2])).permutation(len(unit_of_key))
+    order = seeded_rng(seed, FOLDS).permutation(len(unit_of_key))
     fold_of_unit = np.empty(len(unit_of_key), dtype=np.int64)
     fold_of_unit[order] = np.arange(len(unit_of_key)) % k
     return fold_of_unit[units]

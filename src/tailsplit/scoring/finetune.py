@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from tailsplit.errors import ConfigError, MissingDependencyError
+from tailsplit.rng import FINETUNE_HELDOUT, seeded_rng
 from tailsplit.scoring.batching import Encoded
 
 
@@ -123,7 +124,7 @@ def _train(scorer: Any, base_model: Any, encoded: list[Encoded], config: Finetun
            progress: Any) -> tuple[Any, TrainingCurve]:
     import torch
 
-    rng = np.random.default_rng(np.random.SeedSequence([config.seed, 3]))
+    rng = seeded_rng(config.seed, FINETUNE_HELDOUT)
     order = rng.permutation(len(encoded))
     n_heldout = max(1, int(round(config.heldout_fraction * len(encoded))))
     heldout = [encoded[i] for i in order[:n_heldout]]

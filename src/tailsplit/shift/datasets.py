@@ -14,7 +14,7 @@ import numpy as np
 
 from tailsplit.errors import ConfigError, InputError
 from tailsplit.io.readers import read_records
-from tailsplit.splits.selection import seeded_rng
+from tailsplit.rng import SHIFT_SUBSAMPLE, seeded_rng
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,6 @@ def load_texts(spec: DatasetSpec, max_examples: int | None = None, seed: int = 0
     if not texts:
         raise InputError("holds no records", path=spec.path, fix="check that it is the right file")
     if max_examples is not None and len(texts) > max_examples:
-        keep = np.sort(seeded_rng(seed, 23).choice(len(texts), size=max_examples, replace=False))
+        keep = np.sort(seeded_rng(seed, SHIFT_SUBSAMPLE).choice(len(texts), size=max_examples, replace=False))
         texts = [texts[i] for i in keep]
     return texts

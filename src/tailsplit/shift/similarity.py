@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tailsplit.splits.selection import seeded_rng
+from tailsplit.rng import BANDWIDTH_SAMPLE, MMD_PERMUTATIONS, MMD_SAMPLE, seeded_rng
 
 
 def centroid_similarity(embeddings: Mapping[str, np.ndarray]) -> np.ndarray:
@@ -49,7 +49,7 @@ def median_bandwidth(samples: list[np.ndarray], seed: int = 0, limit: int = 2000
     """Median pairwise Euclidean distance of (at most ``limit`` rows of) the pooled samples."""
     pooled = np.concatenate(samples)
     if len(pooled) > limit:
-        pooled = pooled[seeded_rng(seed, 31).choice(len(pooled), size=limit, replace=False)]
+        pooled = pooled[seeded_rng(seed, BANDWIDTH_SAMPLE).choice(len(pooled), size=limit, replace=False)]
     d2 = _squared_distances(pooled)[np.triu_indices(len(pooled), k=1)]
     return float(np.sqrt(np.median(d2))) or 1.0
 
@@ -74,7 +74,7 @@ def mmd_test(x: np.ndarray, y: np.ndarray, bandwidth: float, permutations: int =
     kernel = np.exp(-_squared_distances(stacked) / (2 * bandwidth ** 2))
     observed = np.zeros((len(stacked), 1), dtype=bool)
     observed[: len(x)] = True
-    rng = seeded_rng(seed, 37)
+    rng = seeded_rng(seed, MMD_PERMUTATIONS)
     shuffled = np.stack([rng.permutation(observed[:, 0]) for _ in range(permutations)], axis=1)
     values = mmd2_unbiased(kernel, np.concatenate([observed, shuffled], axis=1))
     return float(values[0]), float((np.sum(values[1:] >= values[0]) + 1) / (permutations + 1))
@@ -83,7 +83,7 @@ def mmd_test(x: np.ndarray, y: np.ndarray, bandwidth: float, permutations: int =
 def mmd_matrix(embeddings: Mapping[str, np.ndarray], sample: int = 1000, permutations: int = 200,
                seed: int = 0) -> MmdResult:
     """MMD² and p-value of every pair, each dataset a seeded sample of at most ``sample`` rows."""
-    rng = seeded_rng(seed, 29)
+    rng = seeded_rng(seed, MMD_SAMPLE)
     samples = []
     for e in embeddings.values():
         e = np.asarray(e, dtype=np.float64)

@@ -6,9 +6,9 @@ import numpy as np
 
 from tailsplit.core import SplitIndices
 from tailsplit.errors import ConfigError
+from tailsplit.rng import SPLIT_ORDER, seeded_rng
 from tailsplit.splits.base import SplitInputs, Splitter
-from tailsplit.splits.likelihood import split_by_keys, validate_common
-from tailsplit.splits.selection import seeded_rng
+from tailsplit.splits.selection import split_by_keys, validate_common
 
 LENGTH_OF = ("text", "program")
 
@@ -44,6 +44,6 @@ class LengthSplitter(Splitter):
     def split(self, inputs: SplitInputs) -> SplitIndices:
         lengths = (inputs.word_lengths if self.length_of == "text"
                    else inputs.require_programs("length_of='program'").n_tokens)
-        tie_break = seeded_rng(self.seed, 0).permutation(inputs.n) / max(inputs.n, 1)
+        tie_break = seeded_rng(self.seed, SPLIT_ORDER).permutation(inputs.n) / max(inputs.n, 1)
         keys = -np.asarray(lengths, dtype=np.float64) + tie_break   # in [−length, −length + 1)
         return split_by_keys(self, inputs, keys)

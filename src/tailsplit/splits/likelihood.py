@@ -13,11 +13,8 @@ import numpy as np
 
 from tailsplit.core import SplitIndices
 from tailsplit.errors import ConfigError
-from tailsplit.splits.base import SplitInputs, Splitter, resolve_sizes
-from tailsplit.splits.selection import (
-    Units, check_label_quotas, codes, divide_evaluation, fill_quotas, length_bucket_codes,
-    order_units, repair_atoms, strata_quotas,
-)
+from tailsplit.splits.base import SplitInputs, Splitter
+from tailsplit.splits.selection import length_bucket_codes, split_by_keys, validate_common
 
 RANKS = ("logprob_sum", "logprob_mean")
 
@@ -70,39 +67,3 @@ class LikelihoodSplitter(Splitter):
             raise ConfigError(f"scores are not finite for {len(bad)} example(s) (first at row "
                               f"{int(bad[0]) + 1}); rescore them or remove those rows")
         return -keys if self.reverse else keys
-
-
-def split_by_keys(splitter: Splitter, inputs: SplitInputs, keys: np.ndarray,
-                  buckets: np.ndarray | None = None) -> SplitIndices:
-    """The flow every ranking splitter shares: the lowest ``keys`` (a unit's key is its rows'
-    mean) fill the evaluation quotas of each label × bucket stratum; the atom constraint
-    repairs that set if the splitter asks for it; a seeded draw divides it into dev and test."""
-    n_dev, n_test = resolve_sizes(inputs.n, splitter.dev_size, splitter.test_size)
-    units = Units.from_groups(inputs.groups, inputs.n)
-    label_codes = label_codes_for(splitter, inputs, n_dev + n_test)
-    strata = strata_quotas(n_dev + n_test, label_codes, buckets, inputs.n)
-    eval_mask = fill_quotas(order_units(units.mean(keys)), units, strata)
-    details: dict = {}
-    if getattr(splitter, "atom_constraint", False):
-        eval_mask, details = repair_atoms(eval_mask, inputs, keys, strata, units)
-    _, test_mask = divide_evaluation(eval_mask, n_dev, n_test, units, label_codes, splitter.seed)
-    return SplitIndices.from_masks(eval_mask, test_mask, details)
-
-
-def validate_common(splitter: Splitter) -> None:
-    """Checks shared by every splitter with dev/test sizes, labels and a seed."""
-    if isinstance(splitter.seed, bool) or not isinstance(splitter.seed, (int, np.integer)):
-        raise ConfigError(f"seed={splitter.seed!r} is not a whole number; pass e.g. seed=0")
-    if splitter.seed < 0:
-        raise ConfigError(f"seed={splitter.seed!r} is negative; pass a seed of 0 or more")
-
-
-def label_codes_for(splitter: Splitter, inputs: SplitInputs, n_eval: int) -> np.ndarray | None:
-    """Label codes when ``balance_labels`` is on (and checked to be feasible), else ``None``."""
-    if not splitter.balance_labels:
-        return None
-    if inputs.labels is None:
-        raise ConfigError("balance_labels=True needs labels; name the label field with --label")
-    label_codes, names = codes(inputs.labels)
-    check_label_quotas(label_codes, names, n_eval)
-    return label_codes

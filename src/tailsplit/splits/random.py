@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from tailsplit.core import SplitIndices
+from tailsplit.rng import SPLIT_ORDER, seeded_rng
 from tailsplit.splits.base import SplitInputs, Splitter
-from tailsplit.splits.likelihood import split_by_keys, validate_common
-from tailsplit.splits.selection import Units, seeded_rng
+from tailsplit.splits.selection import Units, split_by_keys, validate_common
 
 
 class RandomSplitter(Splitter):
@@ -32,7 +32,7 @@ class RandomSplitter(Splitter):
 
     def split(self, inputs: SplitInputs) -> SplitIndices:
         units = Units.from_groups(inputs.groups, inputs.n)
-        order = seeded_rng(self.seed, 0).permutation(units.count)
+        order = seeded_rng(self.seed, SPLIT_ORDER).permutation(units.count)
         position = np.empty(units.count, dtype=np.float64)
         position[order] = np.arange(units.count)      # each unit's place in a random order
         return split_by_keys(self, inputs, position[units.of_row])

@@ -12,13 +12,17 @@ whole groups allow.
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from tailsplit.constraints import enforce_atom_constraint
+from tailsplit.core import SplitIndices
 from tailsplit.errors import ConfigError
+from tailsplit.rng import DEV_TEST_DIVISION, seeded_rng
+
+if TYPE_CHECKING:
+    from tailsplit.splits.base import SplitInputs, Splitter
 
 
 def apportion(total: int, weights: np.ndarray) -> np.ndarray:
@@ -164,11 +168,6 @@ def order_units(keys: np.ndarray) -> np.ndarray:
     return np.lexsort((np.arange(len(keys)), keys))
 
 
-def seeded_rng(seed: int, stream: int) -> np.random.Generator:
-    """An independent generator per purpose, so adding a random step never shifts another."""
-    return np.random.default_rng(np.random.SeedSequence([int(seed), int(stream)]))
-
-
 def divide_evaluation(eval_mask: np.ndarray, n_dev: int, n_test: int, units: Units,
                       label_codes: np.ndarray | None, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Divide the evaluation rows at random into (dev_mask, test_mask), labels kept in proportion.
@@ -180,7 +179,7 @@ def divide_evaluation(eval_mask: np.ndarray, n_dev: int, n_test: int, units: Uni
     want_test = n_test if n_eval == n_dev + n_test else int(round(n_eval * n_test / (n_dev + n_test)))
     labels = np.zeros(len(eval_mask), dtype=np.int64) if label_codes is None else label_codes
     quotas = apportion(want_test, np.bincount(labels[eval_mask], minlength=int(labels.max()) + 1))
-    order = seeded_rng(seed, 1).permutation(units.count)
+    order = seeded_rng(seed, DEV_TEST_DIVISION).permutation(units.count)
     test_mask = fill_quotas(order, units, Strata(of_row=labels, quotas=quotas), eligible=eval_mask)
     dev_mask = eval_mask & ~test_mask
     if not units.singletons:
@@ -219,3 +218,41 @@ def repair_atoms(eval_mask: np.ndarray, inputs: Any, keys: np.ndarray, strata: S
     repaired, repair = enforce_atom_constraint(eval_mask, programs.atoms, keys, strata.of_row,
                                                None if units.singletons else units.of_row)
     return repaired, {"atom_constraint": repair.as_dict()}
+
+
+def split_by_keys(splitter: Splitter, inputs: SplitInputs, keys: np.ndarray,
+                  buckets: np.ndarray | None = None) -> SplitIndices:
+    """The flow every ranking splitter shares: the lowest ``keys`` (a unit's key is its rows'
+    mean) fill the evaluation quotas of each label × bucket stratum; the atom constraint
+    repairs that set if the splitter asks for it; a seeded draw divides it into dev and test."""
+    from tailsplit.splits.base import resolve_sizes
+
+    n_dev, n_test = resolve_sizes(inputs.n, splitter.dev_size, splitter.test_size)
+    units = Units.from_groups(inputs.groups, inputs.n)
+    label_codes = label_codes_for(splitter, inputs, n_dev + n_test)
+    strata = strata_quotas(n_dev + n_test, label_codes, buckets, inputs.n)
+    eval_mask = fill_quotas(order_units(units.mean(keys)), units, strata)
+    details: dict = {}
+    if getattr(splitter, "atom_constraint", False):
+        eval_mask, details = repair_atoms(eval_mask, inputs, keys, strata, units)
+    _, test_mask = divide_evaluation(eval_mask, n_dev, n_test, units, label_codes, splitter.seed)
+    return SplitIndices.from_masks(eval_mask, test_mask, details)
+
+
+def validate_common(splitter: Splitter) -> None:
+    """Checks shared by every splitter with dev/test sizes, labels and a seed."""
+    if isinstance(splitter.seed, bool) or not isinstance(splitter.seed, (int, np.integer)):
+        raise ConfigError(f"seed={splitter.seed!r} is not a whole number; pass e.g. seed=0")
+    if splitter.seed < 0:
+        raise ConfigError(f"seed={splitter.seed!r} is negative; pass a seed of 0 or more")
+
+
+def label_codes_for(splitter: Splitter, inputs: SplitInputs, n_eval: int) -> np.ndarray | None:
+    """Label codes when ``balance_labels`` is on (and checked to be feasible), else ``None``."""
+    if not splitter.balance_labels:
+        return None
+    if inputs.labels is None:
+        raise ConfigError("balance_labels=True needs labels; name the label field with --label")
+    label_codes, names = codes(inputs.labels)
+    check_label_quotas(label_codes, names, n_eval)
+    return label_codes

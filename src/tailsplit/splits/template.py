@@ -17,10 +17,10 @@ import numpy as np
 
 from tailsplit.core import SplitIndices
 from tailsplit.errors import ConfigError
+from tailsplit.rng import SPLIT_ORDER, seeded_rng
 from tailsplit.splits.base import SplitInputs, Splitter, resolve_sizes
-from tailsplit.splits.likelihood import validate_common
 from tailsplit.splits.selection import (
-    Units, divide_evaluation, fill_quotas, repair_atoms, seeded_rng, strata_quotas,
+    Units, divide_evaluation, fill_quotas, repair_atoms, strata_quotas, validate_common,
 )
 
 
@@ -49,7 +49,7 @@ class TemplateSplitter(Splitter):
         templates = programs.template_codes()
         units = Units(of_row=templates, count=int(templates.max()) + 1)
         strata = strata_quotas(n_dev + n_test, None, None, inputs.n)
-        order = seeded_rng(self.seed, 0).permutation(units.count)
+        order = seeded_rng(self.seed, SPLIT_ORDER).permutation(units.count)
         eval_mask = fill_quotas(order, units, strata)
         details: dict = {}
         if self.atom_constraint:

@@ -23,10 +23,10 @@ from tailsplit.core import SplitIndices
 from tailsplit.errors import ConfigError
 from tailsplit.programs.divergence import COMPOUND_ALPHA
 from tailsplit.programs.features import SparseSets
+from tailsplit.rng import SPLIT_ORDER, seeded_rng
 from tailsplit.splits.base import SplitInputs, Splitter, resolve_sizes
-from tailsplit.splits.likelihood import label_codes_for, validate_common
 from tailsplit.splits.selection import (
-    Units, divide_evaluation, fill_quotas, repair_atoms, seeded_rng, strata_quotas,
+    Units, divide_evaluation, fill_quotas, label_codes_for, repair_atoms, strata_quotas, validate_common,
 )
 
 
@@ -63,7 +63,7 @@ class TmcdSplitter(Splitter):
         units = Units.from_groups(None, inputs.n)
         label_codes = label_codes_for(self, inputs, n_dev + n_test)
         strata = strata_quotas(n_dev + n_test, label_codes, None, inputs.n)
-        order = seeded_rng(self.seed, 0).permutation(inputs.n)
+        order = seeded_rng(self.seed, SPLIT_ORDER).permutation(inputs.n)
         eval_mask = fill_quotas(order, units, strata)
         keys = np.empty(inputs.n, dtype=np.float64)
         keys[order] = np.arange(inputs.n)
