@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from tailsplit.analysis.null import RatioStatistic, random_eval_rows, ratio_statistics_null
-from tailsplit.analysis.text_features import compute_text_features, fk_grade
+from tailsplit.analysis.text_counts import compute_text_counts, fk_grade
 
 
 def load_hypotheses(folder: Path) -> list[str]:
@@ -41,7 +41,7 @@ def main() -> None:
     n = len(texts)
 
     clock = time.perf_counter()
-    text = compute_text_features(texts)
+    text = compute_text_counts(texts)
     features_s = time.perf_counter() - clock
     columns = {"one": np.ones(n), "words": text.words, "alpha_words": text.alpha_words, "rare_words": text.rare_words,
                "sentences": text.sentences, "syllables": text.syllables}
@@ -71,7 +71,7 @@ def main() -> None:
     clock = time.perf_counter()
     for _ in range(args.baseline_splits):
         rows = rng.permutation(n)[:n_eval]
-        per_split = compute_text_features([texts[i] for i in rows])
+        per_split = compute_text_counts([texts[i] for i in rows])
         fk_grade(per_split.alpha_words.sum(), per_split.sentences.sum(), per_split.syllables.sum())
     from_texts_s = (time.perf_counter() - clock) / args.baseline_splits * args.splits
 

@@ -22,10 +22,10 @@ from typing import Any
 import numpy as np
 
 from tailsplit import pipeline
-from tailsplit.analysis.programs import program_metrics
+from tailsplit.analysis.program_metrics import program_metrics
 from tailsplit.config import DataConfig, RunConfig
 from tailsplit.constraints import missing_atoms
-from tailsplit.features import word_lengths
+from tailsplit.words import word_lengths
 from tailsplit.io.scores import read_score_file
 from tailsplit.io.outputs import replace_file_bytes
 from tailsplit.programs import dataset_program_features

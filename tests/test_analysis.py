@@ -19,7 +19,7 @@ from tailsplit.analysis.compare import ranks
 from tailsplit.analysis.null import (
     NullComparison, RatioStatistic, random_eval_rows, ratio_statistics_null, rows_to_mask,
 )
-from tailsplit.analysis.text_features import compute_text_features, fk_grade
+from tailsplit.analysis.text_counts import compute_text_counts, fk_grade
 from tailsplit.cli import app
 from tailsplit.config import DataConfig, RunConfig
 
@@ -28,7 +28,7 @@ PAYLOAD = '<script>document.body.setAttribute("data-pwned","1")</script><img src
 
 
 def test_text_features_count_rare_words_sentences_and_syllables() -> None:
-    features = compute_text_features(["The cat sat. The zyzzyva flew!", "A happy dog.", "An obstreperous cat."])
+    features = compute_text_counts(["The cat sat. The zyzzyva flew!", "A happy dog.", "An obstreperous cat."])
     assert features.words.tolist() == [8, 4, 4]
     assert features.alpha_words.tolist() == [6, 3, 3]
     assert features.rare_words.tolist() == [0, 0, 1]       # obstreperous: listed, 0.04 per million
@@ -100,11 +100,11 @@ def test_run_writes_reports_that_flag_long_evaluation_examples(tmp_path: Path) -
 
 
 def test_per_example_reading_grades_and_pair_text(tmp_path: Path) -> None:
-    from tailsplit.analysis.text_features import example_fk_grades
+    from tailsplit.analysis.text_counts import example_fk_grades
 
     result = snli_run(tmp_path / "q", splitter="random")
     texts = result.dataset.texts
-    grades = example_fk_grades(compute_text_features(texts))
+    grades = example_fk_grades(compute_text_counts(texts))
     eval_rows = np.concatenate([result.split.dev_idx, result.split.test_idx])
     observed = result.analysis.comparison("fk_grade_example_mean").observed
     assert observed == pytest.approx(np.nanmean(grades[eval_rows]), abs=1e-6)

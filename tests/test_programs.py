@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tailsplit.analysis.programs import novel_share, program_metrics
+from tailsplit.analysis.program_metrics import novel_share, program_metrics
 from tailsplit.core import SplitIndices
 from tailsplit.programs import ProgramError, SparseSets, chernoff_divergence, extract_program_features
 from tailsplit.programs.sql import SqlExtractor

@@ -8,19 +8,18 @@
 >>> result = tailsplit.run(config)  # doctest: +SKIP
 """
 
-__version__ = "0.1.0"
-
-from tailsplit.config import (  # noqa: E402 - __version__ must exist before the pipeline imports it
+from tailsplit._version import __version__
+from tailsplit.config import (
     DataConfig, OutputConfig, RunConfig, ScoringConfig, SplitConfig, load_config,
 )
-from tailsplit.core import Dataset, FieldMap, ScoreTable, SplitIndices  # noqa: E402
-from tailsplit.errors import ConfigError, InputError, ScoringError, TailsplitError  # noqa: E402
-from tailsplit.io import load_examples  # noqa: E402
-from tailsplit.pipeline import RunResult, run, score, score_dataset, split_dataset  # noqa: E402
-from tailsplit.prompts import BUILTIN_TEMPLATES, PromptTemplate, resolve_template  # noqa: E402
-from tailsplit.registry import SCORERS  # noqa: E402
-from tailsplit.scoring import score_examples  # noqa: E402
-from tailsplit.splits import LikelihoodSplitter, RandomSplitter, SplitInputs  # noqa: E402
+from tailsplit.core import Dataset, FieldMap, ScoreTable, SplitIndices
+from tailsplit.errors import ConfigError, InputError, ScoringError, TailsplitError
+from tailsplit.io import load_examples
+from tailsplit.pipeline import RunResult, run, score, score_dataset, split_dataset
+from tailsplit.prompts import BUILTIN_TEMPLATES, PromptTemplate, resolve_template
+from tailsplit.registry import SCORERS
+from tailsplit.scoring import score_examples
+from tailsplit.splits import LikelihoodSplitter, RandomSplitter, SplitInputs
 
 __all__ = [
     "BUILTIN_TEMPLATES", "ConfigError", "DataConfig", "Dataset", "FieldMap", "InputError",

@@ -248,7 +248,7 @@ def print_summary(result: Any) -> None:
 def print_program_metrics(metrics: list[Any], programs: Any) -> None:
     from rich.table import Table
 
-    from tailsplit.analysis.programs import divergence_note
+    from tailsplit.analysis.program_metrics import divergence_note
 
     levels = list(next((m.hardness for m in metrics if m.hardness), {}))
     table = Table(title="programs, against train",

@@ -190,6 +190,32 @@ class RunConfig:
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
+    @staticmethod
+    def from_dict(raw: dict[str, Any], *, source: str = "config", strict: bool = True) -> RunConfig:
+        """A config from its sections (a TOML recipe, or a manifest's ``config``). ``strict``
+        refuses unknown sections and keys and values of the wrong type, naming ``source``;
+        otherwise (a manifest written by another version) unknown keys are left out."""
+        sections: dict[str, Any] = {}
+        for name, values in raw.items():
+            if name not in _SECTIONS or not isinstance(values, dict):
+                if strict:
+                    raise ConfigError(f"{source} has section [{name}]; use {sorted(_SECTIONS)}")
+                continue
+            hints = typing.get_type_hints(_SECTIONS[name])
+            known = [f.name for f in dataclasses.fields(_SECTIONS[name])]
+            kept = {}
+            for key, value in values.items():
+                if key not in known:
+                    if strict:
+                        raise ConfigError(f"{source} [{name}] has key {key!r}; use one of {known}")
+                    continue
+                if strict and not value_has_type(value, hints[key]):
+                    raise ConfigError(f"{source} [{name}] {key} = {value!r} is not of type "
+                                      f"{_type_name(hints[key])}; write e.g. {key} = {_example(hints[key])}")
+                kept[key] = value
+            sections[name] = _SECTIONS[name](**kept)
+        return RunConfig(**sections)
+
 
 _SECTIONS = {"data": DataConfig, "scoring": ScoringConfig, "split": SplitConfig, "output": OutputConfig}
 
@@ -253,20 +279,7 @@ def load_config(path: str | Path) -> RunConfig:
         raise ConfigError(f"config={str(path)!r} does not exist; check the path") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config={str(path)!r} is not valid TOML ({exc}); fix the syntax") from None
-    sections: dict[str, Any] = {}
-    for name, values in raw.items():
-        if name not in _SECTIONS or not isinstance(values, dict):
-            raise ConfigError(f"config={str(path)!r} has section [{name}]; use {sorted(_SECTIONS)}")
-        hints = typing.get_type_hints(_SECTIONS[name])
-        known = [f.name for f in dataclasses.fields(_SECTIONS[name])]
-        for key, value in values.items():
-            if key not in known:
-                raise ConfigError(f"config={str(path)!r} [{name}] has key {key!r}; use one of {known}")
-            if not value_has_type(value, hints[key]):
-                raise ConfigError(f"config={str(path)!r} [{name}] {key} = {value!r} is not of type "
-                                  f"{_type_name(hints[key])}; write e.g. {key} = {_example(hints[key])}")
-        sections[name] = _SECTIONS[name](**values)
-    config = RunConfig(**sections)
+    config = RunConfig.from_dict(raw, source=f"config={str(path)!r}")
     base = path.parent
     config.data.paths = [os.path.normpath(base / p) if not Path(p).is_absolute() else p for p in config.data.paths]
     if config.output.out is not None and not Path(config.output.out).is_absolute():

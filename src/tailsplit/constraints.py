@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from tailsplit.errors import ConfigError
-from tailsplit.programs.features import SparseSets
+from tailsplit.programs.sets import SparseSets
 
 
 @dataclass(frozen=True)

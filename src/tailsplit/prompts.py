@@ -16,7 +16,6 @@ from typing import Any
 from tailsplit.errors import ConfigError
 
 QUERY = "{text}"
-ROLES = ("text", "context", "label")
 
 
 @dataclass(frozen=True)

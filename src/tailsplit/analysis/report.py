@@ -10,10 +10,10 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from tailsplit import __version__
+from tailsplit._version import __version__
 from tailsplit.analysis.compare import SplitComparison
 from tailsplit.analysis.null import NullComparison
-from tailsplit.analysis.programs import render_program_markdown
+from tailsplit.analysis.program_metrics import render_program_markdown
 from tailsplit.analysis.split_analysis import SplitAnalysis
 from tailsplit.errors import MissingDependencyError
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from tailsplit import __version__
+from tailsplit._version import __version__
 from tailsplit.analysis.plots import figure_svg, pyplot
 from tailsplit.analysis.report import STYLE, markdown_cell
 from tailsplit.errors import MissingDependencyError

@@ -19,12 +19,12 @@ from tailsplit.analysis.leakage import DuplicateKeys, describe
 from tailsplit.analysis.null import (
     NullComparison, RatioStatistic, per_split_null, random_eval_rows, ratio_statistics_null,
 )
-from tailsplit.analysis.programs import ProgramMetrics, divergence_note, novel_share, program_metrics
+from tailsplit.analysis.program_metrics import ProgramMetrics, divergence_note, novel_share, program_metrics
 from tailsplit.analysis.syntax import Parser, dependency_depths, find_parser
-from tailsplit.analysis.text_features import TextFeatures, compute_text_features, example_fk_grades, fk_grade
+from tailsplit.analysis.text_counts import TextCounts, compute_text_counts, example_fk_grades, fk_grade
 from tailsplit.core import SPLIT_PARTS, SplitIndices
 from tailsplit.programs.divergence import ATOM_ALPHA, COMPOUND_ALPHA, chernoff_divergence
-from tailsplit.programs.features import ProgramFeatures
+from tailsplit.programs.sets import ProgramFeatures
 
 SYNTAX_UNAVAILABLE = ("Syntactic complexity (dependency depth) is not reported: no spaCy English pipeline is "
                       "installed (pip install 'tailsplit[syntax]' brings one). The Yngve score needs a "
@@ -144,7 +144,7 @@ def _ratio_statistics(inputs: AnalysisInputs, parser_name: str | None = None) ->
     return stats
 
 
-def _columns(inputs: AnalysisInputs, text: TextFeatures, depths: np.ndarray | None) -> dict[str, np.ndarray]:
+def _columns(inputs: AnalysisInputs, text: TextCounts, depths: np.ndarray | None) -> dict[str, np.ndarray]:
     grades = example_fk_grades(text)
     columns = {"one": np.ones(len(inputs.ids)), "words": text.words, "alpha_words": text.alpha_words,
                "rare_words": text.rare_words, "unlisted_words": text.unlisted_words, "sentences": text.sentences,
@@ -192,10 +192,10 @@ def _program_null(programs: ProgramFeatures, eval_mask: np.ndarray, null_rows: n
 
 
 def analyze_split(inputs: AnalysisInputs, *, null_splits: int = 500, seed: int = 0, n_examples: int = 10,
-                  text: TextFeatures | None = None, syntax: bool = True) -> SplitAnalysis:
+                  text: TextCounts | None = None, syntax: bool = True) -> SplitAnalysis:
     """Per-part statistics and evaluation (dev + test) statistics against ``null_splits``
     random splits; dependency depth too when ``syntax`` and a spaCy pipeline is installed."""
-    text = compute_text_features(inputs.texts) if text is None else text
+    text = compute_text_counts(inputs.texts) if text is None else text
     parser = find_parser() if syntax else None
     depths = None if parser is None else dependency_depths(inputs.texts, parser)
     eval_mask = inputs.eval_mask
@@ -287,7 +287,7 @@ def _syntax_note(syntax: bool, parser: Parser | None) -> str:
             "needs a constituency parse, which no pipeline on the package index provides.")
 
 
-def _part_statistics(inputs: AnalysisInputs, text: TextFeatures, part: str,
+def _part_statistics(inputs: AnalysisInputs, text: TextCounts, part: str,
                      depths: np.ndarray | None = None) -> PartStatistics:
     rows = inputs.parts == part
     labels = Counter(np.asarray(inputs.labels, dtype=object)[rows].tolist()) if inputs.labels is not None else {}

@@ -17,7 +17,7 @@ from tailsplit.core import SPLIT_PARTS
 from tailsplit.errors import ConfigError, InputError
 from tailsplit.io.examples import label_to_str
 from tailsplit.io.readers import read_records
-from tailsplit.programs.features import extract_program_features
+from tailsplit.programs.sets import extract_program_features
 
 
 def read_manifest(folder: Path) -> dict[str, Any]:

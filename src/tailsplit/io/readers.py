@@ -19,8 +19,6 @@ from typing import Any
 
 from tailsplit.errors import InputError
 
-FORMATS = ("jsonl", "csv", "tsv", "parquet", "hf")
-
 
 @dataclass(frozen=True)
 class RawRecord:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,7 @@ from tailsplit.evaluate.table import SplitScore, table_csv, table_markdown, tabl
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.examples import label_to_str
 from tailsplit.io.outputs import check_output_folder, strict_json
-from tailsplit.pipeline.records import write_outputs
+from tailsplit.pipeline.manifest import write_outputs
 
 
 def _part_inputs(records: list[Any], data: dict[str, Any], input_fields: list[str]) -> PartInputs:
@@ -266,46 +265,28 @@ def _prediction_rows(scored: list[Any], bucket: str | None) -> tuple[list[SplitS
 
 
 def _zero_shot(manifest: dict[str, Any], parts: dict[str, list[Any]], config: EvaluateConfig) -> Any:
-    """The split's own LM as a classifier: each label's verbalisation scored through the
-    template, the most likely one predicted (test accuracy; nothing is trained or selected,
-    so dev is not scored)."""
+    """The split's own LM, with the split's scoring settings, as a zero-shot classifier."""
     from tailsplit.cache import ScoreCache, default_cache_dir
-    from tailsplit.config import ScoringConfig
-    from tailsplit.evaluate.baselines import BaselineResult
+    from tailsplit.config import RunConfig
+    from tailsplit.evaluate.zero_shot import check_zero_shot, zero_shot_classify
     from tailsplit.pipeline.runs import template_for
     from tailsplit.registry import SCORERS
-    from tailsplit.scoring.base import ScoreRequest
-    from tailsplit.scoring.driver import score_requests
 
     data = manifest.get("config", {}).get("data", {})
-    known = {f.name for f in dataclasses.fields(ScoringConfig)}
-    scoring = ScoringConfig(**{k: v for k, v in manifest.get("config", {}).get("scoring", {}).items() if k in known})
+    scoring = RunConfig.from_dict(manifest.get("config", {}), strict=False).scoring
     scoring.method = "prompted"
     if config.zero_shot_template:
         scoring.template = config.zero_shot_template
     template = template_for(scoring)
-    if not data.get("label") or "{label}" not in template.template:
-        raise ConfigError(f"zero-shot classification needs labels and a template with {{label}}; template="
-                          f"{template.name!r} has none — give --zero-shot-template (e.g. snli) or a --label-word set")
-    labels = sorted({label_to_str(r.record[data["label"]]) for r in parts["train"]})
+    check_zero_shot(data, template)
+    labels = sorted({label_to_str(r.record[data["label"]]) for r in parts["train"]}) if data.get("label") else []
     scorer = SCORERS.create(scoring.backend, **scoring.scorer_params())
     cache = ScoreCache(scoring.cache_dir or default_cache_dir()) if scoring.use_cache else None
-    accuracy = {}
     try:
-        for part in ("test",):
-            records = parts[part]
-            requests = [ScoreRequest(*template.render(r.record, text=str(r.record[data["text"]]),
-                                                      context=str(r.record[data["context"]]) if data.get("context") else None,
-                                                      label=label))
-                        for r in records for label in labels]
-            logprob_sum, _, _, _ = score_requests(requests, scorer, cache)
-            predicted = np.asarray(labels, dtype=object)[np.asarray(logprob_sum).reshape(len(records), len(labels)).argmax(axis=1)]
-            gold = np.asarray([label_to_str(r.record[data["label"]]) for r in records], dtype=object)
-            accuracy[part] = float(np.mean(predicted == gold)) if len(records) else float("nan")
+        return zero_shot_classify(parts["test"], labels, data, template, scorer, cache)
     finally:
         if cache is not None:
             cache.close()
-    return BaselineResult("lm-zero-shot", float("nan"), accuracy["test"], "accuracy", {})
 
 
 def _html_report(rows: list[dict[str, Any]]) -> dict[str, str]:
@@ -313,7 +294,7 @@ def _html_report(rows: list[dict[str, Any]]) -> dict[str, str]:
     if not rows:
         return {}
     try:
-        from tailsplit.analysis.evaluation_report import evaluation_html
+        from tailsplit.evaluate.report import evaluation_html
 
         return {"report.html": evaluation_html(rows, table_markdown(rows))}
     except MissingDependencyError:

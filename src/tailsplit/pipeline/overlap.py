@@ -10,14 +10,14 @@ from typing import Any
 
 import numpy as np
 
-from tailsplit import __version__
+from tailsplit._version import __version__
 from tailsplit.core import Dataset
 from tailsplit.errors import ConfigError, InputError
 from tailsplit.io.examples import load_examples
 from tailsplit.io.readers import detect_format
 from tailsplit.io.outputs import check_output_folder, staged_output
 from tailsplit.io.writers import OUTPUT_SUFFIX, output_format_for, write_records
-from tailsplit.pipeline.records import input_records
+from tailsplit.pipeline.manifest import input_records
 
 
 def audit_overlap(config: Any, *, command: list[str] | None = None) -> dict[str, Any]:

@@ -14,14 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from tailsplit import __version__
-from tailsplit.analysis.programs import ProgramMetrics, divergence_note, program_metrics, render_program_markdown
+from tailsplit._version import __version__
+from tailsplit.analysis.program_metrics import ProgramMetrics, divergence_note, program_metrics, render_program_markdown
 from tailsplit.analysis.summary import PartSummary, render_summary_markdown, summarize_split
 from tailsplit.cache import ScoreCache, default_cache_dir
 from tailsplit.config import RunConfig, ScoringConfig, SplitConfig
 from tailsplit.core import Dataset, ScoreTable, SplitIndices
 from tailsplit.errors import ConfigError, InputError
-from tailsplit.features import word_lengths
+from tailsplit.words import word_lengths
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.examples import SOURCE_COLUMN, load_examples
 from tailsplit.io.readers import detect_format
@@ -30,13 +30,13 @@ from tailsplit.io.outputs import (
     check_output_file, check_output_folder, staged_output, strict_json, update_reports, write_output_file,
 )
 from tailsplit.io.writers import OUTPUT_SUFFIX, output_format_for, write_records
-from tailsplit.programs.features import COUNTS, ProgramFeatures, dataset_program_features
+from tailsplit.programs.sets import COUNTS, ProgramFeatures, dataset_program_features
 from tailsplit.progress import ProgressBar
 from tailsplit.prompts import PromptTemplate, resolve_template
 from tailsplit.registry import SCORERS
 from tailsplit.scoring.crossfit import FOLD_MATCHES, cross_score, fold_units
 from tailsplit.scoring.driver import build_requests, score_examples
-from tailsplit.pipeline.records import input_records
+from tailsplit.pipeline.manifest import input_records
 from tailsplit.splits import SPLITTERS, SplitInputs, Splitter, make_splitter
 
 

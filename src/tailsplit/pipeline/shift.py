@@ -17,7 +17,7 @@ from tailsplit.errors import ConfigError, InputError
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.outputs import check_output_folder, strict_json
 from tailsplit.io.readers import numbered_lines
-from tailsplit.pipeline.records import write_outputs
+from tailsplit.pipeline.manifest import write_outputs
 from tailsplit.shift.datasets import DatasetSpec, load_texts
 
 

@@ -2,7 +2,7 @@
 
 from tailsplit.programs.base import ProgramError, ProgramExtractor, ProgramParse
 from tailsplit.programs.divergence import ATOM_ALPHA, COMPOUND_ALPHA, chernoff_divergence
-from tailsplit.programs.features import (
+from tailsplit.programs.sets import (
     ProgramFeatures, SparseSets, dataset_program_features, extract_program_features,
 )
 

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from tailsplit.features import word_tokens
+from tailsplit.words import word_tokens
 from tailsplit.scoring.base import ScoreRequest
 
 BOS, EOS, UNK = "<s>", "</s>", "<unk>"

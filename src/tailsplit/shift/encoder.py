@@ -19,8 +19,6 @@ import numpy as np
 
 from tailsplit.errors import ConfigError, MissingDependencyError
 
-DEFAULT_ENCODER = "all-MiniLM-L6-v2 (bundled)"
-
 
 @dataclass(frozen=True)
 class EncoderSource:

@@ -18,7 +18,7 @@ import numpy as np
 
 from tailsplit.core import Dataset, ScoreTable, SplitIndices
 from tailsplit.errors import ConfigError
-from tailsplit.programs.features import ProgramFeatures
+from tailsplit.programs.sets import ProgramFeatures
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ import numpy as np
 from tailsplit.core import SplitIndices
 from tailsplit.errors import ConfigError
 from tailsplit.programs.divergence import COMPOUND_ALPHA
-from tailsplit.programs.features import SparseSets
+from tailsplit.programs.sets import SparseSets
 from tailsplit.rng import SPLIT_ORDER, seeded_rng
 from tailsplit.splits.base import SplitInputs, Splitter, resolve_sizes
 from tailsplit.splits.selection import (

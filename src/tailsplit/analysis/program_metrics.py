@@ -16,7 +16,7 @@ import numpy as np
 
 from tailsplit.core import SplitIndices
 from tailsplit.programs.divergence import ATOM_ALPHA, COMPOUND_ALPHA, chernoff_divergence
-from tailsplit.programs.features import ProgramFeatures, SparseSets
+from tailsplit.programs.sets import ProgramFeatures, SparseSets
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tailsplit import __version__
+from tailsplit._version import __version__
 from tailsplit.core import Dataset
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.outputs import staged_output

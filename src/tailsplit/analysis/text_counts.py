@@ -21,13 +21,13 @@ from functools import lru_cache
 import numpy as np
 
 from tailsplit.errors import MissingDependencyError
-from tailsplit.features import split_sentences, word_tokens
+from tailsplit.words import split_sentences, word_tokens
 
 RARE_PER_MILLION = 1.0
 
 
 @dataclass(frozen=True)
-class TextFeatures:
+class TextCounts:
     """Counts per example (int64 arrays of equal length)."""
 
     words: np.ndarray
@@ -50,13 +50,13 @@ def fk_grade(alpha_words: np.ndarray | float, sentences: np.ndarray | float,
         return 0.39 * np.divide(alpha_words, sentences) + 11.8 * np.divide(syllables, alpha_words) - 15.59
 
 
-def example_fk_grades(features: TextFeatures) -> np.ndarray:
+def example_fk_grades(features: TextCounts) -> np.ndarray:
     """Flesch–Kincaid grade of each example on its own (NaN for an example without words)."""
     return np.where(features.alpha_words > 0, fk_grade(features.alpha_words, features.sentences,
                                                        features.syllables), np.nan)
 
 
-def compute_text_features(texts: Sequence[str], rare_per_million: float = RARE_PER_MILLION) -> TextFeatures:
+def compute_text_counts(texts: Sequence[str], rare_per_million: float = RARE_PER_MILLION) -> TextCounts:
     """Counts for every text; each distinct word is looked up once."""
     frequencies, syllables_of = _word_resources()
     threshold = rare_per_million / 1e6
@@ -82,7 +82,7 @@ def compute_text_features(texts: Sequence[str], rare_per_million: float = RARE_P
             unlisted += is_unlisted
             syllables += syllable_memo[word]
         columns["rare"][i], columns["unlisted"][i], columns["syllables"][i] = rare, unlisted, syllables
-    return TextFeatures(words=columns["words"], alpha_words=columns["alpha"], rare_words=columns["rare"],
+    return TextCounts(words=columns["words"], alpha_words=columns["alpha"], rare_words=columns["rare"],
                         unlisted_words=columns["unlisted"], sentences=columns["sentences"],
                         syllables=columns["syllables"], rare_per_million=rare_per_million)
 
