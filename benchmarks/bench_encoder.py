@@ -87,9 +87,9 @@ def main() -> None:
     parser.add_argument("--test", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    from tailsplit.scoring.models import quiet_transformers
+    from transformers.utils import logging as hf_logging
 
-    quiet_transformers()
+    hf_logging.set_verbosity_error()
     location = default_encoder_location()
     train, train_labels = read_pairs(args.data, args.steps * 32)
     test, test_labels = read_pairs(args.data, args.test, offset=args.steps * 32)

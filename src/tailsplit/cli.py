@@ -8,6 +8,7 @@ command exits with status 2.
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -464,6 +465,9 @@ register_evaluate_command(app, friendly_errors, stdout)
 
 
 def main() -> None:
+    # OpenMP reads this when torch loads (lazily, later in the command): idle threads sleep
+    # instead of spinning, which keeps a 2-core machine responsive during tokenising.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     app()
 
 

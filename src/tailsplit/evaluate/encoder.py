@@ -117,18 +117,17 @@ class PairClassifier:
         torch = _torch()
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-        from tailsplit.scoring.models import quiet_transformers
+        from tailsplit.scoring.models import forked_torch_rng, quiet_transformers
 
-        quiet_transformers()
         self.torch = torch
         self.recipe = recipe
         self.labels = list(labels)
         self.device = torch.device("cuda" if device == "auto" and torch.cuda.is_available()
                                    else ("cpu" if device == "auto" else device))
-        torch.manual_seed(recipe.seed)         # the fresh head's initialisation
         try:
-            self.tokenizer = AutoTokenizer.from_pretrained(location)
-            self.model = AutoModelForSequenceClassification.from_pretrained(location, num_labels=len(self.labels))
+            with quiet_transformers(), forked_torch_rng(recipe.seed):     # the fresh head's initialisation
+                self.tokenizer = AutoTokenizer.from_pretrained(location)
+                self.model = AutoModelForSequenceClassification.from_pretrained(location, num_labels=len(self.labels))
         except Exception as exc:  # missing files, network, unknown architecture
             first = (str(exc).strip().splitlines() or [""])[0][:300]
             raise ConfigError(f"encoder={location!r} could not be loaded as a classifier ({type(exc).__name__}: "
@@ -203,13 +202,20 @@ class PairClassifier:
     def fit(self, train: Sequence[list[int]], train_labels: np.ndarray, dev: Sequence[list[int]],
             dev_labels: np.ndarray) -> tuple[float, int, int, float]:
         """Train; keep the weights with the best dev accuracy (ties: the earlier check).
-        Returns (best dev accuracy, steps run, best step, training examples per second)."""
+        Returns (best dev accuracy, steps run, best step, training examples per second).
+        Dropout draws from torch's generators seeded by the recipe, restored afterwards."""
+        from tailsplit.scoring.models import forked_torch_rng
+
+        with forked_torch_rng(self.recipe.seed):
+            return self._fit(train, train_labels, dev, dev_labels)
+
+    def _fit(self, train: Sequence[list[int]], train_labels: np.ndarray, dev: Sequence[list[int]],
+             dev_labels: np.ndarray) -> tuple[float, int, int, float]:
         torch = self.torch
         from transformers import get_linear_schedule_with_warmup
 
         recipe = self.recipe
         rng = np.random.default_rng(recipe.seed)
-        torch.manual_seed(recipe.seed)
         decay = [p for n, p in self.model.named_parameters() if not any(k in n for k in ("bias", "LayerNorm", "norm"))]
         no_decay = [p for n, p in self.model.named_parameters() if any(k in n for k in ("bias", "LayerNorm", "norm"))]
         optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": recipe.weight_decay},

@@ -122,6 +122,14 @@ def finetune(scorer: Any, base_model: Any, encoded: list[Encoded], config: Finet
 
 def _train(scorer: Any, base_model: Any, encoded: list[Encoded], config: FinetuneConfig,
            progress: Any) -> tuple[Any, TrainingCurve]:
+    from tailsplit.scoring.models import forked_torch_rng
+
+    with forked_torch_rng(config.seed):       # the caller's torch random state is left alone
+        return _train_seeded(scorer, base_model, encoded, config, progress)
+
+
+def _train_seeded(scorer: Any, base_model: Any, encoded: list[Encoded], config: FinetuneConfig,
+                  progress: Any) -> tuple[Any, TrainingCurve]:
     import torch
 
     rng = seeded_rng(config.seed, FINETUNE_HELDOUT)
@@ -131,7 +139,6 @@ def _train(scorer: Any, base_model: Any, encoded: list[Encoded], config: Finetun
     train = [encoded[i] for i in order[n_heldout:]]
     if not train:
         raise ConfigError("fine-tuning needs more than one training example per fold")
-    torch.manual_seed(config.seed)
     model, merge = trainable_copy(base_model, config.lora_rank)
     optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=config.learning_rate,
                                   weight_decay=config.weight_decay)

@@ -34,7 +34,6 @@ masks are built on the scoring device.
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -173,7 +172,6 @@ class HFScorer:
     @property
     def model(self) -> Any:
         if self._model is None:
-            os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
             weights = "float32" if self.dtype.startswith("mixed-") else self.dtype
             self._model = load_model(self.folder, dtype=weights, device=self.resolved_device())
         return self._model

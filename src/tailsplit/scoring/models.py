@@ -15,9 +15,11 @@ sha256 of its weight and tokenizer files — that, not the path, is what scores 
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -131,12 +133,33 @@ def _hub_source(repo_id: str) -> ModelSource:
     return ModelSource(name=repo_id, folder=Path(folder))
 
 
-def quiet_transformers() -> None:
-    """transformers' own progress bars and warnings would drown tailsplit's progress bar."""
+@contextlib.contextmanager
+def forked_torch_rng(seed: int) -> Iterator[None]:
+    """torch's global generators (CPU and every CUDA device) seeded with ``seed`` inside the
+    block and restored after it, so training never changes the caller's random state."""
+    import torch
+
+    devices = list(range(torch.cuda.device_count())) if torch.cuda.is_available() else []
+    with torch.random.fork_rng(devices=devices):
+        torch.manual_seed(seed)
+        yield
+
+
+@contextlib.contextmanager
+def quiet_transformers() -> Iterator[None]:
+    """transformers' progress bars and warnings off while tailsplit loads a model (they would
+    drown tailsplit's progress bar); the caller's own settings come back afterwards."""
     from transformers.utils import logging as hf_logging
 
+    verbosity, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
     hf_logging.set_verbosity_error()
     hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        hf_logging.set_verbosity(verbosity)
+        if bars:
+            hf_logging.enable_progress_bar()
 
 
 def local_folder(source: ModelSource, cache_dir: Path) -> Path:
@@ -150,9 +173,9 @@ def load_tokenizer(folder: Path, name: str) -> Any:
         from transformers import AutoTokenizer
     except ImportError as exc:
         raise MissingDependencyError(exc.name or "transformers", "lm", "language-model scoring") from None
-    quiet_transformers()
     try:
-        tokenizer = AutoTokenizer.from_pretrained(folder)
+        with quiet_transformers():
+            tokenizer = AutoTokenizer.from_pretrained(folder)
     except Exception as exc:  # transformers raises many types for unusable files
         raise ScoringError(f"model={name!r}: its tokenizer in {folder} could not be loaded "
                            f"({type(exc).__name__}: {_first_line(exc)})") from None
@@ -169,10 +192,10 @@ def load_model(folder: Path, *, dtype: str, device: str) -> Any:
         from transformers import AutoModelForCausalLM
     except ImportError as exc:
         raise MissingDependencyError(exc.name or "torch", "lm", "language-model scoring") from None
-    quiet_transformers()
     torch_dtype = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[dtype]
     try:
-        model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch_dtype)
+        with quiet_transformers():
+            model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch_dtype)
     except Exception as exc:  # transformers raises many types for unusable files
         raise ScoringError(f"the model in {folder} could not be loaded ({type(exc).__name__}: "
                            f"{_first_line(exc)}); check that the folder is complete") from None
@@ -241,12 +264,12 @@ def verify_converted(folder: Path) -> str | None:
     return None
 
 
+@quiet_transformers()
 def _convert_gguf(source: ModelSource, digest: str, target: Path) -> Path:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from tailsplit.io.outputs import staged_cache_folder
 
-    quiet_transformers()
     print(f"tailsplit: converting {source.gguf_file} to safetensors once (about 20 s); "
           f"cached in {target}", file=sys.stderr)
     try:

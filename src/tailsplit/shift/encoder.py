@@ -99,9 +99,9 @@ class SentenceEncoder:
                 raise MissingDependencyError("sentence-transformers", "shift", "sentence embeddings") from None
             from tailsplit.scoring.models import quiet_transformers
 
-            quiet_transformers()
             try:
-                self._model = SentenceTransformer(self.source.location, device=self.device)
+                with quiet_transformers():
+                    self._model = SentenceTransformer(self.source.location, device=self.device)
             except Exception as exc:  # missing files, network, unknown architecture
                 first = (str(exc).strip().splitlines() or [""])[0][:300]
                 raise ConfigError(f"encoder={self.source.location!r} could not be loaded ({type(exc).__name__}: "
