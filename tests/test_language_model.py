@@ -107,6 +107,23 @@ def test_mixed_precision_runs_the_layers_in_half_precision_close_to_float32(scor
     assert mixed.identity()["dtype"] == "mixed-float16" != scorer.identity()["dtype"]
 
 
+def test_bfloat16_weights_project_through_one_cached_float32_head(scorer, requests_100) -> None:
+    """A bf16 model's vocabulary projection runs in float32 from one cached copy of the head:
+    the same scores as a fresh float32 projection of every chunk, and one copy per weight."""
+    half = HFScorer(cache_dir=scorer.cache_dir, dtype="bfloat16")
+    head = half.model.get_output_embeddings()
+    assert head.weight.dtype == torch.bfloat16
+    hidden = torch.randn(5, head.weight.shape[1], dtype=torch.bfloat16)
+    with torch.inference_mode():
+        fresh = torch.nn.functional.linear(hidden.float(), head.weight.float())
+        assert torch.equal(half._project(head, hidden), fresh)
+        copy = half._head32[2]
+        assert torch.equal(half._project(head, hidden), fresh) and half._head32[2] is copy     # reused
+    first, _ = score_all(half, requests_100[:6])
+    again, _ = score_all(half, requests_100[:6])
+    assert np.array_equal(first, again)
+
+
 def test_only_the_query_tokens_are_scored(scorer: HFScorer) -> None:
     tokenizer = scorer.tokenizer
     plain = ScoreRequest("", "A man is sleeping on a bench.")

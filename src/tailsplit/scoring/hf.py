@@ -365,8 +365,16 @@ class HFScorer:
         weight = head.weight
         if self.head_dtype == "model" or weight.dtype == torch.float32:
             return head(hidden).float()
-        bias = None if head.bias is None else head.bias.float()
-        return torch.nn.functional.linear(hidden.float(), weight.float(), bias)
+        # One float32 copy of the head per weight tensor and version (a training step bumps the
+        # version), not one per chunk of every batch.
+        cached = getattr(self, "_head32", None)
+        if cached is None or cached[0] is not weight or cached[1] != weight._version:
+            bias = None if head.bias is None else head.bias.detach().float()
+            cached = self._head32 = (weight, weight._version, weight.detach().float(), bias)
+        if torch.is_grad_enabled() and weight.requires_grad:       # training through the head: keep the graph
+            bias = None if head.bias is None else head.bias.float()
+            return torch.nn.functional.linear(hidden.float(), weight.float(), bias)
+        return torch.nn.functional.linear(hidden.float(), cached[2], cached[3])
 
 
 @dataclass(frozen=True)
