@@ -56,8 +56,10 @@ def example_fk_grades(features: TextCounts) -> np.ndarray:
                                                        features.syllables), np.nan)
 
 
-def compute_text_counts(texts: Sequence[str], rare_per_million: float = RARE_PER_MILLION) -> TextCounts:
-    """Counts for every text; each distinct word is looked up once."""
+def compute_text_counts(texts: Sequence[str], rare_per_million: float = RARE_PER_MILLION, *,
+                        tokens: Sequence[list[str]] | None = None) -> TextCounts:
+    """Counts for every text; each distinct word is looked up once. ``tokens`` are the texts'
+    word tokens when the caller has them already (one tokenisation per run)."""
     frequencies, syllables_of = _word_resources()
     threshold = rare_per_million / 1e6
     rare_memo: dict[str, tuple[bool, bool]] = {}   # word → (rare, unlisted)
@@ -66,9 +68,9 @@ def compute_text_counts(texts: Sequence[str], rare_per_million: float = RARE_PER
     columns = {name: np.zeros(n, dtype=np.int64)
                for name in ("words", "alpha", "rare", "unlisted", "sentences", "syllables")}
     for i, text in enumerate(texts):
-        tokens = word_tokens(text)
-        alpha = [t.lower() for t in tokens if t.isalpha()]
-        columns["words"][i] = len(tokens)
+        words = word_tokens(text) if tokens is None else tokens[i]
+        alpha = [t.lower() for t in words if t.isalpha()]
+        columns["words"][i] = len(words)
         columns["alpha"][i] = len(alpha)
         columns["sentences"][i] = max(1, len(split_sentences(text)))
         rare = unlisted = syllables = 0

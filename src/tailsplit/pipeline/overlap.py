@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 import time
@@ -31,7 +32,7 @@ def audit_overlap(config: Any, *, command: list[str] | None = None) -> dict[str,
     if not config.test or not config.corpus:
         raise ConfigError("tailsplit overlap needs --test FILE and at least one --corpus FILE")
     if config.top_quantile is None and config.threshold is None:
-        config.top_quantile = 0.5
+        config = dataclasses.replace(config, top_quantile=0.5)      # the caller's config is left as given
     for path in config.corpus:
         if not Path(path).is_file():
             raise InputError("does not exist or is not a file", path=path, fix="check the --corpus path")

@@ -6,6 +6,7 @@ takes the same configuration, so the Python API and the CLI cannot drift apart.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import time
 from dataclasses import dataclass, field
@@ -21,7 +22,7 @@ from tailsplit.cache import ScoreCache, default_cache_dir
 from tailsplit.config import RunConfig, ScoringConfig, SplitConfig
 from tailsplit.core import Dataset, ScoreTable, SplitIndices
 from tailsplit.errors import ConfigError, InputError
-from tailsplit.words import word_lengths
+from tailsplit.words import word_lengths, word_tokens
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.examples import SOURCE_COLUMN, load_examples
 from tailsplit.io.readers import detect_format
@@ -173,7 +174,8 @@ def check_scoring(dataset: Dataset, config: ScoringConfig) -> PromptTemplate:
 
 
 def check_before_work(dataset: Dataset, config: RunConfig, *, scores_path: str | Path | None,
-                      programs: ProgramFeatures | None) -> None:
+                      programs: ProgramFeatures | None, splitter: Splitter | None = None,
+                      lengths: np.ndarray | None = None) -> None:
     """Refuse, before any model loads, what would fail after scoring: the output folder,
     added columns, output options, and the split itself (sizes, label quotas, groups, atom
     coverage), tried on a placeholder score column."""
@@ -189,15 +191,15 @@ def check_before_work(dataset: Dataset, config: RunConfig, *, scores_path: str |
         raise ConfigError(f"--null-splits={output.null_splits!r} must be 1 or more (500 is usual); "
                           "pass --no-analyze to skip the analysis")
     warn_repeated_queries(dataset, config)
-    planned = build_splitter(config.split)
+    planned = build_splitter(config.split) if splitter is None else splitter
     will_score = scores_path is not None or planned.needs_scores
     check_added_columns(dataset, with_scores=will_score)
     if planned.needs_scores and scores_path is None:
         check_scoring(dataset, config.scoring)
-        lengths = word_lengths(dataset.texts)
+        lengths = word_lengths(dataset.texts) if lengths is None else lengths
         placeholder = ScoreTable(ids=dataset.ids, logprob_sum=-lengths.astype(np.float64), n_tokens=lengths,
                                  truncated=np.zeros(len(dataset), dtype=bool))
-        split_dataset(dataset, placeholder, config.split, programs)
+        split_dataset(dataset, placeholder, config.split, programs, splitter=planned, lengths=lengths)
 
 
 REPEATED_QUERY_WARNING = 0.01   # warn when this share of rows or more shares its query with another row
@@ -226,13 +228,14 @@ def build_splitter(config: SplitConfig) -> Splitter:
 
 
 def split_dataset(dataset: Dataset, scores: ScoreTable | None, config: SplitConfig,
-                  programs: ProgramFeatures | None = None,
-                  ) -> tuple[SplitIndices, Splitter, np.ndarray]:
-    """(split, the splitter used, word length per example)."""
-    splitter = build_splitter(config)
+                  programs: ProgramFeatures | None = None, *, splitter: Splitter | None = None,
+                  lengths: np.ndarray | None = None) -> tuple[SplitIndices, Splitter, np.ndarray]:
+    """(split, the splitter used, word length per example); ``splitter`` and ``lengths`` when
+    the caller has built them already."""
+    splitter = build_splitter(config) if splitter is None else splitter
     if splitter.needs_scores and scores is None:
         raise ConfigError(f"splitter={config.splitter!r} needs scores; pass --scores or use tailsplit run")
-    lengths = word_lengths(dataset.texts)
+    lengths = word_lengths(dataset.texts) if lengths is None else lengths
     inputs = SplitInputs.from_dataset(dataset, scores, lengths, programs)
     return splitter.split(inputs), splitter, lengths
 
@@ -276,7 +279,9 @@ def run(config: RunConfig, *, scores_path: str | Path | None = None, progress: b
     clock = time.perf_counter()
     programs = dataset_program_features(dataset, config.data.program_kind, config.data.count)
     timings["programs_s"] = time.perf_counter() - clock
-    check_before_work(dataset, config, scores_path=scores_path, programs=programs)
+    tokens = [word_tokens(t) for t in dataset.texts]     # once per run: the split's lengths, the analysis' counts
+    lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
+    check_before_work(dataset, config, scores_path=scores_path, programs=programs, splitter=planned, lengths=lengths)
     scores, report, meta = None, None, {}
     clock = time.perf_counter()
     if scores_path is not None:
@@ -287,7 +292,8 @@ def run(config: RunConfig, *, scores_path: str | Path | None = None, progress: b
         scores, report, meta = score_dataset(dataset, config.scoring, progress=progress)
     timings["score_s"] = time.perf_counter() - clock
     clock = time.perf_counter()
-    split, splitter, lengths = split_dataset(dataset, scores, config.split, programs)
+    split, splitter, lengths = split_dataset(dataset, scores, config.split, programs, splitter=planned,
+                                             lengths=lengths)
     timings["split_s"] = time.perf_counter() - clock
     summaries = summarize_split(dataset, split, lengths, scores)
     metrics = [] if programs is None else program_metrics(programs, split)
@@ -308,16 +314,18 @@ def run(config: RunConfig, *, scores_path: str | Path | None = None, progress: b
     if config.output.out is not None:
         if config.output.analyze:
             clock = time.perf_counter()
-            result.analysis = _analysis_of_run(result, config)
+            result = dataclasses.replace(result, analysis=_analysis_of_run(result, config, tokens))
             timings["analyze_s"] = time.perf_counter() - clock
         clock = time.perf_counter()
-        result.out_dir = write_split(Path(config.output.out), result, overwrite=config.output.overwrite)
+        out_dir, written = write_split(Path(config.output.out), result, overwrite=config.output.overwrite)
         timings["write_s"] = time.perf_counter() - clock
+        result = dataclasses.replace(result, out_dir=out_dir, manifest=written)
     return result
 
 
-def _analysis_of_run(result: RunResult, config: RunConfig) -> Any:
-    """The split's analysis (``None``, with a note, if the analysis extra is not installed)."""
+def _analysis_of_run(result: RunResult, config: RunConfig, tokens: list[list[str]]) -> Any:
+    """The split's analysis (``None``, with a note, if the analysis extra is not installed);
+    ``tokens`` are the queries' word tokens."""
     from tailsplit.analysis.split_analysis import AnalysisInputs, analyze_split
     from tailsplit.analysis.split_dir import pair_text
     from tailsplit.errors import MissingDependencyError
@@ -334,8 +342,11 @@ def _analysis_of_run(result: RunResult, config: RunConfig) -> Any:
         balance_labels=config.split.balance_labels, text_kind=config.output.analysis_text,
         queries=dataset.texts, contexts=dataset.contexts)
     try:
+        from tailsplit.analysis.text_counts import compute_text_counts
+
+        counts = compute_text_counts(texts, tokens=tokens) if texts is dataset.texts else None
         return analyze_split(inputs, null_splits=config.output.null_splits, seed=config.split.seed,
-                             syntax=config.output.syntax)
+                             syntax=config.output.syntax, text=counts)
     except MissingDependencyError as exc:
         print(f"note: no analysis report ({exc})", file=sys.stderr)
         return None
@@ -388,8 +399,9 @@ def report_files(analysis: Any, comparisons: list[Any]) -> dict[str, str]:
             "analysis.json": strict_json(payload)}
 
 
-def write_split(out_dir: Path, result: RunResult, *, overwrite: bool) -> Path:
-    """Write train/dev/test, scores.parquet, summary.md, reports and manifest.json, all or nothing."""
+def write_split(out_dir: Path, result: RunResult, *, overwrite: bool) -> tuple[Path, dict[str, Any]]:
+    """Write train/dev/test, scores.parquet, summary.md, reports and manifest.json, all or
+    nothing; (the folder, the manifest as written)."""
     dataset, scores, split = result.dataset, result.scores, result.split
     fmt = output_format_for(detect_format(Path(dataset.input_paths[0])))
     records = output_records(dataset, scores)
@@ -415,8 +427,7 @@ def write_split(out_dir: Path, result: RunResult, *, overwrite: bool) -> Path:
                 folder.write_text(name, text)
         manifest = folder.write_manifest({**result.manifest,
                                           "timings": {k: round(v, 3) for k, v in result.timings.items()}})
-    result.manifest = manifest
-    return out_dir
+    return out_dir, manifest
 
 
 def check_added_columns(dataset: Dataset, *, with_scores: bool) -> None:
