@@ -171,10 +171,16 @@ def test_property_likelihood_split_is_a_partition(n, dev, test, seed, n_labels, 
     data = inputs(n, seed=seed % 1000, n_labels=n_labels, group_size=group)
     splitter = LikelihoodSplitter(dev_size=dev, test_size=test, seed=seed, length_buckets=buckets,
                                   balance_labels=balance, reverse=reverse)
+    asked = int(np.floor(dev * n + 0.5)) + int(np.floor(test * n + 0.5))
     try:
         split = splitter.split(data)
-    except ConfigError:
-        return  # sizes or label counts that cannot work are refused, never half-done
+    except ConfigError as exc:   # only these inputs may be refused (never half-done):
+        message = str(exc)
+        assert (asked == 0 and "leave no evaluation examples" in message) \
+            or (asked >= n and "so that training keeps at least one" in message) \
+            or (balance and message.startswith("balance_labels=True: label")) \
+            or (group not in (None, 1) and "cannot be divided" in message), message
+        return
     n_dev, n_test = round(dev * n + 1e-9), round(test * n + 1e-9)
     check_split(split, n)
     if group in (None, 1):

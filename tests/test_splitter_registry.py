@@ -1,0 +1,53 @@
+"""Invariants of every splitter in the registry — a new splitter is checked by being registered."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import check_split
+from tailsplit.errors import ConfigError
+from tailsplit.splits import SPLITTERS, make_splitter
+from test_program_splits import program_inputs
+
+VARIANTS = {   # each registered splitter with its defaults, and with every boolean option it accepts on
+    name: [{}] + [{option: True} for option in ("balance_labels", "atom_constraint", "reverse")
+                  if option in cls().get_params()]
+    for name, cls in SPLITTERS.items()
+}
+CASES = [(name, params) for name in sorted(VARIANTS) for params in VARIANTS[name]]
+
+
+def _ids(case: tuple[str, dict]) -> str:
+    name, params = case
+    return name + "".join(f"-{k}" for k in params)
+
+
+def test_every_registered_splitter_is_covered() -> None:
+    assert {name for name, _ in CASES} == set(SPLITTERS) and len(SPLITTERS) >= 5
+
+
+@pytest.mark.parametrize("case", CASES, ids=_ids)
+def test_every_registered_splitter_partitions_with_exact_sizes_deterministically(case) -> None:
+    name, params = case
+    splitter = make_splitter(name, **params)
+    data = program_inputs(600, seed=1)
+    split = splitter.split(data)
+    check_split(split, 600, n_dev=60, n_test=60)
+    again = make_splitter(name, **params).split(program_inputs(600, seed=1))
+    assert all(np.array_equal(x, y) for x, y in zip(split.parts().values(), again.parts().values()))
+
+
+@pytest.mark.parametrize("case", CASES, ids=_ids)
+def test_every_registered_splitter_keeps_groups_whole_or_refuses_them(case) -> None:
+    name, params = case
+    data = program_inputs(600, seed=2, group_size=3)
+    try:
+        split = make_splitter(name, **params).split(data)
+    except ConfigError as exc:        # a splitter that cannot keep groups says so
+        assert "group" in str(exc)
+        return
+    check_split(split, 600)
+    part_of = split.assignment(600)
+    for group in np.unique(data.groups):
+        assert len(set(part_of[data.groups == group])) == 1
