@@ -32,8 +32,13 @@ def read_pairs(path: str, n: int, offset: int = 0) -> tuple[list[list[str]], lis
 def plain_trainer(location: str, train: list[list[str]], y_train: list[int], test: list[list[str]], y_test: list[int],
                   steps: int, seed: int, out_dir: str) -> tuple[float, float, float]:
     import torch
-    from transformers import (AutoModelForSequenceClassification, AutoTokenizer, DataCollatorWithPadding, Trainer,
-                              TrainingArguments)
+    from transformers import (
+        AutoModelForSequenceClassification,
+        AutoTokenizer,
+        DataCollatorWithPadding,
+        Trainer,
+        TrainingArguments,
+    )
 
     torch.manual_seed(seed)
     tokenizer = AutoTokenizer.from_pretrained(location)

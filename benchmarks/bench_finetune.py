@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import functools
 import json
 import platform
 import time
@@ -71,8 +72,8 @@ def main() -> None:
         else:
             model = copy.deepcopy(scorer.model).train()
         optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=2e-5)
-        step = (lambda b: baseline_step(model, optimizer, b)) if name == "baseline" else (
-            lambda b: tailsplit_step(scorer, model, optimizer, b))
+        step = (functools.partial(baseline_step, model, optimizer) if name == "baseline"
+                else functools.partial(tailsplit_step, scorer, model, optimizer))
         step(batches[0])  # warm-up
         started = time.perf_counter()
         for batch in batches:

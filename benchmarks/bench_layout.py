@@ -24,8 +24,8 @@ import time
 
 import numpy as np
 import torch
-
 from bench_gpu import DEFAULT_DATA, synthetic_requests
+
 from tailsplit.scoring.hf import HFScorer
 from tailsplit.scoring.layout import packed_attention_mask, packed_layout, padded_layout
 

@@ -23,14 +23,14 @@ import json
 import time
 
 import numpy as np
-
 from bench_gpu import DEFAULT_DATA, synthetic_requests
+
 from tailsplit.scoring.driver import score_requests
 from tailsplit.scoring.hf import HFScorer
 
 
 def timed_scores(scorer: HFScorer, requests: list) -> tuple[np.ndarray, float]:
-    scorer.model  # load outside the timing
+    _ = scorer.model  # load outside the timing
     start = time.perf_counter()
     total = np.asarray(score_requests(requests, scorer, None)[0])
     return total, time.perf_counter() - start

@@ -25,13 +25,18 @@ from tailsplit import pipeline
 from tailsplit.analysis.program_metrics import program_metrics
 from tailsplit.config import DataConfig, RunConfig
 from tailsplit.constraints import missing_atoms
-from tailsplit.words import word_lengths
-from tailsplit.io.scores import read_score_file
 from tailsplit.io.outputs import replace_file_bytes
+from tailsplit.io.scores import read_score_file
 from tailsplit.programs import dataset_program_features
 from tailsplit.splits import (
-    LengthSplitter, LikelihoodSplitter, RandomSplitter, SplitInputs, TemplateSplitter, TmcdSplitter,
+    LengthSplitter,
+    LikelihoodSplitter,
+    RandomSplitter,
+    SplitInputs,
+    TemplateSplitter,
+    TmcdSplitter,
 )
+from tailsplit.words import word_lengths
 
 SIZES = {"dev_size": 1034, "test_size": 1034}
 PUBLISHED = {  # Godbole & Jia (2023), Spider: atom / compound divergence, novel-compound share

@@ -55,7 +55,7 @@ def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from tailsplit.scoring.hf import HFScorer
 
     folder = tmp_path_factory.mktemp("model-cache")
-    HFScorer(cache_dir=folder).folder
+    assert HFScorer(cache_dir=folder).folder.is_dir()      # converted once, here
     return folder
 
 

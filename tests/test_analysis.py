@@ -11,13 +11,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import SAMPLE, write_jsonl
 from typer.testing import CliRunner
 
-from conftest import SAMPLE, write_jsonl
 from tailsplit import pipeline
 from tailsplit.analysis.compare import ranks
 from tailsplit.analysis.null import (
-    NullComparison, RatioStatistic, random_eval_rows, ratio_statistics_null, rows_to_mask,
+    NullComparison,
+    RatioStatistic,
+    random_eval_rows,
+    ratio_statistics_null,
+    rows_to_mask,
 )
 from tailsplit.analysis.text_counts import compute_text_counts, fk_grade
 from tailsplit.cli import app

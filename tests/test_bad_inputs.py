@@ -7,10 +7,10 @@ inputs untouched and no model or scoring call (the fake scorer counts its calls)
 
 from __future__ import annotations
 
+import errno
 import gzip
 import hashlib
 import json
-import errno
 import os
 import sqlite3
 from collections.abc import Callable

@@ -9,9 +9,9 @@ import random
 from pathlib import Path
 
 import pytest
+from conftest import write_jsonl
 from typer.testing import CliRunner
 
-from conftest import write_jsonl
 from tailsplit.cli import app
 from tailsplit.evaluate.table import SplitScore, table_rows
 

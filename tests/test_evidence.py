@@ -10,9 +10,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import write_jsonl
 from typer.testing import CliRunner
 
-from conftest import write_jsonl
 from tailsplit.analysis.leakage import DuplicateKeys, near_duplicate_pairs, repeated_queries, shingles
 from tailsplit.cli import app
 from tailsplit.evaluate.table import SplitScore, bootstrap_intervals, table_rows

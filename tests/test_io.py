@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import FIXTURES, write_jsonl
+
 from tailsplit.core import FieldMap
 from tailsplit.errors import InputError
 from tailsplit.io import load_examples

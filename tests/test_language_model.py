@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from conftest import SAMPLE
+
 from tailsplit.core import FieldMap
 from tailsplit.errors import ConfigError, ScoringError
 from tailsplit.io import load_examples

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from conftest import SAMPLE
+
 from tailsplit import pipeline
 from tailsplit.config import DataConfig, RunConfig
 from tailsplit.errors import ConfigError

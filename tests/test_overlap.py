@@ -10,9 +10,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from conftest import write_jsonl
 from typer.testing import CliRunner
 
-from conftest import write_jsonl
 from tailsplit.cli import app
 from tailsplit.errors import ConfigError, InputError
 from tailsplit.overlap.audit import audit_example, bootstrap_accuracy, partition_overlap

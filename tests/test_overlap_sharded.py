@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from conftest import write_jsonl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from conftest import write_jsonl
 from tailsplit.cli import app
 from tailsplit.config import OverlapConfig
 from tailsplit.overlap.audit import audit_all

@@ -6,13 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import FIXTURES, SAMPLE, FakeScorer, write_jsonl
 from typer.testing import CliRunner
 
-from conftest import FIXTURES, SAMPLE, FakeScorer, write_jsonl
 from tailsplit import pipeline
 from tailsplit.cli import app
 from tailsplit.config import DataConfig, RunConfig, load_config
-from tailsplit.errors import OutputError, ConfigError, InputError
+from tailsplit.errors import ConfigError, InputError, OutputError
 
 runner = CliRunner()
 

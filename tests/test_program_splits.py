@@ -6,15 +6,20 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from conftest import check_split
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import check_split
 from tailsplit.constraints import enforce_atom_constraint, missing_atoms
 from tailsplit.errors import ConfigError
 from tailsplit.programs import ProgramFeatures, SparseSets, chernoff_divergence
 from tailsplit.splits import (
-    LengthSplitter, LikelihoodSplitter, RandomSplitter, SplitInputs, TemplateSplitter, TmcdSplitter,
+    LengthSplitter,
+    LikelihoodSplitter,
+    RandomSplitter,
+    SplitInputs,
+    TemplateSplitter,
+    TmcdSplitter,
 )
 from tailsplit.splits.tmcd import CompoundDivergenceSearch
 

@@ -132,7 +132,7 @@ def test_an_accepted_input_comes_back_whole(tmp_path: Path) -> None:
     invoke(["run", str(src), "--text", "hypothesis", "--backend", "fake", "--quiet", "--out", str(tmp_path / "o")])
     parts = [json.loads(line) for p in ("train", "dev", "test")
              for line in (tmp_path / "o" / f"{p}.jsonl").read_text(encoding="utf-8").splitlines()]
-    stripped = sorted((tuple(sorted((k, v) for k, v in r.items() if k in pairs(1)[0])) for r in parts))
+    stripped = sorted(tuple(sorted((k, v) for k, v in r.items() if k in pairs(1)[0])) for r in parts)
     assert stripped == sorted(tuple(sorted(r.items())) for r in pairs(40))
 
 

@@ -10,16 +10,19 @@ from pathlib import Path
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
+from conftest import SAMPLE
 from typer.testing import CliRunner
 
-from conftest import SAMPLE
 from tailsplit.cli import app
 from tailsplit.core import FieldMap
 from tailsplit.io import load_examples
 from tailsplit.prompts import BUILTIN_TEMPLATES
 from tailsplit.scoring.batching import Encoded, plan_batches
 from tailsplit.scoring.distributed import (
-    RayScoringEngine, cut_into_shards, read_batch_shard, write_batch_shard,
+    RayScoringEngine,
+    cut_into_shards,
+    read_batch_shard,
+    write_batch_shard,
 )
 from tailsplit.scoring.driver import build_requests, score_requests
 

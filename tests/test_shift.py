@@ -7,9 +7,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import write_jsonl
 from typer.testing import CliRunner
 
-from conftest import write_jsonl
 from tailsplit.cli import app
 from tailsplit.errors import ConfigError
 from tailsplit.shift.correlate import TYPES, classify, synthetic_points

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from conftest import check_split
+from test_program_splits import program_inputs
+
 from tailsplit.errors import ConfigError
 from tailsplit.splits import SPLITTERS, make_splitter
-from test_program_splits import program_inputs
 
 VARIANTS = {   # each registered splitter with its defaults, and with every boolean option it accepts on
     name: [{}] + [{option: True} for option in ("balance_labels", "atom_constraint", "reverse")

@@ -6,10 +6,10 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from conftest import check_split
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import check_split
 from tailsplit.errors import ConfigError
 from tailsplit.splits import LikelihoodSplitter, RandomSplitter, SplitInputs, make_splitter
 

@@ -10,7 +10,12 @@
 
 from tailsplit._version import __version__
 from tailsplit.config import (
-    DataConfig, OutputConfig, RunConfig, ScoringConfig, SplitConfig, load_config,
+    DataConfig,
+    OutputConfig,
+    RunConfig,
+    ScoringConfig,
+    SplitConfig,
+    load_config,
 )
 from tailsplit.core import Dataset, FieldMap, ScoreTable, SplitIndices
 from tailsplit.errors import ConfigError, InputError, ScoringError, TailsplitError
@@ -22,7 +27,7 @@ from tailsplit.scoring import score_examples
 from tailsplit.splits import LikelihoodSplitter, RandomSplitter, SplitInputs
 
 __all__ = [
-    "BUILTIN_TEMPLATES", "ConfigError", "DataConfig", "Dataset", "FieldMap", "InputError",
+    "__version__", "BUILTIN_TEMPLATES", "ConfigError", "DataConfig", "Dataset", "FieldMap", "InputError",
     "LikelihoodSplitter", "OutputConfig", "PromptTemplate", "RandomSplitter", "RunConfig",
     "RunResult", "SCORERS", "ScoreTable", "ScoringConfig", "ScoringError", "SplitConfig",
     "SplitIndices", "SplitInputs", "TailsplitError", "load_config", "load_examples",

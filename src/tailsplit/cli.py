@@ -12,15 +12,15 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.text import Text as RichText
 
-from tailsplit.config import RunConfig, load_config
 from tailsplit.cli_evaluate import register_evaluate_command
 from tailsplit.cli_shift import register_shift_commands
+from tailsplit.config import RunConfig, load_config
 from tailsplit.errors import ConfigError, TailsplitError
 
 app = typer.Typer(
@@ -73,67 +73,67 @@ A likelihood split of programs whose dev/test atoms all occur in train:
     tailsplit split dev.jsonl.gz --text hypothesis --label label --splitter random --seed 3 --out snli-random-3
 """
 
-Paths = Annotated[Optional[list[Path]], typer.Argument(help="Data files (JSONL/CSV/TSV/Parquet, .gz ok) or a datasets folder; several are pooled.", show_default=False)]
-ConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="TOML recipe; options given here override it.")]
-Text = Annotated[Optional[str], typer.Option("--text", help="Field holding the query that is scored.")]
-Context = Annotated[Optional[str], typer.Option("--context", help="Field holding the first text of a pair (premise, passage).")]
-Label = Annotated[Optional[str], typer.Option("--label", help="Label field.")]
-Group = Annotated[Optional[str], typer.Option("--group", help="Field whose equal values stay in one part.")]
-Program = Annotated[Optional[str], typer.Option("--program", help="Field holding the program (e.g. SQL): enables atoms, compounds, templates, hardness.")]
-ProgramKind = Annotated[Optional[str], typer.Option("--program-kind", help="Program extractor [default: sql].")]
-Count = Annotated[Optional[str], typer.Option("--count", help="Atoms and compounds in divergences (TMCD, metrics): examples (once per example, default) or occurrences (every occurrence, as the published TMCD code).")]
-AtomConstraint = Annotated[Optional[bool], typer.Option("--atom-constraint/--no-atom-constraint", help="Every dev/test program atom also occurs in train (swaps keep sizes).")]
-LengthOf = Annotated[Optional[str], typer.Option("--length-of", help="length splitter: rank by 'text' (word tokens) or 'program' tokens.")]
-MaxIterations = Annotated[Optional[int], typer.Option("--max-iterations", help="tmcd splitter: most swaps [default: until the best swap stops helping].")]
-IdField = Annotated[Optional[str], typer.Option("--id", help="Id field [default: id; generated when absent].")]
-Method = Annotated[Optional[str], typer.Option("--method", help="prompted (frozen LM, default), kfold (LM fine-tuned on the other folds) or ngram (cross-fitted Kneser-Ney n-gram LM).")]
-FinetunePreset = Annotated[Optional[str], typer.Option("--finetune-preset", help="cpu (small recipe, default), or the paper's spider, boolq, snli.")]
-FinetuneSteps = Annotated[Optional[int], typer.Option("--finetune-steps", help="Fine-tuning steps per fold (overrides the preset).")]
-FinetuneBatch = Annotated[Optional[int], typer.Option("--finetune-batch-size", help="Fine-tuning batch size (overrides the preset).")]
-FinetuneLR = Annotated[Optional[float], typer.Option("--finetune-learning-rate", help="Constant AdamW learning rate (overrides the preset).")]
-FinetuneLora = Annotated[Optional[int], typer.Option("--finetune-lora-rank", help="LoRA rank (the CPU recipe uses 16).")]
+Paths = Annotated[list[Path] | None, typer.Argument(help="Data files (JSONL/CSV/TSV/Parquet, .gz ok) or a datasets folder; several are pooled.", show_default=False)]
+ConfigOpt = Annotated[Path | None, typer.Option("--config", help="TOML recipe; options given here override it.")]
+Text = Annotated[str | None, typer.Option("--text", help="Field holding the query that is scored.")]
+Context = Annotated[str | None, typer.Option("--context", help="Field holding the first text of a pair (premise, passage).")]
+Label = Annotated[str | None, typer.Option("--label", help="Label field.")]
+Group = Annotated[str | None, typer.Option("--group", help="Field whose equal values stay in one part.")]
+Program = Annotated[str | None, typer.Option("--program", help="Field holding the program (e.g. SQL): enables atoms, compounds, templates, hardness.")]
+ProgramKind = Annotated[str | None, typer.Option("--program-kind", help="Program extractor [default: sql].")]
+Count = Annotated[str | None, typer.Option("--count", help="Atoms and compounds in divergences (TMCD, metrics): examples (once per example, default) or occurrences (every occurrence, as the published TMCD code).")]
+AtomConstraint = Annotated[bool | None, typer.Option("--atom-constraint/--no-atom-constraint", help="Every dev/test program atom also occurs in train (swaps keep sizes).")]
+LengthOf = Annotated[str | None, typer.Option("--length-of", help="length splitter: rank by 'text' (word tokens) or 'program' tokens.")]
+MaxIterations = Annotated[int | None, typer.Option("--max-iterations", help="tmcd splitter: most swaps [default: until the best swap stops helping].")]
+IdField = Annotated[str | None, typer.Option("--id", help="Id field [default: id; generated when absent].")]
+Method = Annotated[str | None, typer.Option("--method", help="prompted (frozen LM, default), kfold (LM fine-tuned on the other folds) or ngram (cross-fitted Kneser-Ney n-gram LM).")]
+FinetunePreset = Annotated[str | None, typer.Option("--finetune-preset", help="cpu (small recipe, default), or the paper's spider, boolq, snli.")]
+FinetuneSteps = Annotated[int | None, typer.Option("--finetune-steps", help="Fine-tuning steps per fold (overrides the preset).")]
+FinetuneBatch = Annotated[int | None, typer.Option("--finetune-batch-size", help="Fine-tuning batch size (overrides the preset).")]
+FinetuneLR = Annotated[float | None, typer.Option("--finetune-learning-rate", help="Constant AdamW learning rate (overrides the preset).")]
+FinetuneLora = Annotated[int | None, typer.Option("--finetune-lora-rank", help="LoRA rank (the CPU recipe uses 16).")]
 FinetuneFull = Annotated[bool, typer.Option("--finetune-full", help="Train all weights instead of LoRA adapters.")]
-FinetuneEval = Annotated[Optional[int], typer.Option("--finetune-eval-every", help="Steps between held-out perplexity checks.")]
-Folds = Annotated[Optional[int], typer.Option("--folds", help="Folds for cross-fitted scoring [default: 3].")]
-FoldSeed = Annotated[Optional[int], typer.Option("--fold-seed", min=0, help="Seed of the fold assignment [default: 0].")]
-FoldMatch = Annotated[Optional[str], typer.Option("--fold-match", help="Queries that share a fold: exact (equal texts, default) or normalized (also equal after case, punctuation and spaces).")]
-NgramOrder = Annotated[Optional[int], typer.Option("--ngram-order", help="n of the n-gram LM [default: 3].")]
-Model = Annotated[Optional[str], typer.Option("--model", help="'smollm2' (bundled), a model folder, a .gguf file or a hub id.")]
-Template = Annotated[Optional[str], typer.Option("--template", help="plain, spider, boolq, snli, or a string ending in {text}.")]
-LabelWord = Annotated[Optional[list[str]], typer.Option("--label-word", help="LABEL=WORD for {label} in the prompt (repeatable).")]
-Backend = Annotated[Optional[str], typer.Option("--backend", help="Scoring backend [default: hf].")]
-StartToken = Annotated[Optional[str], typer.Option("--start-token", help="Token before each input: bos (default; <|im_start|> for the bundled model), eos, none, or a token of the vocabulary such as '<|endoftext|>'.")]
-ScoreEos = Annotated[Optional[bool], typer.Option("--score-eos/--no-score-eos", help="Append the model's EOS token after the query and score it (the paper's code does for SNLI and BoolQ).")]
-EndToken = Annotated[Optional[str], typer.Option("--end-token", help="With --score-eos: eos (the model's EOS, default; <|im_end|> for the bundled model) or a token of the vocabulary such as '<|endoftext|>'.")]
-Device = Annotated[Optional[str], typer.Option("--device", help="auto, cpu, cuda, cuda:1 ...")]
-Dtype = Annotated[Optional[str], typer.Option(
+FinetuneEval = Annotated[int | None, typer.Option("--finetune-eval-every", help="Steps between held-out perplexity checks.")]
+Folds = Annotated[int | None, typer.Option("--folds", help="Folds for cross-fitted scoring [default: 3].")]
+FoldSeed = Annotated[int | None, typer.Option("--fold-seed", min=0, help="Seed of the fold assignment [default: 0].")]
+FoldMatch = Annotated[str | None, typer.Option("--fold-match", help="Queries that share a fold: exact (equal texts, default) or normalized (also equal after case, punctuation and spaces).")]
+NgramOrder = Annotated[int | None, typer.Option("--ngram-order", help="n of the n-gram LM [default: 3].")]
+Model = Annotated[str | None, typer.Option("--model", help="'smollm2' (bundled), a model folder, a .gguf file or a hub id.")]
+Template = Annotated[str | None, typer.Option("--template", help="plain, spider, boolq, snli, or a string ending in {text}.")]
+LabelWord = Annotated[list[str] | None, typer.Option("--label-word", help="LABEL=WORD for {label} in the prompt (repeatable).")]
+Backend = Annotated[str | None, typer.Option("--backend", help="Scoring backend [default: hf].")]
+StartToken = Annotated[str | None, typer.Option("--start-token", help="Token before each input: bos (default; <|im_start|> for the bundled model), eos, none, or a token of the vocabulary such as '<|endoftext|>'.")]
+ScoreEos = Annotated[bool | None, typer.Option("--score-eos/--no-score-eos", help="Append the model's EOS token after the query and score it (the paper's code does for SNLI and BoolQ).")]
+EndToken = Annotated[str | None, typer.Option("--end-token", help="With --score-eos: eos (the model's EOS, default; <|im_end|> for the bundled model) or a token of the vocabulary such as '<|endoftext|>'.")]
+Device = Annotated[str | None, typer.Option("--device", help="auto, cpu, cuda, cuda:1 ...")]
+Dtype = Annotated[str | None, typer.Option(
     "--dtype", help="float32, bfloat16, float16, or mixed-bfloat16 / mixed-float16 (float32 weights, half-precision matrix products; mixed-float16 stays within 0.05 nats of float32).")]
-BatchTokens = Annotated[Optional[int], typer.Option("--batch-tokens", help="Padded tokens per batch [default: 4096].")]
-MaxTokens = Annotated[Optional[int], typer.Option("--max-tokens", help="Longest input in tokens [default: the model's context].")]
-Truncation = Annotated[Optional[str], typer.Option("--truncation", help="left (cut and flag) or error.")]
-SharePrefix = Annotated[Optional[str], typer.Option("--share-prefix", help="auto (when it saves ≥15% of tokens), always or never.")]
-CacheDir = Annotated[Optional[str], typer.Option("--cache-dir", help="Score and model cache [default: ~/.cache/tailsplit].")]
+BatchTokens = Annotated[int | None, typer.Option("--batch-tokens", help="Padded tokens per batch [default: 4096].")]
+MaxTokens = Annotated[int | None, typer.Option("--max-tokens", help="Longest input in tokens [default: the model's context].")]
+Truncation = Annotated[str | None, typer.Option("--truncation", help="left (cut and flag) or error.")]
+SharePrefix = Annotated[str | None, typer.Option("--share-prefix", help="auto (when it saves ≥15% of tokens), always or never.")]
+CacheDir = Annotated[str | None, typer.Option("--cache-dir", help="Score and model cache [default: ~/.cache/tailsplit].")]
 NoCache = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the score cache.")]
-ScoreEngine = Annotated[Optional[str], typer.Option("--engine", help="Where prompted scoring runs: local (this process) or ray (a Ray Data pipeline of model actors over Parquet shards; resumes by shard).")]
-RayAddress = Annotated[Optional[str], typer.Option("--ray-address", help="Ray cluster to join ('auto' finds a running one) [default: start a local one].")]
-Workers = Annotated[Optional[int], typer.Option("--workers", help="Model actors for --engine ray [default: 1].")]
-CpusPerWorker = Annotated[Optional[float], typer.Option("--cpus-per-worker", help="CPUs per model actor; also its torch threads [default: 1].")]
-GpusPerWorker = Annotated[Optional[float], typer.Option("--gpus-per-worker", help="GPUs per model actor, e.g. 1 on a GPU cluster [default: 0].")]
-ShardTokens = Annotated[Optional[int], typer.Option("--shard-tokens", help="Tokens per Parquet shard for --engine ray [default: 2000000].")]
-Splitter = Annotated[Optional[str], typer.Option("--splitter", help="likelihood (default), random, length, template or tmcd (the last two need --program).")]
-DevSize = Annotated[Optional[str], typer.Option("--dev-size", help="Fraction (0.1) or count (1000) [default: 0.1].")]
-TestSize = Annotated[Optional[str], typer.Option("--test-size", help="Fraction (0.1) or count (1000) [default: 0.1].")]
-Rank = Annotated[Optional[str], typer.Option("--rank", help="logprob_sum (total) or logprob_mean (per token).")]
-Reverse = Annotated[Optional[bool], typer.Option("--reverse/--no-reverse", help="Most likely examples to evaluation (control split).")]
-LengthBuckets = Annotated[Optional[str], typer.Option("--length-buckets", help="N quantile buckets of word length, or 'exact'.")]
-Balance = Annotated[Optional[bool], typer.Option("--balance-labels/--no-balance-labels", help="Keep label proportions in every part.")]
-Seed = Annotated[Optional[int], typer.Option("--seed", min=0, help="Seed for the dev/test division and random splits [default: 0].")]
-OutDir = Annotated[Optional[Path], typer.Option("--out", help="Output folder (written atomically).")]
+ScoreEngine = Annotated[str | None, typer.Option("--engine", help="Where prompted scoring runs: local (this process) or ray (a Ray Data pipeline of model actors over Parquet shards; resumes by shard).")]
+RayAddress = Annotated[str | None, typer.Option("--ray-address", help="Ray cluster to join ('auto' finds a running one) [default: start a local one].")]
+Workers = Annotated[int | None, typer.Option("--workers", help="Model actors for --engine ray [default: 1].")]
+CpusPerWorker = Annotated[float | None, typer.Option("--cpus-per-worker", help="CPUs per model actor; also its torch threads [default: 1].")]
+GpusPerWorker = Annotated[float | None, typer.Option("--gpus-per-worker", help="GPUs per model actor, e.g. 1 on a GPU cluster [default: 0].")]
+ShardTokens = Annotated[int | None, typer.Option("--shard-tokens", help="Tokens per Parquet shard for --engine ray [default: 2000000].")]
+Splitter = Annotated[str | None, typer.Option("--splitter", help="likelihood (default), random, length, template or tmcd (the last two need --program).")]
+DevSize = Annotated[str | None, typer.Option("--dev-size", help="Fraction (0.1) or count (1000) [default: 0.1].")]
+TestSize = Annotated[str | None, typer.Option("--test-size", help="Fraction (0.1) or count (1000) [default: 0.1].")]
+Rank = Annotated[str | None, typer.Option("--rank", help="logprob_sum (total) or logprob_mean (per token).")]
+Reverse = Annotated[bool | None, typer.Option("--reverse/--no-reverse", help="Most likely examples to evaluation (control split).")]
+LengthBuckets = Annotated[str | None, typer.Option("--length-buckets", help="N quantile buckets of word length, or 'exact'.")]
+Balance = Annotated[bool | None, typer.Option("--balance-labels/--no-balance-labels", help="Keep label proportions in every part.")]
+Seed = Annotated[int | None, typer.Option("--seed", min=0, help="Seed for the dev/test division and random splits [default: 0].")]
+OutDir = Annotated[Path | None, typer.Option("--out", help="Output folder (written atomically).")]
 Overwrite = Annotated[bool, typer.Option("--overwrite", help="Replace a non-empty output folder.")]
 NoAnalyze = Annotated[bool, typer.Option("--no-analyze", help="Skip the analysis report (report.html, report.md).")]
-NullSplits = Annotated[Optional[int], typer.Option("--null-splits", min=1, help="Random splits in each null distribution [default: 500].")]
-AnalysisText = Annotated[Optional[str], typer.Option("--analysis-text", help="What text statistics read: query (default) or pair (context + query, as the paper's appendix).")]
-Syntax = Annotated[Optional[bool], typer.Option("--syntax/--no-syntax", help="Dependency-tree depth in the analysis when a spaCy English pipeline is installed (the syntax extra) [default: on].")]
+NullSplits = Annotated[int | None, typer.Option("--null-splits", min=1, help="Random splits in each null distribution [default: 500].")]
+AnalysisText = Annotated[str | None, typer.Option("--analysis-text", help="What text statistics read: query (default) or pair (context + query, as the paper's appendix).")]
+Syntax = Annotated[bool | None, typer.Option("--syntax/--no-syntax", help="Dependency-tree depth in the analysis when a spaCy English pipeline is installed (the syntax extra) [default: on].")]
 Quiet = Annotated[bool, typer.Option("--quiet", help="No progress bar.")]
 
 
@@ -173,7 +173,7 @@ def parse_label_words(items: list[str]) -> dict[str, str]:
 _PLAIN_FLAGS = {"finetune_full", "overwrite"}   # False there means "not given", not "off"
 
 
-def build_config(config_path: Optional[Path], paths: Optional[list[Path]], **opts: Any) -> RunConfig:
+def build_config(config_path: Path | None, paths: list[Path] | None, **opts: Any) -> RunConfig:
     """A recipe (or defaults) with every option that was given laid over it."""
     config = load_config(config_path) if config_path else RunConfig()
     if paths:
@@ -333,7 +333,7 @@ def score(paths: Paths = None, out: Annotated[Path, typer.Option("--out", help="
 
 @app.command(epilog=SPLIT_EXAMPLES)
 @friendly_errors
-def split(paths: Paths = None, scores: Annotated[Optional[Path], typer.Option("--scores", help="Score file from tailsplit score.")] = None,
+def split(paths: Paths = None, scores: Annotated[Path | None, typer.Option("--scores", help="Score file from tailsplit score.")] = None,
           config: ConfigOpt = None, text: Text = None, context: Context = None, label: Label = None,
           group: Group = None, id: IdField = None, program: Program = None,
           program_kind: ProgramKind = None, count: Count = None, splitter: Splitter = None, dev_size: DevSize = None,
@@ -363,10 +363,10 @@ ANALYZE_EXAMPLES = """
 @app.command(epilog=ANALYZE_EXAMPLES)
 @friendly_errors
 def analyze(split_dir: Annotated[Path, typer.Argument(help="A folder written by tailsplit run or split.")],
-            compare: Annotated[Optional[list[Path]], typer.Option("--compare", help="Another split of the same examples (repeatable).")] = None,
+            compare: Annotated[list[Path] | None, typer.Option("--compare", help="Another split of the same examples (repeatable).")] = None,
             null_splits: NullSplits = None, seed: Seed = None, analysis_text: AnalysisText = None,
             syntax: Syntax = None,
-            agreement_field: Annotated[Optional[str], typer.Option("--agreement-field", help="Field holding each example's annotator labels (a list): agreement with the gold label and label entropy, against random splits.")] = None) -> None:
+            agreement_field: Annotated[str | None, typer.Option("--agreement-field", help="Field holding each example's annotator labels (a list): agreement with the gold label and label entropy, against random splits.")] = None) -> None:
     """Analyse a split against random splits; writes report.html, report.md and analysis.json into it."""
     from tailsplit import pipeline
 
@@ -414,21 +414,21 @@ def overlap(test: Annotated[list[Path], typer.Option("--test", help="Test file(s
             corpus: Annotated[list[Path], typer.Option("--corpus", help="Corpus file(s): .txt (one entry per line), .jsonl or .parquet, .gz ok.")],
             text: Text = None, id: IdField = None, label: Label = None,
             corpus_field: Annotated[str, typer.Option("--corpus-field", help="Text field of JSONL/Parquet corpus files.")] = "text",
-            index_dir: Annotated[Optional[Path], typer.Option("--index-dir", help="Where to keep the corpus index [default: the cache].")] = None,
+            index_dir: Annotated[Path | None, typer.Option("--index-dir", help="Where to keep the corpus index [default: the cache].")] = None,
             query_kind: Annotated[str, typer.Option("--query-kind", help="generic or winograd (or a registered extractor).")] = "generic",
-            required_field: Annotated[Optional[list[str]], typer.Option("--required-field", help="Test field whose value must appear in a match (repeatable, in order).")] = None,
+            required_field: Annotated[list[str] | None, typer.Option("--required-field", help="Test field whose value must appear in a match (repeatable, in order).")] = None,
             window: Annotated[int, typer.Option("--window", help="Most tokens between required phrases.")] = 10,
             k: Annotated[int, typer.Option("--k", help="Matches kept per test example.")] = 5,
             ngram_orders: Annotated[str, typer.Option("--ngram-orders", help="n-gram sizes, comma-separated.")] = "8,13",
             k1: Annotated[float, typer.Option("--k1", help="BM25 k1.")] = 1.5,
             b: Annotated[float, typer.Option("--b", help="BM25 b.")] = 0.75,
-            threshold: Annotated[Optional[float], typer.Option("--threshold", help="BM25 score from which an example overlaps.")] = None,
-            top_quantile: Annotated[Optional[float], typer.Option("--top-quantile", help="Share of examples, highest BM25 first, that overlap [default: 0.5].")] = None,
-            predictions: Annotated[Optional[Path], typer.Option("--predictions", help="File of (id, prediction): accuracy per subset.")] = None,
+            threshold: Annotated[float | None, typer.Option("--threshold", help="BM25 score from which an example overlaps.")] = None,
+            top_quantile: Annotated[float | None, typer.Option("--top-quantile", help="Share of examples, highest BM25 first, that overlap [default: 0.5].")] = None,
+            predictions: Annotated[Path | None, typer.Option("--predictions", help="File of (id, prediction): accuracy per subset.")] = None,
             prediction_field: Annotated[str, typer.Option("--prediction-field", help="Prediction field in --predictions.")] = "prediction",
             shards: Annotated[int, typer.Option("--shards", help="Index the corpus in this many shards (map-reduce; same results).")] = 1,
             engine: Annotated[str, typer.Option("--engine", help="Where shards run: local (this process) or ray.")] = "local",
-            ray_address: Annotated[Optional[str], typer.Option("--ray-address", help="Ray cluster to join [default: a running one, else a local one].")] = None,
+            ray_address: Annotated[str | None, typer.Option("--ray-address", help="Ray cluster to join [default: a running one, else a local one].")] = None,
             seed: Seed = None, out: OutDir = None, overwrite: Overwrite = False) -> None:
     """Audit a test set against training or pre-training text (BM25 + n-grams); split it into overlapping and clean."""
     from tailsplit import pipeline

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 
@@ -31,19 +31,19 @@ def register_evaluate_command(app: typer.Typer, friendly_errors: Callable[..., A
     @app.command(epilog=EVALUATE_EXAMPLES)
     @friendly_errors
     def evaluate(split_dirs: Annotated[list[Path], typer.Argument(help="Split folders written by tailsplit run or split.", show_default=False)],
-                 baseline: Annotated[Optional[list[str]], typer.Option("--baseline", help="tfidf, tfidf-text, nn-sql, embed or encoder (repeatable) [default: by task].")] = None,
-                 input_field: Annotated[Optional[list[str]], typer.Option("--input-field", help="Record field the baselines read (repeatable, in order; the last is the text of tfidf-text) [default: the split's context and text].")] = None,
-                 predictions: Annotated[Optional[list[Path]], typer.Option("--predictions", help="Score these predictions instead (id, prediction): one file per split folder, same order.")] = None,
-                 bucket: Annotated[Optional[str], typer.Option("--bucket", help="With --predictions: break down by 'hardness' or a record field [default: hardness, else label].")] = None,
+                 baseline: Annotated[list[str] | None, typer.Option("--baseline", help="tfidf, tfidf-text, nn-sql, embed or encoder (repeatable) [default: by task].")] = None,
+                 input_field: Annotated[list[str] | None, typer.Option("--input-field", help="Record field the baselines read (repeatable, in order; the last is the text of tfidf-text) [default: the split's context and text].")] = None,
+                 predictions: Annotated[list[Path] | None, typer.Option("--predictions", help="Score these predictions instead (id, prediction): one file per split folder, same order.")] = None,
+                 bucket: Annotated[str | None, typer.Option("--bucket", help="With --predictions: break down by 'hardness' or a record field [default: hardness, else label].")] = None,
                  zero_shot: Annotated[bool, typer.Option("--zero-shot", help="Also classify with the split's own LM: each label's verbalisation scored through the template.")] = False,
-                 zero_shot_template: Annotated[Optional[str], typer.Option("--zero-shot-template", help="Template for --zero-shot (needs {label}) [default: the split's].")] = None,
-                 encoder: Annotated[Optional[str], typer.Option("--encoder", help="Encoder of the embed and encoder baselines: a local folder or hub id [default: the bundled all-MiniLM-L6-v2].")] = None,
+                 zero_shot_template: Annotated[str | None, typer.Option("--zero-shot-template", help="Template for --zero-shot (needs {label}) [default: the split's].")] = None,
+                 encoder: Annotated[str | None, typer.Option("--encoder", help="Encoder of the embed and encoder baselines: a local folder or hub id [default: the bundled all-MiniLM-L6-v2].")] = None,
                  max_steps: Annotated[int, typer.Option("--max-steps", min=1, help="Encoder baseline: training steps of 32 pairs (dev accuracy every 200; early stop after 3 checks without gain).")] = 800,
-                 max_train: Annotated[Optional[int], typer.Option("--max-train", min=2, help="Encoder baseline: train on this many examples of each train part (seeded sample).")] = None,
+                 max_train: Annotated[int | None, typer.Option("--max-train", min=2, help="Encoder baseline: train on this many examples of each train part (seeded sample).")] = None,
                  device: Annotated[str, typer.Option("--device", help="Encoder baseline: auto, cpu, cuda or cuda:N.")] = "auto",
                  leakage_threshold: Annotated[float, typer.Option("--leakage-threshold", min=0.0, max=1.0, help="Mark random baselines whose test queries occur in train (exactly, after normalisation) more often than this share.")] = 0.05,
                  seed: Annotated[int, typer.Option("--seed", min=0, help="Seed for the baselines.")] = 0,
-                 out: Annotated[Optional[Path], typer.Option("--out", help="Output folder (written atomically).")] = None,
+                 out: Annotated[Path | None, typer.Option("--out", help="Output folder (written atomically).")] = None,
                  overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace a non-empty output folder.")] = False) -> None:
         """Train baselines on each split's train part and compare test scores with random splits (relative error increase)."""
         from tailsplit import pipeline

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 
@@ -36,11 +36,11 @@ CORRELATE_EXAMPLES = """
 points.csv has columns id_acc, ood_acc and optionally group (one fit per group).
 """
 
-Encoder = Annotated[Optional[str], typer.Option("--encoder", help="Sentence-transformers folder or hub id [default: bundled all-MiniLM-L6-v2].")]
+Encoder = Annotated[str | None, typer.Option("--encoder", help="Sentence-transformers folder or hub id [default: bundled all-MiniLM-L6-v2].")]
 BatchSize = Annotated[int, typer.Option("--batch-size", help="Texts per encoder batch.")]
-MaxExamples = Annotated[Optional[int], typer.Option("--max-examples", help="Seeded sample of at most this many examples per dataset.")]
+MaxExamples = Annotated[int | None, typer.Option("--max-examples", help="Seeded sample of at most this many examples per dataset.")]
 Seed = Annotated[int, typer.Option("--seed", min=0, help="Seed for samples and permutations.")]
-OutDir = Annotated[Optional[Path], typer.Option("--out", help="Output folder (written atomically).")]
+OutDir = Annotated[Path | None, typer.Option("--out", help="Output folder (written atomically).")]
 Overwrite = Annotated[bool, typer.Option("--overwrite", help="Replace a non-empty output folder.")]
 
 
@@ -49,8 +49,8 @@ def register_shift_commands(app: typer.Typer, friendly_errors: Callable[..., Any
 
     @app.command(epilog=SIMILARITY_EXAMPLES)
     @friendly_errors
-    def similarity(datasets: Annotated[Optional[list[str]], typer.Argument(help="Datasets as [NAME=]PATH[@FIELD[+FIELD...]] (field default: text).", show_default=False)] = None,
-                   split: Annotated[Optional[list[Path]], typer.Option("--split", help="A split folder; its train/dev/test become datasets (repeatable).")] = None,
+    def similarity(datasets: Annotated[list[str] | None, typer.Argument(help="Datasets as [NAME=]PATH[@FIELD[+FIELD...]] (field default: text).", show_default=False)] = None,
+                   split: Annotated[list[Path] | None, typer.Option("--split", help="A split folder; its train/dev/test become datasets (repeatable).")] = None,
                    encoder: Encoder = None, batch_size: BatchSize = 64, max_examples: MaxExamples = None,
                    mmd_sample: Annotated[int, typer.Option("--mmd-sample", help="Examples per dataset in the MMD test.")] = 1000,
                    permutations: Annotated[int, typer.Option("--permutations", help="Permutations for MMD p-values.")] = 200,
@@ -82,8 +82,8 @@ def register_shift_commands(app: typer.Typer, friendly_errors: Callable[..., Any
     @friendly_errors
     def ood_rank(id: Annotated[str, typer.Option("--id", help="The ID dataset: [NAME=]PATH[@FIELD[+FIELD...]].")],
                  candidates: Annotated[Path, typer.Option("--candidates", help="CSV of candidates: name,path,fields,source[,accuracy].")],
-                 id_accuracy: Annotated[Optional[float], typer.Option("--id-accuracy", help="The model's accuracy on the ID test set.")] = None,
-                 max_similarity: Annotated[Optional[float], typer.Option("--max-similarity", help="Reject candidates at least this similar (cosine × 100).")] = None,
+                 id_accuracy: Annotated[float | None, typer.Option("--id-accuracy", help="The model's accuracy on the ID test set.")] = None,
+                 max_similarity: Annotated[float | None, typer.Option("--max-similarity", help="Reject candidates at least this similar (cosine × 100).")] = None,
                  min_drop: Annotated[float, typer.Option("--min-drop", help="Reject candidates whose accuracy drop is below this.")] = 0.0,
                  encoder: Encoder = None, batch_size: BatchSize = 64, max_examples: MaxExamples = None,
                  seed: Seed = 0, out: OutDir = None, overwrite: Overwrite = False) -> None:
@@ -105,7 +105,7 @@ def register_shift_commands(app: typer.Typer, friendly_errors: Callable[..., Any
     @app.command(epilog=CORRELATE_EXAMPLES)
     @friendly_errors
     def correlate(points: Annotated[Path, typer.Argument(help="CSV with id_acc, ood_acc and optionally group columns.")],
-                  group: Annotated[Optional[str], typer.Option("--group", help="Column that groups points [default: group, if present].")] = None,
+                  group: Annotated[str | None, typer.Option("--group", help="Column that groups points [default: group, if present].")] = None,
                   out: OutDir = None, overwrite: Overwrite = False) -> None:
         """Fit a line, a hinge and a V to ID-vs-OOD accuracy, choose by BIC, and name BOSS's Type I / II / III (or none)."""
         from tailsplit import pipeline

@@ -17,7 +17,11 @@ import numpy as np
 
 from tailsplit.analysis.leakage import DuplicateKeys, describe
 from tailsplit.analysis.null import (
-    NullComparison, RatioStatistic, per_split_null, random_eval_rows, ratio_statistics_null,
+    NullComparison,
+    RatioStatistic,
+    per_split_null,
+    random_eval_rows,
+    ratio_statistics_null,
 )
 from tailsplit.analysis.program_metrics import ProgramMetrics, divergence_note, novel_share, program_metrics
 from tailsplit.analysis.syntax import Parser, dependency_depths, find_parser

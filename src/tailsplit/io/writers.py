@@ -4,11 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import shutil
-import tempfile
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 

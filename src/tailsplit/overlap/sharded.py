@@ -31,10 +31,10 @@ from typing import Any, Protocol
 import numpy as np
 
 from tailsplit.errors import ConfigError
+from tailsplit.io.outputs import staged_cache_folder
 from tailsplit.overlap.audit import ExampleAudit, PartAnswer, answer_queries, merge_answers
 from tailsplit.overlap.bm25 import CorpusStats
 from tailsplit.overlap.corpus import CorpusPart, iter_part, split_into_parts
-from tailsplit.io.outputs import staged_cache_folder
 from tailsplit.overlap.index import INDEX_VERSION, OverlapIndex, check_index_dir, collect, finish, index_key
 from tailsplit.overlap.query import StructuredQuery
 from tailsplit.ray_cluster import RayCluster

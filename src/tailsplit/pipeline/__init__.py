@@ -2,7 +2,6 @@
 
 from tailsplit.pipeline.evaluate import evaluate
 from tailsplit.pipeline.overlap import audit_overlap
-from tailsplit.pipeline.shift import correlate, ood_rank, similarity
 from tailsplit.pipeline.runs import (
     RunResult,
     analyze,
@@ -14,6 +13,7 @@ from tailsplit.pipeline.runs import (
     split_dataset,
     write_split,
 )
+from tailsplit.pipeline.shift import correlate, ood_rank, similarity
 
 __all__ = ["RunResult", "analyze", "audit_overlap", "correlate", "evaluate", "load_dataset", "ood_rank", "output_records", "run",
            "score", "score_dataset", "similarity", "split_dataset", "write_split"]

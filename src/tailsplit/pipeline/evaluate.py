@@ -9,8 +9,14 @@ import numpy as np
 
 from tailsplit.config import EvaluateConfig
 from tailsplit.errors import ConfigError, MissingDependencyError
-from tailsplit.evaluate.baselines import (BASELINES, BaselineResult, PartInputs, embedding_logistic, nearest_neighbour_sql,
-                                          tfidf_logistic)
+from tailsplit.evaluate.baselines import (
+    BASELINES,
+    BaselineResult,
+    PartInputs,
+    embedding_logistic,
+    nearest_neighbour_sql,
+    tfidf_logistic,
+)
 from tailsplit.evaluate.table import SplitScore, table_csv, table_markdown, table_rows
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.examples import label_to_str

@@ -15,8 +15,8 @@ from tailsplit._version import __version__
 from tailsplit.core import Dataset
 from tailsplit.errors import ConfigError, InputError
 from tailsplit.io.examples import load_examples
-from tailsplit.io.readers import detect_format
 from tailsplit.io.outputs import check_output_folder, staged_output
+from tailsplit.io.readers import detect_format
 from tailsplit.io.writers import OUTPUT_SUFFIX, output_format_for, write_records
 from tailsplit.pipeline.manifest import input_records
 
@@ -114,6 +114,7 @@ def _audit_row(audit: Any, query: Any) -> dict[str, Any]:
 def _write_overlap(out: Path, config: Any, test: Dataset, audits: list[Any], queries: list[Any], overlap: np.ndarray,
                    summary: dict[str, Any], command: list[str] | None) -> None:
     import dataclasses
+
     from tailsplit.overlap.report import render_overlap_markdown
 
     fmt = output_format_for(detect_format(Path(test.input_paths[0])))

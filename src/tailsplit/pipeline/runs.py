@@ -22,23 +22,28 @@ from tailsplit.cache import ScoreCache, default_cache_dir
 from tailsplit.config import RunConfig, ScoringConfig, SplitConfig
 from tailsplit.core import Dataset, ScoreTable, SplitIndices
 from tailsplit.errors import ConfigError, InputError
-from tailsplit.words import word_lengths, word_tokens
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.examples import SOURCE_COLUMN, load_examples
+from tailsplit.io.outputs import (
+    check_output_file,
+    check_output_folder,
+    staged_output,
+    strict_json,
+    update_reports,
+    write_output_file,
+)
 from tailsplit.io.readers import detect_format
 from tailsplit.io.scores import SCORE_COLUMNS, read_score_file, score_file_bytes
-from tailsplit.io.outputs import (
-    check_output_file, check_output_folder, staged_output, strict_json, update_reports, write_output_file,
-)
 from tailsplit.io.writers import OUTPUT_SUFFIX, output_format_for, write_records
+from tailsplit.pipeline.manifest import input_records
 from tailsplit.programs.sets import COUNTS, ProgramFeatures, dataset_program_features
 from tailsplit.progress import ProgressBar
 from tailsplit.prompts import PromptTemplate, resolve_template
 from tailsplit.registry import SCORERS
 from tailsplit.scoring.crossfit import FOLD_MATCHES, cross_score, fold_units
 from tailsplit.scoring.driver import build_requests, score_examples
-from tailsplit.pipeline.manifest import input_records
 from tailsplit.splits import SPLITTERS, SplitInputs, Splitter, make_splitter
+from tailsplit.words import word_lengths, word_tokens
 
 
 @dataclass

@@ -4,7 +4,7 @@ Backends are looked up through :data:`tailsplit.registry.SCORERS`; importing thi
 does not import torch.
 """
 
-from tailsplit.scoring.base import Batch, BatchScores, ScoreRequest, Scorer
+from tailsplit.scoring.base import Batch, BatchScores, Scorer, ScoreRequest
 from tailsplit.scoring.driver import ScoringReport, build_requests, score_examples, score_requests
 
 __all__ = ["Batch", "BatchScores", "ScoreRequest", "Scorer", "ScoringReport", "build_requests",

@@ -23,7 +23,6 @@ from tailsplit.fingerprint import sha256_text
 from tailsplit.rng import FOLDS, seeded_rng
 from tailsplit.scoring.base import ScoreRequest
 
-
 FOLD_MATCHES = ("exact", "normalized")
 
 

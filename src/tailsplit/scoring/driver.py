@@ -21,7 +21,7 @@ from tailsplit.errors import ScoringError
 from tailsplit.fingerprint import sha256_text
 from tailsplit.progress import ProgressBar
 from tailsplit.prompts import PromptTemplate
-from tailsplit.scoring.base import Batch, BatchScores, ScoreRequest, Scorer
+from tailsplit.scoring.base import Batch, BatchScores, Scorer, ScoreRequest
 
 
 @dataclass(frozen=True)

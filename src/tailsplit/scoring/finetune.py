@@ -19,8 +19,6 @@ import time
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-import numpy as np
-
 from tailsplit.errors import ConfigError, MissingDependencyError
 from tailsplit.rng import FINETUNE_HELDOUT, seeded_rng
 from tailsplit.scoring.batching import Encoded

@@ -46,10 +46,18 @@ from tailsplit.errors import ConfigError, ScoringError
 from tailsplit.scoring.base import Batch, BatchScores, ScoreRequest
 from tailsplit.scoring.batching import Encoded, plan_batches
 from tailsplit.scoring.layout import (
-    BatchLayout, packed_attention_mask, packed_layout, padded_layout,
+    BatchLayout,
+    packed_attention_mask,
+    packed_layout,
+    padded_layout,
 )
 from tailsplit.scoring.models import (
-    ModelSource, context_length, load_model, load_tokenizer, local_folder, resolve_model,
+    ModelSource,
+    context_length,
+    load_model,
+    load_tokenizer,
+    local_folder,
+    resolve_model,
 )
 
 SCORER_VERSION = "hf-causal-lm/1"

@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from tailsplit.words import word_tokens
 from tailsplit.scoring.base import ScoreRequest
+from tailsplit.words import word_tokens
 
 BOS, EOS, UNK = "<s>", "</s>", "<unk>"
 

@@ -8,9 +8,9 @@ and maps :class:`SplitInputs` â€” score and feature *columns*, never raw text â€
 from __future__ import annotations
 
 import inspect
-from abc import ABC, abstractmethod
 import math
 import numbers
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any
 

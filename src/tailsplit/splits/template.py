@@ -20,7 +20,12 @@ from tailsplit.errors import ConfigError
 from tailsplit.rng import SPLIT_ORDER, seeded_rng
 from tailsplit.splits.base import SplitInputs, Splitter, resolve_sizes
 from tailsplit.splits.selection import (
-    Units, divide_evaluation, fill_quotas, repair_atoms, strata_quotas, validate_common,
+    Units,
+    divide_evaluation,
+    fill_quotas,
+    repair_atoms,
+    strata_quotas,
+    validate_common,
 )
 
 

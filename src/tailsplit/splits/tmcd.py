@@ -26,7 +26,13 @@ from tailsplit.programs.sets import SparseSets
 from tailsplit.rng import SPLIT_ORDER, seeded_rng
 from tailsplit.splits.base import SplitInputs, Splitter, resolve_sizes
 from tailsplit.splits.selection import (
-    Units, divide_evaluation, fill_quotas, label_codes_for, repair_atoms, strata_quotas, validate_common,
+    Units,
+    divide_evaluation,
+    fill_quotas,
+    label_codes_for,
+    repair_atoms,
+    strata_quotas,
+    validate_common,
 )
 
 
