@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 # install their own torch first and run `pip install -e '.[lm]'`.
 TORCH_SPEC ?= torch==2.13.0
 
-.PHONY: install demo test test-fast bench clean
+.PHONY: install demo test test-fast lint bench clean
 
 install: $(VENV)/.installed
 
@@ -25,8 +25,14 @@ $(VENV)/.installed: pyproject.toml Makefile
 demo: install
 	$(VENV)/bin/tailsplit run --config examples/snli.toml
 
-test: install
+test: install lint
 	$(PY) -m pytest -q
+
+# Lint, format and type checks (part of `make test`).
+lint: install
+	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/ruff format --check src tests benchmarks
+	$(VENV)/bin/mypy
 
 test-fast: install
 	$(PY) -m pytest -q -m "not slow"

@@ -8,6 +8,7 @@ from a split folder on disk (:mod:`tailsplit.analysis.split_dir`).
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -60,7 +61,8 @@ class AnalysisInputs:
         return self.parts != "train"
 
     def split_indices(self) -> SplitIndices:
-        return SplitIndices(*(np.flatnonzero(self.parts == p) for p in SPLIT_PARTS))
+        train, dev, test = (np.flatnonzero(self.parts == p) for p in SPLIT_PARTS)
+        return SplitIndices(train, dev, test)
 
 
 @dataclass(frozen=True)
@@ -156,7 +158,7 @@ def _columns(inputs: AnalysisInputs, text: TextCounts, depths: np.ndarray | None
                "has_words": np.isfinite(grades).astype(np.float64)}
     if depths is not None:
         columns["dependency_depth"] = depths
-    if inputs.logprob_sum is not None:
+    if inputs.logprob_sum is not None and inputs.n_tokens is not None:
         columns["logprob_sum"] = inputs.logprob_sum
         columns["logprob_mean"] = inputs.logprob_sum / np.maximum(inputs.n_tokens, 1)
     if inputs.agreement is not None:
@@ -254,8 +256,12 @@ def _leakage(inputs: AnalysisInputs, eval_mask: np.ndarray, null_rows: np.ndarra
             for part in parts:
                 parts[part][name] = round(view.share(match, train, inputs.parts == part), 6)
             null.append(per_split_null(f"{name}_in_train", describe(match, view.view),
-                                       lambda mask, v=view, m=match: v.share(m, ~mask, mask), eval_mask, null_rows))
+                                       functools.partial(_eval_share, view, match), eval_mask, null_rows))
     return parts, null
+
+
+def _eval_share(view: DuplicateKeys, match: str, eval_mask: np.ndarray) -> float:
+    return view.share(match, ~eval_mask, eval_mask)
 
 
 def _agreement_parts(inputs: AnalysisInputs) -> dict[str, dict[str, float]]:
@@ -309,7 +315,8 @@ def _part_statistics(inputs: AnalysisInputs, text: TextCounts, part: str,
             fk_grade_example_sd=float(np.std(grades)) if len(grades) else float("nan"),
             mean_dependency_depth=None if depths is None else _mean(depths[rows]),
             mean_logprob_sum=None if scores is None else _mean(scores),
-            mean_logprob_mean=None if scores is None else _mean(scores / np.maximum(inputs.n_tokens[rows], 1)))
+            mean_logprob_mean=None if scores is None or inputs.n_tokens is None
+            else _mean(scores / np.maximum(inputs.n_tokens[rows], 1)))
 
 
 def _mean(values: np.ndarray) -> float:
@@ -317,6 +324,7 @@ def _mean(values: np.ndarray) -> float:
 
 
 def _example_row(inputs: AnalysisInputs, i: int) -> dict[str, Any]:
+    assert inputs.logprob_sum is not None            # examples are listed only for scored splits
     row: dict[str, Any] = {"id": inputs.ids[i], "part": str(inputs.parts[i]), "text": inputs.texts[i],
                            "logprob_sum": round(float(inputs.logprob_sum[i]), 4)}
     if inputs.labels is not None:

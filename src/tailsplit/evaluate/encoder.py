@@ -192,7 +192,7 @@ class PairClassifier:
         while True:
             order = rng.permutation(n)
             chunk = 50 * size
-            batches = []
+            batches: list[list[int]] = []
             for start in range(0, n, chunk):
                 part = sorted(order[start:start + chunk].tolist(), key=lambda i: lengths[i])
                 batches.extend(part[b:b + size] for b in range(0, len(part), size))
@@ -266,16 +266,15 @@ def finetune_encoder(train_columns: Sequence[Sequence[str]], train_labels: Seque
     if recipe.max_train is not None and recipe.max_train < len(keep):
         keep = np.sort(np.random.default_rng(recipe.seed).choice(len(keep), recipe.max_train, replace=False))
     classifier = PairClassifier(location, labels, recipe, device)
-    train_rows = classifier.encode([[c[i] for i in keep] for c in train_columns], recipe.max_length)
+    train_rows = classifier.encode([[c[i] for i in keep.tolist()] for c in train_columns], recipe.max_length)
     max_length = max(len(r) // 2 for r in train_rows)
-    train_rows = [r for r in train_rows]
     dev_rows = classifier.encode(dev_columns, max_length)
     test_rows = classifier.encode(test_columns, max_length)
 
     def as_index(values: Sequence[str]) -> np.ndarray:
         return np.asarray([index.get(v, -1) for v in values], dtype=np.int64)   # unseen labels are never right
 
-    y_train = np.asarray([index[train_labels[i]] for i in keep], dtype=np.int64)
+    y_train = np.asarray([index[train_labels[i]] for i in keep.tolist()], dtype=np.int64)
     dev_acc, steps, best_step, train_rate = classifier.fit(train_rows, y_train, dev_rows, as_index(dev_labels))
     started = time.perf_counter()
     predicted = classifier.predict(test_rows)

@@ -80,7 +80,7 @@ def table_rows(scores: Sequence[SplitScore]) -> list[dict[str, Any]]:
     """Per baseline: the random splits pooled into one row (mean ± std), then every other split
     with its difference and relative error increase against that mean, and their bootstrap
     intervals."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for baseline in dict.fromkeys(s.baseline for s in scores):
         mine = [s for s in scores if s.baseline == baseline]
         intervals = bootstrap_intervals(mine)

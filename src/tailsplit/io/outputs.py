@@ -203,7 +203,7 @@ def _pid_alive(pid: int) -> bool:
 
 def remove_stale_staging(target: Path) -> list[Path]:
     """Remove staging folders of ``target`` left by tailsplit processes that no longer run."""
-    removed = []
+    removed: list[Path] = []
     parent = target.parent
     if not parent.is_dir():
         return removed

@@ -138,6 +138,7 @@ def partition_overlap(best_scores: np.ndarray, *, threshold: float | None = None
         if threshold <= 0:   # an example with no passing entry (score 0) never overlaps
             positive = best_scores[best_scores > 0]
             threshold = float(positive.min()) if len(positive) else float("inf")
+    assert threshold is not None                     # given, or set from the quantile above
     return best_scores >= threshold, float(threshold)
 
 

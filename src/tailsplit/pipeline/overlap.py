@@ -44,15 +44,17 @@ def audit_overlap(config: Any, *, command: list[str] | None = None) -> dict[str,
                                         **({"required_fields": config.required_fields} if config.required_fields else {}))
     queries = [extractor.query(record, text) for record, text in zip(test.records, test.texts)]
     if config.shards == 1 and config.engine == "local":
-        index = open_or_build_index(config)
+        single = open_or_build_index(config)
         built_s = time.perf_counter() - started
-        audits = audit_all(index, test.ids, test.texts, queries, k=config.k)
+        audits = audit_all(single, test.ids, test.texts, queries, k=config.k)
+        info, ngram_orders = single.info, single.ngram_orders
     else:
         executor = make_executor(config.engine, config.ray_address)
         try:
-            index = open_or_build_sharded(config, executor)
+            sharded = open_or_build_sharded(config, executor)
             built_s = time.perf_counter() - started
-            audits = audit_sharded(index, executor, test.ids, test.texts, queries, k=config.k)
+            audits = audit_sharded(sharded, executor, test.ids, test.texts, queries, k=config.k)
+            info, ngram_orders = sharded.info, sharded.ngram_orders
         finally:
             if hasattr(executor, "close"):
                 executor.close()
@@ -60,9 +62,9 @@ def audit_overlap(config: Any, *, command: list[str] | None = None) -> dict[str,
     overlap, threshold = partition_overlap(best, threshold=config.threshold, top_quantile=config.top_quantile)
     accuracy = _prediction_accuracy(config, test, overlap) if config.predictions else []
     summary = {"examples": len(test), "overlap": int(overlap.sum()), "clean": int((~overlap).sum()),
-               "threshold": round(threshold, 4), "index": index.info,
+               "threshold": round(threshold, 4), "index": info,
                "queries_with_notes": sum(q.note is not None for q in queries), "accuracy": [a.as_dict() for a in accuracy],
-               "ngram_contaminated": {str(n): int(sum(a.ngram_hits[n] > 0 for a in audits)) for n in index.ngram_orders},
+               "ngram_contaminated": {str(n): int(sum(a.ngram_hits[n] > 0 for a in audits)) for n in ngram_orders},
                "seconds": {"index": round(built_s, 3), "audit": round(time.perf_counter() - started - built_s, 3)}}
     if config.out is not None:
         _write_overlap(Path(config.out), config, test, audits, queries, overlap, summary, command)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -287,7 +288,8 @@ def run(config: RunConfig, *, scores_path: str | Path | None = None, progress: b
     tokens = [word_tokens(t) for t in dataset.texts]     # once per run: the split's lengths, the analysis' counts
     lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
     check_before_work(dataset, config, scores_path=scores_path, programs=programs, splitter=planned, lengths=lengths)
-    scores, report, meta = None, None, {}
+    scores, report = None, None
+    meta: dict[str, Any] = {}
     clock = time.perf_counter()
     if scores_path is not None:
         scores, meta = read_score_file(scores_path, dataset)
@@ -358,7 +360,7 @@ def _analysis_of_run(result: RunResult, config: RunConfig, tokens: list[list[str
 
 
 def analyze(split_dir: str | Path, *, null_splits: int = 500, seed: int = 0,
-            compare: list[str | Path] | None = None, text_kind: str | None = None,
+            compare: Sequence[str | Path] | None = None, text_kind: str | None = None,
             syntax: bool | None = None, agreement_field: str | None = None) -> Any:
     """``tailsplit analyze``: analyse a split folder and write its reports into it.
 
@@ -454,7 +456,7 @@ def output_records(dataset: Dataset, scores: ScoreTable | None) -> list[dict[str
     check_added_columns(dataset, with_scores=scores is not None)
     pooled = len(set(dataset.sources)) > 1
     out = []
-    mean = None if scores is None else scores.logprob_mean
+    mean = scores.logprob_mean if scores is not None else np.zeros(0)     # computed once, not per row
     for i, record in enumerate(dataset.records):
         row = dict(record)
         if scores is not None:

@@ -171,7 +171,7 @@ def ood_rank(config: OodRankConfig, *, command: list[str] | None = None) -> dict
     result = {"id": {"name": id_spec.name, "path": id_spec.path, "fields": list(id_spec.fields),
                      "accuracy": config.id_accuracy},
               "encoder": dataclasses.asdict(encoder.source), "decisions": [d.as_dict() for d in decisions],
-              "kept": [d.candidate.name for d in sorted((d for d in decisions if d.kept), key=lambda d: d.rank)]}
+              "kept": [d.candidate.name for d in sorted((d for d in decisions if d.kept), key=lambda d: d.rank or 0)]}
     if config.out is not None:
         from tailsplit.analysis.shift_report import ood_markdown
 

@@ -137,8 +137,9 @@ def extract_program_features(programs: Sequence[str], extractor: ProgramExtracto
                 if isinstance(parsed[p], ProgramError)]
     if failures:
         return None, failures
-    rows = [parsed[p] for p in programs]
-    hardness = tuple(r.hardness for r in rows) if all(r.hardness is not None for r in rows) else None
+    rows = [r for r in (parsed[p] for p in programs) if isinstance(r, ProgramParse)]   # all parsed, as checked
+    levels = [r.hardness for r in rows]
+    hardness = tuple(h for h in levels if h is not None) if all(h is not None for h in levels) else None
     features = ProgramFeatures(
         extractor=extractor.name,
         atoms=SparseSets.from_rows([r.atoms for r in rows], count),

@@ -59,6 +59,8 @@ class SqlExtractor:
             raise ProgramError(f"holds {len([s for s in statements if s is not None])} SQL statements, "
                                "not one")
         tree = statements[0]
+        if not isinstance(tree, exp.Expression):
+            raise ProgramError("is not one SQL statement")
         atoms, compounds, hardness = sql_atoms(tokens), sql_compounds(tree), spider_hardness(tree)
         n_tokens = sum(token.token_type not in _PUNCTUATION for token in tokens)
         return ProgramParse(atoms=tuple(sorted(atoms)), compounds=tuple(sorted(compounds)),
@@ -70,7 +72,7 @@ class SqlExtractor:
             statements = self._dialect.parse(program)
         except (ParseError, TokenError) as exc:
             raise ProgramError(f"is not SQL that sqlglot ({self.dialect}) can parse: {_reason(exc)}") from None
-        if len(statements) != 1 or statements[0] is None:
+        if len(statements) != 1 or not isinstance(statements[0], exp.Expression):
             raise ProgramError("is not one SQL statement")
         return canonical_sql(statements[0], self._dialect)
 
@@ -115,7 +117,7 @@ def sql_atoms(tokens: list) -> list[str]:
     return atoms
 
 
-def node_label(node: exp.Expression) -> str:
+def node_label(node: exp.Expr) -> str:
     if isinstance(node, exp.Identifier):
         return node.name.lower()
     if isinstance(node, exp.Literal):
@@ -129,7 +131,7 @@ def node_label(node: exp.Expression) -> str:
     return node.key.upper()
 
 
-def sql_compounds(tree: exp.Expression) -> list[str]:
+def sql_compounds(tree: exp.Expr) -> list[str]:
     """Every compound occurrence (repeats kept), in tree order."""
     compounds = []
     for parent in tree.walk():

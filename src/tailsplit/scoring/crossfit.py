@@ -123,10 +123,10 @@ def cross_score(requests: Sequence[ScoreRequest], fold_keys: Sequence[str], scor
     reports = []
     for fold in range(k):
         train_idx, heldout_idx = np.flatnonzero(folds != fold), np.flatnonzero(folds == fold)
-        train = [requests[i] for i in train_idx]
+        train = [requests[i] for i in train_idx.tolist()]
         train_sha = sha256_text(*(f"{r.prompt}\x1e{r.query}" for r in train))
         started = time.perf_counter()
-        scores, n_tokens, details = scorer.fit_and_score(train, [requests[i] for i in heldout_idx], fold, train_sha)
+        scores, n_tokens, details = scorer.fit_and_score(train, [requests[i] for i in heldout_idx.tolist()], fold, train_sha)
         total[heldout_idx], counts[heldout_idx] = scores, n_tokens
         reports.append(FoldReport(fold=fold, n_train=len(train_idx), n_scored=len(heldout_idx),
                                   train_sha256=train_sha, seconds=round(time.perf_counter() - started, 2),

@@ -314,7 +314,7 @@ class HFScorer:
         attention = self._tensor(layout.attention)
         if layout.packed:
             attention = packed_attention_mask(attention)
-        autocast = contextlib.nullcontext()
+        autocast: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
         if mixed and self.dtype.startswith("mixed-"):
             autocast = torch.autocast(torch.device(self.resolved_device()).type,
                                       dtype=getattr(torch, self.dtype.removeprefix("mixed-")))

@@ -199,7 +199,7 @@ def load_model(folder: Path, *, dtype: str, device: str) -> Any:
     except Exception as exc:  # transformers raises many types for unusable files
         raise ScoringError(f"the model in {folder} could not be loaded ({type(exc).__name__}: "
                            f"{_first_line(exc)}); check that the folder is complete") from None
-    return model.to(device).eval()
+    return model.to(device).eval()  # type: ignore[arg-type]  # transformers types .to() for its own wrapper
 
 
 def _first_line(exc: BaseException) -> str:
@@ -229,6 +229,7 @@ def _converted_gguf(source: ModelSource, cache_dir: Path) -> Path:
     differs from the record is hashed again, and a copy that does not verify is rebuilt
     (scores are keyed by the GGUF hash, so a damaged copy would cache wrong scores).
     """
+    assert source.gguf_file is not None            # only GGUF sources are converted
     digest = sha256_file(source.folder / source.gguf_file)
     target = Path(cache_dir) / "models" / digest[:24]
     if (target / "config.json").exists():
@@ -281,7 +282,7 @@ def _convert_gguf(source: ModelSource, digest: str, target: Path) -> Path:
     # A dequantised GGUF model refuses save_pretrained while it still says it is quantised.
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
-    model.hf_quantizer = None
+    setattr(model, "hf_quantizer", None)     # noqa: B010 - transformers types the attribute as a module
     try:
         with staged_cache_folder(target) as staging:
             model.save_pretrained(staging)

@@ -60,7 +60,7 @@ def rank_candidates(candidates: Sequence[Candidate], *, id_accuracy: float | Non
         _check_thresholds(d, max_similarity, min_drop if use_drop else None)
     _one_per_source(decisions, use_drop)
     kept = sorted((d for d in decisions if d.kept),
-                  key=lambda d: ((-d.drop, d.candidate.similarity) if use_drop else (d.candidate.similarity,))
+                  key=lambda d: ((-(d.drop or 0.0), d.candidate.similarity) if use_drop else (d.candidate.similarity,))
                   + (d.candidate.name,))
     for rank, d in enumerate(kept, start=1):
         d.rank = rank
@@ -88,7 +88,8 @@ def _one_per_source(decisions: list[Decision], use_drop: bool) -> None:
     for source, group in by_source.items():
         if len(group) < 2:
             continue
-        best = min(group, key=lambda d: ((-d.drop,) if use_drop else ()) + (d.candidate.similarity, d.candidate.name))
+        best = min(group, key=lambda d: ((-(d.drop or 0.0),) if use_drop else ()) + (d.candidate.similarity,
+                                                                                   d.candidate.name))
         for d in group:
             if d is not best:
                 d.kept = False

@@ -12,7 +12,7 @@ whole groups allow.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -22,7 +22,21 @@ from tailsplit.errors import ConfigError
 from tailsplit.rng import DEV_TEST_DIVISION, seeded_rng
 
 if TYPE_CHECKING:
-    from tailsplit.splits.base import SplitInputs, Splitter
+    from tailsplit.splits.base import SplitInputs
+
+
+class Seeded(Protocol):
+    """A splitter with a seed."""
+
+    seed: int
+
+
+class Ranking(Seeded, Protocol):
+    """A splitter that fills evaluation quotas from a ranking: sizes, label balance, seed."""
+
+    dev_size: float | int
+    test_size: float | int
+    balance_labels: bool
 
 
 def apportion(total: int, weights: np.ndarray) -> np.ndarray:
@@ -220,7 +234,7 @@ def repair_atoms(eval_mask: np.ndarray, inputs: Any, keys: np.ndarray, strata: S
     return repaired, {"atom_constraint": repair.as_dict()}
 
 
-def split_by_keys(splitter: Splitter, inputs: SplitInputs, keys: np.ndarray,
+def split_by_keys(splitter: Ranking, inputs: SplitInputs, keys: np.ndarray,
                   buckets: np.ndarray | None = None) -> SplitIndices:
     """The flow every ranking splitter shares: the lowest ``keys`` (a unit's key is its rows'
     mean) fill the evaluation quotas of each label × bucket stratum; the atom constraint
@@ -239,7 +253,7 @@ def split_by_keys(splitter: Splitter, inputs: SplitInputs, keys: np.ndarray,
     return SplitIndices.from_masks(eval_mask, test_mask, details)
 
 
-def validate_common(splitter: Splitter) -> None:
+def validate_common(splitter: Seeded) -> None:
     """Checks shared by every splitter with dev/test sizes, labels and a seed."""
     if isinstance(splitter.seed, bool) or not isinstance(splitter.seed, (int, np.integer)):
         raise ConfigError(f"seed={splitter.seed!r} is not a whole number; pass e.g. seed=0")
@@ -247,7 +261,7 @@ def validate_common(splitter: Splitter) -> None:
         raise ConfigError(f"seed={splitter.seed!r} is negative; pass a seed of 0 or more")
 
 
-def label_codes_for(splitter: Splitter, inputs: SplitInputs, n_eval: int) -> np.ndarray | None:
+def label_codes_for(splitter: Ranking, inputs: SplitInputs, n_eval: int) -> np.ndarray | None:
     """Label codes when ``balance_labels`` is on (and checked to be feasible), else ``None``."""
     if not splitter.balance_labels:
         return None
