@@ -30,3 +30,17 @@ def test_bad_recipes_are_refused(kwargs, message) -> None:
         FinetuneConfig(**kwargs)
     with pytest.raises(ConfigError, match="finetune_preset='huge'"):
         finetune_preset("huge")
+
+
+def test_fold_scorers_keep_every_option_of_the_base_scorer(model_cache) -> None:
+    """A fold's fine-tuned scorer is built from the base scorer's own constructor parameters,
+    so no scoring option (here the scored end token) is dropped on the way."""
+    from tailsplit.scoring.finetune import FinetuneConfig
+    from tailsplit.scoring.hf import HFScorer
+    from tailsplit.scoring.kfold import FinetunedScorer
+
+    base = HFScorer(cache_dir=model_cache, score_eos=True, end_token="<|endoftext|>", start_token="eos",
+                    share_prefix="never", max_tokens=64)
+    fold = FinetunedScorer(base, [], "0" * 64, FinetuneConfig())
+    assert fold.constructor_params() == base.constructor_params()
+    assert fold.score_eos and fold.end_token == "<|endoftext|>"

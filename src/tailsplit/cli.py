@@ -7,6 +7,7 @@ command exits with status 2.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import sys
@@ -171,27 +172,30 @@ def parse_label_words(items: list[str]) -> dict[str, str]:
 
 
 _PLAIN_FLAGS = {"finetune_full", "overwrite"}   # False there means "not given", not "off"
+# Options that are not a config field of the same name, or need converting first.
+_CONVERTED = {"paths", "label_words", "no_cache", "dev_size", "test_size", "length_buckets", "out", "no_analyze"}
+
+
+def _config_sections() -> dict[str, str]:
+    """Config field name → the section holding it (field names are unique across sections)."""
+    from tailsplit.config import CONFIG_SECTIONS
+
+    return {f.name: section for section, cls in CONFIG_SECTIONS.items() for f in dataclasses.fields(cls)}
 
 
 def build_config(config_path: Path | None, paths: list[Path] | None, **opts: Any) -> RunConfig:
-    """A recipe (or defaults) with every option that was given laid over it."""
+    """A recipe (or defaults) with every option that was given laid over it; an option is the
+    config field of the same name."""
     config = load_config(config_path) if config_path else RunConfig()
     if paths:
         config.data.paths = [str(p) for p in paths]
-    sections = {"data": ("text", "context", "label", "group", "id", "program", "program_kind", "count"),
-                "scoring": ("method", "folds", "fold_seed", "fold_match", "ngram_order", "finetune_preset", "finetune_steps",
-                            "finetune_batch_size", "finetune_learning_rate", "finetune_eval_every", "finetune_lora_rank",
-                            "finetune_full", "backend", "model", "template", "start_token", "score_eos", "end_token", "device", "dtype", "batch_tokens",
-                            "max_tokens", "truncation", "share_prefix", "cache_dir", "engine", "ray_address",
-                            "workers", "cpus_per_worker", "gpus_per_worker", "shard_tokens"),
-                "split": ("splitter", "rank", "reverse", "balance_labels", "atom_constraint", "length_of",
-                          "max_iterations", "seed"),
-                "output": ("overwrite",)}
-    for section, names in sections.items():
-        for name in names:
-            value = opts.get(name)
-            if value is not None and not (value is False and name in _PLAIN_FLAGS):
-                setattr(getattr(config, section), name, opts[name])
+    sections = _config_sections()
+    for name, value in opts.items():
+        if name in _CONVERTED or value is None or (value is False and name in _PLAIN_FLAGS):
+            continue
+        if name not in sections:
+            raise TypeError(f"option {name!r} is not a config field; add it to the config or to _CONVERTED")
+        setattr(getattr(config, sections[name]), name, value)
     if opts.get("label_words"):
         config.scoring.label_words.update(parse_label_words(opts["label_words"]))
     if opts.get("no_cache"):
@@ -208,12 +212,6 @@ def build_config(config_path: Path | None, paths: list[Path] | None, **opts: Any
         config.output.out = str(opts["out"])
     if opts.get("no_analyze"):
         config.output.analyze = False
-    if opts.get("null_splits") is not None:
-        config.output.null_splits = opts["null_splits"]
-    if opts.get("analysis_text") is not None:
-        config.output.analysis_text = opts["analysis_text"]
-    if opts.get("syntax") is not None:
-        config.output.syntax = opts["syntax"]
     return config
 
 

@@ -91,13 +91,14 @@ class ScoringConfig:
     gpus_per_worker: float = 0.0
     shard_tokens: int = 2_000_000
 
-    def scorer_params(self) -> dict[str, Any]:
-        """Keyword arguments for the backend's constructor."""
-        skip = {"method", "folds", "fold_seed", "fold_match", "ngram_order", "backend", "template", "label_words",
-                "use_cache", "engine", "ray_address", "workers", "cpus_per_worker", "gpus_per_worker",
-                "shard_tokens"}
-        return {k: v for k, v in dataclasses.asdict(self).items()
-                if k not in skip and not k.startswith("finetune_")}
+    def scorer_params(self, factory: Any) -> dict[str, Any]:
+        """Keyword arguments for the backend ``factory``: the config fields its signature names
+        (as ``Splitter.get_params`` does for splitters), so a scorer option is declared once, in
+        the scorer's constructor, and here as a field."""
+        import inspect
+
+        named = set(inspect.signature(factory).parameters)
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name in named}
 
     def finetune_config(self) -> Any:
         """The fine-tuning recipe: a preset (CPU recipe by default) with overrides."""
@@ -217,7 +218,9 @@ class RunConfig:
         return RunConfig(**sections)
 
 
-_SECTIONS = {"data": DataConfig, "scoring": ScoringConfig, "split": SplitConfig, "output": OutputConfig}
+CONFIG_SECTIONS: dict[str, type] = {"data": DataConfig, "scoring": ScoringConfig, "split": SplitConfig,
+                                    "output": OutputConfig}
+_SECTIONS = CONFIG_SECTIONS
 
 
 def value_has_type(value: Any, hint: Any) -> bool:

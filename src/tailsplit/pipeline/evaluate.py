@@ -286,7 +286,7 @@ def _zero_shot(manifest: dict[str, Any], parts: dict[str, list[Any]], config: Ev
     template = template_for(scoring)
     check_zero_shot(data, template)
     labels = sorted({label_to_str(r.record[data["label"]]) for r in parts["train"]}) if data.get("label") else []
-    scorer = SCORERS.create(scoring.backend, **scoring.scorer_params())
+    scorer = SCORERS.create(scoring.backend, **scoring.scorer_params(SCORERS.get(scoring.backend)))
     cache = ScoreCache(scoring.cache_dir or default_cache_dir()) if scoring.use_cache else None
     try:
         return zero_shot_classify(parts["test"], labels, data, template, scorer, cache)

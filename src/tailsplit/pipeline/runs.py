@@ -85,7 +85,7 @@ def score_dataset(dataset: Dataset, config: ScoringConfig, *, progress: bool = F
     engine = scoring_engine(config)
     if config.method != "prompted":
         return _cross_score_dataset(dataset, template, config, progress)
-    scorer = SCORERS.create(config.backend, **config.scorer_params())
+    scorer = SCORERS.create(config.backend, **config.scorer_params(SCORERS.get(config.backend)))
     cache = ScoreCache(config.cache_dir or default_cache_dir()) if config.use_cache else None
     try:
         scores, report = score_examples(dataset, template, scorer, cache, progress=progress, engine=engine)
@@ -138,7 +138,7 @@ def _cross_score_dataset(dataset: Dataset, template: PromptTemplate, config: Sco
             from tailsplit.scoring.finetune import describe_recipe
             from tailsplit.scoring.kfold import LMFoldScorer
 
-            base = SCORERS.create(config.backend, **config.scorer_params())
+            base = SCORERS.create(config.backend, **config.scorer_params(SCORERS.get(config.backend)))
             scorer = LMFoldScorer(base, config.finetune_config(), cache)
             with ProgressBar(progress, config.folds * scorer.config.max_steps, "fine-tuning", "steps") as advance:
                 scorer.progress = lambda fold, step, total: advance(1)
@@ -175,7 +175,7 @@ def check_scoring(dataset: Dataset, config: ScoringConfig) -> PromptTemplate:
     template.check_labels(None if dataset.labels is None else set(dataset.labels), config.label_words)
     scoring_engine(config)
     if config.method != "ngram":
-        SCORERS.create(config.backend, **config.scorer_params())   # constructors check their options
+        SCORERS.create(config.backend, **config.scorer_params(SCORERS.get(config.backend)))   # constructors check their options
     return template
 
 

@@ -34,6 +34,7 @@ masks are built on the scoring device.
 from __future__ import annotations
 
 import contextlib
+import inspect
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -131,14 +132,12 @@ class HFScorer:
         self._model: Any = None
 
     def constructor_params(self) -> dict[str, Any]:
-        """The keyword arguments that rebuild this scorer elsewhere (a Ray worker, say)."""
-        return {"model": self.model_spec, "device": self.device, "dtype": self.dtype,
-                "batch_tokens": self.batch_tokens, "max_batch_size": self.max_batch_size,
-                "start_token": self.start_token, "score_eos": self.score_eos, "end_token": self.end_token,
-                "max_tokens": self.max_tokens,
-                "truncation": self.truncation, "padding_side": self.padding_side,
-                "share_prefix": self.share_prefix, "head_dtype": self.head_dtype,
-                "cache_dir": str(self.cache_dir)}
+        """The keyword arguments that rebuild this scorer elsewhere (a Ray worker, a fold's
+        fine-tuned copy): every parameter of the constructor, read from its attribute."""
+        names = [name for name in inspect.signature(HFScorer.__init__).parameters if name != "self"]
+        params = {name: getattr(self, "model_spec" if name == "model" else name) for name in names}
+        params["cache_dir"] = str(self.cache_dir)
+        return params
 
     # -- identity -----------------------------------------------------------------------------
     @property

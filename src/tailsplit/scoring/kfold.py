@@ -29,12 +29,7 @@ class FinetunedScorer(HFScorer):
 
     def __init__(self, base: HFScorer, train: list[ScoreRequest], train_sha256: str,
                  config: FinetuneConfig, progress: Any = None) -> None:
-        super().__init__(base.model_spec, device=base.device, dtype=base.dtype, batch_tokens=base.batch_tokens,
-                         max_batch_size=base.max_batch_size, start_token=base.start_token,
-                         max_tokens=base.max_tokens, truncation=base.truncation,
-                         padding_side=base.padding_side, share_prefix=base.share_prefix,
-                         head_dtype=base.head_dtype,
-                         cache_dir=base.cache_dir)
+        super().__init__(**base.constructor_params())
         self._source, self._folder, self._tokenizer = base.source, base.folder, base.tokenizer
         self.base, self.train, self.train_sha256, self.config = base, train, train_sha256, config
         self.progress = progress
