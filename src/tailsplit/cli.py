@@ -21,7 +21,7 @@ from rich.text import Text as RichText
 
 from tailsplit.cli_evaluate import register_evaluate_command
 from tailsplit.cli_shift import register_shift_commands
-from tailsplit.config import RunConfig, load_config
+from tailsplit.config import NULL_SPLITS, RunConfig, load_config
 from tailsplit.errors import ConfigError, TailsplitError
 
 app = typer.Typer(
@@ -132,7 +132,7 @@ Seed = Annotated[int | None, typer.Option("--seed", min=0, help="Seed for the de
 OutDir = Annotated[Path | None, typer.Option("--out", help="Output folder (written atomically).")]
 Overwrite = Annotated[bool, typer.Option("--overwrite", help="Replace a non-empty output folder.")]
 NoAnalyze = Annotated[bool, typer.Option("--no-analyze", help="Skip the analysis report (report.html, report.md).")]
-NullSplits = Annotated[int | None, typer.Option("--null-splits", min=1, help="Random splits in each null distribution [default: 500].")]
+NullSplits = Annotated[int | None, typer.Option("--null-splits", min=1, help=f"Random splits in each null distribution [default: {NULL_SPLITS}].")]
 AnalysisText = Annotated[str | None, typer.Option("--analysis-text", help="What text statistics read: query (default) or pair (context + query, as the paper's appendix).")]
 Syntax = Annotated[bool | None, typer.Option("--syntax/--no-syntax", help="Dependency-tree depth in the analysis when a spaCy English pipeline is installed (the syntax extra) [default: on].")]
 Quiet = Annotated[bool, typer.Option("--quiet", help="No progress bar.")]
@@ -368,7 +368,7 @@ def analyze(split_dir: Annotated[Path, typer.Argument(help="A folder written by 
     """Analyse a split against random splits; writes report.html, report.md and analysis.json into it."""
     from tailsplit import pipeline
 
-    analysis, comparisons = pipeline.analyze(split_dir, null_splits=500 if null_splits is None else null_splits,
+    analysis, comparisons = pipeline.analyze(split_dir, null_splits=null_splits,
                                              seed=seed or 0, compare=compare, text_kind=analysis_text, syntax=syntax,
                                              agreement_field=agreement_field)
     print_analysis(analysis, comparisons)

@@ -36,6 +36,8 @@ from typing import Any
 from tailsplit.core import FieldMap
 from tailsplit.errors import ConfigError
 
+NULL_SPLITS = 500          # random splits in each null distribution, unless asked otherwise
+
 
 @dataclass
 class DataConfig:
@@ -146,7 +148,7 @@ class OutputConfig:
     out: str | None = None
     overwrite: bool = False
     analyze: bool = True
-    null_splits: int = 500
+    null_splits: int = NULL_SPLITS
     analysis_text: str = "query"     # what text statistics read: query, or pair (context + query)
     syntax: bool = True              # dependency depth, when a spaCy English pipeline is installed
 

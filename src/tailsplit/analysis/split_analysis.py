@@ -27,6 +27,7 @@ from tailsplit.analysis.null import (
 from tailsplit.analysis.program_metrics import ProgramMetrics, divergence_note, novel_share, program_metrics
 from tailsplit.analysis.syntax import Parser, dependency_depths, find_parser
 from tailsplit.analysis.text_counts import TextCounts, compute_text_counts, example_fk_grades, fk_grade
+from tailsplit.config import NULL_SPLITS
 from tailsplit.core import SPLIT_PARTS, SplitIndices
 from tailsplit.programs.divergence import ATOM_ALPHA, COMPOUND_ALPHA, chernoff_divergence
 from tailsplit.programs.sets import ProgramFeatures
@@ -197,7 +198,7 @@ def _program_null(programs: ProgramFeatures, eval_mask: np.ndarray, null_rows: n
                            eval_mask, null_rows)]
 
 
-def analyze_split(inputs: AnalysisInputs, *, null_splits: int = 500, seed: int = 0, n_examples: int = 10,
+def analyze_split(inputs: AnalysisInputs, *, null_splits: int = NULL_SPLITS, seed: int = 0, n_examples: int = 10,
                   text: TextCounts | None = None, syntax: bool = True) -> SplitAnalysis:
     """Per-part statistics and evaluation (dev + test) statistics against ``null_splits``
     random splits; dependency depth too when ``syntax`` and a spaCy pipeline is installed."""

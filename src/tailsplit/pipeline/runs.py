@@ -20,7 +20,7 @@ from tailsplit._version import __version__
 from tailsplit.analysis.program_metrics import ProgramMetrics, divergence_note, program_metrics, render_program_markdown
 from tailsplit.analysis.summary import PartSummary, render_summary_markdown, summarize_split
 from tailsplit.cache import ScoreCache, default_cache_dir
-from tailsplit.config import RunConfig, ScoringConfig, SplitConfig
+from tailsplit.config import NULL_SPLITS, RunConfig, ScoringConfig, SplitConfig
 from tailsplit.core import Dataset, ScoreTable, SplitIndices
 from tailsplit.errors import ConfigError, InputError
 from tailsplit.fingerprint import sha256_file
@@ -194,7 +194,7 @@ def check_before_work(dataset: Dataset, config: RunConfig, *, scores_path: str |
     if output.analysis_text == "pair" and dataset.contexts is None:
         raise ConfigError("--analysis-text pair reads context + query; name the context field with --context")
     if output.analyze and output.null_splits < 1:
-        raise ConfigError(f"--null-splits={output.null_splits!r} must be 1 or more (500 is usual); "
+        raise ConfigError(f"--null-splits={output.null_splits!r} must be 1 or more ({NULL_SPLITS} is usual); "
                           "pass --no-analyze to skip the analysis")
     warn_repeated_queries(dataset, config)
     planned = build_splitter(config.split) if splitter is None else splitter
@@ -359,7 +359,7 @@ def _analysis_of_run(result: RunResult, config: RunConfig, tokens: list[list[str
         return None
 
 
-def analyze(split_dir: str | Path, *, null_splits: int = 500, seed: int = 0,
+def analyze(split_dir: str | Path, *, null_splits: int | None = None, seed: int = 0,
             compare: Sequence[str | Path] | None = None, text_kind: str | None = None,
             syntax: bool | None = None, agreement_field: str | None = None) -> Any:
     """``tailsplit analyze``: analyse a split folder and write its reports into it.
@@ -370,6 +370,7 @@ def analyze(split_dir: str | Path, *, null_splits: int = 500, seed: int = 0,
     from tailsplit.analysis.split_analysis import analyze_split
     from tailsplit.analysis.split_dir import load_split_dir
 
+    null_splits = NULL_SPLITS if null_splits is None else null_splits
     if null_splits < 1 or seed < 0:
         raise ConfigError(f"null_splits={null_splits!r} must be 1 or more and seed={seed!r} 0 or more")
     if text_kind is not None and text_kind not in ANALYSIS_TEXTS:
