@@ -1,0 +1,5 @@
+"""``python -m tailsplit.cli``."""
+
+from tailsplit.cli import main
+
+main()

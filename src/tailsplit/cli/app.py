@@ -1,0 +1,51 @@
+"""The typer application, its consoles, and one-line errors (exit 2) for every command."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.text import Text as RichText
+
+from tailsplit.errors import TailsplitError
+
+app = typer.Typer(
+    add_completion=False, no_args_is_help=True, rich_markup_mode="markdown",
+    help="Likelihood Splits for NLP benchmarks: put the long tail in the test set.",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+# Markup off: labels, ids, field names and messages are the user's text and print literally.
+stderr = Console(stderr=True, markup=False)
+stdout = Console(markup=False)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from tailsplit._version import __version__
+
+        print(f"tailsplit {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                       help="Print the version and exit.")) -> None:
+    """Likelihood Splits for NLP benchmarks: put the long tail in the test set."""
+
+
+def friendly_errors(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Print library errors as one line and exit 2; Ctrl-C exits 130 (cached scores are kept)."""
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except TailsplitError as exc:
+            stderr.print(RichText("error:", style="bold red") + RichText(" " + str(exc)), highlight=False, soft_wrap=True)
+            raise typer.Exit(2) from None
+        except KeyboardInterrupt:
+            stderr.print("interrupted; scores computed so far are cached and a rerun resumes")
+            raise typer.Exit(130) from None
+    return wrapper

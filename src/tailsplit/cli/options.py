@@ -1,0 +1,140 @@
+"""Option types shared by the commands, and how the run options become a :class:`RunConfig`.
+
+An option named like a config field sets that field (``build_config``); the few that are not
+(sizes given as text, ``--no-cache``, ``--label-word`` ...) are converted here."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from tailsplit.config import NULL_SPLITS, RunConfig, load_config
+from tailsplit.errors import ConfigError
+
+Paths = Annotated[list[Path] | None, typer.Argument(help="Data files (JSONL/CSV/TSV/Parquet, .gz ok) or a datasets folder; several are pooled.", show_default=False)]
+ConfigOpt = Annotated[Path | None, typer.Option("--config", help="TOML recipe; options given here override it.")]
+Text = Annotated[str | None, typer.Option("--text", help="Field holding the query that is scored.")]
+Context = Annotated[str | None, typer.Option("--context", help="Field holding the first text of a pair (premise, passage).")]
+Label = Annotated[str | None, typer.Option("--label", help="Label field.")]
+Group = Annotated[str | None, typer.Option("--group", help="Field whose equal values stay in one part.")]
+Program = Annotated[str | None, typer.Option("--program", help="Field holding the program (e.g. SQL): enables atoms, compounds, templates, hardness.")]
+ProgramKind = Annotated[str | None, typer.Option("--program-kind", help="Program extractor [default: sql].")]
+Count = Annotated[str | None, typer.Option("--count", help="Atoms and compounds in divergences (TMCD, metrics): examples (once per example, default) or occurrences (every occurrence, as the published TMCD code).")]
+AtomConstraint = Annotated[bool | None, typer.Option("--atom-constraint/--no-atom-constraint", help="Every dev/test program atom also occurs in train (swaps keep sizes).")]
+LengthOf = Annotated[str | None, typer.Option("--length-of", help="length splitter: rank by 'text' (word tokens) or 'program' tokens.")]
+MaxIterations = Annotated[int | None, typer.Option("--max-iterations", help="tmcd splitter: most swaps [default: until the best swap stops helping].")]
+IdField = Annotated[str | None, typer.Option("--id", help="Id field [default: id; generated when absent].")]
+Method = Annotated[str | None, typer.Option("--method", help="prompted (frozen LM, default), kfold (LM fine-tuned on the other folds) or ngram (cross-fitted Kneser-Ney n-gram LM).")]
+FinetunePreset = Annotated[str | None, typer.Option("--finetune-preset", help="cpu (small recipe, default), or the paper's spider, boolq, snli.")]
+FinetuneSteps = Annotated[int | None, typer.Option("--finetune-steps", help="Fine-tuning steps per fold (overrides the preset).")]
+FinetuneBatch = Annotated[int | None, typer.Option("--finetune-batch-size", help="Fine-tuning batch size (overrides the preset).")]
+FinetuneLR = Annotated[float | None, typer.Option("--finetune-learning-rate", help="Constant AdamW learning rate (overrides the preset).")]
+FinetuneLora = Annotated[int | None, typer.Option("--finetune-lora-rank", help="LoRA rank (the CPU recipe uses 16).")]
+FinetuneFull = Annotated[bool, typer.Option("--finetune-full", help="Train all weights instead of LoRA adapters.")]
+FinetuneEval = Annotated[int | None, typer.Option("--finetune-eval-every", help="Steps between held-out perplexity checks.")]
+Folds = Annotated[int | None, typer.Option("--folds", help="Folds for cross-fitted scoring [default: 3].")]
+FoldSeed = Annotated[int | None, typer.Option("--fold-seed", min=0, help="Seed of the fold assignment [default: 0].")]
+FoldMatch = Annotated[str | None, typer.Option("--fold-match", help="Queries that share a fold: exact (equal texts, default) or normalized (also equal after case, punctuation and spaces).")]
+NgramOrder = Annotated[int | None, typer.Option("--ngram-order", help="n of the n-gram LM [default: 3].")]
+Model = Annotated[str | None, typer.Option("--model", help="'smollm2' (bundled), a model folder, a .gguf file or a hub id.")]
+Template = Annotated[str | None, typer.Option("--template", help="plain, spider, boolq, snli, or a string ending in {text}.")]
+LabelWord = Annotated[list[str] | None, typer.Option("--label-word", help="LABEL=WORD for {label} in the prompt (repeatable).")]
+Backend = Annotated[str | None, typer.Option("--backend", help="Scoring backend [default: hf].")]
+StartToken = Annotated[str | None, typer.Option("--start-token", help="Token before each input: bos (default; <|im_start|> for the bundled model), eos, none, or a token of the vocabulary such as '<|endoftext|>'.")]
+ScoreEos = Annotated[bool | None, typer.Option("--score-eos/--no-score-eos", help="Append the model's EOS token after the query and score it (the paper's code does for SNLI and BoolQ).")]
+EndToken = Annotated[str | None, typer.Option("--end-token", help="With --score-eos: eos (the model's EOS, default; <|im_end|> for the bundled model) or a token of the vocabulary such as '<|endoftext|>'.")]
+Device = Annotated[str | None, typer.Option("--device", help="auto, cpu, cuda, cuda:1 ...")]
+Dtype = Annotated[str | None, typer.Option(
+    "--dtype", help="float32, bfloat16, float16, or mixed-bfloat16 / mixed-float16 (float32 weights, half-precision matrix products; mixed-float16 stays within 0.05 nats of float32).")]
+BatchTokens = Annotated[int | None, typer.Option("--batch-tokens", help="Padded tokens per batch [default: 4096].")]
+MaxTokens = Annotated[int | None, typer.Option("--max-tokens", help="Longest input in tokens [default: the model's context].")]
+Truncation = Annotated[str | None, typer.Option("--truncation", help="left (cut and flag) or error.")]
+SharePrefix = Annotated[str | None, typer.Option("--share-prefix", help="auto (when it saves ≥15% of tokens), always or never.")]
+CacheDir = Annotated[str | None, typer.Option("--cache-dir", help="Score and model cache [default: ~/.cache/tailsplit].")]
+NoCache = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the score cache.")]
+ScoreEngine = Annotated[str | None, typer.Option("--engine", help="Where prompted scoring runs: local (this process) or ray (a Ray Data pipeline of model actors over Parquet shards; resumes by shard).")]
+RayAddress = Annotated[str | None, typer.Option("--ray-address", help="Ray cluster to join ('auto' finds a running one) [default: start a local one].")]
+Workers = Annotated[int | None, typer.Option("--workers", help="Model actors for --engine ray [default: 1].")]
+CpusPerWorker = Annotated[float | None, typer.Option("--cpus-per-worker", help="CPUs per model actor; also its torch threads [default: 1].")]
+GpusPerWorker = Annotated[float | None, typer.Option("--gpus-per-worker", help="GPUs per model actor, e.g. 1 on a GPU cluster [default: 0].")]
+ShardTokens = Annotated[int | None, typer.Option("--shard-tokens", help="Tokens per Parquet shard for --engine ray [default: 2000000].")]
+Splitter = Annotated[str | None, typer.Option("--splitter", help="likelihood (default), random, length, template or tmcd (the last two need --program).")]
+DevSize = Annotated[str | None, typer.Option("--dev-size", help="Fraction (0.1) or count (1000) [default: 0.1].")]
+TestSize = Annotated[str | None, typer.Option("--test-size", help="Fraction (0.1) or count (1000) [default: 0.1].")]
+Rank = Annotated[str | None, typer.Option("--rank", help="logprob_sum (total) or logprob_mean (per token).")]
+Reverse = Annotated[bool | None, typer.Option("--reverse/--no-reverse", help="Most likely examples to evaluation (control split).")]
+LengthBuckets = Annotated[str | None, typer.Option("--length-buckets", help="N quantile buckets of word length, or 'exact'.")]
+Balance = Annotated[bool | None, typer.Option("--balance-labels/--no-balance-labels", help="Keep label proportions in every part.")]
+Seed = Annotated[int | None, typer.Option("--seed", min=0, help="Random seed: dev/test division, random splits, samples, baselines [default: 0].")]
+OutDir = Annotated[Path | None, typer.Option("--out", help="Output folder (written atomically).")]
+Overwrite = Annotated[bool, typer.Option("--overwrite", help="Replace a non-empty output folder.")]
+NoAnalyze = Annotated[bool, typer.Option("--no-analyze", help="Skip the analysis report (report.html, report.md).")]
+NullSplits = Annotated[int | None, typer.Option("--null-splits", min=1, help=f"Random splits in each null distribution [default: {NULL_SPLITS}].")]
+AnalysisText = Annotated[str | None, typer.Option("--analysis-text", help="What text statistics read: query (default) or pair (context + query, as the paper's appendix).")]
+Syntax = Annotated[bool | None, typer.Option("--syntax/--no-syntax", help="Dependency-tree depth in the analysis when a spaCy English pipeline is installed (the syntax extra) [default: on].")]
+Quiet = Annotated[bool, typer.Option("--quiet", help="No progress bar.")]
+
+
+def parse_size(value: str, option: str) -> float | int:
+    """``"0.1"`` → 0.1, ``"1000"`` → 1000."""
+    try:
+        return int(value) if value.strip().lstrip("-").isdigit() else float(value)
+    except ValueError:
+        raise ConfigError(f"{option}={value!r} is not a number; give a fraction like 0.1 or a count like 1000") from None
+
+
+def parse_label_words(items: list[str]) -> dict[str, str]:
+    words = {}
+    for item in items:
+        label, sep, word = item.partition("=")
+        if not sep or not label:
+            raise ConfigError(f"--label-word={item!r} is not LABEL=WORD; e.g. --label-word contradiction='a contradiction'")
+        words[label] = word
+    return words
+
+
+_PLAIN_FLAGS = {"finetune_full", "overwrite"}   # False there means "not given", not "off"
+# Options that are not a config field of the same name, or need converting first.
+_CONVERTED = {"paths", "label_words", "no_cache", "dev_size", "test_size", "length_buckets", "out", "no_analyze"}
+
+
+def _config_sections() -> dict[str, str]:
+    """Config field name → the section holding it (field names are unique across sections)."""
+    from tailsplit.config import CONFIG_SECTIONS
+
+    return {f.name: section for section, cls in CONFIG_SECTIONS.items() for f in dataclasses.fields(cls)}
+
+
+def build_config(config_path: Path | None, paths: list[Path] | None, **opts: Any) -> RunConfig:
+    """A recipe (or defaults) with every option that was given laid over it; an option is the
+    config field of the same name."""
+    config = load_config(config_path) if config_path else RunConfig()
+    if paths:
+        config.data.paths = [str(p) for p in paths]
+    sections = _config_sections()
+    for name, value in opts.items():
+        if name in _CONVERTED or value is None or (value is False and name in _PLAIN_FLAGS):
+            continue
+        if name not in sections:
+            raise TypeError(f"option {name!r} is not a config field; add it to the config or to _CONVERTED")
+        setattr(getattr(config, sections[name]), name, value)
+    if opts.get("label_words"):
+        config.scoring.label_words.update(parse_label_words(opts["label_words"]))
+    if opts.get("no_cache"):
+        config.scoring.use_cache = False
+    for name in ("dev_size", "test_size"):
+        if opts.get(name) is not None:
+            setattr(config.split, name, parse_size(opts[name], f"--{name.replace('_', '-')}"))
+    if opts.get("length_buckets") is not None:
+        value = opts["length_buckets"]
+        if value != "exact" and not value.strip().isdigit():
+            raise ConfigError(f"--length-buckets={value!r} is neither a whole number of buckets (e.g. 10) nor 'exact'")
+        config.split.length_buckets = value if value == "exact" else int(value)
+    if opts.get("out") is not None:
+        config.output.out = str(opts["out"])
+    if opts.get("no_analyze"):
+        config.output.analyze = False
+    return config
