@@ -37,6 +37,9 @@ from tailsplit.core import FieldMap
 from tailsplit.errors import ConfigError
 
 NULL_SPLITS = 500          # random splits in each null distribution, unless asked otherwise
+SCORING_METHODS = ("prompted", "ngram", "kfold")
+SCORING_ENGINES = ("local", "ray")
+ANALYSIS_TEXTS = ("query", "pair")
 
 
 @dataclass

@@ -20,7 +20,15 @@ from tailsplit._version import __version__
 from tailsplit.analysis.program_metrics import ProgramMetrics, divergence_note, program_metrics, render_program_markdown
 from tailsplit.analysis.summary import PartSummary, render_summary_markdown, summarize_split
 from tailsplit.cache import ScoreCache, default_cache_dir
-from tailsplit.config import NULL_SPLITS, RunConfig, ScoringConfig, SplitConfig
+from tailsplit.config import (
+    ANALYSIS_TEXTS,
+    NULL_SPLITS,
+    SCORING_ENGINES,
+    SCORING_METHODS,
+    RunConfig,
+    ScoringConfig,
+    SplitConfig,
+)
 from tailsplit.core import Dataset, ScoreTable, SplitIndices
 from tailsplit.errors import ConfigError, InputError
 from tailsplit.fingerprint import sha256_file
@@ -73,8 +81,6 @@ def template_for(config: ScoringConfig) -> PromptTemplate:
     return resolve_template(config.template, config.label_words)
 
 
-SCORING_METHODS = ("prompted", "ngram", "kfold")
-ANALYSIS_TEXTS = ("query", "pair")
 
 
 def score_dataset(dataset: Dataset, config: ScoringConfig, *, progress: bool = False,
@@ -100,7 +106,6 @@ def score_dataset(dataset: Dataset, config: ScoringConfig, *, progress: bool = F
     return scores, details, meta
 
 
-SCORING_ENGINES = ("local", "ray")
 
 
 def scoring_engine(config: ScoringConfig) -> Any:
