@@ -170,6 +170,15 @@ def _read_csv(path: Path) -> Iterator[RawRecord]:
         _check_header(path, None)
 
 
+def read_csv_table(path: str | Path) -> list[tuple[int, dict[str, str]]]:
+    """(line number, row) of a small CSV table with a header (a command's own input, such as
+    ood-rank's candidates), read as strictly as data files; names and values stripped."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("does not exist or is not a file", path=path, fix="check the path")
+    return [(r.line or r.row, {k.strip(): v.strip() for k, v in r.record.items()}) for r in _read_csv(path)]
+
+
 def _read_tsv(path: Path) -> Iterator[RawRecord]:
     """TSV as the NLI corpora write it: one record per line, fields split on tabs, quotes
     are ordinary characters (``"Hello" he said`` keeps its quotes)."""

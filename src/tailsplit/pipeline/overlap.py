@@ -78,30 +78,13 @@ def overlap_inputs(config: Any) -> list[str]:
 
 
 def _prediction_accuracy(config: Any, test: Dataset, overlap: np.ndarray) -> list[Any]:
-    from tailsplit.io.examples import label_to_str
-    from tailsplit.io.readers import read_records
     from tailsplit.overlap.audit import subset_accuracies
+    from tailsplit.overlap.predictions import prediction_correctness
 
     if test.labels is None:
         raise ConfigError("--predictions needs the gold labels; name the test label field with --label")
-    raws = list(read_records(config.predictions))
-    positional = all(config.id not in raw.record for raw in raws)   # no ids: one prediction per test row, in order
-    if positional and len(raws) != len(test):
-        raise InputError(f"has {len(raws)} predictions without ids for {len(test)} test examples",
-                         path=config.predictions, fix=f"give one per test example in order, or an {config.id!r} field")
-    predicted: dict[str, str] = {}
-    for position, raw in enumerate(raws):
-        for name in (() if positional else (config.id,)) + (config.prediction_field,):
-            if name not in raw.record:
-                raise raw.error("is missing", field=name, fix="give every prediction an id and a prediction "
-                                "(--prediction-field names the latter)")
-        key = test.ids[position] if positional else label_to_str(raw.record[config.id])
-        predicted[key] = label_to_str(raw.record[config.prediction_field])
-    missing = next((i for i in test.ids if i not in predicted), None)
-    if missing is not None:
-        raise InputError(f"has no prediction for test id {missing!r}", path=config.predictions,
-                         fix="predict every test example")
-    correct = np.array([predicted[i] == gold for i, gold in zip(test.ids, test.labels)])
+    correct = prediction_correctness(config.predictions, test.ids, test.labels, id_field=config.id,
+                                     prediction_field=config.prediction_field)
     return subset_accuracies(correct, overlap, seed=config.seed)
 
 

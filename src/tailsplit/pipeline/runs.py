@@ -46,11 +46,10 @@ from tailsplit.io.scores import SCORE_COLUMNS, read_score_file, score_file_bytes
 from tailsplit.io.writers import OUTPUT_SUFFIX, output_format_for, write_records
 from tailsplit.pipeline.manifest import input_records
 from tailsplit.programs.sets import COUNTS, ProgramFeatures, dataset_program_features
-from tailsplit.progress import ProgressBar
 from tailsplit.prompts import PromptTemplate, resolve_template
 from tailsplit.registry import SCORERS
-from tailsplit.scoring.crossfit import FOLD_MATCHES, cross_score, fold_units
-from tailsplit.scoring.driver import build_requests, score_examples
+from tailsplit.scoring.crossfit import FOLD_MATCHES, cross_score_dataset
+from tailsplit.scoring.driver import score_examples
 from tailsplit.splits import SPLITTERS, SplitInputs, Splitter, make_splitter
 from tailsplit.words import word_lengths, word_tokens
 
@@ -90,7 +89,7 @@ def score_dataset(dataset: Dataset, config: ScoringConfig, *, progress: bool = F
     template = check_scoring(dataset, config)
     engine = scoring_engine(config)
     if config.method != "prompted":
-        return _cross_score_dataset(dataset, template, config, progress)
+        return cross_score_dataset(dataset, template, config, progress)
     scorer = SCORERS.create(config.backend, **config.scorer_params(SCORERS.get(config.backend)))
     cache = ScoreCache(config.cache_dir or default_cache_dir()) if config.use_cache else None
     try:
@@ -123,46 +122,6 @@ def scoring_engine(config: ScoringConfig) -> Any:
     return RayScoringEngine(work_dir=work_dir, address=config.ray_address, workers=config.workers,
                             cpus_per_worker=config.cpus_per_worker, gpus_per_worker=config.gpus_per_worker,
                             shard_tokens=config.shard_tokens)
-
-
-def _cross_score_dataset(dataset: Dataset, template: PromptTemplate, config: ScoringConfig,
-                         progress: bool = False) -> tuple[ScoreTable, dict[str, Any], dict[str, Any]]:
-    """Cross-fitted scores: every example scored by a model fitted on the other folds."""
-    started = time.perf_counter()
-    requests = build_requests(dataset, template)
-    keys = fold_units([r.query for r in requests], dataset.groups, match=config.fold_match)
-    cache = ScoreCache(config.cache_dir or default_cache_dir()) if config.use_cache else None
-    extra: dict[str, Any] = {}
-    try:
-        if config.method == "ngram":
-            from tailsplit.scoring.ngram import NgramFoldScorer
-
-            scorer: Any = NgramFoldScorer(order=config.ngram_order)
-            total, counts, folds, reports = cross_score(requests, keys, scorer, k=config.folds, seed=config.fold_seed)
-        else:
-            from tailsplit.scoring.finetune import describe_recipe
-            from tailsplit.scoring.kfold import LMFoldScorer
-
-            base = SCORERS.create(config.backend, **config.scorer_params(SCORERS.get(config.backend)))
-            scorer = LMFoldScorer(base, config.finetune_config(), cache)
-            with ProgressBar(progress, config.folds * scorer.config.max_steps, "fine-tuning", "steps") as advance:
-                scorer.progress = lambda fold, step, total: advance(1)
-                total, counts, folds, reports = cross_score(requests, keys, scorer, k=config.folds,
-                                                            seed=config.fold_seed)
-            extra["recipe"] = describe_recipe(config.finetune_preset, scorer.config)
-            prompted, _ = score_examples(dataset, template, base, cache, progress=progress)
-            extra["pearson_r_with_prompted"] = round(float(np.corrcoef(prompted.logprob_sum, total)[0, 1]), 4)
-    finally:
-        if cache is not None:
-            cache.close()
-    scores = ScoreTable(ids=dataset.ids, logprob_sum=total, n_tokens=counts,
-                        truncated=np.zeros(len(dataset), dtype=bool))
-    report = {"n_requests": len(requests), "seconds": round(time.perf_counter() - started, 3), **extra}
-    meta = {"method": config.method, "model": scorer.identity(), "template": template.describe(),
-            "folds": {"k": config.folds, "seed": config.fold_seed, "match": config.fold_match,
-                      "units": len(set(keys)), "reports": [r.as_dict() for r in reports],
-                      "sizes": np.bincount(folds, minlength=config.folds).tolist(), **extra}}
-    return scores, report, meta
 
 
 def check_scoring(dataset: Dataset, config: ScoringConfig) -> PromptTemplate:

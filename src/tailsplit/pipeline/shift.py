@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import csv
 import dataclasses
-import io
 import sys
 import time
 from pathlib import Path
@@ -16,7 +14,7 @@ from tailsplit.config import CorrelateConfig, OodRankConfig, SimilarityConfig
 from tailsplit.errors import ConfigError, InputError
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.outputs import check_output_folder, strict_json
-from tailsplit.io.readers import numbered_lines
+from tailsplit.io.readers import read_csv_table
 from tailsplit.pipeline.manifest import write_outputs
 from tailsplit.shift.datasets import DatasetSpec, load_texts
 
@@ -94,20 +92,6 @@ def _write_similarity(out: Path, config: SimilarityConfig, result: dict[str, Any
     write_outputs(out, config, files, inputs, {"embedding": result["embedding"]}, command)
 
 
-def read_csv_rows(path: str | Path) -> list[tuple[int, dict[str, str]]]:
-    """(line number, row) of a CSV file with a header (gzip allowed)."""
-    path = Path(path)
-    if not path.exists():
-        raise InputError("does not exist", path=path, fix="check the path")
-    raw = b"".join(line for _, line in numbered_lines(path))
-    try:
-        reader = csv.DictReader(io.StringIO(raw.decode("utf-8-sig")))
-        return [(reader.line_num, {k.strip(): (v or "").strip() for k, v in row.items() if k is not None})
-                for row in reader]
-    except (UnicodeDecodeError, csv.Error) as exc:
-        raise InputError(f"is not a UTF-8 CSV file ({exc})", path=path, fix="save it as UTF-8 CSV with a header") from None
-
-
 def _check_out(config: Any, inputs: list[str]) -> None:
     if config.out is not None:
         check_output_folder(config.out, overwrite=config.overwrite, inputs=inputs)
@@ -137,7 +121,7 @@ def ood_rank(config: OodRankConfig, *, command: list[str] | None = None) -> dict
 
     id_spec = DatasetSpec.parse(config.id)
     _check_out(config, [id_spec.path, config.candidates])
-    rows = read_csv_rows(config.candidates)
+    rows = read_csv_table(config.candidates)
     base = Path(config.candidates).parent
     specs, sources, accuracies = [], [], []
     for line, row in rows:
@@ -187,7 +171,7 @@ def correlate(config: CorrelateConfig, *, command: list[str] | None = None) -> d
     from tailsplit.shift.correlate import classify
 
     _check_out(config, [config.points])
-    rows = read_csv_rows(config.points)
+    rows = read_csv_table(config.points)
     group_column = config.group or ("group" if rows and "group" in rows[0][1] else None)
     points: dict[str, list[tuple[float, float]]] = {}
     for line, row in rows:

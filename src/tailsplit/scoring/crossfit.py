@@ -132,3 +132,54 @@ def cross_score(requests: Sequence[ScoreRequest], fold_keys: Sequence[str], scor
                                   train_sha256=train_sha, seconds=round(time.perf_counter() - started, 2),
                                   details=details))
     return total, counts, folds, reports
+
+
+def cross_score_dataset(dataset: Any, template: Any, config: Any, progress: bool = False,
+                        ) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+    """Cross-fitted scores of a dataset under a :class:`~tailsplit.config.ScoringConfig`
+    (``method`` "ngram" or "kfold"): every example scored by a model fitted on the other
+    folds. Returns (scores, run report, score-file metadata); a k-fold run also reports its
+    recipe and the Pearson r of its scores with the prompted ones."""
+    import time
+
+    from tailsplit.cache import ScoreCache, default_cache_dir
+    from tailsplit.core import ScoreTable
+    from tailsplit.progress import ProgressBar
+    from tailsplit.registry import SCORERS
+    from tailsplit.scoring.driver import build_requests, score_examples
+
+    started = time.perf_counter()
+    requests = build_requests(dataset, template)
+    keys = fold_units([r.query for r in requests], dataset.groups, match=config.fold_match)
+    cache = ScoreCache(config.cache_dir or default_cache_dir()) if config.use_cache else None
+    extra: dict[str, Any] = {}
+    try:
+        if config.method == "ngram":
+            from tailsplit.scoring.ngram import NgramFoldScorer
+
+            scorer: Any = NgramFoldScorer(order=config.ngram_order)
+            total, counts, folds, reports = cross_score(requests, keys, scorer, k=config.folds, seed=config.fold_seed)
+        else:
+            from tailsplit.scoring.finetune import describe_recipe
+            from tailsplit.scoring.kfold import LMFoldScorer
+
+            base = SCORERS.create(config.backend, **config.scorer_params(SCORERS.get(config.backend)))
+            finetune = config.finetune_config()
+            with ProgressBar(progress, config.folds * finetune.max_steps, "fine-tuning", "steps") as advance:
+                scorer = LMFoldScorer(base, finetune, cache, progress=lambda fold, step, total: advance(1))
+                total, counts, folds, reports = cross_score(requests, keys, scorer, k=config.folds,
+                                                            seed=config.fold_seed)
+            extra["recipe"] = describe_recipe(config.finetune_preset, scorer.config)
+            prompted, _ = score_examples(dataset, template, base, cache, progress=progress)
+            extra["pearson_r_with_prompted"] = round(float(np.corrcoef(prompted.logprob_sum, total)[0, 1]), 4)
+    finally:
+        if cache is not None:
+            cache.close()
+    scores = ScoreTable(ids=dataset.ids, logprob_sum=total, n_tokens=counts,
+                        truncated=np.zeros(len(dataset), dtype=bool))
+    report = {"n_requests": len(requests), "seconds": round(time.perf_counter() - started, 3), **extra}
+    meta = {"method": config.method, "model": scorer.identity(), "template": template.describe(),
+            "folds": {"k": config.folds, "seed": config.fold_seed, "match": config.fold_match,
+                      "units": len(set(keys)), "reports": [r.as_dict() for r in reports],
+                      "sizes": np.bincount(folds, minlength=config.folds).tolist(), **extra}}
+    return scores, report, meta
