@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-MODULES = ["tailsplit.errors", "tailsplit.words", "tailsplit.constraints", "tailsplit.programs.divergence",
+MODULES = ["tailsplit.errors", "tailsplit.words", "tailsplit.progress", "tailsplit.rng", "tailsplit.constraints", "tailsplit.programs.divergence",
            "tailsplit.programs.hardness", "tailsplit.programs.sql", "tailsplit.splits.base",
            "tailsplit.splits.selection", "tailsplit.splits.likelihood", "tailsplit.splits.random",
            "tailsplit.splits.length", "tailsplit.overlap.ngrams", "tailsplit.overlap.tokens", "tailsplit.overlap.query",

@@ -11,13 +11,13 @@ import json
 import os
 import sqlite3
 import struct
-import sys
 import zlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from tailsplit.errors import CacheError
+from tailsplit.log import logger
 
 SCHEMA_VERSION = 1
 
@@ -97,8 +97,7 @@ class ScoreCache:
                     continue
                 found[key] = (total, count, bool(cut))
         if damaged:
-            print(f"tailsplit: {damaged} damaged rows in the score cache {self.path} are ignored and "
-                  "scored again", file=sys.stderr)
+            logger.warning(f"{damaged} damaged rows in the score cache {self.path} are ignored and scored again")
         return found
 
     def put_many(self, rows: Iterable[tuple[str, float, int, bool]]) -> None:

@@ -1,9 +1,15 @@
-"""A rich progress bar with rate and ETA, or a no-op when disabled (tests, quiet runs)."""
+"""A rich progress bar with rate and ETA on a terminal; without one (a cluster job's log), a
+one-line status every :data:`STATUS_EVERY_S` seconds through tailsplit's logger; a no-op when
+disabled (tests, quiet runs)."""
 
 from __future__ import annotations
 
+import sys
+import time
 from collections.abc import Callable
 from typing import Any
+
+STATUS_EVERY_S = 30.0
 
 
 class ProgressBar:
@@ -17,6 +23,8 @@ class ProgressBar:
     def __enter__(self) -> Callable[[int], None]:
         if not self.enabled:
             return lambda n: None
+        if not sys.stderr.isatty():
+            return self._status_lines()
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
@@ -40,6 +48,37 @@ class ProgressBar:
         task = self._progress.add_task(self.label, total=self.total)
         return lambda n: self._progress.advance(task, n)
 
+    def _status_lines(self) -> Callable[[int], None]:
+        from tailsplit.log import logger
+
+        started = last = time.perf_counter()
+        done = 0
+
+        def advance(n: int) -> None:
+            nonlocal done, last
+            done += n
+            now = time.perf_counter()
+            if now - last >= STATUS_EVERY_S or done >= self.total:
+                last = now
+                rate = done / max(now - started, 1e-9)
+                eta = (self.total - done) / rate if rate > 0 else float("inf")
+                logger.info(f"{self.label}: {done:,}/{self.total:,} {self.unit} ({100 * done / self.total:.0f}%), "
+                            f"{rate:,.1f} {self.unit}/s, ETA {_clock(eta)}")
+
+        return advance
+
     def __exit__(self, *exc: object) -> None:
         if self._progress is not None:
             self._progress.stop()
+
+
+def _clock(seconds: float) -> str:
+    """``h:mm:ss``.
+
+    >>> _clock(3725.4)
+    '1:02:05'
+    """
+    if seconds == float("inf"):
+        return "?"
+    seconds = int(round(seconds))
+    return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"

@@ -32,8 +32,15 @@ def _print_version(value: bool) -> None:
 
 @app.callback()
 def _main(version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
-                                       help="Print the version and exit.")) -> None:
+                                       help="Print the version and exit."),
+          verbose: bool = typer.Option(False, "--verbose", "-v", help="Also print debugging messages."),
+          quiet: bool = typer.Option(False, "--quiet", "-q", help="Print warnings and errors only (no notes).")) -> None:
     """Likelihood Splits for NLP benchmarks: put the long tail in the test set."""
+    import logging
+
+    from tailsplit.log import configure
+
+    configure(logging.DEBUG if verbose else logging.WARNING if quiet else logging.INFO)
 
 
 def friendly_errors(func: Callable[..., Any]) -> Callable[..., Any]:

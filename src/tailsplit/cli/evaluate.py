@@ -10,6 +10,7 @@ import typer
 
 from tailsplit.cli.app import app, friendly_errors, stdout
 from tailsplit.cli.options import OutDir, Overwrite, Seed
+from tailsplit.log import logger
 
 EVALUATE_EXAMPLES = """
 **Examples**
@@ -59,7 +60,7 @@ def evaluate(split_dirs: Annotated[list[Path], typer.Argument(help="Split folder
     result = pipeline.evaluate(config, command=sys.argv)
     stdout.print(table_markdown(result["table"]), highlight=False, markup=False)
     for warning in result["leakage_warnings"]:
-        print(warning, file=sys.stderr)
+        logger.warning(warning.removeprefix("warning: "))
     for r in result["results"]:
         if r.get("projected") is not None:
             stdout.print(f"{r['folder']}: {100 * r['test']:.1f} against {100 * r['projected']:.1f} projected from the "

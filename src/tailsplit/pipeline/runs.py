@@ -44,6 +44,7 @@ from tailsplit.io.outputs import (
 from tailsplit.io.readers import detect_format
 from tailsplit.io.scores import SCORE_COLUMNS, read_score_file, score_file_bytes
 from tailsplit.io.writers import OUTPUT_SUFFIX, output_format_for, write_records
+from tailsplit.log import logger
 from tailsplit.pipeline.manifest import input_records
 from tailsplit.programs.sets import COUNTS, ProgramFeatures, dataset_program_features
 from tailsplit.prompts import PromptTemplate, resolve_template
@@ -184,9 +185,9 @@ def warn_repeated_queries(dataset: Dataset, config: RunConfig) -> None:
         return
     rows, distinct = repeated_queries(dataset.texts)
     if rows >= REPEATED_QUERY_WARNING * len(dataset):
-        print(f"warning: {rows} of {len(dataset)} rows ({100 * rows / len(dataset):.1f}%) share their query with another "
-              f"row ({distinct} distinct queries repeat); split parts may hold the same query — keep them whole with "
-              f"--group {config.data.text}", file=sys.stderr)
+        logger.warning(f"{rows} of {len(dataset)} rows ({100 * rows / len(dataset):.1f}%) share their query with "
+                       f"another row ({distinct} distinct queries repeat); split parts may hold the same query — keep "
+                       f"them whole with --group {config.data.text}")
 
 
 def build_splitter(config: SplitConfig) -> Splitter:
@@ -319,7 +320,7 @@ def _analysis_of_run(result: RunResult, config: RunConfig, tokens: list[list[str
         return analyze_split(inputs, null_splits=config.output.null_splits, seed=config.split.seed,
                              syntax=config.output.syntax, text=counts)
     except MissingDependencyError as exc:
-        print(f"note: no analysis report ({exc})", file=sys.stderr)
+        logger.info(f"no analysis report ({exc})")
         return None
 
 

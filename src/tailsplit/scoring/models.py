@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import json
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +25,7 @@ from typing import Any
 
 from tailsplit.errors import MissingDependencyError, OutputError, ScoringError
 from tailsplit.fingerprint import sha256_file
+from tailsplit.log import logger
 
 BUNDLED = "smollm2"
 BUNDLED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -236,8 +236,7 @@ def _converted_gguf(source: ModelSource, cache_dir: Path) -> Path:
         problem = verify_converted(target)
         if problem is None:
             return target
-        print(f"tailsplit: the cached copy {target} of {source.gguf_file} {problem}; converting it again",
-              file=sys.stderr)
+        logger.warning(f"the cached copy {target} of {source.gguf_file} {problem}; converting it again")
     return _convert_gguf(source, digest, target)
 
 
@@ -271,8 +270,7 @@ def _convert_gguf(source: ModelSource, digest: str, target: Path) -> Path:
 
     from tailsplit.io.outputs import staged_cache_folder
 
-    print(f"tailsplit: converting {source.gguf_file} to safetensors once (about 20 s); "
-          f"cached in {target}", file=sys.stderr)
+    logger.info(f"converting {source.gguf_file} to safetensors once (about 20 s); cached in {target}")
     try:
         tokenizer = AutoTokenizer.from_pretrained(source.folder, gguf_file=source.gguf_file)
         model = AutoModelForCausalLM.from_pretrained(source.folder, gguf_file=source.gguf_file)

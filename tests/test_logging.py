@@ -1,0 +1,51 @@
+"""Messages go through tailsplit's logger: the CLI prints them (``-q`` keeps warnings only), and
+a long job without a terminal logs a periodic status line."""
+
+from __future__ import annotations
+
+import logging
+
+from conftest import write_jsonl
+from typer.testing import CliRunner
+
+from tailsplit.cli import app
+
+runner = CliRunner()
+
+
+def _repeating(tmp_path):
+    return write_jsonl(tmp_path / "d.jsonl", [{"id": f"e{i}", "text": f"query {i % 5}"} for i in range(50)])
+
+
+def test_warnings_print_and_quiet_keeps_them(tmp_path) -> None:
+    data = _repeating(tmp_path)
+    args = ["split", str(data), "--splitter", "random", "--no-analyze"]
+    loud = runner.invoke(app, [*args, "--out", str(tmp_path / "a")])
+    assert loud.exit_code == 0 and loud.output.count("warning: 50 of 50 rows") == 1
+    quiet = runner.invoke(app, ["-q", *args, "--out", str(tmp_path / "b")])
+    assert quiet.exit_code == 0 and "warning: 50 of 50 rows" in quiet.output
+
+
+def test_status_lines_without_a_terminal(monkeypatch, caplog) -> None:
+    import tailsplit.progress as progress
+
+    monkeypatch.setattr(progress, "STATUS_EVERY_S", 0.0)
+    caplog.set_level(logging.INFO, logger="tailsplit")
+    logging.getLogger("tailsplit").propagate = True
+    with progress.ProgressBar(True, 4, "scoring", "tokens") as advance:
+        advance(1)
+        advance(3)
+    lines = [r.getMessage() for r in caplog.records if r.name == "tailsplit"]
+    assert lines[0].startswith("scoring: 1/4 tokens (25%)") and lines[-1].startswith("scoring: 4/4 tokens (100%)")
+
+
+def test_messages_follow_the_current_stderr(capsys) -> None:
+    from tailsplit.log import configure, logger
+
+    configure()
+    logger.warning("first")
+    assert capsys.readouterr().err == "warning: first\n"
+    configure(logging.WARNING)
+    logger.info("hidden")
+    logger.warning("shown")
+    assert capsys.readouterr().err == "warning: shown\n"      # one handler, however often configured
