@@ -195,3 +195,19 @@ def test_top_k_breaks_ties_by_row_even_at_the_cut() -> None:
     assert _top_k(np.array([1.0, 3.0, 3.0, 3.0, 0.0, 3.0]), 2).tolist() == [1, 2]
     assert _top_k(np.array([2.0, 5.0, 2.0, 2.0]), 3).tolist() == [1, 0, 2]
     assert _top_k(np.array([0.0, -np.inf, 4.0, 0.0]), 3).tolist() == [2]   # only positive scores compete
+
+
+def test_text_blobs_are_written_streamed_and_load_as_numpy_saves_them(tmp_path: Path) -> None:
+    from tailsplit.overlap.index import _BlobWriter
+
+    texts = ["héllo", "", "world " * 2000]
+    writer = _BlobWriter(tmp_path, "texts")
+    writer.add(texts[:2])
+    writer.add(texts[2:])
+    writer.close()
+    np.save(tmp_path / "reference.npy", np.frombuffer("".join(texts).encode("utf-8"), dtype=np.uint8))
+    assert (tmp_path / "texts.bin").read_bytes() == (tmp_path / "reference.npy").read_bytes()
+    offsets = np.load(tmp_path / "texts-offsets.npy")
+    blob = np.load(tmp_path / "texts.bin", mmap_mode="r")
+    assert [bytes(blob[a:b]).decode("utf-8") for a, b in zip(offsets, offsets[1:])] == texts
+    assert not (tmp_path / "texts.raw").exists()

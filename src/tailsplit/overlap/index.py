@@ -182,11 +182,16 @@ class _BlobWriter:
             self._offsets.append(self._offsets[-1] + len(data))
 
     def close(self) -> None:
+        """``<name>.bin``: an .npy header (so it loads memory-mapped), then the bytes copied over
+        in chunks — the same file ``np.save`` writes, never held in memory whole."""
+        import shutil
+
         self._raw.close()
         raw = self.folder / f"{self.name}.raw"
-        data = np.fromfile(raw, dtype=np.uint8)
-        np.save(self.folder / f"{self.name}.bin", data)   # .npy header so it loads memory-mapped
-        (self.folder / f"{self.name}.bin.npy").rename(self.folder / f"{self.name}.bin")
+        header = {"descr": "|u1", "fortran_order": False, "shape": (self._offsets[-1],)}
+        with open(self.folder / f"{self.name}.bin", "wb") as out, open(raw, "rb") as source:
+            np.lib.format.write_array_header_1_0(out, header)
+            shutil.copyfileobj(source, out, length=1 << 22)
         raw.unlink()
         np.save(self.folder / f"{self.name}-offsets.npy", np.asarray(self._offsets, dtype=np.int64))
 
