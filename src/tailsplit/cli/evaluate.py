@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from tailsplit.cli.app import app, friendly_errors, stdout
-from tailsplit.cli.options import OutDir, Overwrite, Seed
+from tailsplit.cli.options import CommandConfigOpt, OutDir, Overwrite, Seed, command_config
 from tailsplit.log import logger
 
 EVALUATE_EXAMPLES = """
@@ -32,7 +32,9 @@ Spider (nearest-neighbour SQL baseline):
 
 @app.command(epilog=EVALUATE_EXAMPLES)
 @friendly_errors
-def evaluate(split_dirs: Annotated[list[Path], typer.Argument(help="Split folders written by tailsplit run or split.", show_default=False)],
+def evaluate(ctx: typer.Context,
+             split_dirs: Annotated[list[Path] | None, typer.Argument(help="Split folders written by tailsplit run or split.", show_default=False)] = None,
+             config: CommandConfigOpt = None,
              baseline: Annotated[list[str] | None, typer.Option("--baseline", help="tfidf, tfidf-text, nn-sql, embed or encoder (repeatable) [default: by task].")] = None,
              input_field: Annotated[list[str] | None, typer.Option("--input-field", help="Record field the baselines read (repeatable, in order; the last is the text of tfidf-text) [default: the split's context and text].")] = None,
              predictions: Annotated[list[Path] | None, typer.Option("--predictions", help="Score these predictions instead (id, prediction): one file per split folder, same order.")] = None,
@@ -50,14 +52,15 @@ def evaluate(split_dirs: Annotated[list[Path], typer.Argument(help="Split folder
     from tailsplit.config import EvaluateConfig
     from tailsplit.evaluate.table import table_markdown
 
-    config = EvaluateConfig(split_dirs=[str(p) for p in split_dirs], baselines=list(baseline or []),
-                            input_fields=list(input_field or []), seed=seed or 0,
-                            predictions=[str(p) for p in predictions or []], bucket=bucket,
-                            zero_shot=zero_shot, zero_shot_template=zero_shot_template, encoder=encoder,
-                            max_steps=max_steps, max_train=max_train, device=device,
-                            leakage_threshold=leakage_threshold,
-                            out=None if out is None else str(out), overwrite=overwrite)
-    result = pipeline.evaluate(config, command=sys.argv)
+    settings = command_config(EvaluateConfig, config, ctx, {
+        "split_dirs": ("split_dirs", [str(p) for p in split_dirs or []]), "baselines": ("baseline", list(baseline or [])),
+        "input_fields": ("input_field", list(input_field or [])), "seed": ("seed", seed or 0),
+        "predictions": ("predictions", [str(p) for p in predictions or []]), "bucket": ("bucket", bucket),
+        "zero_shot": ("zero_shot", zero_shot), "zero_shot_template": ("zero_shot_template", zero_shot_template),
+        "encoder": ("encoder", encoder), "max_steps": ("max_steps", max_steps), "max_train": ("max_train", max_train),
+        "device": ("device", device), "leakage_threshold": ("leakage_threshold", leakage_threshold),
+        "out": ("out", None if out is None else str(out)), "overwrite": ("overwrite", overwrite)}, "evaluate")
+    result = pipeline.evaluate(settings, command=sys.argv)
     stdout.print(table_markdown(result["table"]), highlight=False, markup=False)
     for warning in result["leakage_warnings"]:
         logger.warning(warning.removeprefix("warning: "))
@@ -65,5 +68,5 @@ def evaluate(split_dirs: Annotated[list[Path], typer.Argument(help="Split folder
         if r.get("projected") is not None:
             stdout.print(f"{r['folder']}: {100 * r['test']:.1f} against {100 * r['projected']:.1f} projected from the "
                          "random splits' bucket accuracies", highlight=False, markup=False)
-    if out is not None:
-        stdout.print(f"wrote {out}/ ({', '.join(result['outputs'])}, manifest.json)", markup=False)
+    if settings.out is not None:
+        stdout.print(f"wrote {settings.out}/ ({', '.join(result['outputs'])}, manifest.json)", markup=False)

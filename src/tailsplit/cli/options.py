@@ -92,6 +92,26 @@ Syntax = Annotated[bool | None, typer.Option("--syntax/--no-syntax", rich_help_p
 Quiet = Annotated[bool, typer.Option("--quiet", rich_help_panel="Output", help="No progress bar.")]
 
 
+CommandConfigOpt = Annotated[Path | None, typer.Option(
+    "--config", help="TOML recipe of this command's options (as top-level keys, or in a table named after the "
+    "command); options given here override it.")]
+
+
+def command_config(cls: type, path: Path | None, ctx: typer.Context, values: dict[str, tuple[str, Any]],
+                   command: str) -> Any:
+    """``cls`` from the recipe at ``path`` (or its defaults) with the options laid over it:
+    every option without a recipe, only those given on the command line with one.
+    ``values`` maps a config field to (its option's parameter name, the converted value)."""
+    from tailsplit.config import load_command_config
+
+    config = load_command_config(path, cls, command) if path is not None else cls()
+    for name, (param, value) in values.items():
+        source = ctx.get_parameter_source(param)     # typer's own click: compare the source by name
+        if path is None or (source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")):
+            setattr(config, name, value)
+    return config
+
+
 def parse_size(value: str, option: str) -> float | int:
     """``"0.1"`` → 0.1, ``"1000"`` → 1000."""
     try:

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from tailsplit.cli.app import app, friendly_errors, stdout
-from tailsplit.cli.options import IdField, Label, OutDir, Overwrite, Seed, Text
+from tailsplit.cli.options import CommandConfigOpt, IdField, Label, OutDir, Overwrite, Seed, Text, command_config
 from tailsplit.errors import ConfigError
 
 OVERLAP_EXAMPLES = """
@@ -27,8 +27,9 @@ SNLI test hypotheses against SNLI dev (both texts) and a sentence corpus, top qu
 
 @app.command(epilog=OVERLAP_EXAMPLES)
 @friendly_errors
-def overlap(test: Annotated[list[Path], typer.Option("--test", help="Test file(s) to audit.")],
-            corpus: Annotated[list[Path], typer.Option("--corpus", help="Corpus file(s): .txt (one entry per line), .jsonl or .parquet, .gz ok.")],
+def overlap(ctx: typer.Context,
+            test: Annotated[list[Path] | None, typer.Option("--test", help="Test file(s) to audit.")] = None,
+            corpus: Annotated[list[Path] | None, typer.Option("--corpus", help="Corpus file(s): .txt (one entry per line), .jsonl or .parquet, .gz ok.")] = None,
             text: Text = None, id: IdField = None, label: Label = None,
             corpus_field: Annotated[str, typer.Option("--corpus-field", help="Text field of JSONL/Parquet corpus files.")] = "text",
             index_dir: Annotated[Path | None, typer.Option("--index-dir", help="Where to keep the corpus index [default: the cache].")] = None,
@@ -46,7 +47,7 @@ def overlap(test: Annotated[list[Path], typer.Option("--test", help="Test file(s
             shards: Annotated[int, typer.Option("--shards", help="Index the corpus in this many shards (map-reduce; same results).")] = 1,
             engine: Annotated[str, typer.Option("--engine", help="Where shards run: local (this process) or ray.")] = "local",
             ray_address: Annotated[str | None, typer.Option("--ray-address", help="Ray cluster to join [default: a running one, else a local one].")] = None,
-            seed: Seed = None, out: OutDir = None, overwrite: Overwrite = False) -> None:
+            seed: Seed = None, out: OutDir = None, overwrite: Overwrite = False, config: CommandConfigOpt = None) -> None:
     """Audit a test set against training or pre-training text (BM25 + n-grams); split it into overlapping and clean."""
     from tailsplit import pipeline
     from tailsplit.config import OverlapConfig
@@ -55,15 +56,20 @@ def overlap(test: Annotated[list[Path], typer.Option("--test", help="Test file(s
         orders = tuple(int(x) for x in ngram_orders.split(",") if x.strip())
     except ValueError:
         raise ConfigError(f"--ngram-orders={ngram_orders!r} is not a comma-separated list of whole numbers; e.g. 8,13") from None
-    config = OverlapConfig(test=[str(p) for p in test], text=text or "text", id=id or "id", label=label,
-                           corpus=[str(p) for p in corpus], corpus_field=corpus_field,
-                           index_dir=None if index_dir is None else str(index_dir), query_kind=query_kind,
-                           required_fields=list(required_field or []), window=window, k=k, ngram_orders=orders,
-                           k1=k1, b=b, threshold=threshold, top_quantile=top_quantile,
-                           predictions=None if predictions is None else str(predictions),
-                           prediction_field=prediction_field, shards=shards, engine=engine, ray_address=ray_address,
-                           seed=seed or 0, out=None if out is None else str(out), overwrite=overwrite)
-    summary = pipeline.audit_overlap(config, command=sys.argv)
+    settings = command_config(OverlapConfig, config, ctx, {
+        "test": ("test", [str(p) for p in test or []]), "text": ("text", text or "text"), "id": ("id", id or "id"),
+        "label": ("label", label), "corpus": ("corpus", [str(p) for p in corpus or []]),
+        "corpus_field": ("corpus_field", corpus_field),
+        "index_dir": ("index_dir", None if index_dir is None else str(index_dir)), "query_kind": ("query_kind", query_kind),
+        "required_fields": ("required_field", list(required_field or [])), "window": ("window", window), "k": ("k", k),
+        "ngram_orders": ("ngram_orders", orders), "k1": ("k1", k1), "b": ("b", b), "threshold": ("threshold", threshold),
+        "top_quantile": ("top_quantile", top_quantile),
+        "predictions": ("predictions", None if predictions is None else str(predictions)),
+        "prediction_field": ("prediction_field", prediction_field), "shards": ("shards", shards),
+        "engine": ("engine", engine), "ray_address": ("ray_address", ray_address), "seed": ("seed", seed or 0),
+        "out": ("out", None if out is None else str(out)), "overwrite": ("overwrite", overwrite)}, "overlap")
+    settings.ngram_orders = tuple(settings.ngram_orders)
+    summary = pipeline.audit_overlap(settings, command=sys.argv)
     stdout.print(f"{summary['examples']} test examples: {summary['overlap']} overlapping (best BM25 ≥ "
                  f"{summary['threshold']}), {summary['clean']} clean; index of {summary['index']['entries']:,} entries",
                  highlight=False)
@@ -73,5 +79,5 @@ def overlap(test: Annotated[list[Path], typer.Option("--test", help="Test file(s
         if a["n"]:
             stdout.print(f"accuracy {a['subset']}: {100 * a['accuracy']:.1f}% (95% CI {100 * a['ci_low']:.1f}–"
                          f"{100 * a['ci_high']:.1f}%, n = {a['n']})", highlight=False)
-    if out is not None:
-        stdout.print(f"wrote {out}/ (overlap, clean, audit.jsonl, summary.md, manifest.json)")
+    if settings.out is not None:
+        stdout.print(f"wrote {settings.out}/ (overlap, clean, audit.jsonl, summary.md, manifest.json)")
