@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from tailsplit.cli.app import stdout
 
+if TYPE_CHECKING:
+    from tailsplit.analysis.compare import SplitComparison
+    from tailsplit.analysis.program_metrics import ProgramMetrics
+    from tailsplit.analysis.split_analysis import SplitAnalysis
+    from tailsplit.pipeline.runs import RunResult
+    from tailsplit.programs.sets import ProgramFeatures
 
-def print_summary(result: Any) -> None:
+
+
+def print_summary(result: RunResult) -> None:
     from rich.table import Table
 
     table = Table(title="split summary (means per example)")
@@ -36,7 +44,7 @@ def print_summary(result: Any) -> None:
         stdout.print(f"wrote {result.out_dir}/ ({', '.join(result.manifest['outputs'])}, manifest.json)")
 
 
-def print_program_metrics(metrics: list[Any], programs: Any) -> None:
+def print_program_metrics(metrics: list[ProgramMetrics], programs: ProgramFeatures | None) -> None:
     from rich.table import Table
 
     from tailsplit.analysis.program_metrics import divergence_note
@@ -54,10 +62,11 @@ def print_program_metrics(metrics: list[Any], programs: Any) -> None:
                       "-" if m.atoms_missing_from_train is None else str(m.atoms_missing_from_train),
                       "/".join(f"{100 * m.hardness[level] / total:.0f}" for level in levels) or "-")
     stdout.print(table)
-    stdout.print(divergence_note(programs.count, programs.extractor), highlight=False)
+    if programs is not None:
+        stdout.print(divergence_note(programs.count, programs.extractor), highlight=False)
 
 
-def print_analysis(analysis: Any, comparisons: list[Any]) -> None:
+def print_analysis(analysis: SplitAnalysis, comparisons: list[tuple[SplitComparison, SplitAnalysis]]) -> None:
     from rich.table import Table
 
     from tailsplit.analysis.report import headlines

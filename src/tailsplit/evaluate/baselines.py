@@ -17,11 +17,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from tailsplit.errors import ConfigError, MissingDependencyError
+
+if TYPE_CHECKING:
+    from tailsplit.shift.encoder import SentenceEncoder
+
 
 BASELINES = ("tfidf", "tfidf-text", "nn-sql", "embed", "encoder")
 _C_GRID = (0.25, 1.0, 4.0)
@@ -96,7 +100,7 @@ def tfidf_logistic(train: PartInputs, dev: PartInputs, test: PartInputs, *, text
                           tuple(bool(v) for v in correct))
 
 
-def embedding_logistic(train: PartInputs, dev: PartInputs, test: PartInputs, encoder: Any, *,
+def embedding_logistic(train: PartInputs, dev: PartInputs, test: PartInputs, encoder: SentenceEncoder, *,
                        seed: int = 0) -> BaselineResult:
     """Logistic regression on frozen sentence embeddings (pair features for two fields)."""
     _sklearn()

@@ -7,7 +7,7 @@ scored."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -15,16 +15,23 @@ from tailsplit.errors import ConfigError
 from tailsplit.evaluate.baselines import BaselineResult
 from tailsplit.io.examples import label_to_str
 
+if TYPE_CHECKING:
+    from tailsplit.cache import ScoreCache
+    from tailsplit.io.readers import RawRecord
+    from tailsplit.prompts import PromptTemplate
+    from tailsplit.scoring.base import Scorer
 
-def check_zero_shot(data: dict[str, Any], template: Any) -> None:
+
+
+def check_zero_shot(data: dict[str, Any], template: PromptTemplate) -> None:
     """Refuse, before any model loads, a split without labels or a template without ``{label}``."""
     if not data.get("label") or "{label}" not in template.template:
         raise ConfigError(f"zero-shot classification needs labels and a template with {{label}}; template="
                           f"{template.name!r} has none — give --zero-shot-template (e.g. snli) or a --label-word set")
 
 
-def zero_shot_classify(test: Sequence[Any], labels: Sequence[str], data: dict[str, Any], template: Any,
-                       scorer: Any, cache: Any) -> BaselineResult:
+def zero_shot_classify(test: Sequence[RawRecord], labels: Sequence[str], data: dict[str, Any],
+                       template: PromptTemplate, scorer: Scorer, cache: ScoreCache | None) -> BaselineResult:
     """Test accuracy of predicting, for each record, the label whose prompt scores highest."""
     from tailsplit.scoring.base import ScoreRequest
     from tailsplit.scoring.driver import score_requests

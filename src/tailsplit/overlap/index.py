@@ -24,7 +24,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -33,6 +33,10 @@ from tailsplit.overlap.bm25 import CorpusStats, bm25_weights, bm25s_module, docu
 from tailsplit.overlap.corpus import CorpusEntry
 from tailsplit.overlap.ngrams import ngram_hashes, word_hashes
 from tailsplit.overlap.tokens import overlap_tokens
+
+if TYPE_CHECKING:
+    from tailsplit.config import OverlapConfig
+
 
 INDEX_VERSION = 3
 _BATCH = 50_000
@@ -222,7 +226,7 @@ def _add_batch(batch: list[CorpusEntry], vocab: dict[str, int], hashes_of_ids: l
     blobs["texts"].add([e.text for e in batch])
 
 
-def index_key(config: Any) -> str:
+def index_key(config: OverlapConfig) -> str:
     """Hash of everything that changes an index: corpus files' contents, field, parameters."""
     from tailsplit.fingerprint import sha256_file, sha256_text
 
@@ -232,7 +236,7 @@ def index_key(config: Any) -> str:
     return sha256_text(*parts)[:24]
 
 
-def open_or_build_index(config: Any) -> OverlapIndex:
+def open_or_build_index(config: OverlapConfig) -> OverlapIndex:
     """The index of ``config.corpus``: reused from ``config.index_dir`` (or the cache) when
     its key matches, else built there (staged, so a failed build leaves nothing)."""
     from tailsplit.cache import default_cache_dir

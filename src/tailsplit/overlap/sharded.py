@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -38,6 +38,10 @@ from tailsplit.overlap.corpus import CorpusPart, iter_part, split_into_parts
 from tailsplit.overlap.index import INDEX_VERSION, OverlapIndex, check_index_dir, collect, finish, index_key
 from tailsplit.overlap.query import StructuredQuery
 from tailsplit.ray_cluster import RayCluster
+
+if TYPE_CHECKING:
+    from tailsplit.config import OverlapConfig
+
 
 ENGINES = ("local", "ray")
 
@@ -109,7 +113,7 @@ class ShardedIndex:
         return ShardedIndex(folder, record["shards"], record["info"])
 
 
-def open_or_build_sharded(config: Any, executor: Any) -> ShardedIndex:
+def open_or_build_sharded(config: OverlapConfig, executor: Any) -> ShardedIndex:
     """The sharded index of ``config.corpus`` in ``config.index_dir`` (or the cache), reused
     when its key matches, else built there through ``executor`` (staged)."""
     from tailsplit.cache import default_cache_dir
@@ -129,7 +133,7 @@ def open_or_build_sharded(config: Any, executor: Any) -> ShardedIndex:
     return ShardedIndex.load(folder)
 
 
-def _build(config: Any, executor: Any, folder: Path, key: str) -> None:
+def _build(config: OverlapConfig, executor: Any, folder: Path, key: str) -> None:
     started = time.perf_counter()
     plan = plan_shards(config.corpus, config.shards)
     names = [f"shard-{i:04d}" for i in range(len(plan))]

@@ -7,7 +7,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -20,8 +20,12 @@ from tailsplit.io.readers import detect_format
 from tailsplit.io.writers import OUTPUT_SUFFIX, output_format_for, write_records
 from tailsplit.pipeline.manifest import input_records
 
+if TYPE_CHECKING:
+    from tailsplit.config import OverlapConfig
 
-def audit_overlap(config: Any, *, command: list[str] | None = None) -> dict[str, Any]:
+
+
+def audit_overlap(config: OverlapConfig, *, command: list[str] | None = None) -> dict[str, Any]:
     """``tailsplit overlap``: audit a test set against a corpus; write the partition."""
     from tailsplit.core import FieldMap
     from tailsplit.overlap.audit import audit_all, partition_overlap
@@ -71,18 +75,19 @@ def audit_overlap(config: Any, *, command: list[str] | None = None) -> dict[str,
     return summary
 
 
-def overlap_inputs(config: Any) -> list[str]:
+def overlap_inputs(config: OverlapConfig) -> list[str]:
     """Every file the audit reads (an output must not be, or hold, one of them)."""
     return [*config.test, *config.corpus, *([config.predictions] if config.predictions else []),
             *([config.index_dir] if config.index_dir else [])]
 
 
-def _prediction_accuracy(config: Any, test: Dataset, overlap: np.ndarray) -> list[Any]:
+def _prediction_accuracy(config: OverlapConfig, test: Dataset, overlap: np.ndarray) -> list[Any]:
     from tailsplit.overlap.audit import subset_accuracies
     from tailsplit.overlap.predictions import prediction_correctness
 
     if test.labels is None:
         raise ConfigError("--predictions needs the gold labels; name the test label field with --label")
+    assert config.predictions is not None                  # called only with predictions
     correct = prediction_correctness(config.predictions, test.ids, test.labels, id_field=config.id,
                                      prediction_field=config.prediction_field)
     return subset_accuracies(correct, overlap, seed=config.seed)
@@ -96,7 +101,7 @@ def _audit_row(audit: Any, query: Any) -> dict[str, Any]:
     return row
 
 
-def _write_overlap(out: Path, config: Any, test: Dataset, audits: list[Any], queries: list[Any], overlap: np.ndarray,
+def _write_overlap(out: Path, config: OverlapConfig, test: Dataset, audits: list[Any], queries: list[Any], overlap: np.ndarray,
                    summary: dict[str, Any], command: list[str] | None) -> None:
     import dataclasses
 

@@ -12,7 +12,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -54,6 +54,11 @@ from tailsplit.scoring.driver import score_examples
 from tailsplit.splits import SPLITTERS, SplitInputs, Splitter, make_splitter
 from tailsplit.words import word_lengths, word_tokens
 
+if TYPE_CHECKING:
+    from tailsplit.analysis.compare import SplitComparison
+    from tailsplit.analysis.split_analysis import SplitAnalysis
+
+
 
 @dataclass
 class RunResult:
@@ -68,7 +73,7 @@ class RunResult:
     timings: dict[str, float] = field(default_factory=dict)
     programs: ProgramFeatures | None = None
     program_metrics: list[ProgramMetrics] = field(default_factory=list)
-    analysis: Any = None
+    analysis: SplitAnalysis | None = None
 
 
 def load_dataset(config: RunConfig) -> Dataset:
@@ -361,7 +366,7 @@ def scoring_note(manifest: dict[str, Any]) -> str | None:
     return None if recipe is None else f"k-fold fine-tuned, {recipe}"
 
 
-def report_files(analysis: Any, comparisons: list[Any]) -> dict[str, str]:
+def report_files(analysis: SplitAnalysis, comparisons: list[tuple[SplitComparison, SplitAnalysis]]) -> dict[str, str]:
     """report.md, report.html and analysis.json of an analysis."""
     from tailsplit.analysis.plots import analysis_figures
     from tailsplit.analysis.report import render_html, render_markdown

@@ -14,7 +14,7 @@ import time
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -22,6 +22,12 @@ from tailsplit.errors import ConfigError
 from tailsplit.fingerprint import sha256_text
 from tailsplit.rng import FOLDS, seeded_rng
 from tailsplit.scoring.base import ScoreRequest
+
+if TYPE_CHECKING:
+    from tailsplit.config import ScoringConfig
+    from tailsplit.core import Dataset, ScoreTable
+    from tailsplit.prompts import PromptTemplate
+
 
 FOLD_MATCHES = ("exact", "normalized")
 
@@ -134,8 +140,8 @@ def cross_score(requests: Sequence[ScoreRequest], fold_keys: Sequence[str], scor
     return total, counts, folds, reports
 
 
-def cross_score_dataset(dataset: Any, template: Any, config: Any, progress: bool = False,
-                        ) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+def cross_score_dataset(dataset: Dataset, template: PromptTemplate, config: ScoringConfig, progress: bool = False,
+                        ) -> tuple[ScoreTable, dict[str, Any], dict[str, Any]]:
     """Cross-fitted scores of a dataset under a :class:`~tailsplit.config.ScoringConfig`
     (``method`` "ngram" or "kfold"): every example scored by a model fitted on the other
     folds. Returns (scores, run report, score-file metadata); a k-fold run also reports its
