@@ -32,7 +32,9 @@ def baseline_embeddings(texts: list[str], batch: int) -> np.ndarray:
     out = []
     with torch.inference_mode():
         for start in range(0, len(texts), batch):
-            enc = tokenizer(texts[start:start + batch], padding=True, truncation=True, max_length=256, return_tensors="pt")
+            enc = tokenizer(
+                texts[start : start + batch], padding=True, truncation=True, max_length=256, return_tensors="pt"
+            )
             hidden = model(**enc).last_hidden_state
             mask = enc["attention_mask"].unsqueeze(-1).float()
             pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
@@ -52,7 +54,7 @@ def main() -> None:
     distinct = len(set(texts))
     print(f"{len(texts):,} SNLI test pairs ({distinct:,} distinct), batch {args.batch}")
 
-    baseline_embeddings(texts[:8], args.batch)            # load + warm up outside the clock
+    baseline_embeddings(texts[:8], args.batch)  # load + warm up outside the clock
     clock = time.perf_counter()
     reference = baseline_embeddings(texts, args.batch)
     base_s = time.perf_counter() - clock
@@ -61,7 +63,7 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as cache:
         encoder = SentenceEncoder(batch_size=args.batch, cache_dir=cache)
-        encoder.load_model().encode(texts[:8])                  # load + warm up outside the clock
+        encoder.load_model().encode(texts[:8])  # load + warm up outside the clock
         clock = time.perf_counter()
         ours = encoder.encode(texts)
         fresh_s = time.perf_counter() - clock
@@ -70,8 +72,11 @@ def main() -> None:
         cached_s = time.perf_counter() - clock
         encoder.close()
     cosine = (ours * reference).sum(axis=1)
-    rows_out = [("transformers loop, file order (baseline)", base_s), ("tailsplit, fresh cache", fresh_s),
-                ("tailsplit, served from the cache", cached_s)]
+    rows_out = [
+        ("transformers loop, file order (baseline)", base_s),
+        ("tailsplit, fresh cache", fresh_s),
+        ("tailsplit, served from the cache", cached_s),
+    ]
     print("\n| encoder | seconds | texts/s | speed-up |\n|---|---:|---:|---:|")
     for name, seconds in rows_out:
         print(f"| {name} | {seconds:.1f} | {len(texts) / seconds:,.0f} | {base_s / seconds:.1f}× |")

@@ -25,12 +25,20 @@ import numpy as np
 
 def read_pairs(path: str, n: int, offset: int = 0) -> tuple[list[list[str]], list[str]]:
     with gzip.open(path, "rt", encoding="utf-8") as handle:
-        rows = [json.loads(line) for line in handle][offset:offset + n]
+        rows = [json.loads(line) for line in handle][offset : offset + n]
     return [[r["premise"] for r in rows], [r["hypothesis"] for r in rows]], [r["label"] for r in rows]
 
 
-def plain_trainer(location: str, train: list[list[str]], y_train: list[int], test: list[list[str]], y_test: list[int],
-                  steps: int, seed: int, out_dir: str) -> tuple[float, float, float]:
+def plain_trainer(
+    location: str,
+    train: list[list[str]],
+    y_train: list[int],
+    test: list[list[str]],
+    y_test: list[int],
+    steps: int,
+    seed: int,
+    out_dir: str,
+) -> tuple[float, float, float]:
     import torch
     from transformers import (
         AutoModelForSequenceClassification,
@@ -48,13 +56,25 @@ def plain_trainer(location: str, train: list[list[str]], y_train: list[int], tes
         encoded = tokenizer(columns[0], columns[1], truncation=True, max_length=256)
         return [{**{k: encoded[k][i] for k in encoded}, "labels": labels[i]} for i in range(len(labels))]
 
-    args = TrainingArguments(output_dir=out_dir, per_device_train_batch_size=32, per_device_eval_batch_size=32,
-                             max_steps=steps, learning_rate=1e-4, warmup_steps=int(0.1 * steps), weight_decay=0.01,
-                             seed=seed,
-                             report_to=[], save_strategy="no", logging_strategy="no", use_cpu=True,
-                             dataloader_num_workers=0, disable_tqdm=True)
-    trainer = Trainer(model=model, args=args, train_dataset=dataset(train, y_train),
-                      data_collator=DataCollatorWithPadding(tokenizer))
+    args = TrainingArguments(
+        output_dir=out_dir,
+        per_device_train_batch_size=32,
+        per_device_eval_batch_size=32,
+        max_steps=steps,
+        learning_rate=1e-4,
+        warmup_steps=int(0.1 * steps),
+        weight_decay=0.01,
+        seed=seed,
+        report_to=[],
+        save_strategy="no",
+        logging_strategy="no",
+        use_cpu=True,
+        dataloader_num_workers=0,
+        disable_tqdm=True,
+    )
+    trainer = Trainer(
+        model=model, args=args, train_dataset=dataset(train, y_train), data_collator=DataCollatorWithPadding(tokenizer)
+    )
     started = time.perf_counter()
     trainer.train()
     train_rate = steps * 32 / (time.perf_counter() - started)
@@ -65,15 +85,22 @@ def plain_trainer(location: str, train: list[list[str]], y_train: list[int], tes
     return train_rate, infer_rate, float(np.mean(predicted == np.asarray(y_test)))
 
 
-def tailsplit_loop(location: str, train: list[list[str]], y_train: list[int], test: list[list[str]],
-                   y_test: list[int], steps: int, seed: int) -> tuple[float, float, float]:
+def tailsplit_loop(
+    location: str,
+    train: list[list[str]],
+    y_train: list[int],
+    test: list[list[str]],
+    y_test: list[int],
+    steps: int,
+    seed: int,
+) -> tuple[float, float, float]:
     from tailsplit.evaluate.encoder import EncoderRecipe, PairClassifier
 
     recipe = EncoderRecipe(max_steps=steps, eval_every=steps, seed=seed)
     classifier = PairClassifier(location, ["0", "1", "2"], recipe, "cpu")
     train_rows = classifier.encode(train, recipe.max_length)
     test_rows = classifier.encode(test, recipe.max_length)
-    dev_rows = test_rows[:32]                      # the one end-of-training dev check, kept tiny
+    dev_rows = test_rows[:32]  # the one end-of-training dev check, kept tiny
     _, _, _, train_rate = classifier.fit(train_rows, np.asarray(y_train), dev_rows, np.asarray(y_test[:32]))
     started = time.perf_counter()
     predicted = classifier.predict(test_rows)

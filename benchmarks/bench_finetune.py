@@ -35,9 +35,9 @@ def baseline_step(model, optimizer, batch) -> None:  # noqa: ANN001
     labels = torch.full((len(batch), width), -100, dtype=torch.long)
     mask = torch.zeros((len(batch), width), dtype=torch.long)
     for r, e in enumerate(batch):
-        input_ids[r, :len(e.ids)] = torch.tensor(e.ids)
-        labels[r, e.first:len(e.ids)] = torch.tensor(e.ids[e.first:])
-        mask[r, :len(e.ids)] = 1
+        input_ids[r, : len(e.ids)] = torch.tensor(e.ids)
+        labels[r, e.first : len(e.ids)] = torch.tensor(e.ids[e.first :])
+        mask[r, : len(e.ids)] = 1
     loss = model(input_ids=input_ids, attention_mask=mask, labels=labels).loss
     optimizer.zero_grad(set_to_none=True)
     loss.backward()
@@ -63,7 +63,7 @@ def main() -> None:
     requests = build_requests(dataset.subset(range(args.steps * args.batch_size)), BUILTIN_TEMPLATES["spider"])
     scorer = HFScorer()
     encoded = scorer.encode(requests)
-    batches = [encoded[i:i + args.batch_size] for i in range(0, len(encoded), args.batch_size)]
+    batches = [encoded[i : i + args.batch_size] for i in range(0, len(encoded), args.batch_size)]
     n_tokens = sum(len(e.ids) for e in encoded)
     rates = {}
     for name in ("baseline", "tailsplit", "tailsplit_lora16"):
@@ -72,21 +72,34 @@ def main() -> None:
         else:
             model = copy.deepcopy(scorer.model).train()
         optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=2e-5)
-        step = (functools.partial(baseline_step, model, optimizer) if name == "baseline"
-                else functools.partial(tailsplit_step, scorer, model, optimizer))
+        step = (
+            functools.partial(baseline_step, model, optimizer)
+            if name == "baseline"
+            else functools.partial(tailsplit_step, scorer, model, optimizer)
+        )
         step(batches[0])  # warm-up
         started = time.perf_counter()
         for batch in batches:
             step(batch)
         rates[name] = n_tokens / (time.perf_counter() - started)
-    print(json.dumps({
-        "data": args.data.name, "steps": len(batches), "batch_size": args.batch_size, "tokens": n_tokens,
-        "machine": f"{platform.machine()}, {torch.get_num_threads()} torch threads, torch {torch.__version__}",
-        "device": "cpu", "baseline_tokens_per_s": round(rates["baseline"], 1),
-        "tailsplit_tokens_per_s": round(rates["tailsplit"], 1),
-        "tailsplit_lora16_tokens_per_s": round(rates["tailsplit_lora16"], 1),
-        "speedup": round(rates["tailsplit"] / rates["baseline"], 2),
-        "speedup_lora16": round(rates["tailsplit_lora16"] / rates["baseline"], 2)}, indent=2))
+    print(
+        json.dumps(
+            {
+                "data": args.data.name,
+                "steps": len(batches),
+                "batch_size": args.batch_size,
+                "tokens": n_tokens,
+                "machine": f"{platform.machine()}, {torch.get_num_threads()} torch threads, torch {torch.__version__}",
+                "device": "cpu",
+                "baseline_tokens_per_s": round(rates["baseline"], 1),
+                "tailsplit_tokens_per_s": round(rates["tailsplit"], 1),
+                "tailsplit_lora16_tokens_per_s": round(rates["tailsplit_lora16"], 1),
+                "speedup": round(rates["tailsplit"] / rates["baseline"], 2),
+                "speedup_lora16": round(rates["tailsplit_lora16"] / rates["baseline"], 2),
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

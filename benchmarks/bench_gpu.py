@@ -56,10 +56,18 @@ def build_model_folder(tokenizer_dir: Path, folder: Path, seed: int) -> dict:
     """A GPT-2-medium-sized Llama with seeded random weights, saved with the tokenizer."""
     from transformers import LlamaConfig, LlamaForCausalLM
 
-    config = LlamaConfig(vocab_size=49152, hidden_size=1024, intermediate_size=2731,
-                         num_hidden_layers=24, num_attention_heads=16, num_key_value_heads=16,
-                         max_position_embeddings=2048, tie_word_embeddings=True,
-                         bos_token_id=1, eos_token_id=2)
+    config = LlamaConfig(
+        vocab_size=49152,
+        hidden_size=1024,
+        intermediate_size=2731,
+        num_hidden_layers=24,
+        num_attention_heads=16,
+        num_key_value_heads=16,
+        max_position_embeddings=2048,
+        tie_word_embeddings=True,
+        bos_token_id=1,
+        eos_token_id=2,
+    )
     torch.manual_seed(seed)
     model = LlamaForCausalLM(config)
     model.save_pretrained(folder)
@@ -67,9 +75,14 @@ def build_model_folder(tokenizer_dir: Path, folder: Path, seed: int) -> dict:
         if (tokenizer_dir / name).exists():
             shutil.copy(tokenizer_dir / name, folder / name)
     embedding = model.get_input_embeddings().weight.numel()
-    return {"layers": 24, "width": 1024, "heads": 16, "vocab": 49152,
-            "params": sum(p.numel() for p in model.parameters()),
-            "non_embedding_params": sum(p.numel() for p in model.parameters()) - embedding}
+    return {
+        "layers": 24,
+        "width": 1024,
+        "heads": 16,
+        "vocab": 49152,
+        "params": sum(p.numel() for p in model.parameters()),
+        "non_embedding_params": sum(p.numel() for p in model.parameters()) - embedding,
+    }
 
 
 def synthetic_requests(data: Path, n_pairs: int, seed: int) -> list[ScoreRequest]:
@@ -106,7 +119,11 @@ def model_flops(scorer: HFScorer, batches: list, info: dict) -> tuple[float, int
                 pairs += prefix * (prefix + 1) // 2
                 for e in members:
                     s = len(e.ids) - prefix
-                    tokens, pairs, scored = tokens + s, pairs + s * prefix + s * (s + 1) // 2, scored + len(e.ids) - e.first
+                    tokens, pairs, scored = (
+                        tokens + s,
+                        pairs + s * prefix + s * (s + 1) // 2,
+                        scored + len(e.ids) - e.first,
+                    )
     flops = 2 * info["non_embedding_params"] * tokens + 4 * width * layers * pairs + 2 * width * vocab * scored
     return float(flops), tokens, scored
 
@@ -117,18 +134,18 @@ def reference_scores(scorer: HFScorer, encoded: list, batch_size: int = 32) -> n
     out = np.zeros(len(encoded))
     with torch.inference_mode():
         for start in range(0, len(encoded), batch_size):
-            rows = encoded[start:start + batch_size]
+            rows = encoded[start : start + batch_size]
             width = max(len(e.ids) for e in rows)
             input_ids = torch.zeros((len(rows), width), dtype=torch.long)
             mask = torch.zeros((len(rows), width), dtype=torch.long)
             for r, e in enumerate(rows):
-                input_ids[r, :len(e.ids)] = torch.tensor(e.ids)
-                mask[r, :len(e.ids)] = 1
+                input_ids[r, : len(e.ids)] = torch.tensor(e.ids)
+                mask[r, : len(e.ids)] = 1
             input_ids, mask = input_ids.to(device), mask.to(device)
             logprobs = torch.log_softmax(model(input_ids=input_ids, attention_mask=mask).logits.float(), -1)
             token_lp = logprobs[:, :-1].gather(2, input_ids[:, 1:, None])[..., 0].double().cpu()
             for r, e in enumerate(rows):
-                out[start + r] = token_lp[r, e.first - 1:len(e.ids) - 1].sum().item()
+                out[start + r] = token_lp[r, e.first - 1 : len(e.ids) - 1].sum().item()
     return out
 
 
@@ -142,7 +159,7 @@ def matmul_ceiling() -> float:
     for _ in range(10):
         a @ b
     torch.cuda.synchronize()
-    return 10 * 2 * 8192 ** 3 / (time.perf_counter() - started)
+    return 10 * 2 * 8192**3 / (time.perf_counter() - started)
 
 
 def timed_run(scorer: HFScorer, requests: list[ScoreRequest], info: dict, peak: float) -> tuple[dict, np.ndarray]:
@@ -158,13 +175,19 @@ def timed_run(scorer: HFScorer, requests: list[ScoreRequest], info: dict, peak: 
     planning = time.perf_counter() - planning_started
     flops, tokens, scored = model_flops(scorer, batches, info)
     gpu_seconds = seconds - planning
-    return {"seconds": round(seconds, 2), "tokenise_and_plan_seconds": round(planning, 2),
-            "tokens_in_model": tokens, "scored_tokens": scored, "batches": len(batches),
-            "tokens_per_s": round(tokens / seconds), "tflops": round(flops / seconds / 1e12, 1),
-            "mfu_end_to_end": round(flops / seconds / peak, 3),
-            "mfu_scoring_only": round(flops / gpu_seconds / peak, 3),
-            "peak_gpu_memory_gib": round(torch.cuda.max_memory_allocated() / 2 ** 30, 2),
-            "driver_report": report.as_dict()}, logprob_sum
+    return {
+        "seconds": round(seconds, 2),
+        "tokenise_and_plan_seconds": round(planning, 2),
+        "tokens_in_model": tokens,
+        "scored_tokens": scored,
+        "batches": len(batches),
+        "tokens_per_s": round(tokens / seconds),
+        "tflops": round(flops / seconds / 1e12, 1),
+        "mfu_end_to_end": round(flops / seconds / peak, 3),
+        "mfu_scoring_only": round(flops / gpu_seconds / peak, 3),
+        "peak_gpu_memory_gib": round(torch.cuda.max_memory_allocated() / 2**30, 2),
+        "driver_report": report.as_dict(),
+    }, logprob_sum
 
 
 def main() -> None:
@@ -189,15 +212,20 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="tailsplit-bench-gpu-"))
     info = build_model_folder(args.tokenizer, work / "model", args.seed)
     requests = synthetic_requests(args.data, args.pairs, args.seed)
-    result: dict = {"device": device_name, "torch": torch.__version__, "model": info,
-                    "pairs": len(requests), "datasheet_bf16_tflops": peak / 1e12,
-                    "matmul_8192_bf16_tflops": round(matmul_ceiling() / 1e12, 1)}
+    result: dict = {
+        "device": device_name,
+        "torch": torch.__version__,
+        "model": info,
+        "pairs": len(requests),
+        "datasheet_bf16_tflops": peak / 1e12,
+        "matmul_8192_bf16_tflops": round(matmul_ceiling() / 1e12, 1),
+    }
 
     def scorer(**kw) -> HFScorer:
         kw.setdefault("batch_tokens", args.batch_tokens)
         return HFScorer(str(work / "model"), cache_dir=work / "cache", **kw)
 
-    check = requests[:args.check_pairs]
+    check = requests[: args.check_pairs]
     cpu32 = score_requests(check, scorer(device="cpu", dtype="float32"), None)[0]
     gpu32 = score_requests(check, scorer(device="cuda", dtype="float32"), None)[0]
     bf16 = scorer(device="cuda", dtype="bfloat16")
@@ -211,7 +239,8 @@ def main() -> None:
         "p99_abs_bf16_vs_cpu_fp32": round(float(np.quantile(np.abs(gpu16 - cpu32), 0.99)), 4),
         "max_abs_bf16_with_bf16_head_vs_cpu_fp32": round(float(np.max(np.abs(gpu16_head - cpu32))), 4),
         "max_abs_gpu_fp32_vs_cpu_fp32": round(float(np.max(np.abs(gpu32 - cpu32))), 5),
-        "mean_score": round(float(np.mean(cpu32)), 2)}
+        "mean_score": round(float(np.mean(cpu32)), 2),
+    }
     print(json.dumps(result, indent=2), flush=True)
 
     result["tailsplit"], _ = timed_run(bf16, requests, info, peak)
@@ -222,7 +251,7 @@ def main() -> None:
         result["tailsplit_no_prefix_sharing"], _ = timed_run(unshared, requests, info, peak)
         print(json.dumps(result["tailsplit_no_prefix_sharing"], indent=2), flush=True)
 
-    sweep = requests[:args.sweep_pairs]
+    sweep = requests[: args.sweep_pairs]
     result["batch_tokens_sweep"] = {}
     for budget in args.sweep:
         variant = scorer(device="cuda", dtype="bfloat16", batch_tokens=budget)
@@ -230,7 +259,7 @@ def main() -> None:
         result["batch_tokens_sweep"][budget] = timed_run(variant, sweep, info, peak)[0]
         print(budget, json.dumps(result["batch_tokens_sweep"][budget]), flush=True)
 
-    subset = requests[:args.reference_pairs]
+    subset = requests[: args.reference_pairs]
     encoded = bf16.encode(subset)
     tokens = sum(len(e.ids) for e in encoded)
     torch.cuda.synchronize()
@@ -243,10 +272,14 @@ def main() -> None:
     torch.cuda.synchronize()
     our_seconds = time.perf_counter() - started
     result["reference_recipe"] = {
-        "pairs": len(subset), "tokens": tokens, "seconds": round(ref_seconds, 2),
-        "tokens_per_s": round(tokens / ref_seconds), "tailsplit_seconds": round(our_seconds, 2),
+        "pairs": len(subset),
+        "tokens": tokens,
+        "seconds": round(ref_seconds, 2),
+        "tokens_per_s": round(tokens / ref_seconds),
+        "tailsplit_seconds": round(our_seconds, 2),
         "speedup": round(ref_seconds / our_seconds, 2),
-        "max_abs_diff_nats": round(float(np.max(np.abs(reference - ours))), 4)}
+        "max_abs_diff_nats": round(float(np.max(np.abs(reference - ours))), 4),
+    }
     print(json.dumps(result["reference_recipe"], indent=2), flush=True)
     if args.json:
         args.json.write_text(json.dumps(result, indent=2) + "\n")

@@ -37,7 +37,7 @@ def rows_scored(rows, offsets, row_of):
         n = len(e.ids) - e.first
         parts[0].append(np.full(n, row_of[r]))
         parts[1].append(offsets[r] + np.arange(e.first - 1, len(e.ids) - 1))
-        parts[2].append(np.asarray(e.ids[e.first:]))
+        parts[2].append(np.asarray(e.ids[e.first :]))
         parts[3].append(np.full(n, r))
     return tuple(np.concatenate(p).astype(np.int64) for p in parts)
 
@@ -50,11 +50,15 @@ def row_by_row(batch) -> tuple:
         input_ids = np.zeros((len(payload), width), dtype=np.int64)
         attention = np.zeros_like(input_ids)
         for r, e in enumerate(payload):
-            input_ids[r, :len(e.ids)] = e.ids
-            attention[r, :len(e.ids)] = 1
+            input_ids[r, : len(e.ids)] = e.ids
+            attention[r, : len(e.ids)] = 1
         position_ids = np.clip(np.cumsum(attention, axis=1) - 1, 0, None)
-        return (input_ids, position_ids, attention,
-                *rows_scored(payload, np.zeros(len(payload), dtype=np.int64), np.arange(len(payload))))
+        return (
+            input_ids,
+            position_ids,
+            attention,
+            *rows_scored(payload, np.zeros(len(payload), dtype=np.int64), np.arange(len(payload))),
+        )
     packed, offsets, row_of = [], [], []
     for g, (prefix_len, members) in enumerate(payload):
         ids, positions, owners = list(members[0].ids[:prefix_len]), list(range(prefix_len)), [-1] * prefix_len
@@ -70,7 +74,7 @@ def row_by_row(batch) -> tuple:
     position_ids = np.zeros_like(input_ids)
     owner = np.full((len(packed), width), -2, dtype=np.int64)
     for r, (ids, positions, owners) in enumerate(packed):
-        input_ids[r, :len(ids)], position_ids[r, :len(ids)], owner[r, :len(ids)] = ids, positions, owners
+        input_ids[r, : len(ids)], position_ids[r, : len(ids)], owner[r, : len(ids)] = ids, positions, owners
     causal = np.tril(np.ones((width, width), dtype=bool))
     visible = (owner[:, :, None] == owner[:, None, :]) | (owner[:, None, :] == -1)
     mask = (causal & visible) | np.eye(width, dtype=bool)
@@ -88,8 +92,15 @@ def arrays(layout) -> tuple:
     attention = layout.attention
     if layout.packed:
         attention = packed_attention_mask(torch.from_numpy(attention))[:, 0].numpy()
-    return (layout.input_ids, layout.position_ids, attention,
-            layout.row_idx, layout.pos_idx, layout.targets, layout.example_idx)
+    return (
+        layout.input_ids,
+        layout.position_ids,
+        attention,
+        layout.row_idx,
+        layout.pos_idx,
+        layout.targets,
+        layout.example_idx,
+    )
 
 
 def timed(fn, batches) -> tuple[float, list]:
@@ -107,8 +118,10 @@ def main() -> None:
     scorer = HFScorer(device="cpu", batch_tokens=32768, max_batch_size=8192)
     batches = scorer.plan(synthetic_requests(DEFAULT_DATA, args.pairs, seed=0))
     tokens = sum(b.n_tokens for b in batches)
-    print(f"{args.pairs} pairs → {len(batches)} batches, {tokens} tokens "
-          f"({sum(b.payload[0] == 'shared' for b in batches)} packed)")
+    print(
+        f"{args.pairs} pairs → {len(batches)} batches, {tokens} tokens "
+        f"({sum(b.payload[0] == 'shared' for b in batches)} packed)"
+    )
     base, host, mask = [], [], []
     for _ in range(args.repeats):  # interleaved, best of repeats
         seconds, expected = timed(row_by_row, batches)
@@ -123,12 +136,19 @@ def main() -> None:
     mask_bytes = sum(row_by_row(b)[2].nbytes for b in batches if b.payload[0] == "shared")
     n = len(batches)
     print(f"row by row + host mask:  {1000 * min(base) / n:.1f} ms/batch ({tokens / min(base):,.0f} tokens/s)")
-    print(f"tailsplit layout (host): {1000 * min(host) / n:.1f} ms/batch ({tokens / min(host):,.0f} tokens/s) "
-          f"= {min(base) / min(host):.1f}× faster")
-    print(f"  + packed masks from owner, on the CPU here (on a GPU they are built there): "
-          f"{1000 * min(mask) / n:.1f} ms/batch; all together {min(base) / (min(host) + min(mask)):.1f}× faster")
-    print(f"identical arrays; host→device bytes for packed masks {mask_bytes / 2**20:.0f} MiB "
-          f"→ owner {owner_bytes / 2**20:.0f} MiB")
+    print(
+        f"tailsplit layout (host): {1000 * min(host) / n:.1f} ms/batch ({tokens / min(host):,.0f} tokens/s) "
+        f"= {min(base) / min(host):.1f}× faster"
+    )
+    print(
+        f"  + packed masks from owner, on the CPU here (on a GPU they are built there): "
+        f"{1000 * min(mask) / n:.1f} ms/batch; all together {min(base) / (min(host) + min(mask)):.1f}× faster"
+    )
+    print(
+        f"identical arrays; host→device bytes for packed masks {mask_bytes / 2**20:.0f} MiB "
+        f"→ owner {owner_bytes / 2**20:.0f} MiB"
+    )
+
 
 if __name__ == "__main__":
     main()

@@ -43,11 +43,19 @@ def main() -> None:
     clock = time.perf_counter()
     text = compute_text_counts(texts)
     features_s = time.perf_counter() - clock
-    columns = {"one": np.ones(n), "words": text.words, "alpha_words": text.alpha_words, "rare_words": text.rare_words,
-               "sentences": text.sentences, "syllables": text.syllables}
-    stats = [RatioStatistic("mean_words", "", ("words", "one"), np.divide),
-             RatioStatistic("rare_word_fraction", "", ("rare_words", "alpha_words"), np.divide),
-             RatioStatistic("fk_grade", "", ("alpha_words", "sentences", "syllables"), fk_grade)]
+    columns = {
+        "one": np.ones(n),
+        "words": text.words,
+        "alpha_words": text.alpha_words,
+        "rare_words": text.rare_words,
+        "sentences": text.sentences,
+        "syllables": text.syllables,
+    }
+    stats = [
+        RatioStatistic("mean_words", "", ("words", "one"), np.divide),
+        RatioStatistic("rare_word_fraction", "", ("rare_words", "alpha_words"), np.divide),
+        RatioStatistic("fk_grade", "", ("alpha_words", "sentences", "syllables"), fk_grade),
+    ]
     eval_mask = np.zeros(n, dtype=bool)
     eval_mask[np.argsort(-text.words, kind="stable")[: n // 5]] = True
 
@@ -64,8 +72,9 @@ def main() -> None:
         rows = rng.permutation(n)[:n_eval]
         baseline["mean_words"].append(text.words[rows].mean())
         baseline["rare_word_fraction"].append(text.rare_words[rows].sum() / text.alpha_words[rows].sum())
-        baseline["fk_grade"].append(fk_grade(text.alpha_words[rows].sum(), text.sentences[rows].sum(),
-                                             text.syllables[rows].sum()))
+        baseline["fk_grade"].append(
+            fk_grade(text.alpha_words[rows].sum(), text.sentences[rows].sum(), text.syllables[rows].sum())
+        )
     baseline_s = time.perf_counter() - clock
 
     clock = time.perf_counter()
@@ -77,15 +86,21 @@ def main() -> None:
 
     total = features_s + ours_s
     print(f"{n} texts, {args.splits} random splits of {n_eval} evaluation examples")
-    print(f"recompute from texts per split (usual script): ~{from_texts_s:.0f} s "
-          f"(measured on {args.baseline_splits} splits, extrapolated)")
-    print(f"tailsplit: counts once {features_s:.1f} s + {args.splits} splits {ours_s:.2f} s = {total:.1f} s "
-          f"({from_texts_s / total:.0f}x faster)")
+    print(
+        f"recompute from texts per split (usual script): ~{from_texts_s:.0f} s "
+        f"(measured on {args.baseline_splits} splits, extrapolated)"
+    )
+    print(
+        f"tailsplit: counts once {features_s:.1f} s + {args.splits} splits {ours_s:.2f} s = {total:.1f} s "
+        f"({from_texts_s / total:.0f}x faster)"
+    )
     print(f"loop over tailsplit's counts instead of its gather-and-sum: {baseline_s:.2f} s vs {ours_s:.2f} s")
     for c in result:
         other = np.array(baseline[c.name])
-        print(f"  {c.name}: observed {c.observed:.4f}, null {c.null_mean:.4f} ± {c.null_std:.4f} "
-              f"(baseline {other.mean():.4f} ± {other.std(ddof=1):.4f}), percentile {c.percentile:.1f}")
+        print(
+            f"  {c.name}: observed {c.observed:.4f}, null {c.null_mean:.4f} ± {c.null_std:.4f} "
+            f"(baseline {other.mean():.4f} ± {other.std(ddof=1):.4f}), percentile {c.percentile:.1f}"
+        )
 
 
 if __name__ == "__main__":

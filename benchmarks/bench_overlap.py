@@ -35,10 +35,15 @@ from tailsplit.overlap.query import GenericQueryExtractor
 from tailsplit.overlap.tokens import overlap_tokens
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
-SOURCES = {"snli/dev.jsonl.gz": ("premise", "hypothesis"), "mnli/dev_matched.jsonl.gz": ("premise", "hypothesis"),
-           "anli/test.jsonl.gz": ("premise", "hypothesis"), "boolq/dev.jsonl.gz": ("passage", "question"),
-           "boolq/train_questions_only.jsonl.gz": ("question",), "spider/train.jsonl.gz": ("question",),
-           "semeval2017_sentiment/test.jsonl.gz": ("text",)}
+SOURCES = {
+    "snli/dev.jsonl.gz": ("premise", "hypothesis"),
+    "mnli/dev_matched.jsonl.gz": ("premise", "hypothesis"),
+    "anli/test.jsonl.gz": ("premise", "hypothesis"),
+    "boolq/dev.jsonl.gz": ("passage", "question"),
+    "boolq/train_questions_only.jsonl.gz": ("question",),
+    "spider/train.jsonl.gz": ("question",),
+    "semeval2017_sentiment/test.jsonl.gz": ("text",),
+}
 
 
 def real_sentences(data: Path) -> list[str]:
@@ -62,7 +67,7 @@ def write_corpus(sentences: list[str], n: int, path: Path, seed: int = 0) -> int
             f.write(s + "\n")
         for _ in range(max(0, n - len(sentences))):
             a, b = halves[rng.integers(len(halves))], halves[rng.integers(len(halves))]
-            f.write(" ".join(a[: len(a) // 2] + b[len(b) // 2:]) + "\n")
+            f.write(" ".join(a[: len(a) // 2] + b[len(b) // 2 :]) + "\n")
     return min(n, len(sentences))
 
 
@@ -91,8 +96,10 @@ def run(args: argparse.Namespace, work: Path) -> None:
     n_real = write_corpus(sentences, args.n, corpus)
     with gzip.open(args.data / "snli/test.jsonl.gz", "rt", encoding="utf-8") as f:
         queries = [json.loads(line)["hypothesis"] for line in f][: args.queries]
-    print(f"corpus: {args.n:,} entries ({n_real:,} real sentences, {args.n - n_real:,} recombined); "
-          f"{len(queries)} queries (SNLI test hypotheses)")
+    print(
+        f"corpus: {args.n:,} entries ({n_real:,} real sentences, {args.n - n_real:,} recombined); "
+        f"{len(queries)} queries (SNLI test hypotheses)"
+    )
     rows = []
 
     clock = time.perf_counter()
@@ -102,7 +109,15 @@ def run(args: argparse.Namespace, work: Path) -> None:
     ids, structured = [str(i) for i in range(len(queries))], [extractor.query({}, q) for q in queries]
     clock = time.perf_counter()
     reference = [a.as_dict() for a in audit_all(index, ids, queries, structured, k=5)]
-    rows.append(("tailsplit (BM25 + 8/13-gram index, snippets)", args.n, build_s, len(queries) / (time.perf_counter() - clock), peak_mib()))
+    rows.append(
+        (
+            "tailsplit (BM25 + 8/13-gram index, snippets)",
+            args.n,
+            build_s,
+            len(queries) / (time.perf_counter() - clock),
+            peak_mib(),
+        )
+    )
     del index
     if args.shards:
         rows += sharded_rows(corpus, ids, queries, structured, args.shards, work, reference)
@@ -116,7 +131,15 @@ def run(args: argparse.Namespace, work: Path) -> None:
     direct_build = time.perf_counter() - clock
     clock = time.perf_counter()
     retriever.retrieve(bm25s.tokenize(queries, stopwords=None, show_progress=False), k=5, show_progress=False)
-    rows.append(("bm25s directly (in memory, BM25 only)", args.n, direct_build, len(queries) / (time.perf_counter() - clock), peak_mib()))
+    rows.append(
+        (
+            "bm25s directly (in memory, BM25 only)",
+            args.n,
+            direct_build,
+            len(queries) / (time.perf_counter() - clock),
+            peak_mib(),
+        )
+    )
     del texts, retriever
 
     rows.append(whoosh_row(corpus, queries, args.whoosh_n, work))
@@ -124,11 +147,14 @@ def run(args: argparse.Namespace, work: Path) -> None:
     print("|---|---:|---:|---:|---:|---:|")
     for name, n, build, qps, mem in rows:
         print(f"| {name} | {n:,} | {build:.1f} | {n / build:,.0f} | {qps:,.0f} | {mem:,.0f} |")
-    print(f"\ntailsplit index on disk: {sum(p.stat().st_size for p in (work / 'tailsplit-index').rglob('*') if p.is_file()) / 2**20:.0f} MiB")
+    print(
+        f"\ntailsplit index on disk: {sum(p.stat().st_size for p in (work / 'tailsplit-index').rglob('*') if p.is_file()) / 2**20:.0f} MiB"
+    )
 
 
-def sharded_rows(corpus: Path, ids: list[str], queries: list[str], structured: list, shards: int, work: Path,
-                 reference: list[dict]) -> list[tuple[str, int, float, float, float]]:
+def sharded_rows(
+    corpus: Path, ids: list[str], queries: list[str], structured: list, shards: int, work: Path, reference: list[dict]
+) -> list[tuple[str, int, float, float, float]]:
     from tailsplit.config import OverlapConfig
     from tailsplit.overlap.sharded import LocalExecutor, RayExecutor, audit_sharded, open_or_build_sharded
 
@@ -143,7 +169,15 @@ def sharded_rows(corpus: Path, ids: list[str], queries: list[str], structured: l
         audits = [a.as_dict() for a in audit_sharded(index, executor, ids, queries, structured, k=5)]
         qps = len(queries) / (time.perf_counter() - clock)
         assert audits == reference, f"{shards} shards ({name}) disagree with the one-index audit"
-        rows.append((f"tailsplit, {shards} shards, {name} (audit equal to one index)", index.info["entries"], build, qps, peak_mib()))
+        rows.append(
+            (
+                f"tailsplit, {shards} shards, {name} (audit equal to one index)",
+                index.info["entries"],
+                build,
+                qps,
+                peak_mib(),
+            )
+        )
         if hasattr(executor, "close"):
             executor.close()
     return rows
@@ -172,7 +206,13 @@ def whoosh_row(corpus: Path, queries: list[str], limit: int, work: Path) -> tupl
         for q in queries:
             searcher.search(parser.parse(" ".join(overlap_tokens(q))), limit=5)
     qps = len(queries) / (time.perf_counter() - clock)
-    return ("Whoosh 2.7 (BM25F, on disk)", min(limit, sum(1 for _ in open(corpus, encoding="utf-8"))), build, qps, peak_mib())
+    return (
+        "Whoosh 2.7 (BM25F, on disk)",
+        min(limit, sum(1 for _ in open(corpus, encoding="utf-8"))),
+        build,
+        qps,
+        peak_mib(),
+    )
 
 
 if __name__ == "__main__":

@@ -40,22 +40,28 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pairs", type=int, default=300)
     parser.add_argument("--device", default="cpu")
-    parser.add_argument("--dtypes", nargs="+",
-                        default=["bfloat16", "mixed-bfloat16", "mixed-float16"])
+    parser.add_argument("--dtypes", nargs="+", default=["bfloat16", "mixed-bfloat16", "mixed-float16"])
     parser.add_argument("--json", help="also write the numbers here")
     args = parser.parse_args()
     requests = synthetic_requests(DEFAULT_DATA, args.pairs, seed=1)
     reference, reference_s = timed_scores(HFScorer(device=args.device), requests)
-    print(f"{args.pairs} SNLI pairs on {args.device}; float32 {reference_s:.1f} s, "
-          f"mean score {reference.mean():.2f} nats")
+    print(
+        f"{args.pairs} SNLI pairs on {args.device}; float32 {reference_s:.1f} s, mean score {reference.mean():.2f} nats"
+    )
     results = {"pairs": args.pairs, "device": args.device, "float32_seconds": round(reference_s, 2)}
     for dtype in args.dtypes:
         scores, seconds = timed_scores(HFScorer(device=args.device, dtype=dtype), requests)
         error = np.abs(scores - reference)
-        results[dtype] = {"max": round(float(error.max()), 4), "p99": round(float(np.quantile(error, 0.99)), 4),
-                          "mean": round(float(error.mean()), 4), "seconds": round(seconds, 2)}
-        print(f"{dtype:>15}: |Δ| max {error.max():.4f}  p99 {np.quantile(error, 0.99):.4f}  "
-              f"mean {error.mean():.4f} nats; time {seconds / reference_s:.2f}× float32")
+        results[dtype] = {
+            "max": round(float(error.max()), 4),
+            "p99": round(float(np.quantile(error, 0.99)), 4),
+            "mean": round(float(error.mean()), 4),
+            "seconds": round(seconds, 2),
+        }
+        print(
+            f"{dtype:>15}: |Δ| max {error.max():.4f}  p99 {np.quantile(error, 0.99):.4f}  "
+            f"mean {error.mean():.4f} nats; time {seconds / reference_s:.2f}× float32"
+        )
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(results, handle, indent=2)

@@ -44,15 +44,27 @@ def main() -> None:
     local = score_requests(requests, scorer, None)[0]
     local_s = time.perf_counter() - started
     with tempfile.TemporaryDirectory() as work:
-        engine = RayScoringEngine(work_dir=Path(work), workers=args.workers, shard_tokens=args.shard_tokens,
-                                  num_cpus=args.workers)
+        engine = RayScoringEngine(
+            work_dir=Path(work), workers=args.workers, shard_tokens=args.shard_tokens, num_cpus=args.workers
+        )
         started = time.perf_counter()
         ray_scores = score_requests(requests, scorer, None, engine=engine)[0]
         ray_s = time.perf_counter() - started
-    print(json.dumps({"pairs": len(requests), "cpus": os.cpu_count(), "workers": args.workers,
-                      "shards": engine.last_run["shards"], "single_process_s": round(local_s, 1),
-                      "ray_s": round(ray_s, 1), "ray_vs_single_process": round(local_s / ray_s, 2),
-                      "max_abs_diff_nats": float(np.max(np.abs(ray_scores - local)))}, indent=2))
+    print(
+        json.dumps(
+            {
+                "pairs": len(requests),
+                "cpus": os.cpu_count(),
+                "workers": args.workers,
+                "shards": engine.last_run["shards"],
+                "single_process_s": round(local_s, 1),
+                "ray_s": round(ray_s, 1),
+                "ray_vs_single_process": round(local_s / ray_s, 2),
+                "max_abs_diff_nats": float(np.max(np.abs(ray_scores - local))),
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

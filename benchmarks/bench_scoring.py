@@ -39,17 +39,17 @@ def reference_scores(scorer: HFScorer, encoded: list, batch_size: int = 8) -> np
     out = np.zeros(len(encoded))
     with torch.inference_mode():
         for start in range(0, len(encoded), batch_size):
-            rows = encoded[start:start + batch_size]
+            rows = encoded[start : start + batch_size]
             width = max(len(e.ids) for e in rows)
             input_ids = torch.zeros((len(rows), width), dtype=torch.long)
             mask = torch.zeros((len(rows), width), dtype=torch.long)
             for r, e in enumerate(rows):
-                input_ids[r, :len(e.ids)] = torch.tensor(e.ids)
-                mask[r, :len(e.ids)] = 1
+                input_ids[r, : len(e.ids)] = torch.tensor(e.ids)
+                mask[r, : len(e.ids)] = 1
             logprobs = torch.log_softmax(model(input_ids=input_ids, attention_mask=mask).logits.float(), -1)
             token_lp = logprobs[:, :-1].gather(2, input_ids[:, 1:, None])[..., 0]
             for r, e in enumerate(rows):
-                out[start + r] = token_lp[r, e.first - 1:len(e.ids) - 1].double().sum().item()
+                out[start + r] = token_lp[r, e.first - 1 : len(e.ids) - 1].double().sum().item()
     return out
 
 
@@ -78,9 +78,11 @@ def main() -> None:
     unshared._model = scorer.model  # same weights in memory: load once, before timing
     tailsplit_scores(scorer, requests[:64])  # warm up kernels and threads
 
-    contenders = {"reference": lambda: reference_scores(scorer, encoded),
-                  "tailsplit_no_prefix_sharing": lambda: tailsplit_scores(unshared, requests),
-                  "tailsplit": lambda: tailsplit_scores(scorer, requests)}
+    contenders = {
+        "reference": lambda: reference_scores(scorer, encoded),
+        "tailsplit_no_prefix_sharing": lambda: tailsplit_scores(unshared, requests),
+        "tailsplit": lambda: tailsplit_scores(scorer, requests),
+    }
     seconds = {name: [] for name in contenders}
     scores = {}
     for _ in range(args.repeats):  # interleaved, so a noisy moment hurts every contender alike
@@ -90,13 +92,16 @@ def main() -> None:
             seconds[name].append(time.perf_counter() - started)
     rate = {name: n_tokens / min(times) for name, times in seconds.items()}
     report = {
-        "data": args.data.name, "pairs": len(requests), "tokens": n_tokens,
+        "data": args.data.name,
+        "pairs": len(requests),
+        "tokens": n_tokens,
         "machine": f"{platform.machine()}, {torch.get_num_threads()} torch threads, torch {torch.__version__}",
         **{f"{name}_tokens_per_s": round(r, 1) for name, r in rate.items()},
         "speedup_no_prefix_sharing": round(rate["tailsplit_no_prefix_sharing"] / rate["reference"], 2),
         "speedup": round(rate["tailsplit"] / rate["reference"], 2),
-        "max_abs_score_diff_nats": float(max(np.max(np.abs(scores["reference"] - scores[name]))
-                                             for name in contenders)),
+        "max_abs_score_diff_nats": float(
+            max(np.max(np.abs(scores["reference"] - scores[name])) for name in contenders)
+        ),
     }
     print(json.dumps(report, indent=2))
     if args.json:

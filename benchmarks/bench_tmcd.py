@@ -54,9 +54,12 @@ def start_split(features: ProgramFeatures, n_eval: int, seed: int) -> np.ndarray
 
 def reference_divergence(train: Counter, evaluation: Counter, alpha: float = COMPOUND_ALPHA) -> float:
     total_train, total_eval = sum(train.values()), sum(evaluation.values())
-    numerator = sum(count ** alpha * evaluation[key] ** (1 - alpha) for key, count in train.items()
-                    if count > 0 and evaluation.get(key, 0) > 0)
-    return 1.0 - numerator / (total_train ** alpha * total_eval ** (1 - alpha))
+    numerator = sum(
+        count**alpha * evaluation[key] ** (1 - alpha)
+        for key, count in train.items()
+        if count > 0 and evaluation.get(key, 0) > 0
+    )
+    return 1.0 - numerator / (total_train**alpha * total_eval ** (1 - alpha))
 
 
 def reference_greedy(features: ProgramFeatures, eval_mask: np.ndarray, iterations: int) -> tuple[float, int]:
@@ -122,8 +125,10 @@ def main() -> None:
     features = load_features(args.data)
     start = start_split(features, args.eval_size, args.seed)
     search = CompoundDivergenceSearch(features.compounds, features.atoms, start)
-    print(f"{len(features)} programs, {features.compounds.n_items} distinct compounds; "
-          f"start divergence {search.divergence():.4f}")
+    print(
+        f"{len(features)} programs, {features.compounds.n_items} distinct compounds; "
+        f"start divergence {search.divergence():.4f}"
+    )
 
     clock = time.perf_counter()
     ours_done = search.run(args.iterations)
@@ -139,12 +144,18 @@ def main() -> None:
     full_done = full.run(None)
     full_s = time.perf_counter() - clock
 
-    print(f"reference greedy : {ref_done} swaps in {ref_s:7.2f} s ({ref_s / max(ref_done, 1) * 1000:8.1f} ms/swap), "
-          f"compound divergence {ref_div:.4f}")
-    print(f"tailsplit        : {ours_done} swaps in {ours_s:7.2f} s ({ours_s / max(ours_done, 1) * 1000:8.1f} ms/swap), "
-          f"compound divergence {ours_div:.4f}")
-    print(f"speed-up per swap: {(ref_s / max(ref_done, 1)) / (ours_s / max(ours_done, 1)):.0f}x; "
-          f"divergence at equal swaps: {ours_div:.4f} vs {ref_div:.4f}")
+    print(
+        f"reference greedy : {ref_done} swaps in {ref_s:7.2f} s ({ref_s / max(ref_done, 1) * 1000:8.1f} ms/swap), "
+        f"compound divergence {ref_div:.4f}"
+    )
+    print(
+        f"tailsplit        : {ours_done} swaps in {ours_s:7.2f} s ({ours_s / max(ours_done, 1) * 1000:8.1f} ms/swap), "
+        f"compound divergence {ours_div:.4f}"
+    )
+    print(
+        f"speed-up per swap: {(ref_s / max(ref_done, 1)) / (ours_s / max(ours_done, 1)):.0f}x; "
+        f"divergence at equal swaps: {ours_div:.4f} vs {ref_div:.4f}"
+    )
     print(f"tailsplit to convergence: {full_done} swaps in {full_s:.2f} s, compound divergence {full.divergence():.4f}")
 
 

@@ -40,14 +40,19 @@ def main() -> None:
         raise SystemExit("the two splits are not of the same examples (their ids differ)")
     ids = sorted(a)
     x, y = np.array([a[i] for i in ids]), np.array([b[i] for i in ids])
-    print(json.dumps({
-        "examples": len(ids),
-        "pearson_r": round(float(np.corrcoef(x, y)[0, 1]), 4),
-        "spearman_rho": round(float(np.corrcoef(ranks(x), ranks(y))[0, 1]), 4),
-        "eval_sizes": [len(eval_a), len(eval_b)],
-        "eval_shared": len(eval_a & eval_b),
-        "eval_shared_share": round(len(eval_a & eval_b) / max(len(eval_a), 1), 4),
-    }, indent=2))
+    print(
+        json.dumps(
+            {
+                "examples": len(ids),
+                "pearson_r": round(float(np.corrcoef(x, y)[0, 1]), 4),
+                "spearman_rho": round(float(np.corrcoef(ranks(x), ranks(y))[0, 1]), 4),
+                "eval_sizes": [len(eval_a), len(eval_b)],
+                "eval_shared": len(eval_a & eval_b),
+                "eval_shared_share": round(len(eval_a & eval_b) / max(len(eval_a), 1), 4),
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

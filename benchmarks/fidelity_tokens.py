@@ -41,8 +41,10 @@ def compare(name: str, a: np.ndarray, b: np.ndarray) -> None:
     tail = max(len(a) // 10, 1)
     low_a, low_b = set(np.argsort(a, kind="stable")[:tail]), set(np.argsort(b, kind="stable")[:tail])
     top_a, top_b = set(np.argsort(a, kind="stable")[:20]), set(np.argsort(b, kind="stable")[:20])
-    print(f"| {name} | {len(a):,} | {np.mean(b - a):+.2f} | {spearmanr(a, b).statistic:.3f} | "
-          f"{100 * len(low_a & low_b) / tail:.1f}% | {len(top_a & top_b)} of 20 |")
+    print(
+        f"| {name} | {len(a):,} | {np.mean(b - a):+.2f} | {spearmanr(a, b).statistic:.3f} | "
+        f"{100 * len(low_a & low_b) / tail:.1f}% | {len(top_a & top_b)} of 20 |"
+    )
 
 
 def main() -> None:
@@ -57,22 +59,38 @@ def main() -> None:
     pair = DataConfig(text="hypothesis", context="premise", label="label")
     print("| comparison | examples | mean shift (nats) | Spearman | least likely 10% kept | 20 least likely kept |")
     print("|---|---:|---:|---:|---:|---:|")
-    compare("Spider, unprompted: start `bos` (<|im_start|>) → `<|endoftext|>`",
-            scores(spider, args.n, question, "plain"),
-            scores(spider, args.n, DataConfig(text="question"), "plain", start_token="<|endoftext|>"))
-    compare("SNLI dev, snli prompt: end token not scored → `--score-eos`",
-            scores(snli, args.n, pair, "snli"),
-            scores(snli, args.n, DataConfig(text="hypothesis", context="premise", label="label"), "snli", score_eos=True))
-    compare("SNLI dev, snli prompt: → `--score-eos --end-token '<|endoftext|>'`",
-            scores(snli, args.n, pair, "snli"),
-            scores(snli, args.n, DataConfig(text="hypothesis", context="premise", label="label"), "snli",
-                   score_eos=True, end_token="<|endoftext|>"))
-    compare("BoolQ dev questions, unprompted: → `--score-eos`",
-            scores(boolq, args.n, question, "plain"),
-            scores(boolq, args.n, DataConfig(text="question"), "plain", score_eos=True))
-    compare("BoolQ dev questions, unprompted: → `--score-eos --end-token '<|endoftext|>'`",
-            scores(boolq, args.n, question, "plain"),
-            scores(boolq, args.n, DataConfig(text="question"), "plain", score_eos=True, end_token="<|endoftext|>"))
+    compare(
+        "Spider, unprompted: start `bos` (<|im_start|>) → `<|endoftext|>`",
+        scores(spider, args.n, question, "plain"),
+        scores(spider, args.n, DataConfig(text="question"), "plain", start_token="<|endoftext|>"),
+    )
+    compare(
+        "SNLI dev, snli prompt: end token not scored → `--score-eos`",
+        scores(snli, args.n, pair, "snli"),
+        scores(snli, args.n, DataConfig(text="hypothesis", context="premise", label="label"), "snli", score_eos=True),
+    )
+    compare(
+        "SNLI dev, snli prompt: → `--score-eos --end-token '<|endoftext|>'`",
+        scores(snli, args.n, pair, "snli"),
+        scores(
+            snli,
+            args.n,
+            DataConfig(text="hypothesis", context="premise", label="label"),
+            "snli",
+            score_eos=True,
+            end_token="<|endoftext|>",
+        ),
+    )
+    compare(
+        "BoolQ dev questions, unprompted: → `--score-eos`",
+        scores(boolq, args.n, question, "plain"),
+        scores(boolq, args.n, DataConfig(text="question"), "plain", score_eos=True),
+    )
+    compare(
+        "BoolQ dev questions, unprompted: → `--score-eos --end-token '<|endoftext|>'`",
+        scores(boolq, args.n, question, "plain"),
+        scores(boolq, args.n, DataConfig(text="question"), "plain", score_eos=True, end_token="<|endoftext|>"),
+    )
 
 
 if __name__ == "__main__":

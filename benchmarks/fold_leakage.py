@@ -35,11 +35,13 @@ def main() -> None:
     data = load_examples(args.paths, FieldMap(text=args.text, group=args.group))
     texts = list(data.texts)
     normal = [normalized_query(t) for t in texts]
-    keys = {"texts alone, exact (no --group)": fold_units(texts),
-            "texts alone, normalized (no --group)": fold_units(texts, match="normalized"),
-            "group alone (before)": list(data.groups),
-            "texts + groups, exact (default)": fold_units(texts, data.groups),
-            "texts + groups, normalized": fold_units(texts, data.groups, match="normalized")}
+    keys = {
+        "texts alone, exact (no --group)": fold_units(texts),
+        "texts alone, normalized (no --group)": fold_units(texts, match="normalized"),
+        "group alone (before)": list(data.groups),
+        "texts + groups, exact (default)": fold_units(texts, data.groups),
+        "texts + groups, normalized": fold_units(texts, data.groups, match="normalized"),
+    }
     print(f"{len(texts):,} examples, {len(set(data.groups)):,} groups, {args.folds} folds, seed {args.seed}")
     print(f"{'fold key':37} {'units':>7} {'equal texts crossing':>21} {'normalized texts crossing':>26}")
     for name, key in keys.items():

@@ -39,10 +39,12 @@ def predict_snli(dev: list[dict], test: list[dict]) -> list[str]:
 
     premise = TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True)
     hypothesis = TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True)
-    train_x = hstack([premise.fit_transform([r["premise"] for r in dev]),
-                      hypothesis.fit_transform([r["hypothesis"] for r in dev])]).tocsr()
-    test_x = hstack([premise.transform([r["premise"] for r in test]),
-                     hypothesis.transform([r["hypothesis"] for r in test])]).tocsr()
+    train_x = hstack(
+        [premise.fit_transform([r["premise"] for r in dev]), hypothesis.fit_transform([r["hypothesis"] for r in dev])]
+    ).tocsr()
+    test_x = hstack(
+        [premise.transform([r["premise"] for r in test]), hypothesis.transform([r["hypothesis"] for r in test])]
+    ).tocsr()
     model = LogisticRegression(C=2.0, max_iter=2000).fit(train_x, [r["label"] for r in dev])
     return list(np.asarray(model.predict(test_x)))
 
@@ -63,22 +65,38 @@ def main() -> None:
         clock = time.perf_counter()
         predictions = predict_snli(dev, test)
         correct = sum(p == r["label"] for p, r in zip(predictions, test))
-        print(f"TF-IDF + logistic regression trained on SNLI dev: {correct / len(test):.1%} on SNLI test "
-              f"({time.perf_counter() - clock:.1f} s)")
+        print(
+            f"TF-IDF + logistic regression trained on SNLI dev: {correct / len(test):.1%} on SNLI test "
+            f"({time.perf_counter() - clock:.1f} s)"
+        )
         (work / "predictions.jsonl").write_text("".join(json.dumps({"prediction": p}) + "\n" for p in predictions))
-        config = OverlapConfig(test=[str(args.data / "snli/test.jsonl.gz")], text="hypothesis", label="label",
-                               corpus=[str(work / "snli_dev_hypotheses.txt"), str(work / "sentences.txt")],
-                               index_dir=str(work / "index"), top_quantile=0.25,
-                               predictions=str(work / "predictions.jsonl"), shards=args.shards, engine=args.engine,
-                               out=str(args.out), overwrite=True)
+        config = OverlapConfig(
+            test=[str(args.data / "snli/test.jsonl.gz")],
+            text="hypothesis",
+            label="label",
+            corpus=[str(work / "snli_dev_hypotheses.txt"), str(work / "sentences.txt")],
+            index_dir=str(work / "index"),
+            top_quantile=0.25,
+            predictions=str(work / "predictions.jsonl"),
+            shards=args.shards,
+            engine=args.engine,
+            out=str(args.out),
+            overwrite=True,
+        )
         clock = time.perf_counter()
         summary = pipeline.audit_overlap(config, command=["benchmarks/snli_overlap.py"])
-        print(f"audit: {time.perf_counter() - clock:.0f} s (index {summary['seconds']['index']:.0f} s), "
-              f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MiB")
-        print(f"{summary['overlap']:,} overlapping (best BM25 ≥ {summary['threshold']}), {summary['clean']:,} clean; "
-              f"sharing an n-gram: {summary['ngram_contaminated']}")
+        print(
+            f"audit: {time.perf_counter() - clock:.0f} s (index {summary['seconds']['index']:.0f} s), "
+            f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MiB"
+        )
+        print(
+            f"{summary['overlap']:,} overlapping (best BM25 ≥ {summary['threshold']}), {summary['clean']:,} clean; "
+            f"sharing an n-gram: {summary['ngram_contaminated']}"
+        )
         for a in summary["accuracy"]:
-            print(f"  {a['subset']:8} n={a['n']:5,}  accuracy {a['accuracy']:.1%}  (95% CI {a['ci_low']:.1%}–{a['ci_high']:.1%})")
+            print(
+                f"  {a['subset']:8} n={a['n']:5,}  accuracy {a['accuracy']:.1%}  (95% CI {a['ci_low']:.1%}–{a['ci_high']:.1%})"
+            )
         print(f"wrote {args.out}/")
     finally:
         shutil.rmtree(work)

@@ -40,24 +40,36 @@ from tailsplit.words import word_lengths
 
 SIZES = {"dev_size": 1034, "test_size": 1034}
 PUBLISHED = {  # Godbole & Jia (2023), Spider: atom / compound divergence, novel-compound share
-    "random": ("0.077", "0.046", "25.5%"), "tmcd": ("0.296", "0.322", "-"),
-    "likelihood (prompted)": ("-", "-", "43.6%"), "likelihood (fine-tuned)": ("0.083", "0.054", "-"),
+    "random": ("0.077", "0.046", "25.5%"),
+    "tmcd": ("0.296", "0.322", "-"),
+    "likelihood (prompted)": ("-", "-", "43.6%"),
+    "likelihood (fine-tuned)": ("0.083", "0.054", "-"),
 }
 
 
 def splitters(has_kfold: bool) -> list[tuple[str, Any, str]]:
     """(name, splitter, which scores: '', 'prompted' or 'kfold')."""
     out = [(f"random (seed {s})", RandomSplitter(atom_constraint=True, seed=s, **SIZES), "") for s in range(3)]
-    out += [("length", LengthSplitter(atom_constraint=True, **SIZES), ""),
-            ("template", TemplateSplitter(atom_constraint=True, **SIZES), ""),
-            ("tmcd", TmcdSplitter(**SIZES), ""),
-            ("likelihood (prompted)", LikelihoodSplitter(atom_constraint=True, **SIZES), "prompted"),
-            ("likelihood -len (prompted)", LikelihoodSplitter(atom_constraint=True, length_buckets=10, **SIZES),
-             "prompted")]
+    out += [
+        ("length", LengthSplitter(atom_constraint=True, **SIZES), ""),
+        ("template", TemplateSplitter(atom_constraint=True, **SIZES), ""),
+        ("tmcd", TmcdSplitter(**SIZES), ""),
+        ("likelihood (prompted)", LikelihoodSplitter(atom_constraint=True, **SIZES), "prompted"),
+        (
+            "likelihood -len (prompted)",
+            LikelihoodSplitter(atom_constraint=True, length_buckets=10, **SIZES),
+            "prompted",
+        ),
+    ]
     if has_kfold:
-        out += [("likelihood (fine-tuned)", LikelihoodSplitter(atom_constraint=True, **SIZES), "kfold"),
-                ("likelihood -len (fine-tuned)",
-                 LikelihoodSplitter(atom_constraint=True, length_buckets=10, **SIZES), "kfold")]
+        out += [
+            ("likelihood (fine-tuned)", LikelihoodSplitter(atom_constraint=True, **SIZES), "kfold"),
+            (
+                "likelihood -len (fine-tuned)",
+                LikelihoodSplitter(atom_constraint=True, length_buckets=10, **SIZES),
+                "kfold",
+            ),
+        ]
     return out
 
 
@@ -66,13 +78,18 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=Path("../shared/data/spider"))
     parser.add_argument("--kfold-scores", type=Path)
     parser.add_argument("--out", type=Path)
-    parser.add_argument("--count", choices=["examples", "occurrences"], default="examples",
-                        help="how atoms and compounds count in TMCD and the divergences")
+    parser.add_argument(
+        "--count",
+        choices=["examples", "occurrences"],
+        default="examples",
+        help="how atoms and compounds count in TMCD and the divergences",
+    )
     args = parser.parse_args()
 
     config = RunConfig()
-    config.data = DataConfig(paths=[str(args.data / "train.jsonl.gz"), str(args.data / "dev.jsonl.gz")],
-                             text="question", program="query")
+    config.data = DataConfig(
+        paths=[str(args.data / "train.jsonl.gz"), str(args.data / "dev.jsonl.gz")], text="question", program="query"
+    )
     config.scoring.template = "spider"
     dataset = pipeline.load_dataset(config)
     clock = time.perf_counter()
@@ -97,30 +114,42 @@ def main() -> None:
         if args.out:
             args.out.mkdir(parents=True, exist_ok=True)
             ids = {part: [dataset.ids[i] for i in idx] for part, idx in split.parts().items()}
-            replace_file_bytes(args.out / f"{name.replace(' ', '_').replace('(', '').replace(')', '')}.json",
-                               json.dumps(ids).encode())
+            replace_file_bytes(
+                args.out / f"{name.replace(' ', '_').replace('(', '').replace(')', '')}.json", json.dumps(ids).encode()
+            )
     print_table(rows)
 
 
 def print_table(rows: list[tuple[str, list[int], int, Any, float]]) -> None:
-    print("\n| split | train / dev / test | unseen atoms | atom div. | compound div. | novel compounds "
-          "| test easy / medium / hard / extra | published atom / compound / novel | seconds |")
+    print(
+        "\n| split | train / dev / test | unseen atoms | atom div. | compound div. | novel compounds "
+        "| test easy / medium / hard / extra | published atom / compound / novel | seconds |"
+    )
     print("|---|---|---:|---:|---:|---:|---|---|---:|")
     for name, sizes, unseen, test, seconds in rows:
         mix = " / ".join(f"{100 * v / test.size:.0f}%" for v in test.hardness.values())
-        published = " / ".join(PUBLISHED.get(name.split(" (seed")[0], ("", "", ""))) if "seed 0" in name or \
-            "seed" not in name else ""
-        print(f"| {name} | {' / '.join(map(str, sizes))} | {unseen} | {test.atom_divergence:.3f} | "
-              f"{test.compound_divergence:.3f} | {100 * test.novel_compound_share:.1f}% | {mix} | "
-              f"{published.strip(' /')} | {seconds:.1f} |")
+        published = (
+            " / ".join(PUBLISHED.get(name.split(" (seed")[0], ("", "", "")))
+            if "seed 0" in name or "seed" not in name
+            else ""
+        )
+        print(
+            f"| {name} | {' / '.join(map(str, sizes))} | {unseen} | {test.atom_divergence:.3f} | "
+            f"{test.compound_divergence:.3f} | {100 * test.novel_compound_share:.1f}% | {mix} | "
+            f"{published.strip(' /')} | {seconds:.1f} |"
+        )
     randoms = [r[3] for r in rows if r[0].startswith("random")]
     if randoms:
-        stat = {k: np.array([getattr(t, k) for t in randoms]) for k in
-                ("atom_divergence", "compound_divergence", "novel_compound_share")}
-        print(f"\nrandom, mean ± std over {len(randoms)} seeds: atom {stat['atom_divergence'].mean():.3f} ± "
-              f"{stat['atom_divergence'].std():.3f}, compound {stat['compound_divergence'].mean():.3f} ± "
-              f"{stat['compound_divergence'].std():.3f}, novel {100 * stat['novel_compound_share'].mean():.1f}% ± "
-              f"{100 * stat['novel_compound_share'].std():.1f}%")
+        stat = {
+            k: np.array([getattr(t, k) for t in randoms])
+            for k in ("atom_divergence", "compound_divergence", "novel_compound_share")
+        }
+        print(
+            f"\nrandom, mean ± std over {len(randoms)} seeds: atom {stat['atom_divergence'].mean():.3f} ± "
+            f"{stat['atom_divergence'].std():.3f}, compound {stat['compound_divergence'].mean():.3f} ± "
+            f"{stat['compound_divergence'].std():.3f}, novel {100 * stat['novel_compound_share'].mean():.1f}% ± "
+            f"{100 * stat['novel_compound_share'].std():.1f}%"
+        )
 
 
 if __name__ == "__main__":

@@ -30,15 +30,18 @@ class FakeScorer:
         return {"name": f"fake:{self.model}"}
 
     def plan(self, requests: Sequence[ScoreRequest]) -> list[Batch]:
-        return [Batch(indices=np.arange(i, min(i + 7, len(requests))), n_tokens=1,
-                      payload=list(requests[i:i + 7])) for i in range(0, len(requests), 7)]
+        return [
+            Batch(indices=np.arange(i, min(i + 7, len(requests))), n_tokens=1, payload=list(requests[i : i + 7]))
+            for i in range(0, len(requests), 7)
+        ]
 
     def score_batch(self, batch: Batch) -> BatchScores:
         FakeScorer.calls.append(len(batch.indices))
         return BatchScores(
             logprob_sum=np.array([-float(len(r.query)) for r in batch.payload]),
             n_tokens=np.array([len(r.query.split()) for r in batch.payload]),
-            truncated=np.zeros(len(batch.payload), dtype=bool))
+            truncated=np.zeros(len(batch.payload), dtype=bool),
+        )
 
 
 @pytest.fixture(autouse=True)
@@ -55,7 +58,7 @@ def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from tailsplit.scoring.hf import HFScorer
 
     folder = tmp_path_factory.mktemp("model-cache")
-    assert HFScorer(cache_dir=folder).folder.is_dir()      # converted once, here
+    assert HFScorer(cache_dir=folder).folder.is_dir()  # converted once, here
     return folder
 
 

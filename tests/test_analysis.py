@@ -35,10 +35,10 @@ def test_text_features_count_rare_words_sentences_and_syllables() -> None:
     features = compute_text_counts(["The cat sat. The zyzzyva flew!", "A happy dog.", "An obstreperous cat."])
     assert features.words.tolist() == [8, 4, 4]
     assert features.alpha_words.tolist() == [6, 3, 3]
-    assert features.rare_words.tolist() == [0, 0, 1]       # obstreperous: listed, 0.04 per million
-    assert features.unlisted_words.tolist() == [1, 0, 0]   # zyzzyva: not in the frequency list at all
+    assert features.rare_words.tolist() == [0, 0, 1]  # obstreperous: listed, 0.04 per million
+    assert features.unlisted_words.tolist() == [1, 0, 0]  # zyzzyva: not in the frequency list at all
     assert features.sentences.tolist() == [2, 1, 1]
-    assert features.syllables[1] == 1 + 2 + 1             # a, hap-py, dog
+    assert features.syllables[1] == 1 + 2 + 1  # a, hap-py, dog
 
 
 def test_fk_grade_formula() -> None:
@@ -72,7 +72,7 @@ def test_ratio_statistics_match_a_split_by_split_computation() -> None:
 
 def test_null_comparison_percentile_and_z() -> None:
     c = NullComparison.of("x", "x", 3.0, np.array([1.0, 2.0, 3.0, 4.0]))
-    assert c.percentile == pytest.approx(62.5)                       # 2 below + half of 1 tie, of 4
+    assert c.percentile == pytest.approx(62.5)  # 2 below + half of 1 tie, of 4
     assert c.z_score == pytest.approx((3.0 - 2.5) / np.std([1, 2, 3, 4], ddof=1))
     assert "higher than in 62.5%" in c.verdict()
 
@@ -93,13 +93,14 @@ def snli_run(out: Path, null_splits: int = 200, **split: object) -> pipeline.Run
 
 
 def test_run_writes_reports_that_flag_long_evaluation_examples(tmp_path: Path) -> None:
-    result = snli_run(tmp_path / "ll")   # fake scores: the longest hypotheses are least likely
+    result = snli_run(tmp_path / "ll")  # fake scores: the longest hypotheses are least likely
     words = result.analysis.comparison("mean_words")
     assert words.percentile == 100.0 and words.z_score > 5
     report = (tmp_path / "ll" / "report.md").read_text()
     assert "Evaluation examples longer than in ≥ 95% of random splits: **yes**" in report
-    analysis = json.loads((tmp_path / "ll" / "analysis.json").read_text(),
-                          parse_constant=lambda c: pytest.fail(f"{c} is not strict JSON"))
+    analysis = json.loads(
+        (tmp_path / "ll" / "analysis.json").read_text(), parse_constant=lambda c: pytest.fail(f"{c} is not strict JSON")
+    )
     assert analysis["null_splits"] == 200 and [p["size"] for p in analysis["parts"]] == [2400, 300, 300]
 
 
@@ -139,7 +140,9 @@ def test_dependency_depth_is_reported_against_random_splits(tmp_path: Path) -> N
     assert off.analysis.comparison("mean_dependency_depth") is not None
     runner.invoke(app, ["analyze", str(tmp_path / "off"), "--no-syntax", "--null-splits", "50"])
     report = json.loads((tmp_path / "off" / "analysis.json").read_text(encoding="utf-8"))
-    assert "not computed" in report["syntax"] and all(c["name"] != "mean_dependency_depth" for c in report["against_null"])
+    assert "not computed" in report["syntax"] and all(
+        c["name"] != "mean_dependency_depth" for c in report["against_null"]
+    )
 
 
 def test_random_split_is_unremarkable_against_its_null(tmp_path: Path) -> None:
@@ -159,12 +162,30 @@ def test_reports_are_byte_identical_in_run_and_from_the_folder(tmp_path: Path) -
 
 
 def malicious_split(tmp_path: Path) -> Path:
-    rows = [{"premise": "p", "hypothesis": f"{PAYLOAD} number {i} " + "word " * (i % 9), "label": "x"}
-            for i in range(60)]
+    rows = [
+        {"premise": "p", "hypothesis": f"{PAYLOAD} number {i} " + "word " * (i % 9), "label": "x"} for i in range(60)
+    ]
     path = write_jsonl(tmp_path / "evil.jsonl", rows)
-    result = runner.invoke(app, ["run", str(path), "--text", "hypothesis", "--context", "premise", "--label",
-                                 "label", "--backend", "fake", "--null-splits", "50", "--out", str(tmp_path / "evil"),
-                                 "--quiet"])
+    result = runner.invoke(
+        app,
+        [
+            "run",
+            str(path),
+            "--text",
+            "hypothesis",
+            "--context",
+            "premise",
+            "--label",
+            "label",
+            "--backend",
+            "fake",
+            "--null-splits",
+            "50",
+            "--out",
+            str(tmp_path / "evil"),
+            "--quiet",
+        ],
+    )
     assert result.exit_code == 0, result.output
     return tmp_path / "evil"
 
@@ -172,7 +193,7 @@ def malicious_split(tmp_path: Path) -> Path:
 def test_dataset_text_is_escaped_in_both_reports(tmp_path: Path) -> None:
     folder = malicious_split(tmp_path)
     page = (folder / "report.html").read_text()
-    assert "<script" not in page and "<img" not in page and "onerror=\"" not in page
+    assert "<script" not in page and "<img" not in page and 'onerror="' not in page
     assert "&lt;script&gt;" in page
     markdown = (folder / "report.md").read_text()
     assert "<script" not in markdown and "&lt;script&gt;" in markdown
@@ -191,15 +212,31 @@ def test_report_renders_in_headless_chromium_without_console_errors(tmp_path: Pa
         pytest.skip("chromium is not installed (CI installs it)")
     folder = malicious_split(tmp_path)
     completed = subprocess.run(
-        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0", "--dump-dom",
-         (folder / "report.html").resolve().as_uri()],
-        capture_output=True, text=True, timeout=120, check=False)
+        [
+            browser,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--dump-dom",
+            (folder / "report.html").resolve().as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert completed.returncode == 0, completed.stderr[-2000:]
     dom = completed.stdout
     assert "Split analysis: evil" in dom and "Evaluation against random splits" in dom
-    assert dom.count("<svg") >= 3                      # figures are inline
+    assert dom.count("<svg") >= 3  # figures are inline
     assert "data-pwned" not in dom.split("&lt;script&gt;")[0] and 'data-pwned="1"' not in dom
     assert "<title>Split analysis: evil</title>" in dom
     console = [line for line in completed.stderr.splitlines() if ":CONSOLE" in line]
@@ -209,12 +246,13 @@ def test_report_renders_in_headless_chromium_without_console_errors(tmp_path: Pa
 def test_compare_reports_correlation_and_shared_evaluation(tmp_path: Path) -> None:
     snli_run(tmp_path / "ll")
     snli_run(tmp_path / "rev", reverse=True)
-    result = runner.invoke(app, ["analyze", str(tmp_path / "ll"), "--compare", str(tmp_path / "rev"),
-                                 "--null-splits", "50"])
+    result = runner.invoke(
+        app, ["analyze", str(tmp_path / "ll"), "--compare", str(tmp_path / "rev"), "--null-splits", "50"]
+    )
     assert result.exit_code == 0, result.output
     data = json.loads((tmp_path / "ll" / "analysis.json").read_text())
     (comparison,) = data["compared_with"]
-    assert comparison["pearson_r"] == 1.0 and comparison["eval_shared"] == 0   # same scores, opposite tails
+    assert comparison["pearson_r"] == 1.0 and comparison["eval_shared"] == 0  # same scores, opposite tails
     assert "Other splits of the same examples" in (tmp_path / "ll" / "report.md").read_text()
 
 
@@ -225,11 +263,29 @@ def test_analyze_a_folder_that_is_not_a_split_is_a_clear_error(tmp_path: Path) -
 
 def test_program_splits_report_program_metrics_against_the_null(tmp_path: Path) -> None:
     spider = Path(__file__).parent.parent / "examples" / "data" / "spider_dev.jsonl.gz"
-    result = runner.invoke(app, ["split", str(spider), "--text", "question", "--program", "query", "--splitter",
-                                 "tmcd", "--dev-size", "100", "--test-size", "100", "--null-splits", "100",
-                                 "--out", str(tmp_path / "tmcd")])
+    result = runner.invoke(
+        app,
+        [
+            "split",
+            str(spider),
+            "--text",
+            "question",
+            "--program",
+            "query",
+            "--splitter",
+            "tmcd",
+            "--dev-size",
+            "100",
+            "--test-size",
+            "100",
+            "--null-splits",
+            "100",
+            "--out",
+            str(tmp_path / "tmcd"),
+        ],
+    )
     assert result.exit_code == 0, result.output
     data = json.loads((tmp_path / "tmcd" / "analysis.json").read_text())
     by_name = {c["name"]: c for c in data["against_null"]}
-    assert by_name["compound_divergence"]["percentile"] == 100.0    # TMCD maximises it
+    assert by_name["compound_divergence"]["percentile"] == 100.0  # TMCD maximises it
     assert "hardness_extra" in by_name

@@ -30,8 +30,16 @@ LABELS = ("entailment", "neutral", "contradiction")
 
 
 def pairs(n: int = 30, **extra: object) -> list[dict]:
-    return [{"id": f"p{i}", "premise": f"A person number {i} walks.", "hypothesis": f"Someone {'is ' * (i % 5)}walking {i}.",
-             "label": LABELS[i % 3], **extra} for i in range(n)]
+    return [
+        {
+            "id": f"p{i}",
+            "premise": f"A person number {i} walks.",
+            "hypothesis": f"Someone {'is ' * (i % 5)}walking {i}.",
+            "label": LABELS[i % 3],
+            **extra,
+        }
+        for i in range(n)
+    ]
 
 
 def good(ws: Path) -> None:
@@ -131,8 +139,9 @@ def corrupt_cache(ws: Path) -> None:
 
 def split_folder(ws: Path) -> None:
     good(ws)
-    result = runner.invoke(app, ["split", "good.jsonl", "--text", "hypothesis", "--splitter", "random",
-                                 "--no-analyze", "--out", "split"])
+    result = runner.invoke(
+        app, ["split", "good.jsonl", "--text", "hypothesis", "--splitter", "random", "--no-analyze", "--out", "split"]
+    )
     assert result.exit_code == 0, result.output
 
 
@@ -177,6 +186,7 @@ def bad_recipe(body: str) -> Callable[[Path], None]:
     def build(ws: Path) -> None:
         good(ws)
         (ws / "recipe.toml").write_text(body)
+
     return build
 
 
@@ -206,76 +216,443 @@ class Case:
 
 CASES = [
     # -- reading files exactly --
-    Case("truncated gzip", gz_truncated, ["run", "bad.jsonl.gz", "--text", "hypothesis", *RUN, "--out", "out"], "bad.jsonl.gz"),
-    Case("not gzip", gz_not_gzip, ["run", "bad.jsonl.gz", "--text", "hypothesis", *RUN, "--out", "out"], "not a gzip file"),
-    Case("corrupt gzip", gz_corrupt, ["run", "bad.jsonl.gz", "--text", "hypothesis", *RUN, "--out", "out"], "bad.jsonl.gz"),
-    Case("csv stray quote", csv_stray_quote, ["run", "bad.csv", "--text", "hypothesis", *RUN, "--out", "out"], "bad.csv:5"),
-    Case("damaged datasets folder", damaged_hf_folder, ["split", "hf", "--text", "hypothesis", "--splitter", "random", "--out", "out"], "state.json"),
-    Case("corrupt score file", corrupt_scores, ["split", "good.jsonl", "--text", "hypothesis", "--scores", "s.parquet", "--out", "out"], "s.parquet"),
-    Case("pretty JSON array", pretty_array, ["run", "arr.json", "--text", "hypothesis", *RUN, "--out", "out"], "JSON array"),
-    Case("missing overlap corpus", good, ["overlap", "--test", "good.jsonl", "--text", "hypothesis", "--corpus", "nope.txt", "--out", "out"], "nope.txt"),
-    Case("truncated overlap corpus", overlap_inputs, ["overlap", "--test", "good.jsonl", "--text", "hypothesis", "--corpus", "corpus.txt.gz", "--out", "out"], "corpus.txt.gz"),
+    Case(
+        "truncated gzip",
+        gz_truncated,
+        ["run", "bad.jsonl.gz", "--text", "hypothesis", *RUN, "--out", "out"],
+        "bad.jsonl.gz",
+    ),
+    Case(
+        "not gzip",
+        gz_not_gzip,
+        ["run", "bad.jsonl.gz", "--text", "hypothesis", *RUN, "--out", "out"],
+        "not a gzip file",
+    ),
+    Case(
+        "corrupt gzip",
+        gz_corrupt,
+        ["run", "bad.jsonl.gz", "--text", "hypothesis", *RUN, "--out", "out"],
+        "bad.jsonl.gz",
+    ),
+    Case(
+        "csv stray quote",
+        csv_stray_quote,
+        ["run", "bad.csv", "--text", "hypothesis", *RUN, "--out", "out"],
+        "bad.csv:5",
+    ),
+    Case(
+        "damaged datasets folder",
+        damaged_hf_folder,
+        ["split", "hf", "--text", "hypothesis", "--splitter", "random", "--out", "out"],
+        "state.json",
+    ),
+    Case(
+        "corrupt score file",
+        corrupt_scores,
+        ["split", "good.jsonl", "--text", "hypothesis", "--scores", "s.parquet", "--out", "out"],
+        "s.parquet",
+    ),
+    Case(
+        "pretty JSON array",
+        pretty_array,
+        ["run", "arr.json", "--text", "hypothesis", *RUN, "--out", "out"],
+        "JSON array",
+    ),
+    Case(
+        "missing overlap corpus",
+        good,
+        ["overlap", "--test", "good.jsonl", "--text", "hypothesis", "--corpus", "nope.txt", "--out", "out"],
+        "nope.txt",
+    ),
+    Case(
+        "truncated overlap corpus",
+        overlap_inputs,
+        ["overlap", "--test", "good.jsonl", "--text", "hypothesis", "--corpus", "corpus.txt.gz", "--out", "out"],
+        "corpus.txt.gz",
+    ),
     # -- outputs --
-    Case("score --out is its input", good, ["score", "good.jsonl", "--text", "hypothesis", *RUN, "--out", "good.jsonl"], "input of this run"),
-    Case("score --out input with overwrite", good, ["score", "good.jsonl", "--text", "hypothesis", *RUN, "--overwrite", "--out", "good.jsonl"], "input of this run"),
-    Case("score --out existing file", existing_file, ["score", "good.jsonl", "--text", "hypothesis", *RUN, "--out", "taken.parquet"], "already exists"),
-    Case("overwrite a folder holding the input", unrelated_folder, ["split", "inputdir/x.jsonl", "--text", "hypothesis", "--splitter", "random", "--overwrite", "--out", "inputdir"], "input of this run", absent=[]),
-    Case("overwrite a folder tailsplit did not write", my_folder, ["split", "good.jsonl", "--text", "hypothesis", "--splitter", "random", "--overwrite", "--out", "mine"], "not written by tailsplit", absent=[]),
-    Case("evaluate into the split it reads", split_folder, ["evaluate", "split", "--overwrite", "--out", "split"], "input of this run", absent=[]),
-    Case("similarity into the split it reads", split_folder, ["similarity", "--split", "split", "--overwrite", "--out", "split"], "input of this run", absent=[]),
-    Case("--out is a file", existing_file, ["split", "good.jsonl", "--text", "hypothesis", "--splitter", "random", "--out", "taken.parquet"], "existing file", absent=[]),
-    Case("--out is .", good, ["split", "good.jsonl", "--text", "hypothesis", "--splitter", "random", "--out", "."], "current folder", absent=[]),
-    Case("--out under /proc", good, ["split", "good.jsonl", "--text", "hypothesis", "--splitter", "random", "--out", "/proc/tailsplit-out"], "system folder", absent=[]),
-    Case("--out under /sys", good, ["split", "good.jsonl", "--text", "hypothesis", "--splitter", "random", "--out", "/sys/tailsplit-out"], "system folder", absent=[]),
+    Case(
+        "score --out is its input",
+        good,
+        ["score", "good.jsonl", "--text", "hypothesis", *RUN, "--out", "good.jsonl"],
+        "input of this run",
+    ),
+    Case(
+        "score --out input with overwrite",
+        good,
+        ["score", "good.jsonl", "--text", "hypothesis", *RUN, "--overwrite", "--out", "good.jsonl"],
+        "input of this run",
+    ),
+    Case(
+        "score --out existing file",
+        existing_file,
+        ["score", "good.jsonl", "--text", "hypothesis", *RUN, "--out", "taken.parquet"],
+        "already exists",
+    ),
+    Case(
+        "overwrite a folder holding the input",
+        unrelated_folder,
+        [
+            "split",
+            "inputdir/x.jsonl",
+            "--text",
+            "hypothesis",
+            "--splitter",
+            "random",
+            "--overwrite",
+            "--out",
+            "inputdir",
+        ],
+        "input of this run",
+        absent=[],
+    ),
+    Case(
+        "overwrite a folder tailsplit did not write",
+        my_folder,
+        ["split", "good.jsonl", "--text", "hypothesis", "--splitter", "random", "--overwrite", "--out", "mine"],
+        "not written by tailsplit",
+        absent=[],
+    ),
+    Case(
+        "evaluate into the split it reads",
+        split_folder,
+        ["evaluate", "split", "--overwrite", "--out", "split"],
+        "input of this run",
+        absent=[],
+    ),
+    Case(
+        "similarity into the split it reads",
+        split_folder,
+        ["similarity", "--split", "split", "--overwrite", "--out", "split"],
+        "input of this run",
+        absent=[],
+    ),
+    Case(
+        "--out is a file",
+        existing_file,
+        ["split", "good.jsonl", "--text", "hypothesis", "--splitter", "random", "--out", "taken.parquet"],
+        "existing file",
+        absent=[],
+    ),
+    Case(
+        "--out is .",
+        good,
+        ["split", "good.jsonl", "--text", "hypothesis", "--splitter", "random", "--out", "."],
+        "current folder",
+        absent=[],
+    ),
+    Case(
+        "--out under /proc",
+        good,
+        ["split", "good.jsonl", "--text", "hypothesis", "--splitter", "random", "--out", "/proc/tailsplit-out"],
+        "system folder",
+        absent=[],
+    ),
+    Case(
+        "--out under /sys",
+        good,
+        ["split", "good.jsonl", "--text", "hypothesis", "--splitter", "random", "--out", "/sys/tailsplit-out"],
+        "system folder",
+        absent=[],
+    ),
     # -- cheap checks before scoring --
-    Case("sizes too large", good, ["run", "good.jsonl", "--text", "hypothesis", *RUN, "--dev-size", "0.6", "--test-size", "0.6", "--out", "out"], "ask for fewer"),
-    Case("non-empty out before scoring", my_folder, ["run", "good.jsonl", "--text", "hypothesis", *RUN, "--out", "mine"], "already exists", absent=[]),
-    Case("score column clash before scoring", score_clash, ["run", "clash.jsonl", "--text", "hypothesis", *RUN, "--out", "out"], "logprob_sum"),
-    Case("label quota before scoring", rare_label, ["run", "rare.jsonl", "--text", "hypothesis", "--label", "label", "--balance-labels", "--dev-size", "0.3", "--test-size", "0.3", *RUN, "--out", "out"], "label 'rare'"),
-    Case("template role before scoring", good, ["run", "good.jsonl", "--text", "hypothesis", "--template", "snli", *RUN, "--out", "out"], "uses {context}"),
+    Case(
+        "sizes too large",
+        good,
+        ["run", "good.jsonl", "--text", "hypothesis", *RUN, "--dev-size", "0.6", "--test-size", "0.6", "--out", "out"],
+        "ask for fewer",
+    ),
+    Case(
+        "non-empty out before scoring",
+        my_folder,
+        ["run", "good.jsonl", "--text", "hypothesis", *RUN, "--out", "mine"],
+        "already exists",
+        absent=[],
+    ),
+    Case(
+        "score column clash before scoring",
+        score_clash,
+        ["run", "clash.jsonl", "--text", "hypothesis", *RUN, "--out", "out"],
+        "logprob_sum",
+    ),
+    Case(
+        "label quota before scoring",
+        rare_label,
+        [
+            "run",
+            "rare.jsonl",
+            "--text",
+            "hypothesis",
+            "--label",
+            "label",
+            "--balance-labels",
+            "--dev-size",
+            "0.3",
+            "--test-size",
+            "0.3",
+            *RUN,
+            "--out",
+            "out",
+        ],
+        "label 'rare'",
+    ),
+    Case(
+        "template role before scoring",
+        good,
+        ["run", "good.jsonl", "--text", "hypothesis", "--template", "snli", *RUN, "--out", "out"],
+        "uses {context}",
+    ),
     Case("split without scores", good, ["split", "good.jsonl", "--text", "hypothesis", "--out", "out"], "--scores"),
-    Case("groups leave dev and test empty", two_groups, ["split", "groups.jsonl", "--text", "hypothesis", "--group", "g", "--splitter", "random", "--out", "out"], "the 2 groups"),
-    Case("label word for an absent label", good, ["run", "good.jsonl", *SNLI, "--template", "snli", "--label-word", "entailmnt=yes", *RUN, "--out", "out"], "entailmnt"),
+    Case(
+        "groups leave dev and test empty",
+        two_groups,
+        ["split", "groups.jsonl", "--text", "hypothesis", "--group", "g", "--splitter", "random", "--out", "out"],
+        "the 2 groups",
+    ),
+    Case(
+        "label word for an absent label",
+        good,
+        ["run", "good.jsonl", *SNLI, "--template", "snli", "--label-word", "entailmnt=yes", *RUN, "--out", "out"],
+        "entailmnt",
+    ),
     # -- devices and models (no model may load) --
-    Case("cuda without cuda", good, ["run", "good.jsonl", "--text", "hypothesis", "--device", "cuda", "--quiet", "--out", "out"], "CUDA"),
-    Case("cuda:1 without cuda", good, ["run", "good.jsonl", "--text", "hypothesis", "--device", "cuda:1", "--quiet", "--out", "out"], "CUDA"),
-    Case("tpu", good, ["run", "good.jsonl", "--text", "hypothesis", "--device", "tpu", "--quiet", "--out", "out"], "device='tpu'"),
-    Case("garbage config.json", garbage_config, ["run", "good.jsonl", "--text", "hypothesis", "--model", "model", "--quiet", "--out", "out"], "config.json"),
-    Case("model folder without tokenizer", no_tokenizer, ["run", "good.jsonl", "--text", "hypothesis", "--model", "model", "--quiet", "--out", "out"], "tokenizer"),
-    Case("pickle weights", pickle_bin, ["run", "good.jsonl", "--text", "hypothesis", "--model", "model", "--quiet", "--out", "out"], ".bin"),
-    Case("random .gguf", random_gguf, ["run", "good.jsonl", "--text", "hypothesis", "--model", "m.gguf", "--quiet", "--out", "out"], "m.gguf"),
-    Case("corrupt score cache", corrupt_cache, ["run", "good.jsonl", "--text", "hypothesis", *RUN, "--cache-dir", "cache", "--out", "out"], "safe to delete"),
-    Case("bad encoder", good, ["similarity", "a=good.jsonl@hypothesis", "b=good.jsonl@premise", "--encoder", "./no-such-encoder", "--out", "out"], "no-such-encoder"),
+    Case(
+        "cuda without cuda",
+        good,
+        ["run", "good.jsonl", "--text", "hypothesis", "--device", "cuda", "--quiet", "--out", "out"],
+        "CUDA",
+    ),
+    Case(
+        "cuda:1 without cuda",
+        good,
+        ["run", "good.jsonl", "--text", "hypothesis", "--device", "cuda:1", "--quiet", "--out", "out"],
+        "CUDA",
+    ),
+    Case(
+        "tpu",
+        good,
+        ["run", "good.jsonl", "--text", "hypothesis", "--device", "tpu", "--quiet", "--out", "out"],
+        "device='tpu'",
+    ),
+    Case(
+        "garbage config.json",
+        garbage_config,
+        ["run", "good.jsonl", "--text", "hypothesis", "--model", "model", "--quiet", "--out", "out"],
+        "config.json",
+    ),
+    Case(
+        "model folder without tokenizer",
+        no_tokenizer,
+        ["run", "good.jsonl", "--text", "hypothesis", "--model", "model", "--quiet", "--out", "out"],
+        "tokenizer",
+    ),
+    Case(
+        "pickle weights",
+        pickle_bin,
+        ["run", "good.jsonl", "--text", "hypothesis", "--model", "model", "--quiet", "--out", "out"],
+        ".bin",
+    ),
+    Case(
+        "random .gguf",
+        random_gguf,
+        ["run", "good.jsonl", "--text", "hypothesis", "--model", "m.gguf", "--quiet", "--out", "out"],
+        "m.gguf",
+    ),
+    Case(
+        "corrupt score cache",
+        corrupt_cache,
+        ["run", "good.jsonl", "--text", "hypothesis", *RUN, "--cache-dir", "cache", "--out", "out"],
+        "safe to delete",
+    ),
+    Case(
+        "bad encoder",
+        good,
+        [
+            "similarity",
+            "a=good.jsonl@hypothesis",
+            "b=good.jsonl@premise",
+            "--encoder",
+            "./no-such-encoder",
+            "--out",
+            "out",
+        ],
+        "no-such-encoder",
+    ),
     # -- options --
-    Case("unbalanced brace", good, ["run", "good.jsonl", "--text", "hypothesis", "--template", "Q: {text", *RUN, "--out", "out"], "template"),
-    Case("indexed placeholder", good, ["run", "good.jsonl", "--text", "hypothesis", "--template", "Q {a[b]} {text}", *RUN, "--out", "out"], "{a[b]}"),
-    Case("analyze with no null splits", split_folder, ["analyze", "split", "--null-splits", "0"], "--null-splits", absent=[]),
-    Case("unknown count", good, ["split", "good.jsonl", "--text", "hypothesis", "--program", "hypothesis", "--splitter", "random", "--count", "tokens", "--out", "out"], "count='tokens'"),
-    Case("unknown fold match", good, ["run", "good.jsonl", "--text", "hypothesis", "--method", "ngram", "--fold-match", "fuzzy", *RUN, "--out", "out"], "fold_match='fuzzy'"),
-    Case("unknown analysis text", good, ["split", "good.jsonl", "--text", "hypothesis", "--splitter", "random", "--analysis-text", "all", "--out", "out"], "analysis_text='all'"),
-    Case("pair analysis without a context", good, ["split", "good.jsonl", "--text", "hypothesis", "--splitter", "random", "--analysis-text", "pair", "--out", "out"], "--context"),
-    Case("end token that cannot end", good, ["run", "good.jsonl", "--text", "hypothesis", "--score-eos", "--end-token", "none", "--quiet", "--out", "out"], "end_token='none'"),
-    Case("negative seed", good, ["split", "good.jsonl", "--text", "hypothesis", "--splitter", "random", "--seed", "-1", "--out", "out"], "--seed"),
-    Case("negative null splits", good, ["split", "good.jsonl", "--text", "hypothesis", "--splitter", "random", "--null-splits", "-5", "--out", "out"], "null-splits"),
-    Case("zero null splits", good, ["split", "good.jsonl", "--text", "hypothesis", "--splitter", "random", "--null-splits", "0", "--out", "out"], "null-splits"),
-    Case("length buckets abc", good, ["split", "good.jsonl", "--text", "hypothesis", "--splitter", "random", "--length-buckets", "abc", "--out", "out"], "whole number"),
+    Case(
+        "unbalanced brace",
+        good,
+        ["run", "good.jsonl", "--text", "hypothesis", "--template", "Q: {text", *RUN, "--out", "out"],
+        "template",
+    ),
+    Case(
+        "indexed placeholder",
+        good,
+        ["run", "good.jsonl", "--text", "hypothesis", "--template", "Q {a[b]} {text}", *RUN, "--out", "out"],
+        "{a[b]}",
+    ),
+    Case(
+        "analyze with no null splits",
+        split_folder,
+        ["analyze", "split", "--null-splits", "0"],
+        "--null-splits",
+        absent=[],
+    ),
+    Case(
+        "unknown count",
+        good,
+        [
+            "split",
+            "good.jsonl",
+            "--text",
+            "hypothesis",
+            "--program",
+            "hypothesis",
+            "--splitter",
+            "random",
+            "--count",
+            "tokens",
+            "--out",
+            "out",
+        ],
+        "count='tokens'",
+    ),
+    Case(
+        "unknown fold match",
+        good,
+        [
+            "run",
+            "good.jsonl",
+            "--text",
+            "hypothesis",
+            "--method",
+            "ngram",
+            "--fold-match",
+            "fuzzy",
+            *RUN,
+            "--out",
+            "out",
+        ],
+        "fold_match='fuzzy'",
+    ),
+    Case(
+        "unknown analysis text",
+        good,
+        [
+            "split",
+            "good.jsonl",
+            "--text",
+            "hypothesis",
+            "--splitter",
+            "random",
+            "--analysis-text",
+            "all",
+            "--out",
+            "out",
+        ],
+        "analysis_text='all'",
+    ),
+    Case(
+        "pair analysis without a context",
+        good,
+        [
+            "split",
+            "good.jsonl",
+            "--text",
+            "hypothesis",
+            "--splitter",
+            "random",
+            "--analysis-text",
+            "pair",
+            "--out",
+            "out",
+        ],
+        "--context",
+    ),
+    Case(
+        "end token that cannot end",
+        good,
+        ["run", "good.jsonl", "--text", "hypothesis", "--score-eos", "--end-token", "none", "--quiet", "--out", "out"],
+        "end_token='none'",
+    ),
+    Case(
+        "negative seed",
+        good,
+        ["split", "good.jsonl", "--text", "hypothesis", "--splitter", "random", "--seed", "-1", "--out", "out"],
+        "--seed",
+    ),
+    Case(
+        "negative null splits",
+        good,
+        ["split", "good.jsonl", "--text", "hypothesis", "--splitter", "random", "--null-splits", "-5", "--out", "out"],
+        "null-splits",
+    ),
+    Case(
+        "zero null splits",
+        good,
+        ["split", "good.jsonl", "--text", "hypothesis", "--splitter", "random", "--null-splits", "0", "--out", "out"],
+        "null-splits",
+    ),
+    Case(
+        "length buckets abc",
+        good,
+        [
+            "split",
+            "good.jsonl",
+            "--text",
+            "hypothesis",
+            "--splitter",
+            "random",
+            "--length-buckets",
+            "abc",
+            "--out",
+            "out",
+        ],
+        "whole number",
+    ),
     Case("bracket text field", good, ["run", "good.jsonl", "--text", "[/x]", *RUN, "--out", "out"], "[/x]"),
-    Case("bracket duplicate id", bracket_dup_id, ["split", "br.jsonl", "--text", "hypothesis", "--splitter", "random", "--out", "out"], "[/]"),
-    Case("recipe with a string for a list", bad_recipe('[data]\npaths = "good.jsonl"\ntext = "hypothesis"\n'), ["split", "--config", "recipe.toml", "--splitter", "random", "--out", "out"], "paths"),
-    Case("recipe with a string for a bool", bad_recipe('[data]\npaths = ["good.jsonl"]\ntext = "hypothesis"\n[split]\nsplitter = "random"\nbalance_labels = "yes"\n'), ["split", "--config", "recipe.toml", "--out", "out"], "balance_labels"),
-    Case("recipe with an unknown section", bad_recipe('[dataa]\ntext = "x"\n'), ["split", "--config", "recipe.toml", "--out", "out"], "[dataa]"),
+    Case(
+        "bracket duplicate id",
+        bracket_dup_id,
+        ["split", "br.jsonl", "--text", "hypothesis", "--splitter", "random", "--out", "out"],
+        "[/]",
+    ),
+    Case(
+        "recipe with a string for a list",
+        bad_recipe('[data]\npaths = "good.jsonl"\ntext = "hypothesis"\n'),
+        ["split", "--config", "recipe.toml", "--splitter", "random", "--out", "out"],
+        "paths",
+    ),
+    Case(
+        "recipe with a string for a bool",
+        bad_recipe(
+            '[data]\npaths = ["good.jsonl"]\ntext = "hypothesis"\n[split]\nsplitter = "random"\nbalance_labels = "yes"\n'
+        ),
+        ["split", "--config", "recipe.toml", "--out", "out"],
+        "balance_labels",
+    ),
+    Case(
+        "recipe with an unknown section",
+        bad_recipe('[dataa]\ntext = "x"\n'),
+        ["split", "--config", "recipe.toml", "--out", "out"],
+        "[dataa]",
+    ),
     Case("correlate with a wrong header", bad_points, ["correlate", "points.csv", "--out", "out"], "id_acc"),
 ]
 
 
 def snapshot(ws: Path) -> dict[str, str]:
-    return {p.relative_to(ws).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(ws.rglob("*")) if p.is_file() and "cache" not in p.parts}
+    return {
+        p.relative_to(ws).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(ws.rglob("*"))
+        if p.is_file() and "cache" not in p.parts
+    }
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_bad_input_is_one_line_exit_2_and_touches_nothing(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                           fake_backend: Any) -> None:
+def test_bad_input_is_one_line_exit_2_and_touches_nothing(
+    case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_backend: Any
+) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
     monkeypatch.chdir(ws)
@@ -307,8 +684,9 @@ def leftovers(ws: Path) -> list[str]:
     return [p.name for p in ws.iterdir() if p.name.startswith(".")]
 
 
-def test_read_only_location_is_refused_before_work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                   fake_backend: Any) -> None:
+def test_read_only_location_is_refused_before_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_backend: Any
+) -> None:
     import tailsplit.io.outputs as outputs
 
     ws = tmp_path / "ws"
@@ -381,7 +759,9 @@ def test_disk_full_in_the_score_cache_is_one_line(tmp_path: Path, monkeypatch: p
     assert not (ws / "out").exists()
 
 
-def test_the_counting_scorer_sees_a_good_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_backend: Any) -> None:
+def test_the_counting_scorer_sees_a_good_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_backend: Any
+) -> None:
     """The catalogue's 'no scoring call' assertion can fail: a good run does call the scorer."""
     monkeypatch.chdir(tmp_path)
     good(tmp_path)

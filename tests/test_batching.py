@@ -15,8 +15,12 @@ def enc(ids: list[int], first: int) -> Encoded:
 
 def test_hypotheses_of_one_premise_share_its_prefix() -> None:
     premise = [1, 10, 11, 12, 13, 14, 15, 16]
-    encoded = [enc(premise + [20, 30, 31], 9), enc(premise + [21, 32], 9), enc(premise + [22, 33, 34, 35], 9),
-               enc([1, 10, 11, 50, 51, 52, 53, 54, 60, 61], 8)]
+    encoded = [
+        enc(premise + [20, 30, 31], 9),
+        enc(premise + [21, 32], 9),
+        enc(premise + [22, 33, 34, 35], 9),
+        enc([1, 10, 11, 50, 51, 52, 53, 54, 60, 61], 8),
+    ]
     groups = group_prefixes(encoded)
     shared = [g for g in groups if len(g.members) > 1]
     assert len(shared) == 1 and sorted(shared[0].members) == [0, 1, 2]
@@ -47,9 +51,16 @@ def test_long_groups_are_cut_into_bounded_rows() -> None:
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 6), st.lists(st.integers(0, 3), min_size=1, max_size=12),
-                          st.integers(1, 4)), min_size=1, max_size=60),
-       st.sampled_from(["auto", "always", "never"]), st.integers(8, 200), st.integers(1, 16))
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 6), st.lists(st.integers(0, 3), min_size=1, max_size=12), st.integers(1, 4)),
+        min_size=1,
+        max_size=60,
+    ),
+    st.sampled_from(["auto", "always", "never"]),
+    st.integers(8, 200),
+    st.integers(1, 16),
+)
 def test_property_every_request_is_planned_exactly_once(specs, share, budget, max_rows) -> None:
     encoded = []
     for prompt_id, query, prompt_len in specs:

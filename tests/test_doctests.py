@@ -7,15 +7,38 @@ import importlib
 
 import pytest
 
-MODULES = ["tailsplit.errors", "tailsplit.words", "tailsplit.progress", "tailsplit.rng", "tailsplit.constraints", "tailsplit.programs.divergence",
-           "tailsplit.programs.hardness", "tailsplit.programs.sql", "tailsplit.splits.base",
-           "tailsplit.splits.selection", "tailsplit.splits.likelihood", "tailsplit.splits.random",
-           "tailsplit.splits.length", "tailsplit.overlap.ngrams", "tailsplit.overlap.tokens", "tailsplit.overlap.query",
-           "tailsplit.analysis.null", "tailsplit.analysis.text_counts", "tailsplit.shift.datasets",
-           "tailsplit.shift.similarity", "tailsplit.shift.ood",
-           "tailsplit.evaluate.predictions", "tailsplit.io.outputs", "tailsplit.cache", "tailsplit.config",
-           "tailsplit.scoring.hf", "tailsplit.scoring.finetune", "tailsplit.scoring.crossfit", "tailsplit.analysis.syntax",
-           "tailsplit.programs.sets"]
+MODULES = [
+    "tailsplit.errors",
+    "tailsplit.words",
+    "tailsplit.progress",
+    "tailsplit.rng",
+    "tailsplit.constraints",
+    "tailsplit.programs.divergence",
+    "tailsplit.programs.hardness",
+    "tailsplit.programs.sql",
+    "tailsplit.splits.base",
+    "tailsplit.splits.selection",
+    "tailsplit.splits.likelihood",
+    "tailsplit.splits.random",
+    "tailsplit.splits.length",
+    "tailsplit.overlap.ngrams",
+    "tailsplit.overlap.tokens",
+    "tailsplit.overlap.query",
+    "tailsplit.analysis.null",
+    "tailsplit.analysis.text_counts",
+    "tailsplit.shift.datasets",
+    "tailsplit.shift.similarity",
+    "tailsplit.shift.ood",
+    "tailsplit.evaluate.predictions",
+    "tailsplit.io.outputs",
+    "tailsplit.cache",
+    "tailsplit.config",
+    "tailsplit.scoring.hf",
+    "tailsplit.scoring.finetune",
+    "tailsplit.scoring.crossfit",
+    "tailsplit.analysis.syntax",
+    "tailsplit.programs.sets",
+]
 
 
 @pytest.mark.parametrize("name", MODULES)

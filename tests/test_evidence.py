@@ -23,9 +23,15 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "data"
 
 # --- leakage ---------------------------------------------------------------------------------
 
+
 def test_duplicate_keys_match_exact_normalized_and_near_duplicates() -> None:
-    queries = ["A man sleeps.", "a man sleeps", "A man sleeps on a red couch today", "A man sleeps on a red couch",
-               "Dogs run."]
+    queries = [
+        "A man sleeps.",
+        "a man sleeps",
+        "A man sleeps on a red couch today",
+        "A man sleeps on a red couch",
+        "Dogs run.",
+    ]
     train = np.array([True, False, False, True, False])
     keys = DuplicateKeys.build(queries)
     assert keys.leaked("exact", train).tolist() == [False, False, False, False, False]
@@ -37,8 +43,9 @@ def test_duplicate_keys_match_exact_normalized_and_near_duplicates() -> None:
 
 def test_pairs_are_near_only_when_context_and_query_both_are() -> None:
     premise = "A group of people stand around a large table outside a cafe in the sun"
-    keys = DuplicateKeys.build(["People are outside.", "Nobody is at the cafe.", "people are outside"],
-                               [premise, premise, premise + " today"])
+    keys = DuplicateKeys.build(
+        ["People are outside.", "Nobody is at the cafe.", "people are outside"], [premise, premise, premise + " today"]
+    )
     train = np.array([True, False, False])
     # same premise, different hypothesis: not a near pair; near premise and same hypothesis: near
     assert keys.leaked("near", train).tolist() == [False, False, True]
@@ -47,7 +54,7 @@ def test_pairs_are_near_only_when_context_and_query_both_are() -> None:
 
 def test_near_duplicates_need_a_jaccard_above_the_threshold() -> None:
     sets = [shingles("a b c d e f"), shingles("a b c d e g"), shingles("x y z")]
-    assert near_duplicate_pairs(sets, 0.7).tolist() == []                 # 4 of 6 bigrams shared: 0.67
+    assert near_duplicate_pairs(sets, 0.7).tolist() == []  # 4 of 6 bigrams shared: 0.67
     assert sorted(near_duplicate_pairs(sets, 0.5).tolist()) == [[0, 1], [1, 0]]
     assert repeated_queries(["a", "b", "a", "a", "c", "c"]) == (5, 2)
 
@@ -60,13 +67,20 @@ def _repeated_hypotheses(n_pairs: int = 600, distinct: int = 48) -> list[dict]:
     rows = []
     for i in range(n_pairs):
         h = i % distinct
-        rows.append({"id": f"p{i}", "premise": f"premise {i} {rng.random():.6f}", "hypothesis": hypotheses[h],
-                     "label": ["entailment", "neutral", "contradiction"][h % 3]})
+        rows.append(
+            {
+                "id": f"p{i}",
+                "premise": f"premise {i} {rng.random():.6f}",
+                "hypothesis": hypotheses[h],
+                "label": ["entailment", "neutral", "contradiction"][h % 3],
+            }
+        )
     return rows
 
 
-def test_repeated_queries_warn_before_scoring_and_leak_into_random_splits(tmp_path: Path, fake_backend,
-                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_repeated_queries_warn_before_scoring_and_leak_into_random_splits(
+    tmp_path: Path, fake_backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
     data = write_jsonl(tmp_path / "nli.jsonl", _repeated_hypotheses())
     common = ["--text", "hypothesis", "--context", "premise", "--label", "label", "--no-syntax", "--null-splits", "100"]
     warning = "600 of 600 rows (100.0%) share their query with another row (48 distinct queries repeat)"
@@ -74,17 +88,30 @@ def test_repeated_queries_warn_before_scoring_and_leak_into_random_splits(tmp_pa
     def fail(*_: object) -> None:
         raise RuntimeError("the model was reached")
 
-    with monkeypatch.context() as patch:                  # the warning comes before any scoring
+    with monkeypatch.context() as patch:  # the warning comes before any scoring
         patch.setattr(fake_backend, "score_batch", fail)
         failed = runner.invoke(app, ["run", str(data), *common, "--backend", "fake", "--out", str(tmp_path / "x")])
     assert failed.exit_code != 0 and warning in failed.output and "--group hypothesis" in failed.output
     result = runner.invoke(app, ["run", str(data), *common, "--backend", "fake", "--out", str(tmp_path / "ll")])
     assert result.exit_code == 0 and result.output.count(warning) == 1
-    random_split = runner.invoke(app, ["split", str(data), *common, "--splitter", "random",
-                                       "--out", str(tmp_path / "random")])
+    random_split = runner.invoke(
+        app, ["split", str(data), *common, "--splitter", "random", "--out", str(tmp_path / "random")]
+    )
     assert random_split.exit_code == 0 and warning in random_split.output
-    grouped = runner.invoke(app, ["split", str(data), *common, "--group", "hypothesis", "--splitter", "random",
-                                  "--out", str(tmp_path / "grouped")])
+    grouped = runner.invoke(
+        app,
+        [
+            "split",
+            str(data),
+            *common,
+            "--group",
+            "hypothesis",
+            "--splitter",
+            "random",
+            "--out",
+            str(tmp_path / "grouped"),
+        ],
+    )
     assert grouped.exit_code == 0 and "warning:" not in grouped.output
     leaky = json.loads((tmp_path / "random" / "analysis.json").read_text())
     whole = json.loads((tmp_path / "grouped" / "analysis.json").read_text())
@@ -95,49 +122,78 @@ def test_repeated_queries_warn_before_scoring_and_leak_into_random_splits(tmp_pa
     assert "pair_near_in_train" in against
     for name in ("report.md", "report.html", "summary.md"):
         assert "also in train" in (tmp_path / "random" / name).read_text()
-    assert "| test | 60 |" in (tmp_path / "random" / "summary.md").read_text() and "100.00% / 100.00%" in \
-        (tmp_path / "random" / "summary.md").read_text()
+    assert (
+        "| test | 60 |" in (tmp_path / "random" / "summary.md").read_text()
+        and "100.00% / 100.00%" in (tmp_path / "random" / "summary.md").read_text()
+    )
 
     # evaluate marks the leaky random baseline, not the grouped one
-    evaluated = runner.invoke(app, ["evaluate", str(tmp_path / "random"), str(tmp_path / "grouped"),
-                                    "--baseline", "tfidf-text", "--out", str(tmp_path / "eval")])
+    evaluated = runner.invoke(
+        app,
+        [
+            "evaluate",
+            str(tmp_path / "random"),
+            str(tmp_path / "grouped"),
+            "--baseline",
+            "tfidf-text",
+            "--out",
+            str(tmp_path / "eval"),
+        ],
+    )
     assert evaluated.exit_code == 0, evaluated.output
     report = json.loads((tmp_path / "eval" / "evaluation.json").read_text())
-    assert len(report["leakage_warnings"]) == 1 and "random split random: 100.0% of its test queries" in \
-        report["leakage_warnings"][0]
-    assert {r["folder"].split("/")[-1]: r["test_queries_in_train"]["exact"] for r in report["results"]} == \
-        {"random": 1.0, "grouped": 0.0}
+    assert (
+        len(report["leakage_warnings"]) == 1
+        and "random split random: 100.0% of its test queries" in report["leakage_warnings"][0]
+    )
+    assert {r["folder"].split("/")[-1]: r["test_queries_in_train"]["exact"] for r in report["results"]} == {
+        "random": 1.0,
+        "grouped": 0.0,
+    }
     assert "--group hypothesis" in (tmp_path / "eval" / "table.md").read_text()
     assert "random split random: 100.0%" in evaluated.output
 
 
 # --- bootstrap intervals ---------------------------------------------------------------------
 
+
 def test_bootstrap_intervals_pair_shared_examples_and_cover_the_estimate() -> None:
     rng = np.random.default_rng(0)
     ids = tuple(f"e{i}" for i in range(400))
     correct = tuple(bool(v) for v in rng.random(400) < 0.7)
-    randoms = [SplitScore(f"r{s}", f"random (seed {s})", "tfidf", "accuracy", 0.0, float(np.mean(correct)), ids, correct)
-               for s in range(3)]
+    randoms = [
+        SplitScore(f"r{s}", f"random (seed {s})", "tfidf", "accuracy", 0.0, float(np.mean(correct)), ids, correct)
+        for s in range(3)
+    ]
     same = SplitScore("same", "likelihood (prompted)", "tfidf", "accuracy", 0.0, float(np.mean(correct)), ids, correct)
     worse_correct = tuple(c and i % 4 != 0 for i, c in enumerate(correct))
-    worse = SplitScore("worse", "likelihood (reverse)", "tfidf", "accuracy", 0.0, float(np.mean(worse_correct)), ids,
-                       worse_correct)
+    worse = SplitScore(
+        "worse", "likelihood (reverse)", "tfidf", "accuracy", 0.0, float(np.mean(worse_correct)), ids, worse_correct
+    )
     intervals = bootstrap_intervals([*randoms, same, worse], replicates=500)
     (low, high), difference = intervals["same"]
-    assert low < np.mean(correct) < high and difference == (0.0, 0.0)     # paired draws: the very same examples
+    assert low < np.mean(correct) < high and difference == (0.0, 0.0)  # paired draws: the very same examples
     (low, high), (d_low, d_high) = intervals["worse"]
-    assert low < np.mean(worse_correct) < high and d_high < 0             # harder, beyond doubt
+    assert low < np.mean(worse_correct) < high and d_high < 0  # harder, beyond doubt
     rows = table_rows([*randoms, same, worse])
     assert rows[2]["difference_ci"][1] < 0 and rows[0]["test_ci"] is None
     # unpaired test parts (different ids): the difference interval is wider than paired
-    other = SplitScore("other", "likelihood (prompted)", "tfidf", "accuracy", 0.0, float(np.mean(correct)),
-                       tuple(f"x{i}" for i in range(400)), correct)
+    other = SplitScore(
+        "other",
+        "likelihood (prompted)",
+        "tfidf",
+        "accuracy",
+        0.0,
+        float(np.mean(correct)),
+        tuple(f"x{i}" for i in range(400)),
+        correct,
+    )
     (_, _), (o_low, o_high) = bootstrap_intervals([*randoms, other], replicates=500)["other"]
     assert o_low < 0 < o_high and o_high - o_low > 0.05
 
 
 # --- annotator agreement ---------------------------------------------------------------------
+
 
 def test_analyze_agreement_field_compares_annotators_with_gold(tmp_path: Path) -> None:
     rows = []
@@ -145,18 +201,52 @@ def test_analyze_agreement_field_compares_annotators_with_gold(tmp_path: Path) -
         label = ["entailment", "neutral", "contradiction"][i % 3]
         other = "neutral" if label != "neutral" else "entailment"
         annotations = [label] * 5 if i % 2 else [label, label, label, other, other]
-        rows.append({"id": f"e{i}", "premise": f"p {i}", "hypothesis": f"h {i} " + "word " * (i % 7), "label": label,
-                     **({"annotator_labels": annotations} if i % 5 else {})})
+        rows.append(
+            {
+                "id": f"e{i}",
+                "premise": f"p {i}",
+                "hypothesis": f"h {i} " + "word " * (i % 7),
+                "label": label,
+                **({"annotator_labels": annotations} if i % 5 else {}),
+            }
+        )
     data = write_jsonl(tmp_path / "nli.jsonl", rows)
-    made = runner.invoke(app, ["split", str(data), "--text", "hypothesis", "--context", "premise", "--label", "label",
-                               "--splitter", "random", "--no-analyze", "--out", str(tmp_path / "split")])
+    made = runner.invoke(
+        app,
+        [
+            "split",
+            str(data),
+            "--text",
+            "hypothesis",
+            "--context",
+            "premise",
+            "--label",
+            "label",
+            "--splitter",
+            "random",
+            "--no-analyze",
+            "--out",
+            str(tmp_path / "split"),
+        ],
+    )
     assert made.exit_code == 0, made.output
-    result = runner.invoke(app, ["analyze", str(tmp_path / "split"), "--agreement-field", "annotator_labels",
-                                 "--null-splits", "50", "--no-syntax"])
+    result = runner.invoke(
+        app,
+        [
+            "analyze",
+            str(tmp_path / "split"),
+            "--agreement-field",
+            "annotator_labels",
+            "--null-splits",
+            "50",
+            "--no-syntax",
+        ],
+    )
     assert result.exit_code == 0, result.output
     analysis = json.loads((tmp_path / "split" / "analysis.json").read_text())
     parts = analysis["agreement"]["parts"]
-    assert sum(p["annotated"] for p in parts.values()) == 240                     # rows without the field skipped
+    assert sum(p["annotated"] for p in parts.values()) == 240  # rows without the field skipped
+
     def pooled(key: str) -> float:
         return sum(p[key] * p["annotated"] for p in parts.values()) / 240
 
@@ -169,14 +259,29 @@ def test_analyze_agreement_field_compares_annotators_with_gold(tmp_path: Path) -
 
     rows[3]["annotator_labels"] = "neutral"
     bad = write_jsonl(tmp_path / "bad.jsonl", rows)
-    runner.invoke(app, ["split", str(bad), "--text", "hypothesis", "--label", "label", "--splitter", "random",
-                        "--no-analyze", "--out", str(tmp_path / "bad-split")])
+    runner.invoke(
+        app,
+        [
+            "split",
+            str(bad),
+            "--text",
+            "hypothesis",
+            "--label",
+            "label",
+            "--splitter",
+            "random",
+            "--no-analyze",
+            "--out",
+            str(tmp_path / "bad-split"),
+        ],
+    )
     refused = runner.invoke(app, ["analyze", str(tmp_path / "bad-split"), "--agreement-field", "annotator_labels"])
     assert refused.exit_code == 2 and "Traceback" not in refused.output
     assert "annotator_labels" in refused.output and "is not a list of labels" in refused.output
 
 
 # --- transformer baselines -------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def snli_folders(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
@@ -187,15 +292,32 @@ def snli_folders(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     data = write_jsonl(folder / "snli.jsonl", rows)
     out = []
     for name, extra in (("random-0", ["--splitter", "random"]), ("length", ["--splitter", "length"])):
-        result = runner.invoke(app, ["split", str(data), "--text", "hypothesis", "--context", "premise", "--label",
-                                     "label", "--balance-labels", "--no-analyze", "--out", str(folder / name), *extra])
+        result = runner.invoke(
+            app,
+            [
+                "split",
+                str(data),
+                "--text",
+                "hypothesis",
+                "--context",
+                "premise",
+                "--label",
+                "label",
+                "--balance-labels",
+                "--no-analyze",
+                "--out",
+                str(folder / name),
+                *extra,
+            ],
+        )
         assert result.exit_code == 0, result.output
         out.append(str(folder / name))
     return out
 
 
-def test_encoder_and_embed_baselines_run_deterministically_and_cache(snli_folders: list[str], tmp_path: Path,
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_encoder_and_embed_baselines_run_deterministically_and_cache(
+    snli_folders: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     args = ["--baseline", "encoder", "--baseline", "embed", "--max-train", "64", "--max-steps", "2"]
     first = runner.invoke(app, ["evaluate", *snli_folders, *args, "--out", str(tmp_path / "a")])
     assert first.exit_code == 0, first.output
@@ -205,7 +327,9 @@ def test_encoder_and_embed_baselines_run_deterministically_and_cache(snli_folder
     assert all(r["train_examples_per_s"] > 0 and r["max_length"] > 10 for r in encoder)
     assert {r["baseline"] for r in report["results"]} == {"encoder", "embed"}
     table = report["table"]
-    assert table[0]["split"] == "random (1 seeds)" and table[1]["test_ci"][0] <= table[1]["test"] <= table[1]["test_ci"][1]
+    assert (
+        table[0]["split"] == "random (1 seeds)" and table[1]["test_ci"][0] <= table[1]["test"] <= table[1]["test_ci"][1]
+    )
     cached = sorted((Path(os.environ["TAILSPLIT_CACHE_DIR"]) / "evaluations").glob("*.json"))
     assert len(cached) == 2
 
@@ -226,18 +350,23 @@ def test_encoder_and_embed_baselines_run_deterministically_and_cache(snli_folder
     fresh = runner.invoke(app, ["evaluate", snli_folders[0], *args, "--out", str(tmp_path / "b")])
     assert fresh.exit_code == 0, fresh.output
     retrained = json.loads((tmp_path / "b" / "evaluation.json").read_text())["results"]
-    assert [(r["baseline"], r["dev"], r["test"]) for r in retrained] == \
-        [(r["baseline"], r["dev"], r["test"]) for r in report["results"] if r["folder"] == snli_folders[0]]
+    assert [(r["baseline"], r["dev"], r["test"]) for r in retrained] == [
+        (r["baseline"], r["dev"], r["test"]) for r in report["results"] if r["folder"] == snli_folders[0]
+    ]
 
 
-@pytest.mark.parametrize("extra, message", [
-    (["--encoder", "/no/such/encoder"], "is not an existing folder"),
-    (["--device", "cuda"], "device='cuda'"),
-    (["--device", "tpu"], "device='tpu' is unknown"),
-    (["--leakage-threshold", "2"], "--leakage-threshold"),
-])
-def test_encoder_options_are_refused_before_training(snli_folders: list[str], extra: list[str], message: str,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--encoder", "/no/such/encoder"], "is not an existing folder"),
+        (["--device", "cuda"], "device='cuda'"),
+        (["--device", "tpu"], "device='tpu' is unknown"),
+        (["--leakage-threshold", "2"], "--leakage-threshold"),
+    ],
+)
+def test_encoder_options_are_refused_before_training(
+    snli_folders: list[str], extra: list[str], message: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import torch
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
@@ -248,7 +377,9 @@ def test_encoder_options_are_refused_before_training(snli_folders: list[str], ex
 
 def test_encoder_baseline_needs_labels(tmp_path: Path) -> None:
     data = write_jsonl(tmp_path / "q.jsonl", [{"id": f"q{i}", "text": f"question number {i}"} for i in range(60)])
-    made = runner.invoke(app, ["split", str(data), "--splitter", "random", "--no-analyze", "--out", str(tmp_path / "s")])
+    made = runner.invoke(
+        app, ["split", str(data), "--splitter", "random", "--no-analyze", "--out", str(tmp_path / "s")]
+    )
     assert made.exit_code == 0, made.output
     result = runner.invoke(app, ["evaluate", str(tmp_path / "s"), "--baseline", "encoder"])
     assert result.exit_code == 2 and "classify labels" in result.output

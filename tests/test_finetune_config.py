@@ -21,10 +21,15 @@ def test_overrides_apply_only_where_given() -> None:
     assert ScoringConfig(finetune_lora_rank=4).finetune_config().lora_rank == 4
 
 
-@pytest.mark.parametrize(("kwargs", "message"), [
-    ({"max_steps": 0}, "max_steps=0"), ({"heldout_fraction": 0.7}, "heldout_fraction=0.7"),
-    ({"lora_rank": 0}, "lora_rank=0"), ({"learning_rate": -1.0}, "learning_rate=-1.0"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"max_steps": 0}, "max_steps=0"),
+        ({"heldout_fraction": 0.7}, "heldout_fraction=0.7"),
+        ({"lora_rank": 0}, "lora_rank=0"),
+        ({"learning_rate": -1.0}, "learning_rate=-1.0"),
+    ],
+)
 def test_bad_recipes_are_refused(kwargs, message) -> None:
     with pytest.raises(ConfigError, match=message):
         FinetuneConfig(**kwargs)
@@ -39,8 +44,14 @@ def test_fold_scorers_keep_every_option_of_the_base_scorer(model_cache) -> None:
     from tailsplit.scoring.hf import HFScorer
     from tailsplit.scoring.kfold import FinetunedScorer
 
-    base = HFScorer(cache_dir=model_cache, score_eos=True, end_token="<|endoftext|>", start_token="eos",
-                    share_prefix="never", max_tokens=64)
+    base = HFScorer(
+        cache_dir=model_cache,
+        score_eos=True,
+        end_token="<|endoftext|>",
+        start_token="eos",
+        share_prefix="never",
+        max_tokens=64,
+    )
     fold = FinetunedScorer(base, [], "0" * 64, FinetuneConfig())
     assert fold.constructor_params() == base.constructor_params()
     assert fold.score_eos and fold.end_token == "<|endoftext|>"

@@ -16,7 +16,9 @@ from tailsplit.io import load_examples
 PAIRS = FieldMap(text="hypothesis", context="premise", label="label")
 
 
-@pytest.mark.parametrize("name", ["pairs.jsonl", "pairs.jsonl.gz", "pairs.csv", "pairs.tsv", "pairs.parquet", "pairs_hf"])
+@pytest.mark.parametrize(
+    "name", ["pairs.jsonl", "pairs.jsonl.gz", "pairs.csv", "pairs.tsv", "pairs.parquet", "pairs_hf"]
+)
 def test_every_format_loads_the_same_examples(name: str) -> None:
     ds = load_examples(FIXTURES / name, PAIRS)
     reference = load_examples(FIXTURES / "pairs.jsonl", PAIRS)
@@ -39,7 +41,9 @@ def test_datasets_dict_folder_pools_its_splits(tmp_path: Path) -> None:
 
 
 def test_pooling_keeps_the_source_of_each_example(tmp_path: Path) -> None:
-    other = write_jsonl(tmp_path / "more.jsonl", [{"id": "q1", "premise": "P.", "hypothesis": "H.", "label": "neutral"}])
+    other = write_jsonl(
+        tmp_path / "more.jsonl", [{"id": "q1", "premise": "P.", "hypothesis": "H.", "label": "neutral"}]
+    )
     ds = load_examples([FIXTURES / "pairs.jsonl", other], PAIRS)
     assert len(ds) == 7
     assert ds.sources[-1] == str(other) and ds.sources[0] == str(FIXTURES / "pairs.jsonl")
@@ -65,25 +69,37 @@ def bad(tmp_path: Path, content: bytes, name: str = "bad.jsonl") -> Path:
     return path
 
 
-@pytest.mark.parametrize(("content", "expected"), [
-    (b'{"hypothesis": "ok"}\n{"hypothesis": "broken"\n', r"bad.jsonl:2: is not valid JSON"),
-    (b'{"hypothesis": "ok"}\n["a list"]\n', r"bad.jsonl:2: holds a JSON array"),
-    (b'{"hypothesis": "ok"}\n{"premise": "no hypothesis"}\n', r"bad.jsonl:2: field 'hypothesis' is missing; the record has 'premise'; choose the field with --text"),
-    (b'{"hypothesis": "ok"}\n{"hypothesis": null}\n', r"bad.jsonl:2: field 'hypothesis' is null"),
-    (b'{"hypothesis": "ok"}\n{"hypothesis": "   "}\n', r"bad.jsonl:2: field 'hypothesis' is empty"),
-    (b'{"hypothesis": "ok"}\n{"hypothesis": 7}\n', r"bad.jsonl:2: field 'hypothesis' is a int, not text"),
-    (b'{"hypothesis": "ok"}\n{"hypothesis": "caf\xe9"}\n', r"bad.jsonl:2: is not valid UTF-8"),
-    (b'{"id": 1, "hypothesis": "a"}\n\n{"id": 1, "hypothesis": "b"}\n', r"bad.jsonl:3: field 'id' repeats id '1' first seen at .*bad.jsonl:1"),
-    (b'{"id": 1, "hypothesis": "a"}\n{"hypothesis": "b"}\n', r"bad.jsonl:2: field 'id' is missing here but present in other records"),
-    (b'', r"bad.jsonl: holds no records"),
-])
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (b'{"hypothesis": "ok"}\n{"hypothesis": "broken"\n', r"bad.jsonl:2: is not valid JSON"),
+        (b'{"hypothesis": "ok"}\n["a list"]\n', r"bad.jsonl:2: holds a JSON array"),
+        (
+            b'{"hypothesis": "ok"}\n{"premise": "no hypothesis"}\n',
+            r"bad.jsonl:2: field 'hypothesis' is missing; the record has 'premise'; choose the field with --text",
+        ),
+        (b'{"hypothesis": "ok"}\n{"hypothesis": null}\n', r"bad.jsonl:2: field 'hypothesis' is null"),
+        (b'{"hypothesis": "ok"}\n{"hypothesis": "   "}\n', r"bad.jsonl:2: field 'hypothesis' is empty"),
+        (b'{"hypothesis": "ok"}\n{"hypothesis": 7}\n', r"bad.jsonl:2: field 'hypothesis' is a int, not text"),
+        (b'{"hypothesis": "ok"}\n{"hypothesis": "caf\xe9"}\n', r"bad.jsonl:2: is not valid UTF-8"),
+        (
+            b'{"id": 1, "hypothesis": "a"}\n\n{"id": 1, "hypothesis": "b"}\n',
+            r"bad.jsonl:3: field 'id' repeats id '1' first seen at .*bad.jsonl:1",
+        ),
+        (
+            b'{"id": 1, "hypothesis": "a"}\n{"hypothesis": "b"}\n',
+            r"bad.jsonl:2: field 'id' is missing here but present in other records",
+        ),
+        (b"", r"bad.jsonl: holds no records"),
+    ],
+)
 def test_bad_jsonl_names_file_line_field_and_fix(tmp_path: Path, content: bytes, expected: str) -> None:
     with pytest.raises(InputError, match=expected):
         load_examples(bad(tmp_path, content), FieldMap(text="hypothesis"))
 
 
 def test_bad_csv_is_located(tmp_path: Path) -> None:
-    path = bad(tmp_path, b"hypothesis,label\nfine,a\n\"has, comma\",b,extra\n", "bad.csv")
+    path = bad(tmp_path, b'hypothesis,label\nfine,a\n"has, comma",b,extra\n', "bad.csv")
     with pytest.raises(InputError, match=r"bad.csv:3: has 3 columns but the header has 2"):
         load_examples(path, FieldMap(text="hypothesis"))
     path = bad(tmp_path, b"hypothesis,label\nfine,a\ncaf\xe9,b\n", "enc.csv")

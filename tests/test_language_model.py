@@ -76,10 +76,17 @@ def test_scores_match_the_textbook_computation(scorer: HFScorer, requests_100: l
     assert np.all(total < 0) and np.all(counts > 0)
 
 
-@pytest.mark.parametrize("kwargs", [
-    {"max_batch_size": 1}, {"batch_tokens": 100_000, "max_batch_size": 64}, {"padding_side": "left"},
-    {"share_prefix": "never"}, {"share_prefix": "always", "batch_tokens": 300},
-], ids=lambda k: ",".join(f"{a}={b}" for a, b in k.items()))
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"max_batch_size": 1},
+        {"batch_tokens": 100_000, "max_batch_size": 64},
+        {"padding_side": "left"},
+        {"share_prefix": "never"},
+        {"share_prefix": "always", "batch_tokens": 300},
+    ],
+    ids=lambda k: ",".join(f"{a}={b}" for a, b in k.items()),
+)
 def test_scores_do_not_depend_on_batching_padding_or_sharing(scorer, requests_100, kwargs) -> None:
     baseline, counts = score_all(scorer, requests_100)
     other, other_counts = score_all(variant(scorer, **kwargs), requests_100)
@@ -118,7 +125,7 @@ def test_bfloat16_weights_project_through_one_cached_float32_head(scorer, reques
         fresh = torch.nn.functional.linear(hidden.float(), head.weight.float())
         assert torch.equal(half._project(head, hidden), fresh)
         copy = half._head32[2]
-        assert torch.equal(half._project(head, hidden), fresh) and half._head32[2] is copy     # reused
+        assert torch.equal(half._project(head, hidden), fresh) and half._head32[2] is copy  # reused
     first, _ = score_all(half, requests_100[:6])
     again, _ = score_all(half, requests_100[:6])
     assert np.array_equal(first, again)
@@ -135,14 +142,16 @@ def test_only_the_query_tokens_are_scored(scorer: HFScorer) -> None:
     # the prompt's trailing space merges into the query's first token, which is scored
     first_token = tokenizer.decode(encoded.ids[encoded.first])
     assert first_token == " How"
-    assert tokenizer.decode(encoded.ids[encoded.first:]) == " How many heads are older than 56?"
+    assert tokenizer.decode(encoded.ids[encoded.first :]) == " How many heads are older than 56?"
 
 
 def test_start_token_policies_and_the_scored_end_token(scorer: HFScorer, requests_100) -> None:
     plain = ScoreRequest("", "A man is sleeping on a bench.")
-    ids = {policy: variant(scorer, start_token=policy).encode([plain])[0].ids[0]
-           for policy in ("bos", "eos", "<|endoftext|>")}
-    assert ids == {"bos": 1, "eos": 2, "<|endoftext|>": 0}      # <|im_start|>, <|im_end|>, <|endoftext|>
+    ids = {
+        policy: variant(scorer, start_token=policy).encode([plain])[0].ids[0]
+        for policy in ("bos", "eos", "<|endoftext|>")
+    }
+    assert ids == {"bos": 1, "eos": 2, "<|endoftext|>": 0}  # <|im_start|>, <|im_end|>, <|endoftext|>
     with pytest.raises(ConfigError, match="not a token"):
         variant(scorer, start_token="<|no such token|>").encode([plain])
     assert variant(scorer, score_eos=True, end_token="<|endoftext|>").encode([plain])[0].ids[-1] == 0
@@ -151,7 +160,7 @@ def test_start_token_policies_and_the_scored_end_token(scorer: HFScorer, request
     assert encoded.ids[-1] == scorer.tokenizer.eos_token_id
     base, base_n = score_all(scorer, requests_100[:20])
     total, n = score_all(with_eos, requests_100[:20])
-    assert np.array_equal(n, base_n + 1) and np.all(total < base)   # one more scored token, log p < 0
+    assert np.array_equal(n, base_n + 1) and np.all(total < base)  # one more scored token, log p < 0
     reference, count = reference_logprob(with_eos, requests_100[0])
     assert count == n[0] and abs(reference - total[0]) < 1e-3
     assert with_eos.identity()["score_eos"] is True and "score_eos" not in scorer.identity()
@@ -175,8 +184,13 @@ def test_identity_names_the_weights(scorer: HFScorer) -> None:
 
 def run_cli(args: list[str], **kwargs: object) -> subprocess.Popen:
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    return subprocess.Popen([sys.executable, "-m", "tailsplit.cli", "run", *args], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **kwargs)
+    return subprocess.Popen(
+        [sys.executable, "-m", "tailsplit.cli", "run", *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        **kwargs,
+    )
 
 
 def cached_rows(cache: Path) -> int:
@@ -192,8 +206,7 @@ def cached_rows(cache: Path) -> int:
 
 def test_killed_run_resumes_to_identical_outputs(model_cache: Path, tmp_path: Path) -> None:
     data = tmp_path / "pairs.jsonl"
-    rows = [json.loads(line) for line in
-            __import__("gzip").open(SAMPLE, "rt").read().splitlines()[:150]]
+    rows = [json.loads(line) for line in __import__("gzip").open(SAMPLE, "rt").read().splitlines()[:150]]
     data.write_text("".join(json.dumps(r) + "\n" for r in rows))
     caches = {}
     for name in ("whole", "resumed"):
@@ -201,9 +214,25 @@ def test_killed_run_resumes_to_identical_outputs(model_cache: Path, tmp_path: Pa
         shutil.copytree(model_cache / "models", caches[name] / "models", copy_function=os.link)
 
     def args(name: str) -> list[str]:
-        return [str(data), "--text", "hypothesis", "--context", "premise", "--label", "label", "--template", "snli",
-                "--balance-labels", "--batch-tokens", "256", "--cache-dir", str(caches[name]),
-                "--out", str(tmp_path / f"out-{name}"), "--quiet"]
+        return [
+            str(data),
+            "--text",
+            "hypothesis",
+            "--context",
+            "premise",
+            "--label",
+            "label",
+            "--template",
+            "snli",
+            "--balance-labels",
+            "--batch-tokens",
+            "256",
+            "--cache-dir",
+            str(caches[name]),
+            "--out",
+            str(tmp_path / f"out-{name}"),
+            "--quiet",
+        ]
 
     victim = run_cli(args("resumed"))
     deadline = time.time() + 240
@@ -227,13 +256,19 @@ def test_killed_run_resumes_to_identical_outputs(model_cache: Path, tmp_path: Pa
 
 def spider_questions(tmp_path: Path, n: int) -> Path:
     path = tmp_path / "questions.jsonl"
-    questions = ["How many singers do we have?", "What is the average age of all singers?",
-                 "List the names of all stadiums in descending order of capacity.",
-                 "Show the name and country of every singer older than 40.",
-                 "Which concerts took place in 2014?", "Count the number of employees per department.",
-                 "What are the titles of all songs released after 2000?", "Find the cheapest product."]
-    path.write_text("".join(json.dumps({"id": f"q{i}", "question": f"{questions[i % 8]} (variant {i})"}) + "\n"
-                            for i in range(n)))
+    questions = [
+        "How many singers do we have?",
+        "What is the average age of all singers?",
+        "List the names of all stadiums in descending order of capacity.",
+        "Show the name and country of every singer older than 40.",
+        "Which concerts took place in 2014?",
+        "Count the number of employees per department.",
+        "What are the titles of all songs released after 2000?",
+        "Find the cheapest product.",
+    ]
+    path.write_text(
+        "".join(json.dumps({"id": f"q{i}", "question": f"{questions[i % 8]} (variant {i})"}) + "\n" for i in range(n))
+    )
     return path
 
 
@@ -264,7 +299,9 @@ def test_kfold_fine_tuned_scores_are_cross_fitted_cached_and_reproducible(model_
     for report in folds["reports"]:
         curve = report["details"]["training"]
         assert curve["eval_steps"] == [0, 1, 2, 3] and len(curve["train_loss"]) == 3
-        assert curve["heldout_perplexity"][curve["eval_steps"].index(curve["chosen_step"])] == min(curve["heldout_perplexity"])
+        assert curve["heldout_perplexity"][curve["eval_steps"].index(curve["chosen_step"])] == min(
+            curve["heldout_perplexity"]
+        )
     assert -1.0 <= folds["pearson_r_with_prompted"] <= 1.0
     assert first.manifest["model"]["finetune"]["max_steps"] == 3
     assert first.manifest["model"]["finetune"]["lora_rank"] == 16

@@ -40,20 +40,27 @@ def packed_by_rows(groups: list[tuple[int, list[Encoded]]]) -> dict[str, list]:
             request += 1
         rows.append((ids, positions, owner))
     width = max(len(ids) for ids, _, _ in rows)
-    return {"ids": [ids + [0] * (width - len(ids)) for ids, _, _ in rows],
-            "positions": [p + [0] * (width - len(p)) for _, p, _ in rows],
-            "owner": [o + [-2] * (width - len(o)) for _, _, o in rows], "scored": scored}
+    return {
+        "ids": [ids + [0] * (width - len(ids)) for ids, _, _ in rows],
+        "positions": [p + [0] * (width - len(p)) for _, p, _ in rows],
+        "owner": [o + [-2] * (width - len(o)) for _, _, o in rows],
+        "scored": scored,
+    }
 
 
 def scored_tuples(layout) -> list[tuple[int, int, int, int]]:
-    return list(zip(layout.row_idx.tolist(), layout.pos_idx.tolist(), layout.targets.tolist(),
-                    layout.example_idx.tolist()))
+    return list(
+        zip(layout.row_idx.tolist(), layout.pos_idx.tolist(), layout.targets.tolist(), layout.example_idx.tolist())
+    )
 
 
 encoded_rows = st.lists(
     st.lists(st.integers(1, 50), min_size=2, max_size=12).flatmap(
-        lambda ids: st.builds(Encoded, st.just(ids), st.integers(1, len(ids) - 1), st.booleans())),
-    min_size=1, max_size=8)
+        lambda ids: st.builds(Encoded, st.just(ids), st.integers(1, len(ids) - 1), st.booleans())
+    ),
+    min_size=1,
+    max_size=8,
+)
 
 
 @settings(max_examples=200, deadline=None)
@@ -63,8 +70,10 @@ def test_padded_layout_matches_row_by_row(rows: list[Encoded], side: str) -> Non
     expected = padded_by_rows(rows, side)
     assert layout.input_ids.tolist() == expected["ids"]
     assert layout.attention.tolist() == expected["attention"]
-    assert layout.position_ids[layout.attention == 1].tolist() == np.asarray(expected["positions"])[
-        np.asarray(expected["attention"]) == 1].tolist()
+    assert (
+        layout.position_ids[layout.attention == 1].tolist()
+        == np.asarray(expected["positions"])[np.asarray(expected["attention"]) == 1].tolist()
+    )
     assert scored_tuples(layout) == expected["scored"]
     assert layout.n_tokens.tolist() == [len(e.ids) - e.first for e in rows]
     assert layout.truncated.tolist() == [e.truncated for e in rows]

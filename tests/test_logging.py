@@ -48,4 +48,4 @@ def test_messages_follow_the_current_stderr(capsys) -> None:
     configure(logging.WARNING)
     logger.info("hidden")
     logger.warning("shown")
-    assert capsys.readouterr().err == "warning: shown\n"      # one handler, however often configured
+    assert capsys.readouterr().err == "warning: shown\n"  # one handler, however often configured

@@ -31,8 +31,10 @@ def test_bigram_probability_matches_hand_computation() -> None:
 
 @pytest.mark.parametrize("order", [1, 2, 3, 4])
 def test_probabilities_sum_to_one_for_any_history(order: int) -> None:
-    corpus = [s.split() for s in ("the cat sat on the mat", "the dog sat on the log", "a cat ran",
-                                  "the cat ran home", "a dog sat")]
+    corpus = [
+        s.split()
+        for s in ("the cat sat on the mat", "the dog sat on the log", "a cat ran", "the cat ran home", "a dog sat")
+    ]
     lm = KneserNeyLM(order).fit(corpus)
     words = sorted(lm.vocab) + ["<unk>"]
     for history in ([], ["the"], ["the", "cat"], ["on", "the"], ["never", "seen"], ["a", "dog", "sat"]):
@@ -41,8 +43,10 @@ def test_probabilities_sum_to_one_for_any_history(order: int) -> None:
 
 def test_sentence_logprob_is_the_sum_of_its_words() -> None:
     lm = KneserNeyLM(3).fit([["a", "b", "c"], ["a", "b", "d"]])
-    expected = sum(math.log(lm.prob(w, h)) for w, h in
-                   (("a", ["<s>", "<s>"]), ("b", ["<s>", "a"]), ("c", ["a", "b"]), ("</s>", ["b", "c"])))
+    expected = sum(
+        math.log(lm.prob(w, h))
+        for w, h in (("a", ["<s>", "<s>"]), ("b", ["<s>", "a"]), ("c", ["a", "b"]), ("</s>", ["b", "c"]))
+    )
     assert lm.logprob(["a", "b", "c"]) == pytest.approx(expected)
 
 

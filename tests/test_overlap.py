@@ -24,7 +24,7 @@ from tailsplit.overlap.query import StructuredQuery, WinogradQueryExtractor, phr
 runner = CliRunner()
 CORPUS = [
     "the council refused the permit because they feared violence in the streets",
-    "they feared that the council refused",                      # both words, wrong order
+    "they feared that the council refused",  # both words, wrong order
     "the council refused it and then many long weeks and months later all of the people feared violence",  # too far
     "a trophy does not fit into the suitcase because it is too large for it",
     "nothing to see here at all",
@@ -38,9 +38,9 @@ def corpus_index(tmp_path: Path, orders: tuple[int, ...] = (3, 8)):  # noqa: ANN
 def test_ngram_hashes_match_equal_windows_only() -> None:
     a = ngram_hashes(word_hashes("a b c d".split()), 2)
     b = ngram_hashes(word_hashes("x b c y".split()), 2)
-    assert members(a, np.unique(b)).tolist() == [False, True, False]   # only "b c" is shared
+    assert members(a, np.unique(b)).tolist() == [False, True, False]  # only "b c" is shared
     assert len(ngram_hashes(word_hashes(["a", "b"]), 3)) == 0
-    assert len(np.unique(ngram_hashes(word_hashes("a b b a".split()), 2))) == 3   # "a b" ≠ "b a"
+    assert len(np.unique(ngram_hashes(word_hashes("a b b a".split()), 2))) == 3  # "a b" ≠ "b a"
 
 
 def test_phrases_must_come_in_order_within_the_window() -> None:
@@ -55,8 +55,12 @@ def test_corpus_streams_text_jsonl_and_parquet(tmp_path: Path) -> None:
     write_jsonl(tmp_path / "b.jsonl", [{"body": "three"}, {"body": ""}])
     pq.write_table(pa.table({"body": ["four", None]}), tmp_path / "c.parquet")
     entries = list(iter_corpus([tmp_path / "a.txt", tmp_path / "b.jsonl", tmp_path / "c.parquet"], field="body"))
-    assert [(e.id, e.text) for e in entries] == [("a.txt:1", "one"), ("a.txt:3", "two"), ("b.jsonl:1", "three"),
-                                                 ("c.parquet:1", "four")]
+    assert [(e.id, e.text) for e in entries] == [
+        ("a.txt:1", "one"),
+        ("a.txt:3", "two"),
+        ("b.jsonl:1", "three"),
+        ("c.parquet:1", "four"),
+    ]
     with pytest.raises(InputError, match="b.jsonl:1: field 'text' is missing"):
         list(iter_corpus([tmp_path / "b.jsonl"]))
 
@@ -73,32 +77,59 @@ def test_required_phrases_filter_before_scoring(tmp_path: Path) -> None:
 
 def test_ngram_overlap_finds_a_copied_sentence(tmp_path: Path) -> None:
     index = corpus_index(tmp_path)
-    audit = audit_example(index, "t", "A trophy does NOT fit into the suitcase, because it is too large!",
-                          StructuredQuery(optional=("trophy",)), k=3)
-    assert audit.ngram_hits[8] == audit.ngram_total[8] == 6   # 13 words, all in the corpus
+    audit = audit_example(
+        index,
+        "t",
+        "A trophy does NOT fit into the suitcase, because it is too large!",
+        StructuredQuery(optional=("trophy",)),
+        k=3,
+    )
+    assert audit.ngram_hits[8] == audit.ngram_total[8] == 6  # 13 words, all in the corpus
     clean = audit_example(index, "u", "Completely different words here today", StructuredQuery(), k=3)
     assert clean.ngram_hits == {3: 0, 8: 0} and clean.best_score == 0.0 and clean.matches == []
 
 
 def test_winograd_extractor_finds_both_predicates() -> None:
-    record = {"text": "The city councilmen refused the demonstrators a permit because they feared violence.",
-              "pronoun": "they", "pronoun_char_offset": 63, "options": ["The city councilmen", "The demonstrators"]}
+    record = {
+        "text": "The city councilmen refused the demonstrators a permit because they feared violence.",
+        "pronoun": "they",
+        "pronoun_char_offset": 63,
+        "options": ["The city councilmen", "The demonstrators"],
+    }
     query = WinogradQueryExtractor().query(record, record["text"])
     assert query.required == (("refused",), ("feared",)) and "violence" in query.optional
 
 
-@pytest.mark.parametrize(("text", "pronoun", "options", "required"), [
-    # the second candidate is mentioned first: the old extractor skipped len("Susan") characters of "Joan made"
-    ("Joan made sure to thank Susan for all the help she had given.", "she", ["Susan", "Joan"], (("made",), ("given",))),
-    # no candidate literally in the text: matched by its head noun
-    ("The city councilmen refused the demonstrators a permit because they feared violence.", "they",
-     ["the councilmen", "the protesters"], (("refused",), ("feared",))),
-    # the pronoun before both candidates: the context predicate follows the first candidate
-    ("Patting her back, the woman smiled at the girl.", "her", ["The woman", "The girl"], (("smiled",), ("back",))),
-])
-def test_winograd_extractor_takes_the_word_after_the_earliest_mention(text: str, pronoun: str, options: list[str],
-                                                                       required: tuple) -> None:
-    record = {"text": text, "pronoun": pronoun, "pronoun_char_offset": text.index(f" {pronoun} ") + 1, "options": options}
+@pytest.mark.parametrize(
+    ("text", "pronoun", "options", "required"),
+    [
+        # the second candidate is mentioned first: the old extractor skipped len("Susan") characters of "Joan made"
+        (
+            "Joan made sure to thank Susan for all the help she had given.",
+            "she",
+            ["Susan", "Joan"],
+            (("made",), ("given",)),
+        ),
+        # no candidate literally in the text: matched by its head noun
+        (
+            "The city councilmen refused the demonstrators a permit because they feared violence.",
+            "they",
+            ["the councilmen", "the protesters"],
+            (("refused",), ("feared",)),
+        ),
+        # the pronoun before both candidates: the context predicate follows the first candidate
+        ("Patting her back, the woman smiled at the girl.", "her", ["The woman", "The girl"], (("smiled",), ("back",))),
+    ],
+)
+def test_winograd_extractor_takes_the_word_after_the_earliest_mention(
+    text: str, pronoun: str, options: list[str], required: tuple
+) -> None:
+    record = {
+        "text": text,
+        "pronoun": pronoun,
+        "pronoun_char_offset": text.index(f" {pronoun} ") + 1,
+        "options": options,
+    }
     query = WinogradQueryExtractor().query(record, text)
     assert query.required == required and query.note is None
 
@@ -129,14 +160,38 @@ def test_bootstrap_interval_brackets_the_accuracy_and_is_seeded() -> None:
 def test_overlap_command_partitions_every_example_once(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("\n".join(CORPUS) + "\n")
-    rows = [{"id": f"t{i}", "text": text, "label": i % 2} for i, text in enumerate(
-        ["The council refused them because they feared violence.", "A trophy does not fit into the suitcase "
-         "because it is too large for it.", "Birds sing in spring.", "Nothing here to see at all today."])]
+    rows = [
+        {"id": f"t{i}", "text": text, "label": i % 2}
+        for i, text in enumerate(
+            [
+                "The council refused them because they feared violence.",
+                "A trophy does not fit into the suitcase because it is too large for it.",
+                "Birds sing in spring.",
+                "Nothing here to see at all today.",
+            ]
+        )
+    ]
     test = write_jsonl(tmp_path / "test.jsonl", rows)
     preds = write_jsonl(tmp_path / "preds.jsonl", [{"id": f"t{i}", "prediction": 0} for i in range(4)])
-    args = ["overlap", "--test", str(test), "--corpus", str(corpus), "--label", "label", "--ngram-orders", "3,8",
-            "--top-quantile", "0.5", "--predictions", str(preds), "--index-dir", str(tmp_path / "idx"),
-            "--out", str(tmp_path / "out")]
+    args = [
+        "overlap",
+        "--test",
+        str(test),
+        "--corpus",
+        str(corpus),
+        "--label",
+        "label",
+        "--ngram-orders",
+        "3,8",
+        "--top-quantile",
+        "0.5",
+        "--predictions",
+        str(preds),
+        "--index-dir",
+        str(tmp_path / "idx"),
+        "--out",
+        str(tmp_path / "out"),
+    ]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     out = tmp_path / "out"
@@ -146,7 +201,7 @@ def test_overlap_command_partitions_every_example_once(tmp_path: Path) -> None:
     manifest = json.loads((out / "manifest.json").read_text())
     assert {a["subset"] for a in manifest["accuracy"]} == {"all", "overlap", "clean"}
     assert manifest["ngram_contaminated"]["8"] == 1
-    again = runner.invoke(app, args + ["--overwrite"])          # the index is reused, outputs identical
+    again = runner.invoke(app, args + ["--overwrite"])  # the index is reused, outputs identical
     assert again.exit_code == 0
     assert json.loads((out / "manifest.json").read_text())["index"] == manifest["index"]
 
@@ -157,15 +212,34 @@ def test_overlap_errors_name_file_and_fix(tmp_path: Path) -> None:
     result = runner.invoke(app, ["overlap", "--test", str(test), "--corpus", str(corpus), "--out", str(tmp_path / "o")])
     assert result.exit_code == 2 and "c.jsonl:1: field 'text' is missing" in result.output
     preds = write_jsonl(tmp_path / "p.jsonl", [{"id": "b", "prediction": 1}])
-    result = runner.invoke(app, ["overlap", "--test", str(test), "--corpus", str(corpus), "--corpus-field", "body",
-                                 "--label", "label", "--predictions", str(preds), "--out", str(tmp_path / "o")])
+    result = runner.invoke(
+        app,
+        [
+            "overlap",
+            "--test",
+            str(test),
+            "--corpus",
+            str(corpus),
+            "--corpus-field",
+            "body",
+            "--label",
+            "label",
+            "--predictions",
+            str(preds),
+            "--out",
+            str(tmp_path / "o"),
+        ],
+    )
     assert result.exit_code == 2 and "has no prediction for test id 'a'" in result.output
     assert not (tmp_path / "o").exists()
 
 
 def test_ngrams_never_span_two_corpus_entries(tmp_path: Path) -> None:
-    index = build_index(iter([CorpusEntry("a", "one two three"), CorpusEntry("b", "four five six")]),
-                        tmp_path / "idx", ngram_orders=(2,))
+    index = build_index(
+        iter([CorpusEntry("a", "one two three"), CorpusEntry("b", "four five six")]),
+        tmp_path / "idx",
+        ngram_orders=(2,),
+    )
     spanning = audit_example(index, "t", "three four", StructuredQuery(), k=1)
     inside = audit_example(index, "u", "two three", StructuredQuery(), k=1)
     assert spanning.ngram_hits[2] == 0 and inside.ngram_hits[2] == 1
@@ -181,8 +255,10 @@ def test_bm25_weights_are_k1_plus_1_times_bm25s_own_index(tmp_path: Path) -> Non
     texts = CORPUS + ["the the the council", "violence violence in streets and streets"]
     index = build_index((CorpusEntry(str(i), t) for i, t in enumerate(texts)), tmp_path / "idx", k1=1.2, b=0.6)
     reference = bm25s.BM25(k1=1.2, b=0.6)
-    reference.index(Tokenized(ids=[index.token_ids(overlap_tokens(t)).tolist() for t in texts], vocab=index.vocab),
-                    show_progress=False)
+    reference.index(
+        Tokenized(ids=[index.token_ids(overlap_tokens(t)).tolist() for t in texts], vocab=index.vocab),
+        show_progress=False,
+    )
     for query in (["council"], ["the", "violence", "streets"], ["suitcase", "it", "because"]):
         ids = [index.vocab[w] for w in query]
         ours = index.retriever.get_scores(ids)
@@ -194,7 +270,7 @@ def test_top_k_breaks_ties_by_row_even_at_the_cut() -> None:
 
     assert _top_k(np.array([1.0, 3.0, 3.0, 3.0, 0.0, 3.0]), 2).tolist() == [1, 2]
     assert _top_k(np.array([2.0, 5.0, 2.0, 2.0]), 3).tolist() == [1, 0, 2]
-    assert _top_k(np.array([0.0, -np.inf, 4.0, 0.0]), 3).tolist() == [2]   # only positive scores compete
+    assert _top_k(np.array([0.0, -np.inf, 4.0, 0.0]), 3).tolist() == [2]  # only positive scores compete
 
 
 def test_text_blobs_are_written_streamed_and_load_as_numpy_saves_them(tmp_path: Path) -> None:

@@ -24,8 +24,11 @@ from tailsplit.overlap.sharded import LocalExecutor, audit_sharded, open_or_buil
 runner = CliRunner()
 WORDS = "council refused permit feared violence trophy suitcase large small the a because they it".split()
 
-lines_strategy = st.lists(st.one_of(st.just(""), st.just("  "), st.text(alphabet="abcé ✓\t", min_size=1, max_size=12)),
-                          min_size=1, max_size=30)
+lines_strategy = st.lists(
+    st.one_of(st.just(""), st.just("  "), st.text(alphabet="abcé ✓\t", min_size=1, max_size=12)),
+    min_size=1,
+    max_size=30,
+)
 
 
 @settings(max_examples=60, deadline=None)
@@ -45,7 +48,7 @@ def _corpus_files(tmp_path: Path) -> list[Path]:
 
     rng = random.Random(3)
     sentences = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 14))) for _ in range(400)]
-    sentences += ["the council refused the permit because they feared violence"] * 3   # ties across shards
+    sentences += ["the council refused the permit because they feared violence"] * 3  # ties across shards
     rng.shuffle(sentences)
     (tmp_path / "a.txt").write_text("\n".join(sentences[:200]) + "\n")
     with gzip.open(tmp_path / "b.txt.gz", "wt") as f:
@@ -68,12 +71,18 @@ def test_sharded_audit_equals_one_index(tmp_path: Path) -> None:
     single = open_or_build_index(OverlapConfig(**base, index_dir=str(tmp_path / "one")))
     sharded = open_or_build_sharded(OverlapConfig(**base, index_dir=str(tmp_path / "many"), shards=4), LocalExecutor())
     assert len(sharded.shards) == 4 and sharded.info["entries"] == len(single)
-    texts = ["The council refused the permit because they feared violence.", "a large trophy", "nothing matches",
-             "it is too small because the suitcase is large"]
-    queries = [StructuredQuery(optional=("council", "permit", "violence")),
-               StructuredQuery(required=(("trophy",),), optional=("large",)),
-               StructuredQuery(optional=("zebra",)),
-               StructuredQuery(required=(("small",), ("suitcase",)), optional=("large", "because"), window=4)]
+    texts = [
+        "The council refused the permit because they feared violence.",
+        "a large trophy",
+        "nothing matches",
+        "it is too small because the suitcase is large",
+    ]
+    queries = [
+        StructuredQuery(optional=("council", "permit", "violence")),
+        StructuredQuery(required=(("trophy",),), optional=("large",)),
+        StructuredQuery(optional=("zebra",)),
+        StructuredQuery(required=(("small",), ("suitcase",)), optional=("large", "because"), window=4),
+    ]
     ids = [f"t{i}" for i in range(len(texts))]
     one = [a.as_dict() for a in audit_all(single, ids, texts, queries, k=4)]
     many = [a.as_dict() for a in audit_sharded(sharded, LocalExecutor(), ids, texts, queries, k=4)]
@@ -83,15 +92,47 @@ def test_sharded_audit_equals_one_index(tmp_path: Path) -> None:
 
 def test_ray_engine_reproduces_the_single_process_audit(tmp_path: Path) -> None:
     files = _corpus_files(tmp_path)
-    write_jsonl(tmp_path / "test.jsonl", [{"id": f"t{i}", "text": t, "label": "x"} for i, t in enumerate(
-        ["The council refused the permit because they feared violence.", "a large trophy in the suitcase",
-         "nothing here", "they feared the council"])])
-    common = ["overlap", "--test", str(tmp_path / "test.jsonl"), "--label", "label", "--ngram-orders", "3,8",
-              "--top-quantile", "0.5"] + [a for f in files for a in ("--corpus", str(f))]
+    write_jsonl(
+        tmp_path / "test.jsonl",
+        [
+            {"id": f"t{i}", "text": t, "label": "x"}
+            for i, t in enumerate(
+                [
+                    "The council refused the permit because they feared violence.",
+                    "a large trophy in the suitcase",
+                    "nothing here",
+                    "they feared the council",
+                ]
+            )
+        ],
+    )
+    common = [
+        "overlap",
+        "--test",
+        str(tmp_path / "test.jsonl"),
+        "--label",
+        "label",
+        "--ngram-orders",
+        "3,8",
+        "--top-quantile",
+        "0.5",
+    ] + [a for f in files for a in ("--corpus", str(f))]
     one = runner.invoke(app, common + ["--index-dir", str(tmp_path / "one"), "--out", str(tmp_path / "out-one")])
     assert one.exit_code == 0, one.output
-    ray_run = runner.invoke(app, common + ["--shards", "3", "--engine", "ray", "--index-dir", str(tmp_path / "ray"),
-                                           "--out", str(tmp_path / "out-ray")])
+    ray_run = runner.invoke(
+        app,
+        common
+        + [
+            "--shards",
+            "3",
+            "--engine",
+            "ray",
+            "--index-dir",
+            str(tmp_path / "ray"),
+            "--out",
+            str(tmp_path / "out-ray"),
+        ],
+    )
     assert ray_run.exit_code == 0, ray_run.output
     for name in ("audit.jsonl", "overlap.jsonl", "clean.jsonl"):
         assert (tmp_path / "out-ray" / name).read_bytes() == (tmp_path / "out-one" / name).read_bytes()

@@ -26,7 +26,7 @@ def snli_config(out: Path | None, paths: list[str] | None = None, **split: objec
     for key, value in split.items():
         setattr(config.split, key, value)
     config.output.out = None if out is None else str(out)
-    config.output.analyze = False   # the analysis has its own tests
+    config.output.analyze = False  # the analysis has its own tests
     return config
 
 
@@ -42,7 +42,9 @@ def test_run_writes_every_example_once_with_scores_and_manifest(tmp_path: Path) 
     pairs = [(r["premise"], r["hypothesis"], r["label"]) for rows in parts.values() for r in rows]
     assert len(pairs) == 3000 and len(set(map(tuple, [r["id"] for rows in parts.values() for r in rows]))) == 3000
     first = parts["test"][0]
-    assert {"premise", "hypothesis", "label", "logprob_sum", "n_tokens", "logprob_mean", "truncated", "id"} <= set(first)
+    assert {"premise", "hypothesis", "label", "logprob_sum", "n_tokens", "logprob_mean", "truncated", "id"} <= set(
+        first
+    )
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["sizes"] == {"train": 2400, "dev": 300, "test": 300}
     assert manifest["model"] == {"name": "fake:smollm2"}
@@ -125,19 +127,33 @@ def test_existing_output_needs_overwrite(tmp_path: Path) -> None:
 
 
 def test_output_keeps_the_input_format(tmp_path: Path) -> None:
-    config = snli_config(tmp_path / "out", paths=[str(FIXTURES / "pairs.csv")], dev_size=1, test_size=1,
-                         balance_labels=False)
+    config = snli_config(
+        tmp_path / "out", paths=[str(FIXTURES / "pairs.csv")], dev_size=1, test_size=1, balance_labels=False
+    )
     config.output.analyze, config.output.null_splits = True, 20
     pipeline.run(config)
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
-        "analysis.json", "dev.csv", "manifest.json", "report.html", "report.md", "scores.parquet", "summary.md",
-        "test.csv", "train.csv"]
+        "analysis.json",
+        "dev.csv",
+        "manifest.json",
+        "report.html",
+        "report.md",
+        "scores.parquet",
+        "summary.md",
+        "test.csv",
+        "train.csv",
+    ]
 
 
 def test_pooled_inputs_get_a_source_column(tmp_path: Path) -> None:
     more = write_jsonl(tmp_path / "more.jsonl", [{"id": "x1", "premise": "P.", "hypothesis": "H.", "label": "neutral"}])
-    config = snli_config(tmp_path / "out", paths=[str(FIXTURES / "pairs.jsonl"), str(more)], dev_size=1,
-                         test_size=1, balance_labels=False)
+    config = snli_config(
+        tmp_path / "out",
+        paths=[str(FIXTURES / "pairs.jsonl"), str(more)],
+        dev_size=1,
+        test_size=1,
+        balance_labels=False,
+    )
     pipeline.run(config)
     rows = [r for p in ("train", "dev", "test") for r in read_jsonl(tmp_path / "out" / f"{p}.jsonl")]
     assert {r["source_file"] for r in rows} == {str(FIXTURES / "pairs.jsonl"), str(more)}
@@ -184,11 +200,35 @@ def test_recipe_paths_are_relative_to_the_recipe(tmp_path: Path) -> None:
 
 # -- CLI ----------------------------------------------------------------------------------------
 
+
 def test_cli_run_prints_a_summary_and_writes_outputs(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["run", str(SAMPLE), "--text", "hypothesis", "--context", "premise", "--label",
-                                 "label", "--template", "snli", "--backend", "fake", "--balance-labels",
-                                 "--dev-size", "0.1", "--test-size", "300", "--null-splits", "50", "--out", str(tmp_path / "o"),
-                                 "--quiet"])
+    result = runner.invoke(
+        app,
+        [
+            "run",
+            str(SAMPLE),
+            "--text",
+            "hypothesis",
+            "--context",
+            "premise",
+            "--label",
+            "label",
+            "--template",
+            "snli",
+            "--backend",
+            "fake",
+            "--balance-labels",
+            "--dev-size",
+            "0.1",
+            "--test-size",
+            "300",
+            "--null-splits",
+            "50",
+            "--out",
+            str(tmp_path / "o"),
+            "--quiet",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "split summary" in result.output and "2400" in result.output
     assert "Evaluation examples longer than in ≥ 95% of random splits: yes" in " ".join(result.output.split())
@@ -197,20 +237,38 @@ def test_cli_run_prints_a_summary_and_writes_outputs(tmp_path: Path) -> None:
 
 def test_cli_score_and_split(tmp_path: Path) -> None:
     common = [str(FIXTURES / "pairs.jsonl"), "--text", "hypothesis"]
-    scored = runner.invoke(app, ["score", *common, "--backend", "fake", "--out", str(tmp_path / "s.parquet"), "--quiet"])
+    scored = runner.invoke(
+        app, ["score", *common, "--backend", "fake", "--out", str(tmp_path / "s.parquet"), "--quiet"]
+    )
     assert scored.exit_code == 0, scored.output
-    split = runner.invoke(app, ["split", *common, "--scores", str(tmp_path / "s.parquet"), "--dev-size", "1",
-                                "--test-size", "1", "--out", str(tmp_path / "o")])
+    split = runner.invoke(
+        app,
+        [
+            "split",
+            *common,
+            "--scores",
+            str(tmp_path / "s.parquet"),
+            "--dev-size",
+            "1",
+            "--test-size",
+            "1",
+            "--out",
+            str(tmp_path / "o"),
+        ],
+    )
     assert split.exit_code == 0, split.output
     assert len(read_jsonl(tmp_path / "o" / "test.jsonl")) == 1
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--text", "nope"], "field 'nope' is missing"),
-    (["--text", "hypothesis", "--test-size", "lots"], "--test-size='lots' is not a number"),
-    (["--text", "hypothesis", "--splitter", "tmcd-ish"], "splitter='tmcd-ish' is unknown"),
-    (["--text", "hypothesis", "--template", "snli"], "uses {context}"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--text", "nope"], "field 'nope' is missing"),
+        (["--text", "hypothesis", "--test-size", "lots"], "--test-size='lots' is not a number"),
+        (["--text", "hypothesis", "--splitter", "tmcd-ish"], "splitter='tmcd-ish' is unknown"),
+        (["--text", "hypothesis", "--template", "snli"], "uses {context}"),
+    ],
+)
 def test_cli_errors_are_one_clear_line(args: list[str], message: str) -> None:
     result = runner.invoke(app, ["run", str(FIXTURES / "pairs.jsonl"), "--backend", "fake", *args])
     assert result.exit_code == 2
@@ -227,13 +285,33 @@ def test_cli_help_shows_worked_examples() -> None:
 SPIDER = Path(__file__).parent.parent / "examples" / "data" / "spider_dev.jsonl.gz"
 
 
-@pytest.mark.parametrize("splitter, extra", [("tmcd", []), ("template", ["--atom-constraint"]),
-                                             ("random", ["--atom-constraint"]), ("length", [])])
+@pytest.mark.parametrize(
+    "splitter, extra",
+    [("tmcd", []), ("template", ["--atom-constraint"]), ("random", ["--atom-constraint"]), ("length", [])],
+)
 def test_cli_program_splits_write_program_metrics(tmp_path: Path, splitter: str, extra: list[str]) -> None:
     out = tmp_path / splitter
-    result = runner.invoke(app, ["split", str(SPIDER), "--text", "question", "--program", "query",
-                                 "--splitter", splitter, *extra, "--dev-size", "100", "--test-size", "100",
-                                 "--no-analyze", "--out", str(out)])
+    result = runner.invoke(
+        app,
+        [
+            "split",
+            str(SPIDER),
+            "--text",
+            "question",
+            "--program",
+            "query",
+            "--splitter",
+            splitter,
+            *extra,
+            "--dev-size",
+            "100",
+            "--test-size",
+            "100",
+            "--no-analyze",
+            "--out",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "programs, against train" in result.output
     manifest = json.loads((out / "manifest.json").read_text())
@@ -249,9 +327,29 @@ def test_count_occurrences_is_recorded_and_changes_divergences(tmp_path: Path) -
     divergences = {}
     for count in ("examples", "occurrences"):
         out = tmp_path / count
-        result = runner.invoke(app, ["split", str(SPIDER), "--text", "question", "--program", "query",
-                                     "--splitter", "random", "--atom-constraint", "--count", count, "--dev-size", "100",
-                                     "--test-size", "100", "--no-analyze", "--out", str(out)])
+        result = runner.invoke(
+            app,
+            [
+                "split",
+                str(SPIDER),
+                "--text",
+                "question",
+                "--program",
+                "query",
+                "--splitter",
+                "random",
+                "--atom-constraint",
+                "--count",
+                count,
+                "--dev-size",
+                "100",
+                "--test-size",
+                "100",
+                "--no-analyze",
+                "--out",
+                str(out),
+            ],
+        )
         assert result.exit_code == 0, result.output
         assert ("counted by occurrence" in result.output) == (count == "occurrences")
         manifest = json.loads((out / "manifest.json").read_text())
@@ -260,23 +358,45 @@ def test_count_occurrences_is_recorded_and_changes_divergences(tmp_path: Path) -
         divergences[count] = (test["atom_divergence"], test["compound_divergence"], test["novel_compound_share"])
         assert (out / "test.jsonl").read_bytes() == (tmp_path / "examples" / "test.jsonl").read_bytes()  # same split
     assert divergences["examples"][:2] != divergences["occurrences"][:2]
-    assert divergences["examples"][2] == divergences["occurrences"][2]      # novelty is presence: unchanged
+    assert divergences["examples"][2] == divergences["occurrences"][2]  # novelty is presence: unchanged
 
 
 def test_cli_program_splitter_without_program_field_is_a_clear_error(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["split", str(SPIDER), "--text", "question", "--splitter", "tmcd",
-                                 "--out", str(tmp_path / "x")])
+    result = runner.invoke(
+        app, ["split", str(SPIDER), "--text", "question", "--splitter", "tmcd", "--out", str(tmp_path / "x")]
+    )
     assert result.exit_code == 2
     assert "--program" in result.output and not (tmp_path / "x").exists()
 
 
 def test_unparsable_program_names_file_row_and_field(tmp_path: Path) -> None:
-    path = write_jsonl(tmp_path / "q.jsonl", [{"question": "a?", "query": "SELECT a FROM t"},
-                                             {"question": "b?", "query": "SELECT FROM WHERE"},
-                                             {"question": "c?", "query": "SELECT c FROM t"}])
-    result = runner.invoke(app, ["split", str(path), "--text", "question", "--program", "query",
-                                 "--splitter", "random", "--dev-size", "1", "--test-size", "1",
-                                 "--out", str(tmp_path / "x")])
+    path = write_jsonl(
+        tmp_path / "q.jsonl",
+        [
+            {"question": "a?", "query": "SELECT a FROM t"},
+            {"question": "b?", "query": "SELECT FROM WHERE"},
+            {"question": "c?", "query": "SELECT c FROM t"},
+        ],
+    )
+    result = runner.invoke(
+        app,
+        [
+            "split",
+            str(path),
+            "--text",
+            "question",
+            "--program",
+            "query",
+            "--splitter",
+            "random",
+            "--dev-size",
+            "1",
+            "--test-size",
+            "1",
+            "--out",
+            str(tmp_path / "x"),
+        ],
+    )
     assert result.exit_code == 2
     assert "q.jsonl: row 2: field 'query' is not SQL" in result.output
     assert not (tmp_path / "x").exists()

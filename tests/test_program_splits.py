@@ -36,20 +36,28 @@ def synthetic_programs(n: int, seed: int = 0, vocabulary: int = 400) -> ProgramF
         atoms.append(row)
         compounds.append(sorted({f"{x}>{y}" for x, y in zip(row, row[1:])} | {f"{row[0]}>*"}))
     templates = tuple(f"t{rng.integers(0, max(n // 8, 1))}" if rng.random() < 0.5 else f"u{i}" for i in range(n))
-    return ProgramFeatures(extractor="synthetic", atoms=SparseSets.from_rows(atoms),
-                           compounds=SparseSets.from_rows(compounds), templates=templates,
-                           hardness=tuple(rng.choice(["easy", "hard"], n)), hardness_levels=("easy", "hard"),
-                           n_tokens=np.array([2 * len(r) for r in atoms]))
+    return ProgramFeatures(
+        extractor="synthetic",
+        atoms=SparseSets.from_rows(atoms),
+        compounds=SparseSets.from_rows(compounds),
+        templates=templates,
+        hardness=tuple(rng.choice(["easy", "hard"], n)),
+        hardness_levels=("easy", "hard"),
+        n_tokens=np.array([2 * len(r) for r in atoms]),
+    )
 
 
 def program_inputs(n: int, seed: int = 0, group_size: int | None = None) -> SplitInputs:
     rng = np.random.default_rng(seed + 100)
-    return SplitInputs(n=n, word_lengths=rng.integers(3, 30, n), logprob_sum=-rng.gamma(5.0, 8.0, n),
-                       n_tokens=rng.integers(3, 40, n),
-                       labels=np.array([f"l{i}" for i in rng.integers(0, 2, n)], dtype=object),
-                       groups=None if group_size is None else np.array([f"g{i // group_size}" for i in range(n)],
-                                                                       dtype=object),
-                       programs=synthetic_programs(n, seed))
+    return SplitInputs(
+        n=n,
+        word_lengths=rng.integers(3, 30, n),
+        logprob_sum=-rng.gamma(5.0, 8.0, n),
+        n_tokens=rng.integers(3, 40, n),
+        labels=np.array([f"l{i}" for i in rng.integers(0, 2, n)], dtype=object),
+        groups=None if group_size is None else np.array([f"g{i // group_size}" for i in range(n)], dtype=object),
+        programs=synthetic_programs(n, seed),
+    )
 
 
 def masks(split, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -59,11 +67,19 @@ def masks(split, n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 PROGRAM_SPLITTERS = [
-    LikelihoodSplitter(atom_constraint=True), LikelihoodSplitter(atom_constraint=True, length_buckets=4),
-    LikelihoodSplitter(atom_constraint=True, balance_labels=True), LikelihoodSplitter(atom_constraint=True, reverse=True),
-    RandomSplitter(atom_constraint=True), RandomSplitter(atom_constraint=True, balance_labels=True, seed=4),
-    LengthSplitter(), LengthSplitter(atom_constraint=True), LengthSplitter(length_of="program", atom_constraint=True),
-    TemplateSplitter(), TemplateSplitter(atom_constraint=True), TmcdSplitter(), TmcdSplitter(max_iterations=5),
+    LikelihoodSplitter(atom_constraint=True),
+    LikelihoodSplitter(atom_constraint=True, length_buckets=4),
+    LikelihoodSplitter(atom_constraint=True, balance_labels=True),
+    LikelihoodSplitter(atom_constraint=True, reverse=True),
+    RandomSplitter(atom_constraint=True),
+    RandomSplitter(atom_constraint=True, balance_labels=True, seed=4),
+    LengthSplitter(),
+    LengthSplitter(atom_constraint=True),
+    LengthSplitter(length_of="program", atom_constraint=True),
+    TemplateSplitter(),
+    TemplateSplitter(atom_constraint=True),
+    TmcdSplitter(),
+    TmcdSplitter(max_iterations=5),
     TmcdSplitter(balance_labels=True),
 ]
 
@@ -119,7 +135,7 @@ def test_atom_repair_moves_whole_units() -> None:
 
 
 def test_impossible_atom_constraint_is_a_clear_error() -> None:
-    atoms = SparseSets.from_rows([["x"], ["y"], ["z"]])   # every atom occurs once
+    atoms = SparseSets.from_rows([["x"], ["y"], ["z"]])  # every atom occurs once
     with pytest.raises(ConfigError, match="atom_constraint=True cannot be met"):
         enforce_atom_constraint(np.array([True, False, False]), atoms, np.zeros(3))
 
@@ -173,10 +189,12 @@ def test_tmcd_prices_every_candidate_as_a_full_recount(count: str) -> None:
     """The incremental price of moving each row equals 1 − divergence recomputed after the move,
     also when a compound occurring twice in a program counts twice."""
     rng = np.random.default_rng(3)
-    rows = [[f"c{i}" for i in rng.integers(0, 25, rng.integers(1, 8))] for _ in range(120)]   # repeats kept
+    rows = [[f"c{i}" for i in rng.integers(0, 25, rng.integers(1, 8))] for _ in range(120)]  # repeats kept
     compounds = SparseSets.from_rows(rows, count)
     atoms = SparseSets.from_rows([[r[0]] for r in rows])
-    assert (count == "occurrences") == (compounds.counts(np.ones(120, bool)).sum() > compounds.presence(np.ones(120, bool)).sum())
+    assert (count == "occurrences") == (
+        compounds.counts(np.ones(120, bool)).sum() > compounds.presence(np.ones(120, bool)).sum()
+    )
     eval_mask = np.zeros(120, dtype=bool)
     eval_mask[rng.choice(120, 30, replace=False)] = True
     search = CompoundDivergenceSearch(compounds, atoms, eval_mask)
@@ -202,8 +220,9 @@ def test_tmcd_beats_a_first_improvement_scan_at_equal_iterations() -> None:
     assert search.divergence() >= first_improvement_divergence(compounds, atoms, start, iterations)
 
 
-def first_improvement_divergence(compounds: SparseSets, atoms: SparseSets, eval_mask: np.ndarray,
-                                 iterations: int) -> float:
+def first_improvement_divergence(
+    compounds: SparseSets, atoms: SparseSets, eval_mask: np.ndarray, iterations: int
+) -> float:
     """The published greedy: take the first train example whose move raises divergence (and
     keeps atoms), then the first evaluation example whose move back does; recompute fully."""
     mask = eval_mask.copy()
@@ -214,8 +233,14 @@ def first_improvement_divergence(compounds: SparseSets, atoms: SparseSets, eval_
     for _ in range(iterations):
         current = divergence(mask)
         atom_counts = atoms.counts(~mask)
-        out = next((i for i in np.flatnonzero(~mask) if atom_counts[atoms.row(i)].min() >= 2
-                    and divergence(_flip(mask, i)) > current), None)
+        out = next(
+            (
+                i
+                for i in np.flatnonzero(~mask)
+                if atom_counts[atoms.row(i)].min() >= 2 and divergence(_flip(mask, i)) > current
+            ),
+            None,
+        )
         if out is None:
             break
         mask = _flip(mask, out)

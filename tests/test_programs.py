@@ -25,8 +25,21 @@ def spider_dev_queries() -> list[str]:
 
 def test_sql_atoms_normalise_names_keywords_and_values() -> None:
     parse = SqlExtractor().parse('SELECT T1.Name FROM singer AS T1 WHERE T1.country = "France" AND age > 20')
-    assert set(parse.atoms) == {"SELECT", "FROM", "AS", "WHERE", "AND", "=", ">", "t1", "name", "singer",
-                                "country", "age", "<value>"}
+    assert set(parse.atoms) == {
+        "SELECT",
+        "FROM",
+        "AS",
+        "WHERE",
+        "AND",
+        "=",
+        ">",
+        "t1",
+        "name",
+        "singer",
+        "country",
+        "age",
+        "<value>",
+    }
     assert parse.n_tokens == 16
 
 
@@ -38,8 +51,14 @@ def test_double_and_single_quoted_values_give_the_same_atoms_and_template() -> N
 
 def test_sql_compounds_are_parent_child_and_grandparent_paths_with_anonymous_structure() -> None:
     parse = SqlExtractor().parse("SELECT count(*) FROM head WHERE age > 56")
-    assert {"SELECT > COUNT", "SELECT > COUNT > *", "WHERE > GT > <value>", "GT > _ > age",
-            "SELECT > FROM > _", "_ > head"} <= set(parse.compounds)
+    assert {
+        "SELECT > COUNT",
+        "SELECT > COUNT > *",
+        "WHERE > GT > <value>",
+        "GT > _ > age",
+        "SELECT > FROM > _",
+        "_ > head",
+    } <= set(parse.compounds)
     assert all(1 <= c.count(" > ") <= 2 for c in parse.compounds)
 
 
@@ -48,15 +67,18 @@ def test_template_replaces_tables_columns_and_values() -> None:
     assert parse.template == "SELECT col FROM tab WHERE col > 'value' ORDER BY col DESC LIMIT 'value'"
 
 
-@pytest.mark.parametrize("sql, level", [
-    ("SELECT count(*) FROM head", "easy"),
-    ("SELECT name FROM head WHERE age > 56", "easy"),
-    ("SELECT name, age FROM head WHERE age > 56", "medium"),
-    ("SELECT T1.a FROM x AS T1 JOIN y AS T2 ON T1.id = T2.id JOIN z AS T3 ON T2.id = T3.id WHERE T3.b = 1", "hard"),
-    ("SELECT name FROM head WHERE age > (SELECT avg(age) FROM head)", "hard"),
-    ("SELECT a FROM t WHERE b = 1 INTERSECT SELECT a FROM t WHERE b = 2", "hard"),
-    ("SELECT a FROM t WHERE b = 1 GROUP BY a INTERSECT SELECT a FROM t WHERE b = 2", "extra"),
-])
+@pytest.mark.parametrize(
+    "sql, level",
+    [
+        ("SELECT count(*) FROM head", "easy"),
+        ("SELECT name FROM head WHERE age > 56", "easy"),
+        ("SELECT name, age FROM head WHERE age > 56", "medium"),
+        ("SELECT T1.a FROM x AS T1 JOIN y AS T2 ON T1.id = T2.id JOIN z AS T3 ON T2.id = T3.id WHERE T3.b = 1", "hard"),
+        ("SELECT name FROM head WHERE age > (SELECT avg(age) FROM head)", "hard"),
+        ("SELECT a FROM t WHERE b = 1 INTERSECT SELECT a FROM t WHERE b = 2", "hard"),
+        ("SELECT a FROM t WHERE b = 1 GROUP BY a INTERSECT SELECT a FROM t WHERE b = 2", "extra"),
+    ],
+)
 def test_spider_hardness_levels_for_hand_checked_queries(sql: str, level: str) -> None:
     assert SqlExtractor().parse(sql).hardness == level
 
@@ -74,14 +96,13 @@ def test_unparsable_sql_raises_a_program_error_with_a_reason(bad: str) -> None:
 
 
 def test_feature_extraction_reports_every_failing_row() -> None:
-    features, failures = extract_program_features(["SELECT a FROM b", "SELECT FROM", "SELECT FROM"],
-                                                  SqlExtractor())
+    features, failures = extract_program_features(["SELECT a FROM b", "SELECT FROM", "SELECT FROM"], SqlExtractor())
     assert features is None and [f.row for f in failures] == [1, 2]
 
 
 def test_chernoff_divergence_matches_hand_computation() -> None:
     p, q = np.array([3, 1, 0]), np.array([1, 1, 2])
-    expected = 1 - (0.75 ** 0.1 * 0.25 ** 0.9 + 0.25 ** 0.1 * 0.25 ** 0.9)
+    expected = 1 - (0.75**0.1 * 0.25**0.9 + 0.25**0.1 * 0.25**0.9)
     assert chernoff_divergence(p, q, 0.1) == pytest.approx(expected)
     assert chernoff_divergence(p, p * 7, 0.5) == pytest.approx(0.0, abs=1e-12)
     assert chernoff_divergence(np.array([1, 0]), np.array([0, 5]), 0.5) == 1.0
@@ -96,11 +117,11 @@ def test_novel_share_counts_rows_with_an_item_unseen_in_train() -> None:
 
 def test_program_metrics_per_part() -> None:
     features, _ = extract_program_features(
-        ["SELECT a FROM t", "SELECT a FROM t WHERE b = 1", "SELECT count(*) FROM u", "SELECT a FROM t"],
-        SqlExtractor())
+        ["SELECT a FROM t", "SELECT a FROM t WHERE b = 1", "SELECT count(*) FROM u", "SELECT a FROM t"], SqlExtractor()
+    )
     split = SplitIndices(train_idx=np.array([0, 1]), dev_idx=np.array([3]), test_idx=np.array([2]))
     train, dev, test = program_metrics(features, split)
     assert train.atom_divergence is None and train.hardness == {"easy": 2, "medium": 0, "hard": 0, "extra": 0}
     assert dev.atoms_missing_from_train == 0 and dev.novel_compound_share == 0.0
-    assert test.atoms_missing_from_train == 3 and test.novel_compound_share == 1.0   # COUNT, *, u
+    assert test.atoms_missing_from_train == 3 and test.novel_compound_share == 1.0  # COUNT, *, u
     assert 0 < test.compound_divergence <= 1

@@ -9,10 +9,14 @@ from tailsplit.prompts import BUILTIN_TEMPLATES, resolve_template
 def test_paper_prompts_render_with_the_query_last() -> None:
     snli = BUILTIN_TEMPLATES["snli"]
     assert snli.render({}, text="A man sleeps.", context="A man naps.", label="contradiction") == (
-        "Premise: A man naps. This hypothesis is a contradiction: ", "A man sleeps.")
+        "Premise: A man naps. This hypothesis is a contradiction: ",
+        "A man sleeps.",
+    )
     boolq = BUILTIN_TEMPLATES["boolq"]
-    assert boolq.render({}, text="is it?", context="Text.", label=None)[0] == \
-        "Passage: Text. Ask a question about the passage: "
+    assert (
+        boolq.render({}, text="is it?", context="Text.", label=None)[0]
+        == "Passage: Text. Ask a question about the passage: "
+    )
     assert BUILTIN_TEMPLATES["plain"].render({}, text="q", context=None, label=None) == ("", "q")
 
 
@@ -26,11 +30,14 @@ def test_label_words_can_be_overridden() -> None:
     assert template.render({}, text="h", context="p", label="neutral")[0].endswith("possibly true: ")
 
 
-@pytest.mark.parametrize(("spec", "message"), [
-    ("Question: {text} please", "does not end with"),
-    ("nosuch", "neither a built-in"),
-    ("{text} and {text}", "twice"),
-])
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("Question: {text} please", "does not end with"),
+        ("nosuch", "neither a built-in"),
+        ("{text} and {text}", "twice"),
+    ],
+)
 def test_bad_templates_are_refused(spec: str, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         resolve_template(spec)

@@ -30,8 +30,15 @@ LABELS = ("entailment", "neutral", "contradiction")
 
 
 def pairs(n: int = 30) -> list[dict]:
-    return [{"id": f"p{i}", "premise": f"A person number {i} walks.", "hypothesis": f"Someone walks {i}.",
-             "label": LABELS[i % 3]} for i in range(n)]
+    return [
+        {
+            "id": f"p{i}",
+            "premise": f"A person number {i} walks.",
+            "hypothesis": f"Someone walks {i}.",
+            "label": LABELS[i % 3],
+        }
+        for i in range(n)
+    ]
 
 
 def invoke(args: list[str]) -> str:
@@ -41,6 +48,7 @@ def invoke(args: list[str]) -> str:
 
 
 # -- reading exactly ------------------------------------------------------------------------
+
 
 def test_tsv_keeps_quotes_as_text(tmp_path: Path) -> None:
     path = tmp_path / "q.tsv"
@@ -66,8 +74,7 @@ def test_jsonl_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
 
 
 cell = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)
-tsv_cell = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",), exclude_characters="\t\n\r"),
-                   max_size=12)
+tsv_cell = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",), exclude_characters="\t\n\r"), max_size=12)
 
 
 @settings(max_examples=60, deadline=None)
@@ -91,11 +98,18 @@ def test_tsv_reads_back_every_field_literally(rows: list[tuple[str, str]]) -> No
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.tuples(cell, cell), min_size=1, max_size=6), st.sampled_from(["csv", "tsv", "jsonl"]),
-       st.lists(st.tuples(st.integers(0, 10_000), st.sampled_from(['"', "\n", ",", "\t", "{", "}", "\\", "\r"])),
-                min_size=1, max_size=3))
-def test_damaged_files_are_read_exactly_or_refused_with_a_location(rows: list[tuple[str, str]], fmt: str,
-                                                                     damage: list[tuple[int, str]]) -> None:
+@given(
+    st.lists(st.tuples(cell, cell), min_size=1, max_size=6),
+    st.sampled_from(["csv", "tsv", "jsonl"]),
+    st.lists(
+        st.tuples(st.integers(0, 10_000), st.sampled_from(['"', "\n", ",", "\t", "{", "}", "\\", "\r"])),
+        min_size=1,
+        max_size=3,
+    ),
+)
+def test_damaged_files_are_read_exactly_or_refused_with_a_location(
+    rows: list[tuple[str, str]], fmt: str, damage: list[tuple[int, str]]
+) -> None:
     """Insert stray characters anywhere: the reader either refuses with an InputError naming
     the file, or returns records each of which is accounted for by the file's lines."""
     if fmt == "jsonl":
@@ -127,11 +141,15 @@ def hypothesis_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 # -- outputs ------------------------------------------------------------------------------
 
+
 def test_an_accepted_input_comes_back_whole(tmp_path: Path) -> None:
     src = write_jsonl(tmp_path / "in.jsonl", pairs(40))
     invoke(["run", str(src), "--text", "hypothesis", "--backend", "fake", "--quiet", "--out", str(tmp_path / "o")])
-    parts = [json.loads(line) for p in ("train", "dev", "test")
-             for line in (tmp_path / "o" / f"{p}.jsonl").read_text(encoding="utf-8").splitlines()]
+    parts = [
+        json.loads(line)
+        for p in ("train", "dev", "test")
+        for line in (tmp_path / "o" / f"{p}.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
     stripped = sorted(tuple(sorted((k, v) for k, v in r.items() if k in pairs(1)[0])) for r in parts)
     assert stripped == sorted(tuple(sorted(r.items())) for r in pairs(40))
 
@@ -139,8 +157,24 @@ def test_an_accepted_input_comes_back_whole(tmp_path: Path) -> None:
 def test_manifest_hashes_every_file_and_is_strict_json(tmp_path: Path) -> None:
     src = write_jsonl(tmp_path / "in.jsonl", pairs(40))
     out = tmp_path / "o"
-    invoke(["split", str(src), "--text", "hypothesis", "--splitter", "random", "--dev-size", "0",
-            "--test-size", "5", "--null-splits", "20", "--out", str(out)])
+    invoke(
+        [
+            "split",
+            str(src),
+            "--text",
+            "hypothesis",
+            "--splitter",
+            "random",
+            "--dev-size",
+            "0",
+            "--test-size",
+            "5",
+            "--null-splits",
+            "20",
+            "--out",
+            str(out),
+        ]
+    )
     text = (out / "manifest.json").read_text(encoding="utf-8")
     manifest = json.loads(text, parse_constant=lambda c: pytest.fail(f"bare {c} in manifest.json"))
     files = sorted(p.name for p in out.iterdir() if p.name != "manifest.json")
@@ -187,25 +221,50 @@ def test_outputs_respect_the_umask(tmp_path: Path) -> None:
 
 def test_staging_left_by_a_killed_run_is_removed(tmp_path: Path) -> None:
     src = write_jsonl(tmp_path / "in.jsonl", pairs(40))
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
-                          text=True, check=True).stdout.strip()
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     stale = tmp_path / f".o.tmp-{dead}-abc123"
     stale.mkdir()
     (stale / "train.jsonl").write_text("partial", encoding="utf-8")
-    alive = tmp_path / f".o.tmp-{os.getppid()}-def456"     # a running process: left alone
+    alive = tmp_path / f".o.tmp-{os.getppid()}-def456"  # a running process: left alone
     alive.mkdir()
-    other = tmp_path / f".other.tmp-{dead}-abc123"          # another output's staging: left alone
+    other = tmp_path / f".other.tmp-{dead}-abc123"  # another output's staging: left alone
     other.mkdir()
-    invoke(["split", str(src), "--text", "hypothesis", "--splitter", "random", "--no-analyze",
-            "--out", str(tmp_path / "o")])
+    invoke(
+        [
+            "split",
+            str(src),
+            "--text",
+            "hypothesis",
+            "--splitter",
+            "random",
+            "--no-analyze",
+            "--out",
+            str(tmp_path / "o"),
+        ]
+    )
     assert not stale.exists() and alive.exists() and other.exists()
 
 
 def test_user_text_prints_literally(tmp_path: Path) -> None:
     rows = [{**r, "label": ["[positive]", "[bold]x", "[/]"][i % 3]} for i, r in enumerate(pairs(30))]
     src = write_jsonl(tmp_path / "b.jsonl", rows)
-    output = invoke(["split", str(src), "--text", "hypothesis", "--label", "label", "--splitter", "random",
-                     "--no-analyze", "--out", str(tmp_path / "o")])
+    output = invoke(
+        [
+            "split",
+            str(src),
+            "--text",
+            "hypothesis",
+            "--label",
+            "label",
+            "--splitter",
+            "random",
+            "--no-analyze",
+            "--out",
+            str(tmp_path / "o"),
+        ]
+    )
     assert "[positive]" in output and "[bold]x" in output and "[/]" in output
     summary = (tmp_path / "o" / "summary.md").read_text(encoding="utf-8")
     assert "[positive]" in summary
@@ -215,17 +274,55 @@ def test_text_files_are_utf8_whatever_the_locale(tmp_path: Path) -> None:
     rows = [{**r, "label": ["ünïcödé", "négatif", "中立"][i % 3]} for i, r in enumerate(pairs(30))]
     src = write_jsonl(tmp_path / "u.jsonl", rows)
     env = {**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0", "PYTHONIOENCODING": "utf-8"}
-    result = subprocess.run([sys.executable, "-m", "tailsplit.cli", "split", str(src), "--text", "hypothesis",
-                             "--label", "label", "--splitter", "random", "--null-splits", "20",
-                             "--out", str(tmp_path / "o")], env=env, capture_output=True, text=True,
-                            encoding="utf-8")
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tailsplit.cli",
+            "split",
+            str(src),
+            "--text",
+            "hypothesis",
+            "--label",
+            "label",
+            "--splitter",
+            "random",
+            "--null-splits",
+            "20",
+            "--out",
+            str(tmp_path / "o"),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+    )
     assert result.returncode == 0, result.stderr
     assert "中立" in (tmp_path / "o" / "summary.md").read_text(encoding="utf-8")
     corpus = tmp_path / "tweets.txt"
     corpus.write_text("".join(f"ünïcödé tweet {i} 😀 中立\n" for i in range(50)), encoding="utf-8")
-    result = subprocess.run([sys.executable, "-m", "tailsplit.cli", "overlap", "--test", str(src), "--text", "hypothesis",
-                             "--corpus", str(corpus), "--index-dir", str(tmp_path / "index"), "--out", str(tmp_path / "ov")],
-                            env=env, capture_output=True, text=True, encoding="utf-8")
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tailsplit.cli",
+            "overlap",
+            "--test",
+            str(src),
+            "--text",
+            "hypothesis",
+            "--corpus",
+            str(corpus),
+            "--index-dir",
+            str(tmp_path / "index"),
+            "--out",
+            str(tmp_path / "ov"),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+    )
     assert result.returncode == 0, result.stderr
     assert "中立" in (tmp_path / "ov" / "audit.jsonl").read_text(encoding="utf-8")
 
@@ -240,6 +337,7 @@ def test_json_errors_read_naturally(tmp_path: Path) -> None:
 
 # -- caches -------------------------------------------------------------------------------
 
+
 def test_a_damaged_cache_row_is_scored_again(tmp_path: Path, fake_backend: Any) -> None:
     src = write_jsonl(tmp_path / "in.jsonl", pairs(30))
     cache = tmp_path / "cache"
@@ -251,14 +349,14 @@ def test_a_damaged_cache_row_is_scored_again(tmp_path: Path, fake_backend: Any) 
     fake_backend.calls = []
     result = runner.invoke(app, args + ["--out", str(tmp_path / "b.parquet")])
     assert result.exit_code == 0, result.output
-    assert len(fake_backend.calls) == 1 and "1 damaged rows" in result.output   # one batch, the damaged row in it
+    assert len(fake_backend.calls) == 1 and "1 damaged rows" in result.output  # one batch, the damaged row in it
     import pyarrow.parquet as pq
 
     a, b = (pq.read_table(tmp_path / f"{x}.parquet").column("logprob_sum").to_numpy() for x in "ab")
     assert np.array_equal(a, b)
     fake_backend.calls = []
     invoke(args + ["--out", str(tmp_path / "c.parquet")])
-    assert fake_backend.calls == []          # the damaged row was replaced
+    assert fake_backend.calls == []  # the damaged row was replaced
 
 
 def test_a_converted_model_that_does_not_verify_is_noticed(model_cache: Path, tmp_path: Path) -> None:

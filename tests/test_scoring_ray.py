@@ -62,8 +62,21 @@ def test_engine_settings_are_checked(tmp_path: Path) -> None:
 
     with pytest.raises(ConfigError, match="workers=0"):
         RayScoringEngine(work_dir=tmp_path, workers=0)
-    result = CliRunner().invoke(app, ["score", str(SAMPLE), "--text", "hypothesis", "--method", "ngram",
-                                      "--engine", "ray", "--out", str(tmp_path / "s.parquet")])
+    result = CliRunner().invoke(
+        app,
+        [
+            "score",
+            str(SAMPLE),
+            "--text",
+            "hypothesis",
+            "--method",
+            "ngram",
+            "--engine",
+            "ray",
+            "--out",
+            str(tmp_path / "s.parquet"),
+        ],
+    )
     assert result.exit_code != 0 and "--engine ray scores with --method prompted" in result.output
 
 

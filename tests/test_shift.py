@@ -25,8 +25,15 @@ def test_correlate_recovers_the_generating_type_in_95_percent_of_seeds(kind: str
     assert right >= 95
 
 
-@pytest.mark.parametrize(("shape", "reason"), [("falling line", "not increasing"), ("decelerating", "decelerating"),
-                                               ("falling hinge", "decreasing on both sides"), ("inverted V", "Λ")])
+@pytest.mark.parametrize(
+    ("shape", "reason"),
+    [
+        ("falling line", "not increasing"),
+        ("decelerating", "decelerating"),
+        ("falling hinge", "decreasing on both sides"),
+        ("inverted V", "Λ"),
+    ],
+)
 def test_shapes_boss_excludes_are_none_of_the_types(shape: str, reason: str) -> None:
     """An inverted V, a decelerating or falling curve and a falling line are not Type I/II/III."""
     results = [classify(*synthetic_points(shape, n=30, seed=seed)) for seed in range(40)]
@@ -36,8 +43,12 @@ def test_shapes_boss_excludes_are_none_of_the_types(shape: str, reason: str) -> 
 
 def test_type_ii_fit_finds_the_turning_point_and_segment_r2() -> None:
     relation = classify(*synthetic_points("II", n=40, noise=0.005, seed=1))
-    assert relation.type == "II" and relation.chosen.kind == "hinge" and abs(relation.chosen.turning_point - 0.75) < 0.02
-    assert relation.chosen.slopes[0] == pytest.approx(0.3, abs=0.1) and relation.chosen.slopes[1] == pytest.approx(1.5, abs=0.15)
+    assert (
+        relation.type == "II" and relation.chosen.kind == "hinge" and abs(relation.chosen.turning_point - 0.75) < 0.02
+    )
+    assert relation.chosen.slopes[0] == pytest.approx(0.3, abs=0.1) and relation.chosen.slopes[1] == pytest.approx(
+        1.5, abs=0.15
+    )
     assert len(relation.chosen.r2) == 2 and relation.chosen.r2[1] > 0.9
     with pytest.raises(ConfigError, match="at least 3 points with different id_acc"):
         classify(np.array([0.5, 0.5, 0.5]), np.array([0.1, 0.2, 0.3]))
@@ -60,24 +71,32 @@ def test_mmd_tells_equal_means_with_different_spread_apart() -> None:
     rng = np.random.default_rng(1)
     centre = np.full(16, 3.0)
     narrow, wide, twin = (centre + rng.normal(0, s, size=(300, 16)) for s in (0.3, 0.6, 0.3))
-    assert centroid_similarity({"a": narrow, "b": wide})[0, 1] > 99.9         # centroids cannot see it
+    assert centroid_similarity({"a": narrow, "b": wide})[0, 1] > 99.9  # centroids cannot see it
     result = mmd_matrix({"narrow": narrow, "wide": wide, "twin": twin}, sample=300, permutations=100)
     assert result.p_value[0, 1] < 0.05 and result.mmd2[0, 1] > 10 * abs(result.mmd2[0, 2])
-    assert result.p_value[0, 2] > 0.05                                          # same distribution
+    assert result.p_value[0, 2] > 0.05  # same distribution
     assert mmd_test(narrow, wide, result.bandwidth, 50, seed=3) == mmd_test(narrow, wide, result.bandwidth, 50, seed=3)
 
 
 def test_ood_rank_keeps_one_per_source_and_explains_every_decision() -> None:
-    candidates = [Candidate("anli", "wiki", 30.0, 0.45), Candidate("wanli", "gen", 60.0, 0.60),
-                  Candidate("contract", "legal", 10.0, 0.55), Candidate("wiki-nli", "wiki", 20.0, 0.50),
-                  Candidate("near", "news", 95.0, 0.20)]
+    candidates = [
+        Candidate("anli", "wiki", 30.0, 0.45),
+        Candidate("wanli", "gen", 60.0, 0.60),
+        Candidate("contract", "legal", 10.0, 0.55),
+        Candidate("wiki-nli", "wiki", 20.0, 0.50),
+        Candidate("near", "news", 95.0, 0.20),
+    ]
     decisions = {d.candidate.name: d for d in rank_candidates(candidates, id_accuracy=0.9, max_similarity=90)}
-    assert [n for n, d in sorted(decisions.items(), key=lambda kv: kv[1].rank or 99) if d.kept] == ["anli", "contract", "wanli"]
+    assert [n for n, d in sorted(decisions.items(), key=lambda kv: kv[1].rank or 99) if d.kept] == [
+        "anli",
+        "contract",
+        "wanli",
+    ]
     assert "source 'wiki' already has 'anli'" in decisions["wiki-nli"].reasons[0]
     assert "too close to the ID data" in decisions["near"].reasons[0]
     assert decisions["anli"].drop == pytest.approx(0.45) and "rank 1" in decisions["anli"].reasons[-1]
     by_similarity = rank_candidates([c.__class__(c.name, c.source, c.similarity) for c in candidates])
-    assert [d.rank for d in by_similarity] == [None, 3, 1, 2, 4]               # no accuracies: lowest similarity first
+    assert [d.rank for d in by_similarity] == [None, 3, 1, 2, 4]  # no accuracies: lowest similarity first
     with pytest.raises(ConfigError, match="give every candidate one, or none"):
         rank_candidates([candidates[0], Candidate("x", "y", 1.0)], id_accuracy=0.9)
 
@@ -99,27 +118,48 @@ def test_correlate_command_fits_each_group_and_reports_bad_rows(tmp_path: Path) 
     assert bad.exit_code == 2 and "bad.csv:3: field 'ood_acc' is 'high', not a number" in bad.output
 
 
-NLI = ["A man is playing a guitar on stage.", "Two dogs run through a snowy field.", "A woman cooks pasta.",
-       "Children are playing soccer in the park.", "A man rides a bicycle down the street.", "People wait for a bus."]
-TWEETS = ["@user can't wait for the game tonight!!! #excited", "worst customer service ever, never again",
-          "new phone who dis lol", "happy birthday to my best friend <3", "traffic is insane this morning smh",
-          "just finished my first marathon!!"]
+NLI = [
+    "A man is playing a guitar on stage.",
+    "Two dogs run through a snowy field.",
+    "A woman cooks pasta.",
+    "Children are playing soccer in the park.",
+    "A man rides a bicycle down the street.",
+    "People wait for a bus.",
+]
+TWEETS = [
+    "@user can't wait for the game tonight!!! #excited",
+    "worst customer service ever, never again",
+    "new phone who dis lol",
+    "happy birthday to my best friend <3",
+    "traffic is insane this morning smh",
+    "just finished my first marathon!!",
+]
 
 
 def _shift_files(tmp_path: Path) -> tuple[Path, Path]:
-    return (write_jsonl(tmp_path / "nli.jsonl", [{"premise": t, "hypothesis": "Someone is outside."} for t in NLI]),
-            write_jsonl(tmp_path / "tweets.jsonl", [{"text": t} for t in TWEETS]))
+    return (
+        write_jsonl(tmp_path / "nli.jsonl", [{"premise": t, "hypothesis": "Someone is outside."} for t in NLI]),
+        write_jsonl(tmp_path / "tweets.jsonl", [{"text": t} for t in TWEETS]),
+    )
 
 
 def test_similarity_command_with_the_bundled_encoder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TAILSPLIT_CACHE_DIR", str(tmp_path / "cache"))
     nli, tweets = _shift_files(tmp_path)
     write_jsonl(tmp_path / "nli2.jsonl", [{"premise": t, "hypothesis": "Someone is outside."} for t in reversed(NLI)])
-    args = ["similarity", f"nli={nli}@premise+hypothesis", f"<b>nli2</b>={tmp_path / 'nli2.jsonl'}@premise+hypothesis",
-            f"tweets={tweets}", "--mmd-sample", "6", "--permutations", "20"]
+    args = [
+        "similarity",
+        f"nli={nli}@premise+hypothesis",
+        f"<b>nli2</b>={tmp_path / 'nli2.jsonl'}@premise+hypothesis",
+        f"tweets={tweets}",
+        "--mmd-sample",
+        "6",
+        "--permutations",
+        "20",
+    ]
     first = runner.invoke(app, args + ["--out", str(tmp_path / "a")])
     assert first.exit_code == 0, first.output
-    assert "embedded 12 texts (6 cached)" in first.output        # nli2 repeats nli's texts: encoded once
+    assert "embedded 12 texts (6 cached)" in first.output  # nli2 repeats nli's texts: encoded once
     matrix = np.array(json.loads((tmp_path / "a" / "similarity.json").read_text())["centroid_similarity"])
     assert matrix[0, 1] == pytest.approx(100, abs=0.01) and matrix[0, 2] < 60
     again = runner.invoke(app, args + ["--out", str(tmp_path / "b")])
@@ -135,18 +175,37 @@ def test_similarity_command_with_the_bundled_encoder(tmp_path: Path, monkeypatch
 def test_ood_rank_command_reads_candidates_relative_to_the_csv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TAILSPLIT_CACHE_DIR", str(tmp_path / "cache"))
     nli, tweets = _shift_files(tmp_path)
-    (tmp_path / "candidates.csv").write_text("name,path,fields,source,accuracy\n"
-                                             "tweets,tweets.jsonl,text,twitter,0.61\n"
-                                             "nli-copy,nli.jsonl,premise+hypothesis,captions,0.88\n")
-    result = runner.invoke(app, ["ood-rank", "--id", f"id={nli}@premise+hypothesis", "--candidates",
-                                 str(tmp_path / "candidates.csv"), "--id-accuracy", "0.9", "--min-drop", "0.05",
-                                 "--out", str(tmp_path / "ood")])
+    (tmp_path / "candidates.csv").write_text(
+        "name,path,fields,source,accuracy\n"
+        "tweets,tweets.jsonl,text,twitter,0.61\n"
+        "nli-copy,nli.jsonl,premise+hypothesis,captions,0.88\n"
+    )
+    result = runner.invoke(
+        app,
+        [
+            "ood-rank",
+            "--id",
+            f"id={nli}@premise+hypothesis",
+            "--candidates",
+            str(tmp_path / "candidates.csv"),
+            "--id-accuracy",
+            "0.9",
+            "--min-drop",
+            "0.05",
+            "--out",
+            str(tmp_path / "ood"),
+        ],
+    )
     assert result.exit_code == 0, result.output
     decisions = json.loads((tmp_path / "ood" / "ood.json").read_text())["decisions"]
     assert [(d["name"], d["kept"]) for d in decisions] == [("tweets", True), ("nli-copy", False)]
-    assert decisions[1]["similarity"] == pytest.approx(100, abs=0.01) and "not challenging" in decisions[1]["reasons"][0]
+    assert (
+        decisions[1]["similarity"] == pytest.approx(100, abs=0.01) and "not challenging" in decisions[1]["reasons"][0]
+    )
     (tmp_path / "bad.csv").write_text("name,path,source\ntweets,,twitter\n")
-    bad = runner.invoke(app, ["ood-rank", "--id", str(nli) + "@premise+hypothesis", "--candidates", str(tmp_path / "bad.csv")])
+    bad = runner.invoke(
+        app, ["ood-rank", "--id", str(nli) + "@premise+hypothesis", "--candidates", str(tmp_path / "bad.csv")]
+    )
     assert bad.exit_code == 2 and "bad.csv:2: field 'path' is missing or empty" in bad.output
 
 
@@ -154,11 +213,37 @@ def test_similarity_between_the_parts_of_a_split(tmp_path: Path, monkeypatch: py
     monkeypatch.setenv("TAILSPLIT_CACHE_DIR", str(tmp_path / "cache"))
     rows = [{"id": f"r{i}", "text": t} for i, t in enumerate(NLI * 3 + TWEETS * 3)]
     data = write_jsonl(tmp_path / "data.jsonl", rows)
-    split = runner.invoke(app, ["split", str(data), "--splitter", "random", "--dev-size", "6", "--test-size", "6",
-                                "--no-analyze", "--out", str(tmp_path / "rand")])
+    split = runner.invoke(
+        app,
+        [
+            "split",
+            str(data),
+            "--splitter",
+            "random",
+            "--dev-size",
+            "6",
+            "--test-size",
+            "6",
+            "--no-analyze",
+            "--out",
+            str(tmp_path / "rand"),
+        ],
+    )
     assert split.exit_code == 0, split.output
-    result = runner.invoke(app, ["similarity", "--split", str(tmp_path / "rand"), "--mmd-sample", "30",
-                                 "--permutations", "10", "--out", str(tmp_path / "sim")])
+    result = runner.invoke(
+        app,
+        [
+            "similarity",
+            "--split",
+            str(tmp_path / "rand"),
+            "--mmd-sample",
+            "30",
+            "--permutations",
+            "10",
+            "--out",
+            str(tmp_path / "sim"),
+        ],
+    )
     assert result.exit_code == 0, result.output
     report = json.loads((tmp_path / "sim" / "similarity.json").read_text())
     assert report["names"] == ["rand:train", "rand:dev", "rand:test"]

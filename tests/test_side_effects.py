@@ -17,7 +17,7 @@ def test_forked_rng_restores_the_callers_random_state() -> None:
         inside = torch.rand(2)
     assert torch.equal(torch.rand(4), expected)
     with forked_torch_rng(5):
-        assert torch.equal(torch.rand(2), inside)            # seeded inside: reproducible
+        assert torch.equal(torch.rand(2), inside)  # seeded inside: reproducible
 
 
 def test_quiet_transformers_restores_logging() -> None:
@@ -41,6 +41,14 @@ def test_training_the_encoder_baseline_leaves_torch_random_state_alone() -> None
     torch.manual_seed(7)
     expected = torch.rand(3)
     torch.manual_seed(7)
-    finetune_encoder(columns, labels, columns, labels, columns, labels, location=default_encoder_location(),
-                     recipe=EncoderRecipe(max_steps=1, batch_size=2, seed=3))
+    finetune_encoder(
+        columns,
+        labels,
+        columns,
+        labels,
+        columns,
+        labels,
+        location=default_encoder_location(),
+        recipe=EncoderRecipe(max_steps=1, batch_size=2, seed=3),
+    )
     assert torch.equal(torch.rand(3), expected)

@@ -10,9 +10,9 @@ from test_program_splits import program_inputs
 from tailsplit.errors import ConfigError
 from tailsplit.splits import SPLITTERS, make_splitter
 
-VARIANTS = {   # each registered splitter with its defaults, and with every boolean option it accepts on
-    name: [{}] + [{option: True} for option in ("balance_labels", "atom_constraint", "reverse")
-                  if option in cls().get_params()]
+VARIANTS = {  # each registered splitter with its defaults, and with every boolean option it accepts on
+    name: [{}]
+    + [{option: True} for option in ("balance_labels", "atom_constraint", "reverse") if option in cls().get_params()]
     for name, cls in SPLITTERS.items()
 }
 CASES = [(name, params) for name in sorted(VARIANTS) for params in VARIANTS[name]]
@@ -44,7 +44,7 @@ def test_every_registered_splitter_keeps_groups_whole_or_refuses_them(case) -> N
     data = program_inputs(600, seed=2, group_size=3)
     try:
         split = make_splitter(name, **params).split(data)
-    except ConfigError as exc:        # a splitter that cannot keep groups says so
+    except ConfigError as exc:  # a splitter that cannot keep groups says so
         assert "group" in str(exc)
         return
     check_split(split, 600)

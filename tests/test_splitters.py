@@ -17,16 +17,25 @@ from tailsplit.splits import LikelihoodSplitter, RandomSplitter, SplitInputs, ma
 def inputs(n: int, seed: int = 0, n_labels: int = 3, group_size: int | None = None) -> SplitInputs:
     rng = np.random.default_rng(seed)
     return SplitInputs(
-        n=n, word_lengths=rng.integers(3, 30, n), logprob_sum=-rng.gamma(5.0, 8.0, n),
-        n_tokens=rng.integers(3, 40, n), labels=np.array([f"l{i}" for i in rng.integers(0, n_labels, n)], dtype=object),
-        groups=None if group_size is None else np.array([f"g{i // group_size}" for i in range(n)], dtype=object))
+        n=n,
+        word_lengths=rng.integers(3, 30, n),
+        logprob_sum=-rng.gamma(5.0, 8.0, n),
+        n_tokens=rng.integers(3, 40, n),
+        labels=np.array([f"l{i}" for i in rng.integers(0, n_labels, n)], dtype=object),
+        groups=None if group_size is None else np.array([f"g{i // group_size}" for i in range(n)], dtype=object),
+    )
 
 
 SPLITTERS = [
-    LikelihoodSplitter(), LikelihoodSplitter(reverse=True), LikelihoodSplitter(rank="logprob_mean"),
-    LikelihoodSplitter(length_buckets=5), LikelihoodSplitter(length_buckets="exact"),
-    LikelihoodSplitter(balance_labels=True), LikelihoodSplitter(balance_labels=True, length_buckets=4),
-    RandomSplitter(), RandomSplitter(balance_labels=True),
+    LikelihoodSplitter(),
+    LikelihoodSplitter(reverse=True),
+    LikelihoodSplitter(rank="logprob_mean"),
+    LikelihoodSplitter(length_buckets=5),
+    LikelihoodSplitter(length_buckets="exact"),
+    LikelihoodSplitter(balance_labels=True),
+    LikelihoodSplitter(balance_labels=True, length_buckets=4),
+    RandomSplitter(),
+    RandomSplitter(balance_labels=True),
 ]
 
 
@@ -70,8 +79,12 @@ def test_reverse_puts_highest_scores_in_evaluation() -> None:
 
 
 def test_rank_by_mean_uses_per_token_scores() -> None:
-    data = SplitInputs(n=4, word_lengths=np.ones(4, int), logprob_sum=np.array([-10.0, -9.0, -2.0, -1.0]),
-                       n_tokens=np.array([10, 1, 1, 1]))
+    data = SplitInputs(
+        n=4,
+        word_lengths=np.ones(4, int),
+        logprob_sum=np.array([-10.0, -9.0, -2.0, -1.0]),
+        n_tokens=np.array([10, 1, 1, 1]),
+    )
     assert LikelihoodSplitter(dev_size=0, test_size=1).split(data).test_idx.tolist() == [0]
     assert LikelihoodSplitter(dev_size=0, test_size=1, rank="logprob_mean").split(data).test_idx.tolist() == [1]
     assert LikelihoodSplitter(dev_size=0, test_size=2, rank="logprob_mean").split(data).test_idx.tolist() == [1, 2]
@@ -90,8 +103,9 @@ def test_label_balance_matches_label_proportions_in_every_part() -> None:
 def test_length_buckets_keep_the_length_mix_of_the_data() -> None:
     rng = np.random.default_rng(0)
     lengths = rng.integers(2, 40, 4000)
-    data = SplitInputs(n=4000, word_lengths=lengths, logprob_sum=-3.0 * lengths + rng.normal(0, 2, 4000),
-                       n_tokens=lengths)
+    data = SplitInputs(
+        n=4000, word_lengths=lengths, logprob_sum=-3.0 * lengths + rng.normal(0, 2, 4000), n_tokens=lengths
+    )
     plain = LikelihoodSplitter().split(data)
     controlled = LikelihoodSplitter(length_buckets="exact").split(data)
     assert lengths[plain.eval_idx].mean() > lengths.mean() + 10  # long examples flood a plain split
@@ -117,12 +131,15 @@ def test_random_splits_differ_by_seed() -> None:
     assert not np.array_equal(a.eval_idx, b.eval_idx)
 
 
-@pytest.mark.parametrize(("kwargs", "message"), [
-    ({"rank": "ppl"}, "rank='ppl' is unknown"),
-    ({"length_buckets": 0}, "length_buckets=0"),
-    ({"length_buckets": "some"}, "length_buckets='some'"),
-    ({"seed": 1.5}, "seed=1.5"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"rank": "ppl"}, "rank='ppl' is unknown"),
+        ({"length_buckets": 0}, "length_buckets=0"),
+        ({"length_buckets": "some"}, "length_buckets='some'"),
+        ({"seed": 1.5}, "seed=1.5"),
+    ],
+)
 def test_bad_likelihood_parameters_are_named(kwargs, message) -> None:
     with pytest.raises(ConfigError, match=message):
         LikelihoodSplitter(**kwargs)
@@ -141,7 +158,8 @@ def test_balance_needs_labels_and_enough_examples_per_label() -> None:
     labels = np.array(["a"] * 18 + ["rare"] * 2, dtype=object)
     with pytest.raises(ConfigError, match="label 'rare' has only 2"):
         RandomSplitter(balance_labels=True, dev_size=0.5, test_size=0.45).split(
-            SplitInputs(n=20, word_lengths=np.ones(20), labels=labels))
+            SplitInputs(n=20, word_lengths=np.ones(20), labels=labels)
+        )
 
 
 def test_likelihood_refuses_missing_or_non_finite_scores() -> None:
@@ -150,8 +168,9 @@ def test_likelihood_refuses_missing_or_non_finite_scores() -> None:
     scores = np.full(10, -1.0)
     scores[4] = np.nan
     with pytest.raises(ConfigError, match="row 5"):
-        LikelihoodSplitter().split(SplitInputs(n=10, word_lengths=np.ones(10), logprob_sum=scores,
-                                               n_tokens=np.ones(10, int)))
+        LikelihoodSplitter().split(
+            SplitInputs(n=10, word_lengths=np.ones(10), logprob_sum=scores, n_tokens=np.ones(10, int))
+        )
 
 
 def test_registry_lists_splitters_on_unknown_name() -> None:
@@ -160,26 +179,42 @@ def test_registry_lists_splitters_on_unknown_name() -> None:
 
 
 def test_repr_shows_the_configuration() -> None:
-    assert repr(RandomSplitter(seed=4)) == "RandomSplitter(dev_size=0.1, test_size=0.1, balance_labels=False, atom_constraint=False, seed=4)"
+    assert (
+        repr(RandomSplitter(seed=4))
+        == "RandomSplitter(dev_size=0.1, test_size=0.1, balance_labels=False, atom_constraint=False, seed=4)"
+    )
 
 
 @settings(max_examples=60, deadline=None)
-@given(n=st.integers(3, 300), dev=st.floats(0, 0.45), test=st.floats(0.01, 0.45), seed=st.integers(0, 2**31),
-       n_labels=st.integers(1, 4), group=st.sampled_from([None, 1, 2, 5]), buckets=st.sampled_from([None, 3, "exact"]),
-       balance=st.booleans(), reverse=st.booleans())
-def test_property_likelihood_split_is_a_partition(n, dev, test, seed, n_labels, group, buckets, balance, reverse) -> None:
+@given(
+    n=st.integers(3, 300),
+    dev=st.floats(0, 0.45),
+    test=st.floats(0.01, 0.45),
+    seed=st.integers(0, 2**31),
+    n_labels=st.integers(1, 4),
+    group=st.sampled_from([None, 1, 2, 5]),
+    buckets=st.sampled_from([None, 3, "exact"]),
+    balance=st.booleans(),
+    reverse=st.booleans(),
+)
+def test_property_likelihood_split_is_a_partition(
+    n, dev, test, seed, n_labels, group, buckets, balance, reverse
+) -> None:
     data = inputs(n, seed=seed % 1000, n_labels=n_labels, group_size=group)
-    splitter = LikelihoodSplitter(dev_size=dev, test_size=test, seed=seed, length_buckets=buckets,
-                                  balance_labels=balance, reverse=reverse)
+    splitter = LikelihoodSplitter(
+        dev_size=dev, test_size=test, seed=seed, length_buckets=buckets, balance_labels=balance, reverse=reverse
+    )
     asked = int(np.floor(dev * n + 0.5)) + int(np.floor(test * n + 0.5))
     try:
         split = splitter.split(data)
-    except ConfigError as exc:   # only these inputs may be refused (never half-done):
+    except ConfigError as exc:  # only these inputs may be refused (never half-done):
         message = str(exc)
-        assert (asked == 0 and "leave no evaluation examples" in message) \
-            or (asked >= n and "so that training keeps at least one" in message) \
-            or (balance and message.startswith("balance_labels=True: label")) \
-            or (group not in (None, 1) and "cannot be divided" in message), message
+        assert (
+            (asked == 0 and "leave no evaluation examples" in message)
+            or (asked >= n and "so that training keeps at least one" in message)
+            or (balance and message.startswith("balance_labels=True: label"))
+            or (group not in (None, 1) and "cannot be divided" in message)
+        ), message
         return
     n_dev, n_test = round(dev * n + 1e-9), round(test * n + 1e-9)
     check_split(split, n)

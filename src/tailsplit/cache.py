@@ -68,28 +68,36 @@ class ScoreCache:
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS scores (key TEXT PRIMARY KEY, logprob_sum REAL NOT NULL, "
-                "n_tokens INTEGER NOT NULL, truncated INTEGER NOT NULL, checksum INTEGER) WITHOUT ROWID")
+                "n_tokens INTEGER NOT NULL, truncated INTEGER NOT NULL, checksum INTEGER) WITHOUT ROWID"
+            )
             columns = [row[1] for row in self._db.execute("PRAGMA table_info(scores)")]
             if "checksum" not in columns:
                 _add_checksum_column(self._db)
-            self._db.execute("CREATE TABLE IF NOT EXISTS notes (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS notes (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID"
+            )
             self._db.commit()
         except sqlite3.DatabaseError as exc:
-            raise CacheError(f"the score cache {str(self.path)!r} cannot be used ({exc}); it holds only cached "
-                             "scores, so it is safe to delete it (the next run scores again), or pass "
-                             "--cache-dir to use another folder") from None
+            raise CacheError(
+                f"the score cache {str(self.path)!r} cannot be used ({exc}); it holds only cached "
+                "scores, so it is safe to delete it (the next run scores again), or pass "
+                "--cache-dir to use another folder"
+            ) from None
         except OSError as exc:
-            raise CacheError(f"the score cache folder {str(self.path.parent)!r} cannot be written "
-                             f"({exc.strerror or exc}); pass --cache-dir, or --no-cache") from None
+            raise CacheError(
+                f"the score cache folder {str(self.path.parent)!r} cannot be written "
+                f"({exc.strerror or exc}); pass --cache-dir, or --no-cache"
+            ) from None
 
     def get_many(self, keys: Sequence[str]) -> dict[str, tuple[float, int, bool]]:
         found: dict[str, tuple[float, int, bool]] = {}
         damaged = 0
         for start in range(0, len(keys), 500):
-            chunk = list(keys[start:start + 500])
+            chunk = list(keys[start : start + 500])
             marks = ",".join("?" * len(chunk))
-            rows = self._execute(f"SELECT key, logprob_sum, n_tokens, truncated, checksum FROM scores "
-                                 f"WHERE key IN ({marks})", chunk)
+            rows = self._execute(
+                f"SELECT key, logprob_sum, n_tokens, truncated, checksum FROM scores WHERE key IN ({marks})", chunk
+            )
             for key, total, count, cut, checksum in rows:
                 if checksum is not None and checksum != row_checksum(key, total, count, bool(cut)):
                     damaged += 1
@@ -102,8 +110,9 @@ class ScoreCache:
 
     def put_many(self, rows: Iterable[tuple[str, float, int, bool]]) -> None:
         """Store rows; a sound row already there is kept (first writer wins), a damaged one replaced."""
-        values = [(k, float(s), int(n), int(bool(t)), row_checksum(k, float(s), int(n), bool(t)))
-                  for k, s, n, t in rows]
+        values = [
+            (k, float(s), int(n), int(bool(t)), row_checksum(k, float(s), int(n), bool(t))) for k, s, n, t in rows
+        ]
         replace = [v for v in values if v[0] in self._damaged_keys]
         try:
             self._db.executemany("INSERT OR IGNORE INTO scores VALUES (?, ?, ?, ?, ?)", values)
@@ -121,10 +130,14 @@ class ScoreCache:
 
     def _failure(self, exc: Exception) -> CacheError:
         if "full" in str(exc).lower():
-            return CacheError(f"the score cache {str(self.path)!r} cannot grow ({exc}); free some space "
-                              "or pass --cache-dir on another disk; scores cached so far are kept")
-        return CacheError(f"the score cache {str(self.path)!r} is damaged ({exc}); it holds only cached "
-                          "scores, so it is safe to delete it (the next run scores again)")
+            return CacheError(
+                f"the score cache {str(self.path)!r} cannot grow ({exc}); free some space "
+                "or pass --cache-dir on another disk; scores cached so far are kept"
+            )
+        return CacheError(
+            f"the score cache {str(self.path)!r} is damaged ({exc}); it holds only cached "
+            "scores, so it is safe to delete it (the next run scores again)"
+        )
 
     def get_note(self, key: str) -> Any:
         rows = self._execute("SELECT value FROM notes WHERE key = ?", (key,))

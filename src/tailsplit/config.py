@@ -36,7 +36,7 @@ from typing import Any
 from tailsplit.core import FieldMap
 from tailsplit.errors import ConfigError
 
-NULL_SPLITS = 500          # random splits in each null distribution, unless asked otherwise
+NULL_SPLITS = 500  # random splits in each null distribution, unless asked otherwise
 SCORING_METHODS = ("prompted", "ngram", "kfold")
 SCORING_ENGINES = ("local", "ray")
 ANALYSIS_TEXTS = ("query", "pair")
@@ -52,11 +52,12 @@ class DataConfig:
     id: str = "id"
     program: str | None = None
     program_kind: str = "sql"
-    count: str = "examples"          # how atoms/compounds count in divergences: examples or occurrences
+    count: str = "examples"  # how atoms/compounds count in divergences: examples or occurrences
 
     def field_map(self) -> FieldMap:
-        return FieldMap(text=self.text, context=self.context, label=self.label, group=self.group,
-                        id=self.id, program=self.program)
+        return FieldMap(
+            text=self.text, context=self.context, label=self.label, group=self.group, id=self.id, program=self.program
+        )
 
 
 @dataclass
@@ -109,10 +110,16 @@ class ScoringConfig:
         """The fine-tuning recipe: a preset (CPU recipe by default) with overrides."""
         from tailsplit.scoring.finetune import finetune_preset
 
-        return finetune_preset(self.finetune_preset, full=self.finetune_full, lora_rank=self.finetune_lora_rank,
-                               max_steps=self.finetune_steps,
-                               batch_size=self.finetune_batch_size, learning_rate=self.finetune_learning_rate,
-                               eval_every=self.finetune_eval_every, seed=self.fold_seed)
+        return finetune_preset(
+            self.finetune_preset,
+            full=self.finetune_full,
+            lora_rank=self.finetune_lora_rank,
+            max_steps=self.finetune_steps,
+            batch_size=self.finetune_batch_size,
+            learning_rate=self.finetune_learning_rate,
+            eval_every=self.finetune_eval_every,
+            seed=self.fold_seed,
+        )
 
 
 @dataclass
@@ -141,8 +148,9 @@ class SplitConfig:
             if f.name in accepted:
                 params[f.name] = value
             elif value != getattr(defaults, f.name):
-                raise ConfigError(f"{f.name}={value!r} does not apply to splitter={self.splitter!r}; "
-                                  f"it accepts {accepted}")
+                raise ConfigError(
+                    f"{f.name}={value!r} does not apply to splitter={self.splitter!r}; it accepts {accepted}"
+                )
         return params
 
 
@@ -152,8 +160,8 @@ class OutputConfig:
     overwrite: bool = False
     analyze: bool = True
     null_splits: int = NULL_SPLITS
-    analysis_text: str = "query"     # what text statistics read: query, or pair (context + query)
-    syntax: bool = True              # dependency depth, when a spaCy English pipeline is installed
+    analysis_text: str = "query"  # what text statistics read: query, or pair (context + query)
+    syntax: bool = True  # dependency depth, when a spaCy English pipeline is installed
 
 
 @dataclass
@@ -216,15 +224,21 @@ class RunConfig:
                         raise ConfigError(f"{source} [{name}] has key {key!r}; use one of {known}")
                     continue
                 if strict and not value_has_type(value, hints[key]):
-                    raise ConfigError(f"{source} [{name}] {key} = {value!r} is not of type "
-                                      f"{_type_name(hints[key])}; write e.g. {key} = {_example(hints[key])}")
+                    raise ConfigError(
+                        f"{source} [{name}] {key} = {value!r} is not of type "
+                        f"{_type_name(hints[key])}; write e.g. {key} = {_example(hints[key])}"
+                    )
                 kept[key] = value
             sections[name] = _SECTIONS[name](**kept)
         return RunConfig(**sections)
 
 
-CONFIG_SECTIONS: dict[str, type] = {"data": DataConfig, "scoring": ScoringConfig, "split": SplitConfig,
-                                    "output": OutputConfig}
+CONFIG_SECTIONS: dict[str, type] = {
+    "data": DataConfig,
+    "scoring": ScoringConfig,
+    "split": SplitConfig,
+    "output": OutputConfig,
+}
 _SECTIONS = CONFIG_SECTIONS
 
 
@@ -250,8 +264,9 @@ def value_has_type(value: Any, hint: Any) -> bool:
     if origin in (list, tuple):
         return isinstance(value, list) and all(value_has_type(v, args[0]) for v in value)
     if origin is dict:
-        return isinstance(value, dict) and all(value_has_type(k, args[0]) and value_has_type(v, args[1])
-                                               for k, v in value.items())
+        return isinstance(value, dict) and all(
+            value_has_type(k, args[0]) and value_has_type(v, args[1]) for k, v in value.items()
+        )
     return True
 
 
@@ -304,8 +319,10 @@ def load_command_config(path: str | Path, cls: type, command: str) -> Any:
         if key not in known:
             raise ConfigError(f"{source} has key {key!r}; tailsplit {command} takes {known}")
         if not value_has_type(value, hints[key]):
-            raise ConfigError(f"{source} {key} = {value!r} is not of type {_type_name(hints[key])}; "
-                              f"write e.g. {key} = {_example(hints[key])}")
+            raise ConfigError(
+                f"{source} {key} = {value!r} is not of type {_type_name(hints[key])}; "
+                f"write e.g. {key} = {_example(hints[key])}"
+            )
     return cls(**raw)
 
 
@@ -324,8 +341,8 @@ def load_config(path: str | Path) -> RunConfig:
 class SimilarityConfig:
     """``tailsplit similarity``: how far apart datasets (or a split's parts) are."""
 
-    datasets: list[str] = field(default_factory=list)   # [NAME=]PATH[@FIELD[+FIELD...]]
-    splits: list[str] = field(default_factory=list)     # split folders; their parts become datasets
+    datasets: list[str] = field(default_factory=list)  # [NAME=]PATH[@FIELD[+FIELD...]]
+    splits: list[str] = field(default_factory=list)  # split folders; their parts become datasets
     encoder: str | None = None
     batch_size: int = 64
     max_examples: int | None = None
@@ -341,7 +358,7 @@ class OodRankConfig:
     """``tailsplit ood-rank``: OOD candidates for an ID dataset, by BOSS's criteria."""
 
     id: str = ""
-    candidates: str = ""                                 # CSV: name, path, fields, source[, accuracy]
+    candidates: str = ""  # CSV: name, path, fields, source[, accuracy]
     id_accuracy: float | None = None
     max_similarity: float | None = None
     min_drop: float = 0.0
@@ -368,17 +385,17 @@ class EvaluateConfig:
     """``tailsplit evaluate``: baselines trained on each split's train part, scored on test."""
 
     split_dirs: list[str] = field(default_factory=list)
-    baselines: list[str] = field(default_factory=list)   # default: by task (tfidf[, tfidf-text] or nn-sql)
+    baselines: list[str] = field(default_factory=list)  # default: by task (tfidf[, tfidf-text] or nn-sql)
     input_fields: list[str] = field(default_factory=list)  # default: the split's context and text; the last is "text"
-    predictions: list[str] = field(default_factory=list)   # one file per split folder: id, prediction
-    bucket: str | None = None                              # "hardness", or a record field [default: hardness or label]
-    zero_shot: bool = False                                # also the split's LM as a zero-shot classifier
-    zero_shot_template: str | None = None                  # [default: the split's scoring template]
-    encoder: str | None = None                             # embed/encoder baselines [default: bundled all-MiniLM-L6-v2]
-    max_steps: int = 800                                   # encoder baseline: training steps (batch 32)
-    max_train: int | None = None                           # encoder baseline: subsample train (quick looks)
-    device: str = "auto"                                   # encoder baseline: cpu, cuda, cuda:N, auto
-    leakage_threshold: float = 0.05                        # mark random baselines whose test queries overlap train more
+    predictions: list[str] = field(default_factory=list)  # one file per split folder: id, prediction
+    bucket: str | None = None  # "hardness", or a record field [default: hardness or label]
+    zero_shot: bool = False  # also the split's LM as a zero-shot classifier
+    zero_shot_template: str | None = None  # [default: the split's scoring template]
+    encoder: str | None = None  # embed/encoder baselines [default: bundled all-MiniLM-L6-v2]
+    max_steps: int = 800  # encoder baseline: training steps (batch 32)
+    max_train: int | None = None  # encoder baseline: subsample train (quick looks)
+    device: str = "auto"  # encoder baseline: cpu, cuda, cuda:N, auto
+    leakage_threshold: float = 0.05  # mark random baselines whose test queries overlap train more
     seed: int = 0
     out: str | None = None
     overwrite: bool = False

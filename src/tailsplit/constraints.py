@@ -36,8 +36,12 @@ class AtomRepair:
     shortfall: int = 0
 
     def as_dict(self) -> dict[str, Any]:
-        return {"swaps": self.n_swaps, "cross_stratum_swaps": self.n_cross_stratum,
-                "atoms_missing_before": self.n_missing_before, "evaluation_shortfall": self.shortfall}
+        return {
+            "swaps": self.n_swaps,
+            "cross_stratum_swaps": self.n_cross_stratum,
+            "atoms_missing_before": self.n_missing_before,
+            "evaluation_shortfall": self.shortfall,
+        }
 
 
 def missing_atoms(atoms: SparseSets, train_mask: np.ndarray, eval_mask: np.ndarray) -> np.ndarray:
@@ -45,9 +49,13 @@ def missing_atoms(atoms: SparseSets, train_mask: np.ndarray, eval_mask: np.ndarr
     return np.flatnonzero((atoms.presence(eval_mask) > 0) & (atoms.presence(train_mask) == 0))
 
 
-def enforce_atom_constraint(eval_mask: np.ndarray, atoms: SparseSets, keys: np.ndarray,
-                            strata: np.ndarray | None = None, unit_of_row: np.ndarray | None = None,
-                            ) -> tuple[np.ndarray, AtomRepair]:
+def enforce_atom_constraint(
+    eval_mask: np.ndarray,
+    atoms: SparseSets,
+    keys: np.ndarray,
+    strata: np.ndarray | None = None,
+    unit_of_row: np.ndarray | None = None,
+) -> tuple[np.ndarray, AtomRepair]:
     """``eval_mask`` repaired so that training covers every evaluation atom.
 
     ``keys``: per row, lower = more evaluation-like (the order the splitter filled evaluation
@@ -72,8 +80,8 @@ def enforce_atom_constraint(eval_mask: np.ndarray, atoms: SparseSets, keys: np.n
     missing[missing_atoms(atoms, ~eval_mask, eval_mask)] = True
     n_missing_before = int(missing.sum())
     owner_unit = units.of_row[atoms.owner]
-    order = np.lexsort((np.arange(units.count), unit_keys))   # most evaluation-like first
-    pinned = np.zeros(units.count, dtype=bool)                # moved into training: stays there
+    order = np.lexsort((np.arange(units.count), unit_keys))  # most evaluation-like first
+    pinned = np.zeros(units.count, dtype=bool)  # moved into training: stays there
     swaps = cross = shortfall = 0
     while missing.any():
         holders = np.unique(owner_unit[missing[atoms.ids] & unit_eval[owner_unit]])
@@ -84,8 +92,9 @@ def enforce_atom_constraint(eval_mask: np.ndarray, atoms: SparseSets, keys: np.n
         missing[incoming_atoms] = False
         gap = int(units.sizes[incoming])
         while gap > 0:
-            outgoing = _safe_training_unit(order, unit_eval, pinned, train_counts, atoms, units,
-                                           unit_strata, unit_strata[incoming], gap)
+            outgoing = _safe_training_unit(
+                order, unit_eval, pinned, train_counts, atoms, units, unit_strata, unit_strata[incoming], gap
+            )
             if outgoing is None:
                 break
             cross += int(unit_strata[outgoing] != unit_strata[incoming])
@@ -111,7 +120,7 @@ class _UnitIndex:
         self.first_row = self._rows[self._bounds[:-1]]
 
     def rows(self, unit: int) -> np.ndarray:
-        return self._rows[self._bounds[unit]:self._bounds[unit + 1]]
+        return self._rows[self._bounds[unit] : self._bounds[unit + 1]]
 
     def atom_ids(self, atoms: SparseSets, unit: int) -> np.ndarray:
         """Atom ids of the unit's rows, one entry per row holding the atom."""
@@ -121,13 +130,21 @@ class _UnitIndex:
         return np.concatenate([atoms.row(int(r)) for r in rows])
 
 
-def _safe_training_unit(order: np.ndarray, unit_eval: np.ndarray, pinned: np.ndarray,
-                        train_counts: np.ndarray, atoms: SparseSets, units: _UnitIndex,
-                        unit_strata: np.ndarray, stratum: int, room: int) -> int | None:
+def _safe_training_unit(
+    order: np.ndarray,
+    unit_eval: np.ndarray,
+    pinned: np.ndarray,
+    train_counts: np.ndarray,
+    atoms: SparseSets,
+    units: _UnitIndex,
+    unit_strata: np.ndarray,
+    stratum: int,
+    room: int,
+) -> int | None:
     """The most evaluation-like training unit of at most ``room`` rows whose atoms all stay
     in training without it; from ``stratum`` if one is."""
     movable = ~unit_eval & ~pinned & (units.sizes <= room)
-    if units.count == atoms.n_rows:    # one row per unit: check every row at once
+    if units.count == atoms.n_rows:  # one row per unit: check every row at once
         movable &= _least_count(train_counts, atoms)[units.first_row] >= 2
         candidates = order[movable[order]]
         same = candidates[unit_strata[candidates] == stratum]
@@ -157,7 +174,9 @@ def _least_count(train_counts: np.ndarray, atoms: SparseSets) -> np.ndarray:
 
 def _infeasible_message(atoms: SparseSets, missing: np.ndarray) -> str:
     still = [atoms.names[i] for i in np.flatnonzero(missing)[:5]]
-    return ("atom_constraint=True cannot be met: no training example can move to evaluation "
-            "without leaving one of its atoms unseen in training"
-            + (f" (atoms still missing from training: {still})" if still else "")
-            + "; ask for smaller dev/test sizes or turn the atom constraint off")
+    return (
+        "atom_constraint=True cannot be met: no training example can move to evaluation "
+        "without leaving one of its atoms unseen in training"
+        + (f" (atoms still missing from training: {still})" if still else "")
+        + "; ask for smaller dev/test sizes or turn the atom constraint off"
+    )

@@ -32,8 +32,14 @@ class FieldMap:
     program: str | None = None
 
     def as_dict(self) -> dict[str, str | None]:
-        return {"text": self.text, "context": self.context, "label": self.label,
-                "group": self.group, "id": self.id, "program": self.program}
+        return {
+            "text": self.text,
+            "context": self.context,
+            "label": self.label,
+            "group": self.group,
+            "id": self.id,
+            "program": self.program,
+        }
 
 
 @dataclass(frozen=True)
@@ -67,11 +73,17 @@ class Dataset:
             return None if col is None else tuple(col[i] for i in take)
 
         return Dataset(
-            records=tuple(self.records[i] for i in take), fields=self.fields,
-            ids=tuple(self.ids[i] for i in take), texts=tuple(self.texts[i] for i in take),
-            contexts=pick(self.contexts), labels=pick(self.labels), groups=pick(self.groups),
-            sources=tuple(self.sources[i] for i in take), ids_generated=self.ids_generated,
-            input_paths=self.input_paths, programs=pick(self.programs),
+            records=tuple(self.records[i] for i in take),
+            fields=self.fields,
+            ids=tuple(self.ids[i] for i in take),
+            texts=tuple(self.texts[i] for i in take),
+            contexts=pick(self.contexts),
+            labels=pick(self.labels),
+            groups=pick(self.groups),
+            sources=tuple(self.sources[i] for i in take),
+            ids_generated=self.ids_generated,
+            input_paths=self.input_paths,
+            programs=pick(self.programs),
         )
 
     def location(self, i: int) -> tuple[str, int]:
@@ -137,11 +149,14 @@ class SplitIndices:
         return out
 
     @staticmethod
-    def from_masks(eval_mask: np.ndarray, test_mask: np.ndarray,
-                   details: Mapping[str, Any] | None = None) -> SplitIndices:
+    def from_masks(
+        eval_mask: np.ndarray, test_mask: np.ndarray, details: Mapping[str, Any] | None = None
+    ) -> SplitIndices:
         """Build from boolean row masks; ``test_mask`` must lie inside ``eval_mask``."""
         dev = eval_mask & ~test_mask
         return SplitIndices(
-            train_idx=np.flatnonzero(~eval_mask), dev_idx=np.flatnonzero(dev),
-            test_idx=np.flatnonzero(test_mask), details=dict(details or {}),
+            train_idx=np.flatnonzero(~eval_mask),
+            dev_idx=np.flatnonzero(dev),
+            test_idx=np.flatnonzero(test_mask),
+            details=dict(details or {}),
         )

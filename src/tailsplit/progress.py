@@ -42,8 +42,16 @@ class ProgressBar:
             def render(self, task: Any) -> Text:
                 return Text(f"{task.speed or 0:,.1f} {unit}/s")
 
-        self._progress = Progress(TextColumn(self.label), BarColumn(), MofNCompleteColumn(), TextColumn(unit),
-                                  Rate(), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())
+        self._progress = Progress(
+            TextColumn(self.label),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn(unit),
+            Rate(),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+        )
         self._progress.start()
         task = self._progress.add_task(self.label, total=self.total)
         return lambda n: self._progress.advance(task, n)
@@ -62,8 +70,10 @@ class ProgressBar:
                 last = now
                 rate = done / max(now - started, 1e-9)
                 eta = (self.total - done) / rate if rate > 0 else float("inf")
-                logger.info(f"{self.label}: {done:,}/{self.total:,} {self.unit} ({100 * done / self.total:.0f}%), "
-                            f"{rate:,.1f} {self.unit}/s, ETA {_clock(eta)}")
+                logger.info(
+                    f"{self.label}: {done:,}/{self.total:,} {self.unit} ({100 * done / self.total:.0f}%), "
+                    f"{rate:,.1f} {self.unit}/s, ETA {_clock(eta)}"
+                )
 
         return advance
 

@@ -35,17 +35,22 @@ class PromptTemplate:
         try:
             list(string.Formatter().parse(self.template))
         except ValueError as exc:
-            raise ConfigError(f"template={self.template!r} is not a valid template ({exc}); write a literal "
-                              "brace as {{ or }}") from None
+            raise ConfigError(
+                f"template={self.template!r} is not a valid template ({exc}); write a literal brace as {{{{ or }}}}"
+            ) from None
         if not self.template.endswith(QUERY):
-            raise ConfigError(f"template={self.template!r} does not end with {QUERY}; the scored "
-                              "query must come last, e.g. 'Question: {text}'")
+            raise ConfigError(
+                f"template={self.template!r} does not end with {QUERY}; the scored "
+                "query must come last, e.g. 'Question: {text}'"
+            )
         for name in self.placeholders:
             if name == "text":
                 continue
             if not name.isidentifier():
-                raise ConfigError(f"template={self.template!r} has placeholder {{{name}}}; "
-                                  "use role names {context}/{label} or plain field names")
+                raise ConfigError(
+                    f"template={self.template!r} has placeholder {{{name}}}; "
+                    "use role names {context}/{label} or plain field names"
+                )
         if self.prefix_template.count(QUERY):
             raise ConfigError(f"template={self.template!r} uses {QUERY} twice; use it once, at the end")
 
@@ -60,8 +65,9 @@ class PromptTemplate:
     def needs(self, role: str) -> bool:
         return role in self.placeholders
 
-    def render(self, record: Mapping[str, Any], *, text: str, context: str | None,
-               label: str | None) -> tuple[str, str]:
+    def render(
+        self, record: Mapping[str, Any], *, text: str, context: str | None, label: str | None
+    ) -> tuple[str, str]:
         """(prompt, query) for one example; the prompt may be empty."""
         values: dict[str, Any] = dict(record)
         values["text"] = text
@@ -79,22 +85,28 @@ class PromptTemplate:
         if not self.label_words:
             return label
         if label not in self.label_words:
-            raise ConfigError(f"template={self.name!r} has no word for label {label!r} (it knows "
-                              f"{sorted(self.label_words)}); pass --label-word {label}=WORD")
+            raise ConfigError(
+                f"template={self.name!r} has no word for label {label!r} (it knows "
+                f"{sorted(self.label_words)}); pass --label-word {label}=WORD"
+            )
         return self.label_words[label]
 
     def check_labels(self, labels: set[str] | None, given_words: Mapping[str, str]) -> None:
         """Refuse label words that cannot take effect: for a label the data does not have, for a
         template without ``{label}``, or missing for a label the data has."""
         if given_words and not self.needs("label"):
-            raise ConfigError(f"--label-word is given but template={self.name!r} has no {{label}}; drop "
-                              "--label-word or use a template with {label}")
+            raise ConfigError(
+                f"--label-word is given but template={self.name!r} has no {{label}}; drop "
+                "--label-word or use a template with {label}"
+            )
         if not self.needs("label") or labels is None:
             return
         unknown = sorted(set(given_words) - labels)
         if unknown:
-            raise ConfigError(f"--label-word names label {unknown[0]!r}, which no example has (labels: "
-                              f"{sorted(labels)}); check its spelling")
+            raise ConfigError(
+                f"--label-word names label {unknown[0]!r}, which no example has (labels: "
+                f"{sorted(labels)}); check its spelling"
+            )
         if self.label_words:
             missing = sorted(labels - set(self.label_words))
             if missing:
@@ -114,9 +126,9 @@ BUILTIN_TEMPLATES: dict[str, PromptTemplate] = {
     "spider": PromptTemplate("spider", "write a database question: {text}"),
     "boolq": PromptTemplate("boolq", "Passage: {context} Ask a question about the passage: {text}"),
     "snli": PromptTemplate(
-        "snli", "Premise: {context} This hypothesis is {label}: {text}",
-        label_words={"entailment": "entailed", "neutral": "neutral",
-                     "contradiction": "a contradiction"},
+        "snli",
+        "Premise: {context} This hypothesis is {label}: {text}",
+        label_words={"entailment": "entailed", "neutral": "neutral", "contradiction": "a contradiction"},
     ),
 }
 
@@ -128,9 +140,10 @@ def resolve_template(spec: str, label_words: Mapping[str, str] | None = None) ->
     elif spec in BUILTIN_TEMPLATES:
         template = BUILTIN_TEMPLATES[spec]
         if label_words:
-            template = PromptTemplate(template.name, template.template,
-                                      {**template.label_words, **label_words})
+            template = PromptTemplate(template.name, template.template, {**template.label_words, **label_words})
     else:
-        raise ConfigError(f"template={spec!r} is neither a built-in ({sorted(BUILTIN_TEMPLATES)}) "
-                          "nor a template string ending in {text}")
+        raise ConfigError(
+            f"template={spec!r} is neither a built-in ({sorted(BUILTIN_TEMPLATES)}) "
+            "nor a template string ending in {text}"
+        )
     return template

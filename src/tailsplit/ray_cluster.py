@@ -11,8 +11,7 @@ class RayCluster:
     """The cluster at ``address`` (``"auto"`` finds a running one), or a local cluster of
     ``num_cpus`` started now and stopped by :meth:`close` when none was running."""
 
-    def __init__(self, address: str | None = None, num_cpus: int | None = None,
-                 feature: str = "--engine ray") -> None:
+    def __init__(self, address: str | None = None, num_cpus: int | None = None, feature: str = "--engine ray") -> None:
         try:
             import ray
         except ImportError:
@@ -20,8 +19,13 @@ class RayCluster:
         self.ray: Any = ray
         self._started = not ray.is_initialized()
         if self._started:
-            ray.init(address=address, num_cpus=num_cpus if address is None else None, include_dashboard=False,
-                     log_to_driver=False, configure_logging=False)
+            ray.init(
+                address=address,
+                num_cpus=num_cpus if address is None else None,
+                include_dashboard=False,
+                log_to_driver=False,
+                configure_logging=False,
+            )
 
     def close(self) -> None:
         if self._started:

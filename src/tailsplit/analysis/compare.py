@@ -19,7 +19,7 @@ class SplitComparison:
     pearson_r: float | None
     spearman_rho: float | None
     eval_shared: int
-    eval_shared_share: float   # of the study split's evaluation examples, also in ``other``'s
+    eval_shared_share: float  # of the study split's evaluation examples, also in ``other``'s
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -39,8 +39,10 @@ def compare_splits(study: AnalysisInputs, other: AnalysisInputs) -> SplitCompari
     """Compare by example id; both splits must hold the same ids."""
     position = {i: k for k, i in enumerate(other.ids)}
     if len(position) != len(study.ids) or any(i not in position for i in study.ids):
-        raise ConfigError(f"compare={other.name!r} does not split the same examples as {study.name!r} "
-                          "(their ids differ); compare splits of one dataset")
+        raise ConfigError(
+            f"compare={other.name!r} does not split the same examples as {study.name!r} "
+            "(their ids differ); compare splits of one dataset"
+        )
     align = np.array([position[i] for i in study.ids])
     shared = int(np.sum(study.eval_mask & other.eval_mask[align]))
     pearson = spearman = None
@@ -49,5 +51,10 @@ def compare_splits(study: AnalysisInputs, other: AnalysisInputs) -> SplitCompari
         pearson = round(float(np.corrcoef(a, b)[0, 1]), 4)
         spearman = round(float(np.corrcoef(ranks(a), ranks(b))[0, 1]), 4)
     n_eval = int(study.eval_mask.sum())
-    return SplitComparison(other=other.name, pearson_r=pearson, spearman_rho=spearman, eval_shared=shared,
-                           eval_shared_share=round(shared / n_eval, 4) if n_eval else float("nan"))
+    return SplitComparison(
+        other=other.name,
+        pearson_r=pearson,
+        spearman_rho=spearman,
+        eval_shared=shared,
+        eval_shared_share=round(shared / n_eval, 4) if n_eval else float("nan"),
+    )

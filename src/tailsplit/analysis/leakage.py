@@ -50,8 +50,9 @@ def _keys(values: Sequence[object]) -> np.ndarray:
     return np.fromiter((index.setdefault(v, len(index)) for v in values), dtype=np.int64, count=len(values))
 
 
-def near_duplicate_pairs(shingle_sets: Sequence[set[str]], threshold: float = NEAR_JACCARD,
-                         also: Sequence[set[str]] | None = None) -> np.ndarray:
+def near_duplicate_pairs(
+    shingle_sets: Sequence[set[str]], threshold: float = NEAR_JACCARD, also: Sequence[set[str]] | None = None
+) -> np.ndarray:
     """``(m, 2)`` index pairs (both orders) of sets with Jaccard ≥ ``threshold`` (MinHash LSH
     candidates, confirmed exactly) — and, with ``also``, whose ``also`` sets are as close too.
     Empty sets have no near duplicates."""
@@ -60,8 +61,9 @@ def near_duplicate_pairs(shingle_sets: Sequence[set[str]], threshold: float = NE
     except ImportError:
         raise MissingDependencyError("datasketch", "analysis", "near-duplicate leakage") from None
     live = [i for i, s in enumerate(shingle_sets) if s]
-    hashes = MinHash.bulk([[w.encode("utf-8") for w in sorted(shingle_sets[i])] for i in live],
-                          num_perm=NUM_PERM, seed=SHINGLE_SEED)
+    hashes = MinHash.bulk(
+        [[w.encode("utf-8") for w in sorted(shingle_sets[i])] for i in live], num_perm=NUM_PERM, seed=SHINGLE_SEED
+    )
     lsh = MinHashLSH(threshold=threshold, num_perm=NUM_PERM)
     for i, h in zip(live, hashes):
         lsh.insert(i, h)
@@ -70,7 +72,8 @@ def near_duplicate_pairs(shingle_sets: Sequence[set[str]], threshold: float = NE
         for j in lsh.query(h):
             if j > i:
                 if _close(shingle_sets[i], shingle_sets[j], threshold) and (
-                        also is None or _close(also[i], also[j], threshold)):
+                    also is None or _close(also[i], also[j], threshold)
+                ):
                     pairs.append((i, j))
     if not pairs:
         return np.zeros((0, 2), dtype=np.int64)
@@ -86,10 +89,10 @@ def _close(a: set[str], b: set[str], threshold: float) -> bool:
 class DuplicateKeys:
     """Per row: its exact and normalised key; near-duplicate pairs between normalised keys."""
 
-    view: str                      # "query" or "pair"
+    view: str  # "query" or "pair"
     exact: np.ndarray
     normalized: np.ndarray
-    near: np.ndarray | None        # (m, 2) normalised-key pairs, None when not computed
+    near: np.ndarray | None  # (m, 2) normalised-key pairs, None when not computed
 
     @staticmethod
     def build(queries: Sequence[str], contexts: Sequence[str] | None = None, *, near: bool = True) -> DuplicateKeys:
@@ -102,19 +105,21 @@ class DuplicateKeys:
         normalized = _keys(normalized_texts)
         pairs = None
         if near:
-            distinct = list(dict.fromkeys(normalized_texts))          # key k is the k-th distinct text
+            distinct = list(dict.fromkeys(normalized_texts))  # key k is the k-th distinct text
             if contexts is None:
-                pairs = near_duplicate_pairs([shingles(t) for t in distinct])    # type: ignore[arg-type]
+                pairs = near_duplicate_pairs([shingles(t) for t in distinct])  # type: ignore[arg-type]
             else:
-                pairs = near_duplicate_pairs([shingles(t[1]) for t in distinct],   # type: ignore[index]
-                                             also=[shingles(t[0]) for t in distinct])  # type: ignore[index]
+                pairs = near_duplicate_pairs(
+                    [shingles(t[1]) for t in distinct],  # type: ignore[index]
+                    also=[shingles(t[0]) for t in distinct],
+                )  # type: ignore[index]
         return DuplicateKeys("query" if contexts is None else "pair", exact, normalized, pairs)
 
     def leaked(self, match: str, train: np.ndarray) -> np.ndarray:
         """Per row: does a train row (another row, for a train row itself) match it?"""
         keys = self.exact if match == "exact" else self.normalized
         counts = np.bincount(keys[train], minlength=int(keys.max()) + 1 if len(keys) else 0)
-        own = train.astype(np.int64)               # a train row does not leak into itself
+        own = train.astype(np.int64)  # a train row does not leak into itself
         if match != "near":
             return (counts[keys] - own) > 0
         if self.near is None:
@@ -143,6 +148,9 @@ def repeated_queries(queries: Sequence[str]) -> tuple[int, int]:
 
 def describe(match: str, view: str) -> str:
     what = "queries" if view == "query" else "(context, query) pairs"
-    how = {"exact": "exactly", "normalized": "after case/punctuation/space normalisation",
-           "near": f"as a near-duplicate (word-bigram Jaccard ≥ {NEAR_JACCARD})"}[match]
+    how = {
+        "exact": "exactly",
+        "normalized": "after case/punctuation/space normalisation",
+        "near": f"as a near-duplicate (word-bigram Jaccard ≥ {NEAR_JACCARD})",
+    }[match]
     return f"share of evaluation {what} also in train, {how}"

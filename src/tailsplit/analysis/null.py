@@ -40,7 +40,7 @@ class NullComparison:
     observed: float
     null_mean: float
     null_std: float
-    percentile: float      # share of random splits with a lower value (ties count half), in %
+    percentile: float  # share of random splits with a lower value (ties count half), in %
     z_score: float
     null_values: np.ndarray
 
@@ -49,13 +49,15 @@ class NullComparison:
         values = np.asarray(null_values, dtype=np.float64)
         values = values[np.isfinite(values)]
         if len(values) == 0 or not np.isfinite(observed):
-            return NullComparison(name, description, float(observed), float("nan"), float("nan"),
-                                  float("nan"), float("nan"), values)
+            return NullComparison(
+                name, description, float(observed), float("nan"), float("nan"), float("nan"), float("nan"), values
+            )
         below = float(np.sum(values < observed) + 0.5 * np.sum(values == observed))
         std = float(values.std(ddof=1)) if len(values) > 1 else 0.0
         z = (observed - values.mean()) / std if std > 0 else float("nan")
-        return NullComparison(name, description, float(observed), float(values.mean()), std,
-                              100.0 * below / len(values), float(z), values)
+        return NullComparison(
+            name, description, float(observed), float(values.mean()), std, 100.0 * below / len(values), float(z), values
+        )
 
     def verdict(self) -> str:
         """E.g. ``"higher than in 99.8% of random splits"``."""
@@ -70,8 +72,12 @@ class NullComparison:
         return {k: (round(v, 6) if isinstance(v, float) and np.isfinite(v) else v) for k, v in out.items()}
 
 
-def random_eval_rows(eval_mask: np.ndarray, strata: np.ndarray | None, n_splits: int, seed: int,
-                     ) -> np.ndarray:
+def random_eval_rows(
+    eval_mask: np.ndarray,
+    strata: np.ndarray | None,
+    n_splits: int,
+    seed: int,
+) -> np.ndarray:
     """``n_splits × n_eval`` row indices: random evaluation sets with the observed set's count
     in every stratum (one row of the result per random split).
 
@@ -101,9 +107,13 @@ def rows_to_mask(rows: np.ndarray, n: int) -> np.ndarray:
     return mask
 
 
-def ratio_statistics_null(statistics: list[RatioStatistic], columns: dict[str, np.ndarray],
-                          eval_mask: np.ndarray, null_rows: np.ndarray,
-                          order: np.ndarray | None = None) -> list[NullComparison]:
+def ratio_statistics_null(
+    statistics: list[RatioStatistic],
+    columns: dict[str, np.ndarray],
+    eval_mask: np.ndarray,
+    null_rows: np.ndarray,
+    order: np.ndarray | None = None,
+) -> list[NullComparison]:
     """Every ratio statistic, observed and over the null splits, from one gather-and-sum of
     the per-example columns. ``order`` (a permutation of the rows) fixes the order in which the
     observed sums add up, so float columns give the same bits whatever the input row order."""
@@ -123,8 +133,9 @@ def ratio_statistics_null(statistics: list[RatioStatistic], columns: dict[str, n
     return out
 
 
-def per_split_null(name: str, description: str, statistic: Callable[[np.ndarray], float],
-                   eval_mask: np.ndarray, null_rows: np.ndarray) -> NullComparison:
+def per_split_null(
+    name: str, description: str, statistic: Callable[[np.ndarray], float], eval_mask: np.ndarray, null_rows: np.ndarray
+) -> NullComparison:
     """A statistic that is not a ratio of sums (e.g. a divergence), one split at a time."""
     n = len(eval_mask)
     null_values = np.array([statistic(rows_to_mask(rows, n)) for rows in null_rows], dtype=np.float64)

@@ -34,7 +34,7 @@ def figure_svg(fig: Any) -> str:
     fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None})
     pyplot().close(fig)
     text = buffer.getvalue()
-    return text[text.index("<svg"):]
+    return text[text.index("<svg") :]
 
 
 def _part_histograms(values: dict[str, np.ndarray], xlabel: str, integer: bool = False) -> str:
@@ -49,8 +49,15 @@ def _part_histograms(values: dict[str, np.ndarray], xlabel: str, integer: bool =
         bins = np.linspace(finite.min(), finite.max(), 40)
     for part, v in values.items():
         if len(v):
-            ax.hist(v, bins=bins, density=True, histtype="step", linewidth=1.6, color=PART_COLOURS.get(part),
-                    label=f"{part} ({len(v)})")
+            ax.hist(
+                v,
+                bins=bins,
+                density=True,
+                histtype="step",
+                linewidth=1.6,
+                color=PART_COLOURS.get(part),
+                label=f"{part} ({len(v)})",
+            )
     ax.set_xlabel(xlabel)
     ax.set_ylabel("share of examples")
     ax.legend(frameon=False)
@@ -68,7 +75,7 @@ def _null_grid(analysis: SplitAnalysis) -> str:
         ax.axvline(c.observed, color=PART_COLOURS["test"], linewidth=2)
         ax.set_title(f"{c.name} (p{c.percentile:.0f})", fontsize=8)
         ax.tick_params(labelsize=7)
-    for ax in list(axes.flat)[len(comparisons):]:
+    for ax in list(axes.flat)[len(comparisons) :]:
         ax.axis("off")
     fig.tight_layout()
     return figure_svg(fig)
@@ -95,12 +102,15 @@ def analysis_figures(analysis: SplitAnalysis) -> dict[str, str]:
         figures["Total log-likelihood (logprob_sum) by part"] = _part_histograms(analysis.scores, "logprob_sum")
     what = "Query" if analysis.text_kind == "query" else "Text (context + query)"
     figures[f"{what} length by part (word tokens)"] = _part_histograms(
-        {p: v.astype(np.float64) for p, v in analysis.word_counts.items()}, "words", integer=True)
+        {p: v.astype(np.float64) for p, v in analysis.word_counts.items()}, "words", integer=True
+    )
     if analysis.fk_grades:
         figures["Flesch–Kincaid grade per example, by part"] = _part_histograms(
-            {p: v[np.isfinite(v)] for p, v in analysis.fk_grades.items()}, "grade")
-    figures[(f"Evaluation statistics (red line) against {analysis.n_null_splits} random splits of the same "
-             "sizes (grey)")] = _null_grid(analysis)
+            {p: v[np.isfinite(v)] for p, v in analysis.fk_grades.items()}, "grade"
+        )
+    figures[
+        (f"Evaluation statistics (red line) against {analysis.n_null_splits} random splits of the same sizes (grey)")
+    ] = _null_grid(analysis)
     if any(m.hardness for m in analysis.program_metrics):
         figures["Program hardness by part"] = _hardness_bars(analysis)
     return figures

@@ -60,14 +60,19 @@ def program_metrics(programs: ProgramFeatures, split: SplitIndices) -> list[Prog
             out.append(ProgramMetrics(part, len(idx), None, None, None, None, hardness))
             continue
         part_atoms = programs.atoms.counts(mask)
-        out.append(ProgramMetrics(
-            part=part, size=len(idx),
-            atom_divergence=_round(chernoff_divergence(train_atoms, part_atoms, ATOM_ALPHA)),
-            compound_divergence=_round(chernoff_divergence(
-                train_compounds, programs.compounds.counts(mask), COMPOUND_ALPHA)),
-            novel_compound_share=_round(novel_share(programs.compounds, train_mask, mask)),
-            atoms_missing_from_train=int(((part_atoms > 0) & (train_atoms == 0)).sum()),
-            hardness=hardness))
+        out.append(
+            ProgramMetrics(
+                part=part,
+                size=len(idx),
+                atom_divergence=_round(chernoff_divergence(train_atoms, part_atoms, ATOM_ALPHA)),
+                compound_divergence=_round(
+                    chernoff_divergence(train_compounds, programs.compounds.counts(mask), COMPOUND_ALPHA)
+                ),
+                novel_compound_share=_round(novel_share(programs.compounds, train_mask, mask)),
+                atoms_missing_from_train=int(((part_atoms > 0) & (train_atoms == 0)).sum()),
+                hardness=hardness,
+            )
+        )
     return out
 
 
@@ -84,26 +89,36 @@ def _round(value: float) -> float:
 
 def divergence_note(count: str, extractor: str) -> str:
     """How the divergences were counted, and what a compound is (they differ from the papers')."""
-    counting = ("atoms and compounds counted once per example" if count == "examples" else
-                "atoms and compounds counted by occurrence, as the published TMCD code")
-    compounds = ("compounds are parse-tree paths from sqlglot (parent→child, grandparent→parent→child), "
-                 "not Shaw et al.'s grammar productions, so absolute values differ from the papers'"
-                 if extractor == "sql" else f"compounds as the {extractor!r} extractor defines them")
+    counting = (
+        "atoms and compounds counted once per example"
+        if count == "examples"
+        else "atoms and compounds counted by occurrence, as the published TMCD code"
+    )
+    compounds = (
+        "compounds are parse-tree paths from sqlglot (parent→child, grandparent→parent→child), "
+        "not Shaw et al.'s grammar productions, so absolute values differ from the papers'"
+        if extractor == "sql"
+        else f"compounds as the {extractor!r} extractor defines them"
+    )
     return f"{counting}; {compounds}"
 
 
 def render_program_markdown(metrics: list[ProgramMetrics]) -> str:
     """A Markdown table: divergences and novelty per evaluation part, hardness mix per part."""
     levels = list(next((m.hardness for m in metrics if m.hardness), {}))
-    header = ["part", "size", "atom div.", "compound div.", "novel compounds", "atoms unseen in train",
-              *levels]
+    header = ["part", "size", "atom div.", "compound div.", "novel compounds", "atoms unseen in train", *levels]
     lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
     for m in metrics:
         total = max(m.size, 1)
-        cells = [m.part, str(m.size), _fmt(m.atom_divergence), _fmt(m.compound_divergence),
-                 "-" if m.novel_compound_share is None else f"{100 * m.novel_compound_share:.1f}%",
-                 "-" if m.atoms_missing_from_train is None else str(m.atoms_missing_from_train),
-                 *(f"{100 * m.hardness[level] / total:.1f}%" for level in levels)]
+        cells = [
+            m.part,
+            str(m.size),
+            _fmt(m.atom_divergence),
+            _fmt(m.compound_divergence),
+            "-" if m.novel_compound_share is None else f"{100 * m.novel_compound_share:.1f}%",
+            "-" if m.atoms_missing_from_train is None else str(m.atoms_missing_from_train),
+            *(f"{100 * m.hardness[level] / total:.1f}%" for level in levels),
+        ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

@@ -18,8 +18,9 @@ from tailsplit.analysis.report import STYLE, markdown_cell
 from tailsplit.errors import MissingDependencyError
 
 
-def heatmap_svg(names: Sequence[str], matrix: np.ndarray, title: str, fmt: str = "{:.1f}",
-                cmap: str = "viridis") -> str:
+def heatmap_svg(
+    names: Sequence[str], matrix: np.ndarray, title: str, fmt: str = "{:.1f}", cmap: str = "viridis"
+) -> str:
     plt = pyplot()
     size = 1.2 + 0.7 * len(names)
     fig, ax = plt.subplots(figsize=(size + 1.2, size))
@@ -29,8 +30,15 @@ def heatmap_svg(names: Sequence[str], matrix: np.ndarray, title: str, fmt: str =
     midpoint = (np.nanmax(matrix) + np.nanmin(matrix)) / 2
     for i in range(len(names)):
         for j in range(len(names)):
-            ax.text(j, i, fmt.format(matrix[i, j]), ha="center", va="center", fontsize=8,
-                    color="white" if matrix[i, j] < midpoint else "black")
+            ax.text(
+                j,
+                i,
+                fmt.format(matrix[i, j]),
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="white" if matrix[i, j] < midpoint else "black",
+            )
     ax.set_title(title)
     fig.colorbar(image, ax=ax, shrink=0.8)
     return figure_svg(fig)
@@ -43,8 +51,13 @@ def relation_svg(x: np.ndarray, y: np.ndarray, relation: Any, title: str) -> str
     grid = np.linspace(float(np.min(x)), float(np.max(x)), 200)
     for kind, fit in relation.fits.items():
         chosen = kind == relation.chosen.kind
-        ax.plot(grid, fit.predict(grid), lw=2.2 if chosen else 1, ls="-" if chosen else ":",
-                label=f"{kind} (Type {fit.boss_type()[0]}){' chosen' if chosen else ''}, BIC {fit.bic:.1f}")
+        ax.plot(
+            grid,
+            fit.predict(grid),
+            lw=2.2 if chosen else 1,
+            ls="-" if chosen else ":",
+            label=f"{kind} (Type {fit.boss_type()[0]}){' chosen' if chosen else ''}, BIC {fit.bic:.1f}",
+        )
     if relation.chosen.turning_point is not None:
         ax.axvline(relation.chosen.turning_point, color="#999", lw=0.8, ls="--")
     ax.set_xlabel("ID accuracy")
@@ -63,52 +76,82 @@ def _matrix_markdown(names: Sequence[str], matrix: np.ndarray, fmt: str) -> list
 
 def similarity_markdown(result: dict[str, Any]) -> str:
     names = result["names"]
-    lines = [f"# Dataset similarity: {markdown_cell(', '.join(names))}", "",
-             f"Encoder: {markdown_cell(result['encoder']['name'])}; {result['embedded']:,} texts embedded, "
-             f"{result['cached']:,} served from the cache.", "",
-             "| dataset | file | fields | examples |", "|---|---|---|---:|"]
+    lines = [
+        f"# Dataset similarity: {markdown_cell(', '.join(names))}",
+        "",
+        f"Encoder: {markdown_cell(result['encoder']['name'])}; {result['embedded']:,} texts embedded, "
+        f"{result['cached']:,} served from the cache.",
+        "",
+        "| dataset | file | fields | examples |",
+        "|---|---|---|---:|",
+    ]
     for d in result["datasets"]:
-        lines.append(f"| {markdown_cell(d['name'])} | {markdown_cell(d['path'])} | "
-                     f"{markdown_cell('+'.join(d['fields']))} | {d['examples']:,} |")
-    lines += ["", "## Centroid similarity (cosine × 100)", "",
-              "The cosine of the datasets' mean embeddings (BOSS). It sees means only.", ""]
+        lines.append(
+            f"| {markdown_cell(d['name'])} | {markdown_cell(d['path'])} | "
+            f"{markdown_cell('+'.join(d['fields']))} | {d['examples']:,} |"
+        )
+    lines += [
+        "",
+        "## Centroid similarity (cosine × 100)",
+        "",
+        "The cosine of the datasets' mean embeddings (BOSS). It sees means only.",
+        "",
+    ]
     lines += _matrix_markdown(names, np.array(result["centroid_similarity"]), "{:.1f}")
     mmd = result["mmd"]
-    lines += ["", "## MMD (Gaussian kernel)", "",
-              f"Unbiased MMD² between samples of at most {mmd['sample']:,} examples per dataset, bandwidth "
-              f"{mmd['bandwidth']:.3f} (median pairwise distance); permutation p-values from "
-              f"{mmd['permutations']} permutations. Larger is farther apart; it sees spread and shape too.", ""]
+    lines += [
+        "",
+        "## MMD (Gaussian kernel)",
+        "",
+        f"Unbiased MMD² between samples of at most {mmd['sample']:,} examples per dataset, bandwidth "
+        f"{mmd['bandwidth']:.3f} (median pairwise distance); permutation p-values from "
+        f"{mmd['permutations']} permutations. Larger is farther apart; it sees spread and shape too.",
+        "",
+    ]
     lines += _matrix_markdown(names, np.array(mmd["mmd2"]), "{:.4f}")
     lines += ["", "p-values:", ""] + _matrix_markdown(names, np.array(mmd["p_value"]), "{:.3f}")
     return "\n".join(lines) + "\n"
 
 
 def ood_markdown(result: dict[str, Any]) -> str:
-    lines = [f"# OOD candidates for {markdown_cell(result['id']['name'])}", "",
-             "| rank | candidate | source | similarity | accuracy | drop | decision |", "|---:|---|---|---:|---:|---:|---|"]
+    lines = [
+        f"# OOD candidates for {markdown_cell(result['id']['name'])}",
+        "",
+        "| rank | candidate | source | similarity | accuracy | drop | decision |",
+        "|---:|---|---|---:|---:|---:|---|",
+    ]
     for d in result["decisions"]:
         acc = "" if d["accuracy"] is None else f"{d['accuracy']:.3f}"
         drop = "" if d["drop"] is None else f"{d['drop']:.3f}"
-        lines.append(f"| {d['rank'] or ''} | {markdown_cell(d['name'])} | {markdown_cell(d['source'])} | "
-                     f"{d['similarity']:.1f} | {acc} | {drop} | {markdown_cell('; '.join(d['reasons']))} |")
+        lines.append(
+            f"| {d['rank'] or ''} | {markdown_cell(d['name'])} | {markdown_cell(d['source'])} | "
+            f"{d['similarity']:.1f} | {acc} | {drop} | {markdown_cell('; '.join(d['reasons']))} |"
+        )
     return "\n".join(lines) + "\n"
 
 
 def correlate_markdown(result: dict[str, Any]) -> str:
-    lines = ["# ID–OOD accuracy relation", "",
-             "Shapes (line, hinge: two joined segments of one slope sign, vee: opposite signs) chosen by BIC, then "
-             "named by BOSS: Type I an increasing line, Type II increasing and accelerating after the turning "
-             "point, Type III a V (decreasing, then increasing); anything else is none of the three.", "",
-             "| group | points | type | why | turning point | slopes | r² (whole, or per segment) | BIC line / hinge / vee |",
-             "|---|---:|---|---|---:|---|---|---|"]
+    lines = [
+        "# ID–OOD accuracy relation",
+        "",
+        "Shapes (line, hinge: two joined segments of one slope sign, vee: opposite signs) chosen by BIC, then "
+        "named by BOSS: Type I an increasing line, Type II increasing and accelerating after the turning "
+        "point, Type III a V (decreasing, then increasing); anything else is none of the three.",
+        "",
+        "| group | points | type | why | turning point | slopes | r² (whole, or per segment) | BIC line / hinge / vee |",
+        "|---|---:|---|---|---:|---|---|---|",
+    ]
     for group, rel in result["groups"].items():
         chosen = rel["chosen"]
-        bics = " / ".join(f"{rel['candidates'][k]['bic']:.1f}" if k in rel["candidates"] else "—"
-                          for k in ("line", "hinge", "vee"))
+        bics = " / ".join(
+            f"{rel['candidates'][k]['bic']:.1f}" if k in rel["candidates"] else "—" for k in ("line", "hinge", "vee")
+        )
         turning = "" if chosen["turning_point"] is None else f"{chosen['turning_point']:.3f}"
-        lines.append(f"| {markdown_cell(group)} | {rel['n']} | {rel['type']} | {rel['reason']} | {turning} | "
-                     f"{', '.join(f'{s:.3f}' for s in chosen['slopes'])} | "
-                     f"{', '.join(f'{r:.3f}' for r in chosen['r2'])} | {bics} |")
+        lines.append(
+            f"| {markdown_cell(group)} | {rel['n']} | {rel['type']} | {rel['reason']} | {turning} | "
+            f"{', '.join(f'{s:.3f}' for s in chosen['slopes'])} | "
+            f"{', '.join(f'{r:.3f}' for r in chosen['r2'])} | {bics} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -118,12 +161,16 @@ def html_page(title: str, markdown_text: str, figures: dict[str, str]) -> str:
         import markdown
     except ImportError:
         raise MissingDependencyError("markdown", "analysis", "the HTML report") from None
-    figure_html = "".join(f"<figure>{svg}<figcaption>{html.escape(caption)}</figcaption></figure>"
-                          for caption, svg in figures.items())
-    body = markdown.markdown(markdown_text, extensions=["tables"]) + \
-        (f'<h2>Figures</h2><div class="figures">{figure_html}</div>' if figures else "")
-    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<meta name=\"generator\" content=\"tailsplit {html.escape(__version__)}\">"
-            f"<title>{html.escape(title)}</title><style>{STYLE}</style></head>"
-            f"<body><main>{body}</main></body></html>\n")
+    figure_html = "".join(
+        f"<figure>{svg}<figcaption>{html.escape(caption)}</figcaption></figure>" for caption, svg in figures.items()
+    )
+    body = markdown.markdown(markdown_text, extensions=["tables"]) + (
+        f'<h2>Figures</h2><div class="figures">{figure_html}</div>' if figures else ""
+    )
+    return (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<meta name="generator" content="tailsplit {html.escape(__version__)}">'
+        f"<title>{html.escape(title)}</title><style>{STYLE}</style></head>"
+        f"<body><main>{body}</main></body></html>\n"
+    )

@@ -32,9 +32,11 @@ from tailsplit.core import SPLIT_PARTS, SplitIndices
 from tailsplit.programs.divergence import ATOM_ALPHA, COMPOUND_ALPHA, chernoff_divergence
 from tailsplit.programs.sets import ProgramFeatures
 
-SYNTAX_UNAVAILABLE = ("Syntactic complexity (dependency depth) is not reported: no spaCy English pipeline is "
-                      "installed (pip install 'tailsplit[syntax]' brings one). The Yngve score needs a "
-                      "constituency parse, which no pipeline on the package index provides.")
+SYNTAX_UNAVAILABLE = (
+    "Syntactic complexity (dependency depth) is not reported: no spaCy English pipeline is "
+    "installed (pip install 'tailsplit[syntax]' brings one). The Yngve score needs a "
+    "constituency parse, which no pipeline on the package index provides."
+)
 SYNTAX_OFF = "Syntactic complexity was not computed (--no-syntax)."
 
 
@@ -51,10 +53,10 @@ class AnalysisInputs:
     n_tokens: np.ndarray | None = None
     programs: ProgramFeatures | None = None
     balance_labels: bool = False
-    text_kind: str = "query"          # what ``texts`` hold: "query", or "pair" (context + query)
-    queries: tuple[str, ...] | None = None    # the query texts (leakage) [default: ``texts`` of a query analysis]
-    contexts: tuple[str, ...] | None = None   # the contexts of pairs (pair leakage)
-    agreement: np.ndarray | None = None       # (n, 2): annotator agreement with gold, label entropy; NaN if unannotated
+    text_kind: str = "query"  # what ``texts`` hold: "query", or "pair" (context + query)
+    queries: tuple[str, ...] | None = None  # the query texts (leakage) [default: ``texts`` of a query analysis]
+    contexts: tuple[str, ...] | None = None  # the contexts of pairs (pair leakage)
+    agreement: np.ndarray | None = None  # (n, 2): annotator agreement with gold, label entropy; NaN if unannotated
     agreement_field: str | None = None
 
     @property
@@ -75,10 +77,10 @@ class PartStatistics:
     median_words: float
     rare_word_fraction: float
     unlisted_word_fraction: float
-    fk_grade: float                   # pooled: the part's words, sentences and syllables summed
-    fk_grade_example_mean: float      # per example, then averaged (the paper compares these)
+    fk_grade: float  # pooled: the part's words, sentences and syllables summed
+    fk_grade_example_mean: float  # per example, then averaged (the paper compares these)
     fk_grade_example_sd: float
-    mean_dependency_depth: float | None   # None when no parser ran
+    mean_dependency_depth: float | None  # None when no parser ran
     mean_logprob_sum: float | None
     mean_logprob_mean: float | None
 
@@ -99,64 +101,112 @@ class SplitAnalysis:
     easiest: list[dict[str, Any]] = field(default_factory=list)
     word_counts: dict[str, np.ndarray] = field(default_factory=dict)
     scores: dict[str, np.ndarray] = field(default_factory=dict)
-    fk_grades: dict[str, np.ndarray] = field(default_factory=dict)   # per-example grades by part
+    fk_grades: dict[str, np.ndarray] = field(default_factory=dict)  # per-example grades by part
     text_kind: str = "query"
     syntax_note: str = SYNTAX_UNAVAILABLE
     program_note: str | None = None
-    leakage: dict[str, dict[str, float]] = field(default_factory=dict)     # part → "query_exact" … → share
-    agreement: dict[str, dict[str, float]] = field(default_factory=dict)   # part → annotated, agreement, entropy
+    leakage: dict[str, dict[str, float]] = field(default_factory=dict)  # part → "query_exact" … → share
+    agreement: dict[str, dict[str, float]] = field(default_factory=dict)  # part → annotated, agreement, entropy
     agreement_field: str | None = None
 
     def comparison(self, name: str) -> NullComparison | None:
         return next((c for c in self.null if c.name == name), None)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "examples": self.n, "null_splits": self.n_null_splits, "seed": self.seed,
-                "text": self.text_kind,
-                "parts": [p.as_dict() for p in self.parts], "against_null": [c.as_dict() for c in self.null],
-                "programs": [m.as_dict() for m in self.program_metrics], "hardest": self.hardest,
-                "easiest": self.easiest, "syntax": self.syntax_note, "leakage": self.leakage,
-                **({"agreement": {"field": self.agreement_field, "parts": self.agreement}} if self.agreement else {}),
-                **({"programs_counted": self.program_note} if self.program_note else {})}
+        return {
+            "name": self.name,
+            "examples": self.n,
+            "null_splits": self.n_null_splits,
+            "seed": self.seed,
+            "text": self.text_kind,
+            "parts": [p.as_dict() for p in self.parts],
+            "against_null": [c.as_dict() for c in self.null],
+            "programs": [m.as_dict() for m in self.program_metrics],
+            "hardest": self.hardest,
+            "easiest": self.easiest,
+            "syntax": self.syntax_note,
+            "leakage": self.leakage,
+            **({"agreement": {"field": self.agreement_field, "parts": self.agreement}} if self.agreement else {}),
+            **({"programs_counted": self.program_note} if self.program_note else {}),
+        }
 
 
 def _ratio_statistics(inputs: AnalysisInputs, parser_name: str | None = None) -> list[RatioStatistic]:
     what = "query" if inputs.text_kind == "query" else "text (context + query)"
     stats = [
         RatioStatistic("mean_words", f"mean {what} length (word tokens)", ("words", "one"), np.divide),
-        RatioStatistic("rare_word_fraction", "share of words that are rare (in wordfreq's list, ≤ 1 per million)",
-                       ("rare_words", "alpha_words"), np.divide),
-        RatioStatistic("unlisted_word_fraction", "share of words not in wordfreq's list (typos, names)",
-                       ("unlisted_words", "alpha_words"), np.divide),
-        RatioStatistic("fk_grade", "Flesch–Kincaid grade (pooled)", ("alpha_words", "sentences", "syllables"),
-                       fk_grade),
-        RatioStatistic("fk_grade_example_mean", "Flesch–Kincaid grade per example, mean",
-                       ("fk_example_micro", "has_words"), _micro_mean),
+        RatioStatistic(
+            "rare_word_fraction",
+            "share of words that are rare (in wordfreq's list, ≤ 1 per million)",
+            ("rare_words", "alpha_words"),
+            np.divide,
+        ),
+        RatioStatistic(
+            "unlisted_word_fraction",
+            "share of words not in wordfreq's list (typos, names)",
+            ("unlisted_words", "alpha_words"),
+            np.divide,
+        ),
+        RatioStatistic(
+            "fk_grade", "Flesch–Kincaid grade (pooled)", ("alpha_words", "sentences", "syllables"), fk_grade
+        ),
+        RatioStatistic(
+            "fk_grade_example_mean",
+            "Flesch–Kincaid grade per example, mean",
+            ("fk_example_micro", "has_words"),
+            _micro_mean,
+        ),
     ]
     if parser_name is not None:
-        stats.append(RatioStatistic("mean_dependency_depth", f"mean dependency-tree depth ({parser_name})",
-                                    ("dependency_depth", "one"), np.divide))
+        stats.append(
+            RatioStatistic(
+                "mean_dependency_depth",
+                f"mean dependency-tree depth ({parser_name})",
+                ("dependency_depth", "one"),
+                np.divide,
+            )
+        )
     if inputs.logprob_sum is not None:
-        stats += [RatioStatistic("mean_logprob_sum", "mean total log-likelihood", ("logprob_sum", "one"), np.divide),
-                  RatioStatistic("mean_logprob_mean", "mean per-token log-likelihood", ("logprob_mean", "one"),
-                                 np.divide)]
+        stats += [
+            RatioStatistic("mean_logprob_sum", "mean total log-likelihood", ("logprob_sum", "one"), np.divide),
+            RatioStatistic("mean_logprob_mean", "mean per-token log-likelihood", ("logprob_mean", "one"), np.divide),
+        ]
     if inputs.agreement is not None:
-        stats += [RatioStatistic("annotator_agreement", f"share of annotators ({inputs.agreement_field}) agreeing with "
-                                 "the gold label, per annotated example", ("agreement_micro", "annotated"), _micro_mean),
-                  RatioStatistic("label_entropy", f"entropy of the annotators' labels ({inputs.agreement_field}, bits), "
-                                 "per annotated example", ("entropy_micro", "annotated"), _micro_mean)]
+        stats += [
+            RatioStatistic(
+                "annotator_agreement",
+                f"share of annotators ({inputs.agreement_field}) agreeing with the gold label, per annotated example",
+                ("agreement_micro", "annotated"),
+                _micro_mean,
+            ),
+            RatioStatistic(
+                "label_entropy",
+                f"entropy of the annotators' labels ({inputs.agreement_field}, bits), per annotated example",
+                ("entropy_micro", "annotated"),
+                _micro_mean,
+            ),
+        ]
     if inputs.programs is not None and inputs.programs.hardness is not None:
-        stats += [RatioStatistic(f"hardness_{level}", f"share of '{level}' programs", (f"hardness_{level}", "one"),
-                                 np.divide) for level in inputs.programs.hardness_levels]
+        stats += [
+            RatioStatistic(f"hardness_{level}", f"share of '{level}' programs", (f"hardness_{level}", "one"), np.divide)
+            for level in inputs.programs.hardness_levels
+        ]
     return stats
 
 
 def _columns(inputs: AnalysisInputs, text: TextCounts, depths: np.ndarray | None) -> dict[str, np.ndarray]:
     grades = example_fk_grades(text)
-    columns = {"one": np.ones(len(inputs.ids)), "words": text.words, "alpha_words": text.alpha_words,
-               "rare_words": text.rare_words, "unlisted_words": text.unlisted_words, "sentences": text.sentences,
-               "syllables": text.syllables, "fk_example_micro": np.rint(np.nan_to_num(grades, nan=0.0) * 1e6),
-               "has_words": np.isfinite(grades).astype(np.float64)}
+    columns = {
+        "one": np.ones(len(inputs.ids)),
+        "words": text.words,
+        "alpha_words": text.alpha_words,
+        "rare_words": text.rare_words,
+        "unlisted_words": text.unlisted_words,
+        "sentences": text.sentences,
+        "syllables": text.syllables,
+        "fk_example_micro": np.rint(np.nan_to_num(grades, nan=0.0) * 1e6),
+        "has_words": np.isfinite(grades).astype(np.float64),
+    }
     if depths is not None:
         columns["dependency_depth"] = depths
     if inputs.logprob_sum is not None and inputs.n_tokens is not None:
@@ -191,15 +241,26 @@ def _program_null(programs: ProgramFeatures, eval_mask: np.ndarray, null_rows: n
     def novel(mask: np.ndarray) -> float:
         return novel_share(programs.compounds, ~mask, mask)
 
-    return [per_split_null("atom_divergence", "atom divergence from train (α = 0.5)", atom_div, eval_mask, null_rows),
-            per_split_null("compound_divergence", "compound divergence from train (α = 0.1)", compound_div,
-                           eval_mask, null_rows),
-            per_split_null("novel_compound_share", "share of examples with a compound unseen in train", novel,
-                           eval_mask, null_rows)]
+    return [
+        per_split_null("atom_divergence", "atom divergence from train (α = 0.5)", atom_div, eval_mask, null_rows),
+        per_split_null(
+            "compound_divergence", "compound divergence from train (α = 0.1)", compound_div, eval_mask, null_rows
+        ),
+        per_split_null(
+            "novel_compound_share", "share of examples with a compound unseen in train", novel, eval_mask, null_rows
+        ),
+    ]
 
 
-def analyze_split(inputs: AnalysisInputs, *, null_splits: int = NULL_SPLITS, seed: int = 0, n_examples: int = 10,
-                  text: TextCounts | None = None, syntax: bool = True) -> SplitAnalysis:
+def analyze_split(
+    inputs: AnalysisInputs,
+    *,
+    null_splits: int = NULL_SPLITS,
+    seed: int = 0,
+    n_examples: int = 10,
+    text: TextCounts | None = None,
+    syntax: bool = True,
+) -> SplitAnalysis:
     """Per-part statistics and evaluation (dev + test) statistics against ``null_splits``
     random splits; dependency depth too when ``syntax`` and a spaCy pipeline is installed."""
     text = compute_text_counts(inputs.texts) if text is None else text
@@ -209,28 +270,44 @@ def analyze_split(inputs: AnalysisInputs, *, null_splits: int = NULL_SPLITS, see
     strata = None
     if inputs.balance_labels and inputs.labels is not None:
         strata = np.unique(np.asarray(inputs.labels, dtype=str), return_inverse=True)[1]
-    canonical = np.argsort(np.asarray(inputs.ids, dtype=str), kind="stable")   # row order must not matter
-    null_rows = canonical[random_eval_rows(eval_mask[canonical], None if strata is None else strata[canonical],
-                                           null_splits, seed)]
+    canonical = np.argsort(np.asarray(inputs.ids, dtype=str), kind="stable")  # row order must not matter
+    null_rows = canonical[
+        random_eval_rows(eval_mask[canonical], None if strata is None else strata[canonical], null_splits, seed)
+    ]
     columns = _columns(inputs, text, depths)
-    null = ratio_statistics_null(_ratio_statistics(inputs, None if parser is None else parser.name), columns,
-                                 eval_mask, null_rows, order=canonical)
+    null = ratio_statistics_null(
+        _ratio_statistics(inputs, None if parser is None else parser.name),
+        columns,
+        eval_mask,
+        null_rows,
+        order=canonical,
+    )
     leakage, leakage_null = _leakage(inputs, eval_mask, null_rows)
     null += leakage_null
     if inputs.programs is not None:
         null += _program_null(inputs.programs, eval_mask, null_rows)
     analysis = SplitAnalysis(
-        name=inputs.name, n=len(inputs.ids), parts=[_part_statistics(inputs, text, p, depths) for p in SPLIT_PARTS],
-        null=null, n_null_splits=null_splits, seed=seed,
+        name=inputs.name,
+        n=len(inputs.ids),
+        parts=[_part_statistics(inputs, text, p, depths) for p in SPLIT_PARTS],
+        null=null,
+        n_null_splits=null_splits,
+        seed=seed,
         program_metrics=[] if inputs.programs is None else program_metrics(inputs.programs, inputs.split_indices()),
-        program_note=None if inputs.programs is None else divergence_note(inputs.programs.count, inputs.programs.extractor),
+        program_note=None
+        if inputs.programs is None
+        else divergence_note(inputs.programs.count, inputs.programs.extractor),
         word_counts={p: text.words[inputs.parts == p] for p in SPLIT_PARTS},
-        fk_grades={p: example_fk_grades(text)[inputs.parts == p] for p in SPLIT_PARTS}, text_kind=inputs.text_kind,
-        syntax_note=_syntax_note(syntax, parser), leakage=leakage, agreement=_agreement_parts(inputs),
-        agreement_field=inputs.agreement_field)
+        fk_grades={p: example_fk_grades(text)[inputs.parts == p] for p in SPLIT_PARTS},
+        text_kind=inputs.text_kind,
+        syntax_note=_syntax_note(syntax, parser),
+        leakage=leakage,
+        agreement=_agreement_parts(inputs),
+        agreement_field=inputs.agreement_field,
+    )
     if inputs.logprob_sum is not None:
         analysis.scores = {p: inputs.logprob_sum[inputs.parts == p] for p in SPLIT_PARTS}
-        ids = np.asarray(inputs.ids, dtype=str)   # ties by id, so row order does not matter
+        ids = np.asarray(inputs.ids, dtype=str)  # ties by id, so row order does not matter
         hardest = np.lexsort((ids, inputs.logprob_sum))[:n_examples]
         easiest = np.lexsort((ids, -inputs.logprob_sum))[:n_examples]
         analysis.hardest = [_example_row(inputs, int(i)) for i in hardest]
@@ -238,8 +315,11 @@ def analyze_split(inputs: AnalysisInputs, *, null_splits: int = NULL_SPLITS, see
     return analysis
 
 
-def _leakage(inputs: AnalysisInputs, eval_mask: np.ndarray, null_rows: np.ndarray,
-             ) -> tuple[dict[str, dict[str, float]], list[NullComparison]]:
+def _leakage(
+    inputs: AnalysisInputs,
+    eval_mask: np.ndarray,
+    null_rows: np.ndarray,
+) -> tuple[dict[str, dict[str, float]], list[NullComparison]]:
     """Per evaluation part, the share of queries (and pairs) also in train; the evaluation set's
     shares against the null distribution."""
     queries = inputs.queries if inputs.queries is not None else (inputs.texts if inputs.text_kind == "query" else None)
@@ -256,8 +336,15 @@ def _leakage(inputs: AnalysisInputs, eval_mask: np.ndarray, null_rows: np.ndarra
             name = f"{view.view}_{match}"
             for part in parts:
                 parts[part][name] = round(view.share(match, train, inputs.parts == part), 6)
-            null.append(per_split_null(f"{name}_in_train", describe(match, view.view),
-                                       functools.partial(_eval_share, view, match), eval_mask, null_rows))
+            null.append(
+                per_split_null(
+                    f"{name}_in_train",
+                    describe(match, view.view),
+                    functools.partial(_eval_share, view, match),
+                    eval_mask,
+                    null_rows,
+                )
+            )
     return parts, null
 
 
@@ -272,8 +359,12 @@ def _agreement_parts(inputs: AnalysisInputs) -> dict[str, dict[str, float]]:
     for part in SPLIT_PARTS:
         values = inputs.agreement[inputs.parts == part]
         values = values[np.isfinite(values[:, 0])]
-        out[part] = {"annotated": int(len(values)), "agreement": _mean(values[:, 0]), "entropy": _mean(values[:, 1]),
-                     "unanimous": _mean((values[:, 0] == 1.0).astype(np.float64))}
+        out[part] = {
+            "annotated": int(len(values)),
+            "agreement": _mean(values[:, 0]),
+            "entropy": _mean(values[:, 1]),
+            "unanimous": _mean((values[:, 0] == 1.0).astype(np.float64)),
+        }
     return out
 
 
@@ -294,12 +385,15 @@ def _syntax_note(syntax: bool, parser: Parser | None) -> str:
         return SYNTAX_OFF
     if parser is None:
         return SYNTAX_UNAVAILABLE
-    return (f"Dependency-tree depth per example (its deepest sentence) from {parser.name}. The Yngve score "
-            "needs a constituency parse, which no pipeline on the package index provides.")
+    return (
+        f"Dependency-tree depth per example (its deepest sentence) from {parser.name}. The Yngve score "
+        "needs a constituency parse, which no pipeline on the package index provides."
+    )
 
 
-def _part_statistics(inputs: AnalysisInputs, text: TextCounts, part: str,
-                     depths: np.ndarray | None = None) -> PartStatistics:
+def _part_statistics(
+    inputs: AnalysisInputs, text: TextCounts, part: str, depths: np.ndarray | None = None
+) -> PartStatistics:
     rows = inputs.parts == part
     labels = Counter(np.asarray(inputs.labels, dtype=object)[rows].tolist()) if inputs.labels is not None else {}
     scores = None if inputs.logprob_sum is None else inputs.logprob_sum[rows]
@@ -307,17 +401,24 @@ def _part_statistics(inputs: AnalysisInputs, text: TextCounts, part: str,
     grades = grades[np.isfinite(grades)]
     with np.errstate(divide="ignore", invalid="ignore"):
         return PartStatistics(
-            part=part, size=int(rows.sum()), label_counts=dict(sorted(labels.items())),
-            mean_words=_mean(text.words[rows]), median_words=float(np.median(text.words[rows])) if rows.any() else float("nan"),
+            part=part,
+            size=int(rows.sum()),
+            label_counts=dict(sorted(labels.items())),
+            mean_words=_mean(text.words[rows]),
+            median_words=float(np.median(text.words[rows])) if rows.any() else float("nan"),
             rare_word_fraction=float(np.divide(text.rare_words[rows].sum(), text.alpha_words[rows].sum())),
             unlisted_word_fraction=float(np.divide(text.unlisted_words[rows].sum(), text.alpha_words[rows].sum())),
-            fk_grade=float(fk_grade(text.alpha_words[rows].sum(), text.sentences[rows].sum(), text.syllables[rows].sum())),
+            fk_grade=float(
+                fk_grade(text.alpha_words[rows].sum(), text.sentences[rows].sum(), text.syllables[rows].sum())
+            ),
             fk_grade_example_mean=_mean(grades),
             fk_grade_example_sd=float(np.std(grades)) if len(grades) else float("nan"),
             mean_dependency_depth=None if depths is None else _mean(depths[rows]),
             mean_logprob_sum=None if scores is None else _mean(scores),
-            mean_logprob_mean=None if scores is None or inputs.n_tokens is None
-            else _mean(scores / np.maximum(inputs.n_tokens[rows], 1)))
+            mean_logprob_mean=None
+            if scores is None or inputs.n_tokens is None
+            else _mean(scores / np.maximum(inputs.n_tokens[rows], 1)),
+        )
 
 
 def _mean(values: np.ndarray) -> float:
@@ -325,9 +426,13 @@ def _mean(values: np.ndarray) -> float:
 
 
 def _example_row(inputs: AnalysisInputs, i: int) -> dict[str, Any]:
-    assert inputs.logprob_sum is not None            # examples are listed only for scored splits
-    row: dict[str, Any] = {"id": inputs.ids[i], "part": str(inputs.parts[i]), "text": inputs.texts[i],
-                           "logprob_sum": round(float(inputs.logprob_sum[i]), 4)}
+    assert inputs.logprob_sum is not None  # examples are listed only for scored splits
+    row: dict[str, Any] = {
+        "id": inputs.ids[i],
+        "part": str(inputs.parts[i]),
+        "text": inputs.texts[i],
+        "logprob_sum": round(float(inputs.logprob_sum[i]), 4),
+    }
     if inputs.labels is not None:
         row["label"] = inputs.labels[i]
     return row

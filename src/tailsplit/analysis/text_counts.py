@@ -39,8 +39,9 @@ class TextCounts:
     rare_per_million: float = RARE_PER_MILLION
 
 
-def fk_grade(alpha_words: np.ndarray | float, sentences: np.ndarray | float,
-             syllables: np.ndarray | float) -> np.ndarray | float:
+def fk_grade(
+    alpha_words: np.ndarray | float, sentences: np.ndarray | float, syllables: np.ndarray | float
+) -> np.ndarray | float:
     """Flesch–Kincaid grade from summed counts (NaN where there are no words).
 
     >>> round(float(fk_grade(12, 2, 15)), 2)
@@ -52,21 +53,24 @@ def fk_grade(alpha_words: np.ndarray | float, sentences: np.ndarray | float,
 
 def example_fk_grades(features: TextCounts) -> np.ndarray:
     """Flesch–Kincaid grade of each example on its own (NaN for an example without words)."""
-    return np.where(features.alpha_words > 0, fk_grade(features.alpha_words, features.sentences,
-                                                       features.syllables), np.nan)
+    return np.where(
+        features.alpha_words > 0, fk_grade(features.alpha_words, features.sentences, features.syllables), np.nan
+    )
 
 
-def compute_text_counts(texts: Sequence[str], rare_per_million: float = RARE_PER_MILLION, *,
-                        tokens: Sequence[list[str]] | None = None) -> TextCounts:
+def compute_text_counts(
+    texts: Sequence[str], rare_per_million: float = RARE_PER_MILLION, *, tokens: Sequence[list[str]] | None = None
+) -> TextCounts:
     """Counts for every text; each distinct word is looked up once. ``tokens`` are the texts'
     word tokens when the caller has them already (one tokenisation per run)."""
     frequencies, syllables_of = _word_resources()
     threshold = rare_per_million / 1e6
-    rare_memo: dict[str, tuple[bool, bool]] = {}   # word → (rare, unlisted)
+    rare_memo: dict[str, tuple[bool, bool]] = {}  # word → (rare, unlisted)
     syllable_memo: dict[str, int] = {}
     n = len(texts)
-    columns = {name: np.zeros(n, dtype=np.int64)
-               for name in ("words", "alpha", "rare", "unlisted", "sentences", "syllables")}
+    columns = {
+        name: np.zeros(n, dtype=np.int64) for name in ("words", "alpha", "rare", "unlisted", "sentences", "syllables")
+    }
     for i, text in enumerate(texts):
         words = word_tokens(text) if tokens is None else tokens[i]
         alpha = [t.lower() for t in words if t.isalpha()]
@@ -84,9 +88,15 @@ def compute_text_counts(texts: Sequence[str], rare_per_million: float = RARE_PER
             unlisted += is_unlisted
             syllables += syllable_memo[word]
         columns["rare"][i], columns["unlisted"][i], columns["syllables"][i] = rare, unlisted, syllables
-    return TextCounts(words=columns["words"], alpha_words=columns["alpha"], rare_words=columns["rare"],
-                        unlisted_words=columns["unlisted"], sentences=columns["sentences"],
-                        syllables=columns["syllables"], rare_per_million=rare_per_million)
+    return TextCounts(
+        words=columns["words"],
+        alpha_words=columns["alpha"],
+        rare_words=columns["rare"],
+        unlisted_words=columns["unlisted"],
+        sentences=columns["sentences"],
+        syllables=columns["syllables"],
+        rare_per_million=rare_per_million,
+    )
 
 
 @lru_cache(maxsize=1)

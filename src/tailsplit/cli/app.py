@@ -13,7 +13,9 @@ from rich.text import Text as RichText
 from tailsplit.errors import TailsplitError
 
 app = typer.Typer(
-    add_completion=False, no_args_is_help=True, rich_markup_mode="markdown",
+    add_completion=False,
+    no_args_is_help=True,
+    rich_markup_mode="markdown",
     help="Likelihood Splits for NLP benchmarks: put the long tail in the test set.",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -31,10 +33,13 @@ def _print_version(value: bool) -> None:
 
 
 @app.callback()
-def _main(version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
-                                       help="Print the version and exit."),
-          verbose: bool = typer.Option(False, "--verbose", "-v", help="Also print debugging messages."),
-          quiet: bool = typer.Option(False, "--quiet", "-q", help="Print warnings and errors only (no notes).")) -> None:
+def _main(
+    version: bool = typer.Option(
+        False, "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+    ),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Also print debugging messages."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print warnings and errors only (no notes)."),
+) -> None:
     """Likelihood Splits for NLP benchmarks: put the long tail in the test set."""
     import logging
 
@@ -45,14 +50,18 @@ def _main(version: bool = typer.Option(False, "--version", callback=_print_versi
 
 def friendly_errors(func: Callable[..., Any]) -> Callable[..., Any]:
     """Print library errors as one line and exit 2; Ctrl-C exits 130 (cached scores are kept)."""
+
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
         except TailsplitError as exc:
-            stderr.print(RichText("error:", style="bold red") + RichText(" " + str(exc)), highlight=False, soft_wrap=True)
+            stderr.print(
+                RichText("error:", style="bold red") + RichText(" " + str(exc)), highlight=False, soft_wrap=True
+            )
             raise typer.Exit(2) from None
         except KeyboardInterrupt:
             stderr.print("interrupted; scores computed so far are cached and a rerun resumes")
             raise typer.Exit(130) from None
+
     return wrapper

@@ -14,20 +14,23 @@ if TYPE_CHECKING:
     from tailsplit.programs.sets import ProgramFeatures
 
 
-
 def print_summary(result: RunResult) -> None:
     from rich.table import Table
 
     table = Table(title="split summary (means per example)")
     for column in ("part", "size", "labels", "words", "logprob_sum", "logprob_mean"):
-        table.add_column(column, justify="left" if column in ("part", "labels") else "right",
-                         no_wrap=True)
+        table.add_column(column, justify="left" if column in ("part", "labels") else "right", no_wrap=True)
     for s in result.summaries:
         total = max(s.size, 1)
         labels = "\n".join(f"{k} {100 * v / total:.1f}%" for k, v in s.label_counts.items()) or "-"
-        table.add_row(s.part, str(s.size), labels, f"{s.mean_words:.2f}",
-                      "-" if s.mean_logprob_sum is None else f"{s.mean_logprob_sum:.3f}",
-                      "-" if s.mean_logprob_mean is None else f"{s.mean_logprob_mean:.3f}")
+        table.add_row(
+            s.part,
+            str(s.size),
+            labels,
+            f"{s.mean_words:.2f}",
+            "-" if s.mean_logprob_sum is None else f"{s.mean_logprob_sum:.3f}",
+            "-" if s.mean_logprob_mean is None else f"{s.mean_logprob_mean:.3f}",
+        )
     stdout.print(table)
     from tailsplit.pipeline.runs import scoring_note
 
@@ -50,17 +53,19 @@ def print_program_metrics(metrics: list[ProgramMetrics], programs: ProgramFeatur
     from tailsplit.analysis.program_metrics import divergence_note
 
     levels = list(next((m.hardness for m in metrics if m.hardness), {}))
-    table = Table(title="programs, against train",
-                  caption=f"hardness %: {'/'.join(levels)}" if levels else None)
+    table = Table(title="programs, against train", caption=f"hardness %: {'/'.join(levels)}" if levels else None)
     for column in ("part", "atom div", "cmpd div", "novel cmpd", "unseen atoms", "hardness %"):
         table.add_column(column, justify="left" if column == "part" else "right", no_wrap=True)
     for m in metrics:
         total = max(m.size, 1)
-        table.add_row(m.part, "-" if m.atom_divergence is None else f"{m.atom_divergence:.3f}",
-                      "-" if m.compound_divergence is None else f"{m.compound_divergence:.3f}",
-                      "-" if m.novel_compound_share is None else f"{100 * m.novel_compound_share:.1f}%",
-                      "-" if m.atoms_missing_from_train is None else str(m.atoms_missing_from_train),
-                      "/".join(f"{100 * m.hardness[level] / total:.0f}" for level in levels) or "-")
+        table.add_row(
+            m.part,
+            "-" if m.atom_divergence is None else f"{m.atom_divergence:.3f}",
+            "-" if m.compound_divergence is None else f"{m.compound_divergence:.3f}",
+            "-" if m.novel_compound_share is None else f"{100 * m.novel_compound_share:.1f}%",
+            "-" if m.atoms_missing_from_train is None else str(m.atoms_missing_from_train),
+            "/".join(f"{100 * m.hardness[level] / total:.0f}" for level in levels) or "-",
+        )
     stdout.print(table)
     if programs is not None:
         stdout.print(divergence_note(programs.count, programs.extractor), highlight=False)
@@ -80,5 +85,8 @@ def print_analysis(analysis: SplitAnalysis, comparisons: list[tuple[SplitCompari
         table.add_row(c.name, f"{c.observed:.4g}", f"{c.null_mean:.4g}", f"{c.percentile:.1f}", f"{c.z_score:.2f}")
     stdout.print(table)
     for comparison, _ in comparisons:
-        stdout.print(f"vs {comparison.other}: Pearson r {comparison.pearson_r}, Spearman ρ {comparison.spearman_rho}, "
-                     f"shared evaluation examples {100 * comparison.eval_shared_share:.1f}%", highlight=False)
+        stdout.print(
+            f"vs {comparison.other}: Pearson r {comparison.pearson_r}, Spearman ρ {comparison.spearman_rho}, "
+            f"shared evaluation examples {100 * comparison.eval_shared_share:.1f}%",
+            highlight=False,
+        )

@@ -120,28 +120,69 @@ A likelihood split of programs whose dev/test atoms all occur in train:
 
 @app.command(epilog=RUN_EXAMPLES)
 @friendly_errors
-def run(paths: Paths = None, config: ConfigOpt = None, text: Text = None, context: Context = None,
-        label: Label = None, group: Group = None, id: IdField = None, program: Program = None,
-        program_kind: ProgramKind = None, count: Count = None, method: Method = None,
-        folds: Folds = None, fold_seed: FoldSeed = None, fold_match: FoldMatch = None, ngram_order: NgramOrder = None,
-        finetune_preset: FinetunePreset = None, finetune_steps: FinetuneSteps = None,
-        finetune_batch_size: FinetuneBatch = None, finetune_learning_rate: FinetuneLR = None,
-        finetune_eval_every: FinetuneEval = None, finetune_lora_rank: FinetuneLora = None,
-        finetune_full: FinetuneFull = False, model: Model = None, template: Template = None, label_word: LabelWord = None, backend: Backend = None,
-        start_token: StartToken = None, score_eos: ScoreEos = None, end_token: EndToken = None,
-        device: Device = None, dtype: Dtype = None, batch_tokens: BatchTokens = None,
-        max_tokens: MaxTokens = None, truncation: Truncation = None, share_prefix: SharePrefix = None,
-        cache_dir: CacheDir = None,
-        no_cache: NoCache = False, engine: ScoreEngine = None, ray_address: RayAddress = None,
-        workers: Workers = None, cpus_per_worker: CpusPerWorker = None, gpus_per_worker: GpusPerWorker = None,
-        shard_tokens: ShardTokens = None, splitter: Splitter = None, dev_size: DevSize = None,
-        test_size: TestSize = None, rank: Rank = None, reverse: Reverse = None,
-        length_buckets: LengthBuckets = None, balance_labels: Balance = None,
-        atom_constraint: AtomConstraint = None, length_of: LengthOf = None,
-        max_iterations: MaxIterations = None, seed: Seed = None,
-        out: OutDir = None, overwrite: Overwrite = False, no_analyze: NoAnalyze = False,
-        null_splits: NullSplits = None, analysis_text: AnalysisText = None, syntax: Syntax = None,
-        quiet: Quiet = False) -> None:
+def run(
+    paths: Paths = None,
+    config: ConfigOpt = None,
+    text: Text = None,
+    context: Context = None,
+    label: Label = None,
+    group: Group = None,
+    id: IdField = None,
+    program: Program = None,
+    program_kind: ProgramKind = None,
+    count: Count = None,
+    method: Method = None,
+    folds: Folds = None,
+    fold_seed: FoldSeed = None,
+    fold_match: FoldMatch = None,
+    ngram_order: NgramOrder = None,
+    finetune_preset: FinetunePreset = None,
+    finetune_steps: FinetuneSteps = None,
+    finetune_batch_size: FinetuneBatch = None,
+    finetune_learning_rate: FinetuneLR = None,
+    finetune_eval_every: FinetuneEval = None,
+    finetune_lora_rank: FinetuneLora = None,
+    finetune_full: FinetuneFull = False,
+    model: Model = None,
+    template: Template = None,
+    label_word: LabelWord = None,
+    backend: Backend = None,
+    start_token: StartToken = None,
+    score_eos: ScoreEos = None,
+    end_token: EndToken = None,
+    device: Device = None,
+    dtype: Dtype = None,
+    batch_tokens: BatchTokens = None,
+    max_tokens: MaxTokens = None,
+    truncation: Truncation = None,
+    share_prefix: SharePrefix = None,
+    cache_dir: CacheDir = None,
+    no_cache: NoCache = False,
+    engine: ScoreEngine = None,
+    ray_address: RayAddress = None,
+    workers: Workers = None,
+    cpus_per_worker: CpusPerWorker = None,
+    gpus_per_worker: GpusPerWorker = None,
+    shard_tokens: ShardTokens = None,
+    splitter: Splitter = None,
+    dev_size: DevSize = None,
+    test_size: TestSize = None,
+    rank: Rank = None,
+    reverse: Reverse = None,
+    length_buckets: LengthBuckets = None,
+    balance_labels: Balance = None,
+    atom_constraint: AtomConstraint = None,
+    length_of: LengthOf = None,
+    max_iterations: MaxIterations = None,
+    seed: Seed = None,
+    out: OutDir = None,
+    overwrite: Overwrite = False,
+    no_analyze: NoAnalyze = False,
+    null_splits: NullSplits = None,
+    analysis_text: AnalysisText = None,
+    syntax: Syntax = None,
+    quiet: Quiet = False,
+) -> None:
     """Score every example with a causal LM, then split: the least likely go to dev/test."""
     from tailsplit import pipeline
 
@@ -153,24 +194,53 @@ def run(paths: Paths = None, config: ConfigOpt = None, text: Text = None, contex
 
 @app.command(epilog=SCORE_EXAMPLES)
 @friendly_errors
-def score(paths: Paths = None, out: Annotated[Path, typer.Option("--out", help="Score file to write (Parquet).")] = Path("scores.parquet"),
-          config: ConfigOpt = None, text: Text = None, context: Context = None, label: Label = None,
-          group: Group = None, id: IdField = None, method: Method = None, folds: Folds = None,
-          fold_seed: FoldSeed = None, fold_match: FoldMatch = None, ngram_order: NgramOrder = None,
-          finetune_preset: FinetunePreset = None,
-          finetune_steps: FinetuneSteps = None, finetune_batch_size: FinetuneBatch = None,
-          finetune_learning_rate: FinetuneLR = None, finetune_eval_every: FinetuneEval = None,
-          finetune_lora_rank: FinetuneLora = None, finetune_full: FinetuneFull = False,
-          model: Model = None, template: Template = None,
-          label_word: LabelWord = None, backend: Backend = None, start_token: StartToken = None,
-          score_eos: ScoreEos = None, end_token: EndToken = None, device: Device = None,
-          dtype: Dtype = None, batch_tokens: BatchTokens = None, max_tokens: MaxTokens = None,
-          truncation: Truncation = None, share_prefix: SharePrefix = None,
-          cache_dir: CacheDir = None, no_cache: NoCache = False, engine: ScoreEngine = None,
-          ray_address: RayAddress = None, workers: Workers = None, cpus_per_worker: CpusPerWorker = None,
-          gpus_per_worker: GpusPerWorker = None, shard_tokens: ShardTokens = None,
-          overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an existing score file (never an input).")] = False,
-          quiet: Quiet = False) -> None:
+def score(
+    paths: Paths = None,
+    out: Annotated[Path, typer.Option("--out", help="Score file to write (Parquet).")] = Path("scores.parquet"),
+    config: ConfigOpt = None,
+    text: Text = None,
+    context: Context = None,
+    label: Label = None,
+    group: Group = None,
+    id: IdField = None,
+    method: Method = None,
+    folds: Folds = None,
+    fold_seed: FoldSeed = None,
+    fold_match: FoldMatch = None,
+    ngram_order: NgramOrder = None,
+    finetune_preset: FinetunePreset = None,
+    finetune_steps: FinetuneSteps = None,
+    finetune_batch_size: FinetuneBatch = None,
+    finetune_learning_rate: FinetuneLR = None,
+    finetune_eval_every: FinetuneEval = None,
+    finetune_lora_rank: FinetuneLora = None,
+    finetune_full: FinetuneFull = False,
+    model: Model = None,
+    template: Template = None,
+    label_word: LabelWord = None,
+    backend: Backend = None,
+    start_token: StartToken = None,
+    score_eos: ScoreEos = None,
+    end_token: EndToken = None,
+    device: Device = None,
+    dtype: Dtype = None,
+    batch_tokens: BatchTokens = None,
+    max_tokens: MaxTokens = None,
+    truncation: Truncation = None,
+    share_prefix: SharePrefix = None,
+    cache_dir: CacheDir = None,
+    no_cache: NoCache = False,
+    engine: ScoreEngine = None,
+    ray_address: RayAddress = None,
+    workers: Workers = None,
+    cpus_per_worker: CpusPerWorker = None,
+    gpus_per_worker: GpusPerWorker = None,
+    shard_tokens: ShardTokens = None,
+    overwrite: Annotated[
+        bool, typer.Option("--overwrite", help="Replace an existing score file (never an input).")
+    ] = False,
+    quiet: Quiet = False,
+) -> None:
     """Score every example's query and write a score file (no split)."""
     from tailsplit import pipeline
 
@@ -184,16 +254,36 @@ def score(paths: Paths = None, out: Annotated[Path, typer.Option("--out", help="
 
 @app.command(epilog=SPLIT_EXAMPLES)
 @friendly_errors
-def split(paths: Paths = None, scores: Annotated[Path | None, typer.Option("--scores", help="Score file from tailsplit score.")] = None,
-          config: ConfigOpt = None, text: Text = None, context: Context = None, label: Label = None,
-          group: Group = None, id: IdField = None, program: Program = None,
-          program_kind: ProgramKind = None, count: Count = None, splitter: Splitter = None, dev_size: DevSize = None,
-          test_size: TestSize = None, rank: Rank = None, reverse: Reverse = None,
-          length_buckets: LengthBuckets = None, balance_labels: Balance = None,
-          atom_constraint: AtomConstraint = None, length_of: LengthOf = None,
-          max_iterations: MaxIterations = None, seed: Seed = None,
-          out: OutDir = None, overwrite: Overwrite = False, no_analyze: NoAnalyze = False,
-          null_splits: NullSplits = None, analysis_text: AnalysisText = None, syntax: Syntax = None) -> None:
+def split(
+    paths: Paths = None,
+    scores: Annotated[Path | None, typer.Option("--scores", help="Score file from tailsplit score.")] = None,
+    config: ConfigOpt = None,
+    text: Text = None,
+    context: Context = None,
+    label: Label = None,
+    group: Group = None,
+    id: IdField = None,
+    program: Program = None,
+    program_kind: ProgramKind = None,
+    count: Count = None,
+    splitter: Splitter = None,
+    dev_size: DevSize = None,
+    test_size: TestSize = None,
+    rank: Rank = None,
+    reverse: Reverse = None,
+    length_buckets: LengthBuckets = None,
+    balance_labels: Balance = None,
+    atom_constraint: AtomConstraint = None,
+    length_of: LengthOf = None,
+    max_iterations: MaxIterations = None,
+    seed: Seed = None,
+    out: OutDir = None,
+    overwrite: Overwrite = False,
+    no_analyze: NoAnalyze = False,
+    null_splits: NullSplits = None,
+    analysis_text: AnalysisText = None,
+    syntax: Syntax = None,
+) -> None:
     """Split using an existing score file (or no scores: random, length, template, tmcd)."""
     from tailsplit import pipeline
 
@@ -213,16 +303,34 @@ ANALYZE_EXAMPLES = """
 
 @app.command(epilog=ANALYZE_EXAMPLES)
 @friendly_errors
-def analyze(split_dir: Annotated[Path, typer.Argument(help="A folder written by tailsplit run or split.")],
-            compare: Annotated[list[Path] | None, typer.Option("--compare", help="Another split of the same examples (repeatable).")] = None,
-            null_splits: NullSplits = None, seed: Seed = None, analysis_text: AnalysisText = None,
-            syntax: Syntax = None,
-            agreement_field: Annotated[str | None, typer.Option("--agreement-field", help="Field holding each example's annotator labels (a list): agreement with the gold label and label entropy, against random splits.")] = None) -> None:
+def analyze(
+    split_dir: Annotated[Path, typer.Argument(help="A folder written by tailsplit run or split.")],
+    compare: Annotated[
+        list[Path] | None, typer.Option("--compare", help="Another split of the same examples (repeatable).")
+    ] = None,
+    null_splits: NullSplits = None,
+    seed: Seed = None,
+    analysis_text: AnalysisText = None,
+    syntax: Syntax = None,
+    agreement_field: Annotated[
+        str | None,
+        typer.Option(
+            "--agreement-field",
+            help="Field holding each example's annotator labels (a list): agreement with the gold label and label entropy, against random splits.",
+        ),
+    ] = None,
+) -> None:
     """Analyse a split against random splits; writes report.html, report.md and analysis.json into it."""
     from tailsplit import pipeline
 
-    analysis, comparisons = pipeline.analyze(split_dir, null_splits=null_splits,
-                                             seed=seed or 0, compare=compare, text_kind=analysis_text, syntax=syntax,
-                                             agreement_field=agreement_field)
+    analysis, comparisons = pipeline.analyze(
+        split_dir,
+        null_splits=null_splits,
+        seed=seed or 0,
+        compare=compare,
+        text_kind=analysis_text,
+        syntax=syntax,
+        agreement_field=agreement_field,
+    )
     print_analysis(analysis, comparisons)
     stdout.print(f"wrote {split_dir}/report.html, report.md, analysis.json")

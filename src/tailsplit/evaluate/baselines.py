@@ -43,7 +43,7 @@ def _sklearn() -> Any:
 class PartInputs:
     """One part of a split as the baselines see it: input columns, gold labels or programs."""
 
-    columns: tuple[tuple[str, ...], ...]     # one tuple of texts per input field
+    columns: tuple[tuple[str, ...], ...]  # one tuple of texts per input field
     labels: tuple[str, ...] | None = None
     programs: tuple[str, ...] | None = None
 
@@ -56,13 +56,18 @@ class BaselineResult:
     baseline: str
     dev: float
     test: float
-    metric: str                      # "accuracy" or "exact match"
-    extra: dict[str, float]          # e.g. template exact match, chosen C
-    test_correct: tuple[bool, ...] = ()   # per test example, in the part's order (bootstrap intervals)
+    metric: str  # "accuracy" or "exact match"
+    extra: dict[str, float]  # e.g. template exact match, chosen C
+    test_correct: tuple[bool, ...] = ()  # per test example, in the part's order (bootstrap intervals)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"baseline": self.baseline, "metric": self.metric, "dev": round(self.dev, 4),
-                "test": round(self.test, 4), **{k: round(v, 4) for k, v in self.extra.items()}}
+        return {
+            "baseline": self.baseline,
+            "metric": self.metric,
+            "dev": round(self.dev, 4),
+            "test": round(self.test, 4),
+            **{k: round(v, 4) for k, v in self.extra.items()},
+        }
 
 
 def _features(parts: Sequence[PartInputs], fields: Sequence[int]) -> list[Any]:
@@ -78,8 +83,9 @@ def _features(parts: Sequence[PartInputs], fields: Sequence[int]) -> list[Any]:
     return [hstack(block).tocsr() for block in blocks]
 
 
-def tfidf_logistic(train: PartInputs, dev: PartInputs, test: PartInputs, *, text_only: bool = False,
-                   seed: int = 0) -> BaselineResult:
+def tfidf_logistic(
+    train: PartInputs, dev: PartInputs, test: PartInputs, *, text_only: bool = False, seed: int = 0
+) -> BaselineResult:
     """Accuracy on dev and test; C picked on dev (ties: the smaller C)."""
     _sklearn()
     from sklearn.linear_model import LogisticRegression
@@ -96,12 +102,19 @@ def tfidf_logistic(train: PartInputs, dev: PartInputs, test: PartInputs, *, text
             best = (dev_acc, c, model)
     dev_acc, c, model = best  # type: ignore[misc]
     correct = model.predict(x_test) == np.asarray(test.labels)
-    return BaselineResult("tfidf-text" if text_only else "tfidf", dev_acc, float(np.mean(correct)), "accuracy", {"C": c},
-                          tuple(bool(v) for v in correct))
+    return BaselineResult(
+        "tfidf-text" if text_only else "tfidf",
+        dev_acc,
+        float(np.mean(correct)),
+        "accuracy",
+        {"C": c},
+        tuple(bool(v) for v in correct),
+    )
 
 
-def embedding_logistic(train: PartInputs, dev: PartInputs, test: PartInputs, encoder: SentenceEncoder, *,
-                       seed: int = 0) -> BaselineResult:
+def embedding_logistic(
+    train: PartInputs, dev: PartInputs, test: PartInputs, encoder: SentenceEncoder, *, seed: int = 0
+) -> BaselineResult:
     """Logistic regression on frozen sentence embeddings (pair features for two fields)."""
     _sklearn()
     from sklearn.linear_model import LogisticRegression
@@ -118,7 +131,11 @@ def embedding_logistic(train: PartInputs, dev: PartInputs, test: PartInputs, enc
         return np.hstack(vectors)
 
     scaler = StandardScaler().fit(x_train := features(train))
-    x_train, x_dev, x_test = scaler.transform(x_train), scaler.transform(features(dev)), scaler.transform(features(test))
+    x_train, x_dev, x_test = (
+        scaler.transform(x_train),
+        scaler.transform(features(dev)),
+        scaler.transform(features(test)),
+    )
     best: tuple[float, float, Any] | None = None
     for c in _C_GRID:
         model = LogisticRegression(C=c, max_iter=3000, random_state=seed).fit(x_train, list(train.labels))
@@ -127,7 +144,9 @@ def embedding_logistic(train: PartInputs, dev: PartInputs, test: PartInputs, enc
             best = (dev_acc, c, model)
     dev_acc, c, model = best  # type: ignore[misc]
     correct = model.predict(x_test) == np.asarray(test.labels)
-    return BaselineResult("embed", dev_acc, float(np.mean(correct)), "accuracy", {"C": c}, tuple(bool(v) for v in correct))
+    return BaselineResult(
+        "embed", dev_acc, float(np.mean(correct)), "accuracy", {"C": c}, tuple(bool(v) for v in correct)
+    )
 
 
 def nearest_neighbour_sql(train: PartInputs, dev: PartInputs, test: PartInputs, extractor: Any) -> BaselineResult:
@@ -156,7 +175,11 @@ def nearest_neighbour_sql(train: PartInputs, dev: PartInputs, test: PartInputs, 
 
     dev_exact, dev_template = score(dev)
     test_exact, test_template = score(test)
-    return BaselineResult("nn-sql", float(np.mean(dev_exact)) if dev_exact else 0.0,
-                          float(np.mean(test_exact)) if test_exact else 0.0, "exact match",
-                          {"dev_template_match": dev_template, "test_template_match": test_template},
-                          tuple(bool(v) for v in test_exact))
+    return BaselineResult(
+        "nn-sql",
+        float(np.mean(dev_exact)) if dev_exact else 0.0,
+        float(np.mean(test_exact)) if test_exact else 0.0,
+        "exact match",
+        {"dev_template_match": dev_template, "test_template_match": test_template},
+        tuple(bool(v) for v in test_exact),
+    )

@@ -44,8 +44,8 @@ class EncoderRecipe:
     weight_decay: float = 0.01
     eval_every: int = 200
     patience: int = 3
-    max_length: int = 256          # cap; the length used is the longest training pair, up to this
-    max_train: int | None = None   # subsample train (seeded) for quick looks
+    max_length: int = 256  # cap; the length used is the longest training pair, up to this
+    max_train: int | None = None  # subsample train (seeded) for quick looks
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -53,8 +53,9 @@ class EncoderRecipe:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ConfigError(f"encoder {name}={value!r} must be a whole number ≥ 1")
-        if self.max_train is not None and (isinstance(self.max_train, bool) or not isinstance(self.max_train, int)
-                                           or self.max_train < 2):
+        if self.max_train is not None and (
+            isinstance(self.max_train, bool) or not isinstance(self.max_train, int) or self.max_train < 2
+        ):
             raise ConfigError(f"max_train={self.max_train!r} must be a whole number ≥ 2")
         if not self.learning_rate > 0:
             raise ConfigError(f"encoder learning_rate={self.learning_rate!r} must be positive")
@@ -122,16 +123,19 @@ class PairClassifier:
         self.torch = torch
         self.recipe = recipe
         self.labels = list(labels)
-        self.device = torch.device("cuda" if device == "auto" and torch.cuda.is_available()
-                                   else ("cpu" if device == "auto" else device))
+        self.device = torch.device(
+            "cuda" if device == "auto" and torch.cuda.is_available() else ("cpu" if device == "auto" else device)
+        )
         try:
-            with quiet_transformers(), forked_torch_rng(recipe.seed):     # the fresh head's initialisation
+            with quiet_transformers(), forked_torch_rng(recipe.seed):  # the fresh head's initialisation
                 self.tokenizer = AutoTokenizer.from_pretrained(location)
                 self.model = AutoModelForSequenceClassification.from_pretrained(location, num_labels=len(self.labels))
         except Exception as exc:  # missing files, network, unknown architecture
             first = (str(exc).strip().splitlines() or [""])[0][:300]
-            raise ConfigError(f"encoder={location!r} could not be loaded as a classifier ({type(exc).__name__}: "
-                              f"{first}); give a transformers encoder folder, or a hub id with network") from None
+            raise ConfigError(
+                f"encoder={location!r} could not be loaded as a classifier ({type(exc).__name__}: "
+                f"{first}); give a transformers encoder folder, or a hub id with network"
+            ) from None
         self.model.to(self.device)
 
     def encode(self, columns: Sequence[Sequence[str]], max_length: int) -> list[list[int]]:
@@ -179,7 +183,7 @@ class PairClassifier:
             while start < len(order):
                 width = len(rows[order[min(start + 255, len(order) - 1)]]) // 2
                 size = max(1, min(256, batch_tokens // max(width, 1)))
-                chunk = order[start:start + size]
+                chunk = order[start : start + size]
                 logits = self.model(**self._tensors([rows[i] for i in chunk])).logits
                 predicted[chunk] = logits.float().argmax(dim=-1).cpu().numpy()
                 start += size
@@ -194,13 +198,14 @@ class PairClassifier:
             chunk = 50 * size
             batches: list[list[int]] = []
             for start in range(0, n, chunk):
-                part = sorted(order[start:start + chunk].tolist(), key=lambda i: lengths[i])
-                batches.extend(part[b:b + size] for b in range(0, len(part), size))
+                part = sorted(order[start : start + chunk].tolist(), key=lambda i: lengths[i])
+                batches.extend(part[b : b + size] for b in range(0, len(part), size))
             for b in rng.permutation(len(batches)):
                 yield batches[b]
 
-    def fit(self, train: Sequence[list[int]], train_labels: np.ndarray, dev: Sequence[list[int]],
-            dev_labels: np.ndarray) -> tuple[float, int, int, float]:
+    def fit(
+        self, train: Sequence[list[int]], train_labels: np.ndarray, dev: Sequence[list[int]], dev_labels: np.ndarray
+    ) -> tuple[float, int, int, float]:
         """Train; keep the weights with the best dev accuracy (ties: the earlier check).
         Returns (best dev accuracy, steps run, best step, training examples per second).
         Dropout draws from torch's generators seeded by the recipe, restored afterwards."""
@@ -209,8 +214,9 @@ class PairClassifier:
         with forked_torch_rng(self.recipe.seed):
             return self._fit(train, train_labels, dev, dev_labels)
 
-    def _fit(self, train: Sequence[list[int]], train_labels: np.ndarray, dev: Sequence[list[int]],
-             dev_labels: np.ndarray) -> tuple[float, int, int, float]:
+    def _fit(
+        self, train: Sequence[list[int]], train_labels: np.ndarray, dev: Sequence[list[int]], dev_labels: np.ndarray
+    ) -> tuple[float, int, int, float]:
         torch = self.torch
         from transformers import get_linear_schedule_with_warmup
 
@@ -218,10 +224,13 @@ class PairClassifier:
         rng = np.random.default_rng(recipe.seed)
         decay = [p for n, p in self.model.named_parameters() if not any(k in n for k in ("bias", "LayerNorm", "norm"))]
         no_decay = [p for n, p in self.model.named_parameters() if any(k in n for k in ("bias", "LayerNorm", "norm"))]
-        optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": recipe.weight_decay},
-                                       {"params": no_decay, "weight_decay": 0.0}], lr=recipe.learning_rate)
-        schedule = get_linear_schedule_with_warmup(optimizer, int(recipe.warmup_fraction * recipe.max_steps),
-                                                   recipe.max_steps)
+        optimizer = torch.optim.AdamW(
+            [{"params": decay, "weight_decay": recipe.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
+            lr=recipe.learning_rate,
+        )
+        schedule = get_linear_schedule_with_warmup(
+            optimizer, int(recipe.warmup_fraction * recipe.max_steps), recipe.max_steps
+        )
         labels = torch.as_tensor(train_labels, dtype=torch.long)
         best = (-1.0, 0, None)
         checks_without_gain, seen, train_seconds, step = 0, 0, 0.0, 0
@@ -253,10 +262,18 @@ class PairClassifier:
         return best[0], step, best[1], seen / max(train_seconds, 1e-9)
 
 
-def finetune_encoder(train_columns: Sequence[Sequence[str]], train_labels: Sequence[str],
-                     dev_columns: Sequence[Sequence[str]], dev_labels: Sequence[str],
-                     test_columns: Sequence[Sequence[str]], test_labels: Sequence[str], *,
-                     location: str, recipe: EncoderRecipe, device: str = "auto") -> EncoderRun:
+def finetune_encoder(
+    train_columns: Sequence[Sequence[str]],
+    train_labels: Sequence[str],
+    dev_columns: Sequence[Sequence[str]],
+    dev_labels: Sequence[str],
+    test_columns: Sequence[Sequence[str]],
+    test_labels: Sequence[str],
+    *,
+    location: str,
+    recipe: EncoderRecipe,
+    device: str = "auto",
+) -> EncoderRun:
     """Fine-tune on train, select on dev, score test."""
     labels = sorted(set(train_labels))
     if len(labels) < 2:
@@ -272,7 +289,7 @@ def finetune_encoder(train_columns: Sequence[Sequence[str]], train_labels: Seque
     test_rows = classifier.encode(test_columns, max_length)
 
     def as_index(values: Sequence[str]) -> np.ndarray:
-        return np.asarray([index.get(v, -1) for v in values], dtype=np.int64)   # unseen labels are never right
+        return np.asarray([index.get(v, -1) for v in values], dtype=np.int64)  # unseen labels are never right
 
     y_train = np.asarray([index[train_labels[i]] for i in keep.tolist()], dtype=np.int64)
     dev_acc, steps, best_step, train_rate = classifier.fit(train_rows, y_train, dev_rows, as_index(dev_labels))
@@ -280,16 +297,24 @@ def finetune_encoder(train_columns: Sequence[Sequence[str]], train_labels: Seque
     predicted = classifier.predict(test_rows)
     inference_rate = len(test_rows) / max(time.perf_counter() - started, 1e-9)
     correct = predicted == as_index(test_labels)
-    return EncoderRun(dev_acc, float(correct.mean()) if len(correct) else float("nan"),
-                      tuple(bool(c) for c in correct), steps, best_step, max_length,
-                      round(train_rate, 2), round(inference_rate, 2))
+    return EncoderRun(
+        dev_acc,
+        float(correct.mean()) if len(correct) else float("nan"),
+        tuple(bool(c) for c in correct),
+        steps,
+        best_step,
+        max_length,
+        round(train_rate, 2),
+        round(inference_rate, 2),
+    )
 
 
 def cache_key(part_hashes: Sequence[str], identity: str, fields: Sequence[str], recipe: EncoderRecipe) -> str:
     from tailsplit.fingerprint import sha256_text
 
-    return sha256_text("encoder-baseline-v1", *part_hashes, identity, *fields,
-                       json.dumps(recipe.as_dict(), sort_keys=True))
+    return sha256_text(
+        "encoder-baseline-v1", *part_hashes, identity, *fields, json.dumps(recipe.as_dict(), sort_keys=True)
+    )
 
 
 def cached_run(cache_dir: Path, key: str) -> EncoderRun | None:
@@ -298,7 +323,7 @@ def cached_run(cache_dir: Path, key: str) -> EncoderRun | None:
         data = json.loads(path.read_text(encoding="utf-8"))
         return EncoderRun(**{**data, "test_correct": tuple(bool(c) for c in data["test_correct"])})
     except (OSError, ValueError, TypeError, KeyError):
-        return None          # absent or damaged: train again
+        return None  # absent or damaged: train again
 
 
 def store_run(cache_dir: Path, key: str, run: EncoderRun) -> None:

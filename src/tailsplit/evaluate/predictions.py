@@ -19,9 +19,9 @@ from tailsplit.analysis.report import markdown_cell
 class ScoredPredictions:
     folder: str
     kind: str
-    correct: np.ndarray            # per test example
-    buckets: tuple[str, ...]       # per test example
-    metric: str = "accuracy"       # or "exact match" (programs)
+    correct: np.ndarray  # per test example
+    buckets: tuple[str, ...]  # per test example
+    metric: str = "accuracy"  # or "exact match" (programs)
 
     @property
     def is_random(self) -> bool:
@@ -59,9 +59,12 @@ def projected_accuracy(split: ScoredPredictions, reference: Mapping[str, float])
 
 def predictions_markdown(rows: Sequence[dict[str, Any]], bucket_name: str) -> str:
     buckets = sorted({b for r in rows for b in r["buckets"]})
-    lines = ["| split | folder | test | projected | actual − projected | " +
-             " | ".join(f"{markdown_cell(bucket_name)} {markdown_cell(b)} (share, acc.)" for b in buckets) + " |",
-             "|---|---|---:|---:|---:|" + "---:|" * len(buckets)]
+    lines = [
+        "| split | folder | test | projected | actual − projected | "
+        + " | ".join(f"{markdown_cell(bucket_name)} {markdown_cell(b)} (share, acc.)" for b in buckets)
+        + " |",
+        "|---|---|---:|---:|---:|" + "---:|" * len(buckets),
+    ]
     for r in rows:
         projected = "" if r["projected"] is None else f"{100 * r['projected']:.1f}"
         gap = "" if r["projected"] is None else f"{100 * (r['test'] - r['projected']):+.1f}"
@@ -71,6 +74,8 @@ def predictions_markdown(rows: Sequence[dict[str, Any]], bucket_name: str) -> st
                 cells.append(f"{100 * r['buckets'][b]['share']:.0f}%, {100 * r['buckets'][b]['accuracy']:.1f}")
             else:
                 cells.append("")
-        lines.append(f"| {markdown_cell(r['split'])} | {markdown_cell(r['folder'])} | {100 * r['test']:.1f} | {projected} "
-                     f"| {gap} | " + " | ".join(cells) + " |")
+        lines.append(
+            f"| {markdown_cell(r['split'])} | {markdown_cell(r['folder'])} | {100 * r['test']:.1f} | {projected} "
+            f"| {gap} | " + " | ".join(cells) + " |"
+        )
     return "\n".join(lines) + "\n"

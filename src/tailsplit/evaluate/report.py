@@ -39,8 +39,10 @@ def scores_svg(rows: Sequence[dict[str, Any]], baseline: str) -> str:
 
 
 def evaluation_html(rows: Sequence[dict[str, Any]], markdown_table: str) -> str:
-    text = ("# Evaluation\n\nTest score of a model trained on each split's train part; the random "
-            "splits pooled (mean ± std); difference and relative error increase against them; in brackets, "
-            "paired bootstrap 95% intervals.\n\n" + markdown_table)
+    text = (
+        "# Evaluation\n\nTest score of a model trained on each split's train part; the random "
+        "splits pooled (mean ± std); difference and relative error increase against them; in brackets, "
+        "paired bootstrap 95% intervals.\n\n" + markdown_table
+    )
     baselines = list(dict.fromkeys(r["baseline"] for r in rows))
     return html_page("tailsplit evaluation", text, {b: scores_svg(rows, b) for b in baselines})

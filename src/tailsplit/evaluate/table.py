@@ -26,13 +26,13 @@ from tailsplit.analysis.report import markdown_cell
 @dataclass(frozen=True)
 class SplitScore:
     folder: str
-    kind: str                 # describe_split's name
+    kind: str  # describe_split's name
     baseline: str
     metric: str
     dev: float
     test: float
-    ids: tuple[str, ...] = ()          # test example ids (shared ids pair the bootstrap draws)
-    correct: tuple[bool, ...] = ()     # per test example
+    ids: tuple[str, ...] = ()  # test example ids (shared ids pair the bootstrap draws)
+    correct: tuple[bool, ...] = ()  # per test example
 
     @property
     def is_random(self) -> bool:
@@ -42,25 +42,30 @@ class SplitScore:
 BOOTSTRAP_REPLICATES = 2000
 
 
-def bootstrap_intervals(scores: Sequence[SplitScore], *, replicates: int = BOOTSTRAP_REPLICATES,
-                        seed: int = 0) -> dict[str, tuple[tuple[float, float], tuple[float, float] | None]]:
+def bootstrap_intervals(
+    scores: Sequence[SplitScore], *, replicates: int = BOOTSTRAP_REPLICATES, seed: int = 0
+) -> dict[str, tuple[tuple[float, float], tuple[float, float] | None]]:
     """Per non-random folder of one baseline: (95% interval of its test score, 95% interval of
     its difference to the random mean, or None without random splits)."""
     usable = [s for s in scores if s.correct]
     if not usable:
         return {}
-    keys = [s.ids if len(s.ids) == len(s.correct) else tuple(f"{s.folder}\0{i}" for i in range(len(s.correct)))
-            for s in usable]
+    keys = [
+        s.ids if len(s.ids) == len(s.correct) else tuple(f"{s.folder}\0{i}" for i in range(len(s.correct)))
+        for s in usable
+    ]
     union = {k: i for i, k in enumerate(dict.fromkeys(k for ks in keys for k in ks))}
     rng = np.random.default_rng(seed)
     accuracy = np.zeros((len(usable), replicates))
-    for start in range(0, replicates, 250):                      # bounded memory: 250 replicates at a time
+    for start in range(0, replicates, 250):  # bounded memory: 250 replicates at a time
         count = min(250, replicates - start)
         weights = rng.multinomial(len(union), np.full(len(union), 1 / len(union)), size=count).astype(np.float64)
         for row, (s, ks) in enumerate(zip(usable, keys)):
             index = np.fromiter((union[k] for k in ks), dtype=np.int64, count=len(ks))
             w = weights[:, index]
-            accuracy[row, start:start + count] = (w @ np.asarray(s.correct, dtype=np.float64)) / np.maximum(w.sum(axis=1), 1)
+            accuracy[row, start : start + count] = (w @ np.asarray(s.correct, dtype=np.float64)) / np.maximum(
+                w.sum(axis=1), 1
+            )
     randoms = [row for row, s in enumerate(usable) if s.is_random]
     reference = accuracy[randoms].mean(axis=0) if randoms else None
     out = {}
@@ -87,19 +92,42 @@ def table_rows(scores: Sequence[SplitScore]) -> list[dict[str, Any]]:
         randoms = [s.test for s in mine if s.is_random]
         reference = float(np.mean(randoms)) if randoms else None
         if randoms:
-            rows.append({"baseline": baseline, "metric": mine[0].metric, "split": f"random ({len(randoms)} seeds)",
-                         "folder": ", ".join(s.folder for s in mine if s.is_random), "test": reference,
-                         "test_std": float(np.std(randoms, ddof=1)) if len(randoms) > 1 else None,
-                         "difference": None, "relative_error_increase": None, "test_ci": None, "difference_ci": None})
+            rows.append(
+                {
+                    "baseline": baseline,
+                    "metric": mine[0].metric,
+                    "split": f"random ({len(randoms)} seeds)",
+                    "folder": ", ".join(s.folder for s in mine if s.is_random),
+                    "test": reference,
+                    "test_std": float(np.std(randoms, ddof=1)) if len(randoms) > 1 else None,
+                    "difference": None,
+                    "relative_error_increase": None,
+                    "test_ci": None,
+                    "difference_ci": None,
+                }
+            )
         for s in mine:
             if s.is_random:
                 continue
             difference = None if reference is None else s.test - reference
-            increase = None if reference is None or reference >= 1 else ((1 - s.test) - (1 - reference)) / (1 - reference)
+            increase = (
+                None if reference is None or reference >= 1 else ((1 - s.test) - (1 - reference)) / (1 - reference)
+            )
             test_ci, difference_ci = intervals.get(s.folder, (None, None))
-            rows.append({"baseline": baseline, "metric": s.metric, "split": s.kind, "folder": s.folder, "test": s.test,
-                         "test_std": None, "difference": difference, "relative_error_increase": increase,
-                         "test_ci": test_ci, "difference_ci": difference_ci})
+            rows.append(
+                {
+                    "baseline": baseline,
+                    "metric": s.metric,
+                    "split": s.kind,
+                    "folder": s.folder,
+                    "test": s.test,
+                    "test_std": None,
+                    "difference": difference,
+                    "relative_error_increase": increase,
+                    "test_ci": test_ci,
+                    "difference_ci": difference_ci,
+                }
+            )
     return rows
 
 
@@ -115,28 +143,52 @@ def _interval(bounds: Sequence[float] | None, signed: bool = False) -> str:
 
 def table_markdown(rows: Sequence[dict[str, Any]]) -> str:
     """The table; intervals in brackets are paired bootstrap 95% intervals."""
-    lines = ["| baseline | split | folder | test [95% CI] | Δ vs random [95% CI] | relative error increase |",
-             "|---|---|---|---:|---:|---:|"]
+    lines = [
+        "| baseline | split | folder | test [95% CI] | Δ vs random [95% CI] | relative error increase |",
+        "|---|---|---|---:|---:|---:|",
+    ]
     for r in rows:
-        test = _pct(r["test"]) + (f" ± {_pct(r['test_std'])}" if r["test_std"] is not None else "") \
+        test = (
+            _pct(r["test"])
+            + (f" ± {_pct(r['test_std'])}" if r["test_std"] is not None else "")
             + _interval(r.get("test_ci"))
+        )
         difference = _pct(r["difference"], signed=True) + _interval(r.get("difference_ci"), signed=True)
         increase = "" if r["relative_error_increase"] is None else f"{100 * r['relative_error_increase']:+.1f}%"
-        lines.append(f"| {markdown_cell(r['baseline'])} ({r['metric']}) | {markdown_cell(r['split'])} | "
-                     f"{markdown_cell(r['folder'])} | {test} | {difference} | {increase} |")
+        lines.append(
+            f"| {markdown_cell(r['baseline'])} ({r['metric']}) | {markdown_cell(r['split'])} | "
+            f"{markdown_cell(r['folder'])} | {test} | {difference} | {increase} |"
+        )
     return "\n".join(lines) + "\n"
 
 
 def table_csv(rows: Sequence[dict[str, Any]]) -> str:
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=["baseline", "metric", "split", "folder", "test", "test_std", "difference",
-                                             "relative_error_increase", "test_ci_low", "test_ci_high",
-                                             "difference_ci_low", "difference_ci_high"], lineterminator="\n")
+    writer = csv.DictWriter(
+        out,
+        fieldnames=[
+            "baseline",
+            "metric",
+            "split",
+            "folder",
+            "test",
+            "test_std",
+            "difference",
+            "relative_error_increase",
+            "test_ci_low",
+            "test_ci_high",
+            "difference_ci_low",
+            "difference_ci_high",
+        ],
+        lineterminator="\n",
+    )
     writer.writeheader()
     for r in rows:
         flat = {k: v for k, v in r.items() if k not in ("test_ci", "difference_ci")}
         for name in ("test_ci", "difference_ci"):
             bounds = r.get(name) or (None, None)
             flat[f"{name}_low"], flat[f"{name}_high"] = bounds
-        writer.writerow({k: (f"{v:.6f}" if isinstance(v, float) else ("" if v is None else v)) for k, v in flat.items()})
+        writer.writerow(
+            {k: (f"{v:.6f}" if isinstance(v, float) else ("" if v is None else v)) for k, v in flat.items()}
+        )
     return out.getvalue()

@@ -22,29 +22,50 @@ if TYPE_CHECKING:
     from tailsplit.scoring.base import Scorer
 
 
-
 def check_zero_shot(data: dict[str, Any], template: PromptTemplate) -> None:
     """Refuse, before any model loads, a split without labels or a template without ``{label}``."""
     if not data.get("label") or "{label}" not in template.template:
-        raise ConfigError(f"zero-shot classification needs labels and a template with {{label}}; template="
-                          f"{template.name!r} has none — give --zero-shot-template (e.g. snli) or a --label-word set")
+        raise ConfigError(
+            f"zero-shot classification needs labels and a template with {{label}}; template="
+            f"{template.name!r} has none — give --zero-shot-template (e.g. snli) or a --label-word set"
+        )
 
 
-def zero_shot_classify(test: Sequence[RawRecord], labels: Sequence[str], data: dict[str, Any],
-                       template: PromptTemplate, scorer: Scorer, cache: ScoreCache | None) -> BaselineResult:
+def zero_shot_classify(
+    test: Sequence[RawRecord],
+    labels: Sequence[str],
+    data: dict[str, Any],
+    template: PromptTemplate,
+    scorer: Scorer,
+    cache: ScoreCache | None,
+) -> BaselineResult:
     """Test accuracy of predicting, for each record, the label whose prompt scores highest."""
     from tailsplit.scoring.base import ScoreRequest
     from tailsplit.scoring.driver import score_requests
 
     check_zero_shot(data, template)
-    requests = [ScoreRequest(*template.render(r.record, text=str(r.record[data["text"]]),
-                                              context=str(r.record[data["context"]]) if data.get("context") else None,
-                                              label=label))
-                for r in test for label in labels]
+    requests = [
+        ScoreRequest(
+            *template.render(
+                r.record,
+                text=str(r.record[data["text"]]),
+                context=str(r.record[data["context"]]) if data.get("context") else None,
+                label=label,
+            )
+        )
+        for r in test
+        for label in labels
+    ]
     logprob_sum, _, _, _ = score_requests(requests, scorer, cache)
     best = np.asarray(logprob_sum).reshape(len(test), len(labels)).argmax(axis=1) if len(test) else np.zeros(0, int)
     predicted = np.asarray(labels, dtype=object)[best]
     gold = np.asarray([label_to_str(r.record[data["label"]]) for r in test], dtype=object)
     correct = predicted == gold
-    return BaselineResult("lm-zero-shot", float("nan"), float(np.mean(correct)) if len(test) else float("nan"),
-                          "accuracy", {}, tuple(bool(c) for c in correct))
+    return BaselineResult(
+        "lm-zero-shot",
+        float("nan"),
+        float(np.mean(correct)) if len(test) else float("nan"),
+        "accuracy",
+        {},
+        tuple(bool(c) for c in correct),
+    )

@@ -38,17 +38,23 @@ def load_examples(paths: str | Path | Sequence[str | Path], fields: FieldMap) ->
         sources.extend([str(path)] * (len(raw) - before))
 
     texts = tuple(_required_text(r, fields.text, "--text") for r in raw)
-    contexts = None if fields.context is None else tuple(
-        _required_text(r, fields.context, "--context") for r in raw)
+    contexts = None if fields.context is None else tuple(_required_text(r, fields.context, "--context") for r in raw)
     labels = None if fields.label is None else tuple(_required_value(r, fields.label, "--label") for r in raw)
     groups = None if fields.group is None else tuple(_required_value(r, fields.group, "--group") for r in raw)
-    programs = None if fields.program is None else tuple(
-        _required_text(r, fields.program, "--program") for r in raw)
+    programs = None if fields.program is None else tuple(_required_text(r, fields.program, "--program") for r in raw)
     ids, generated = _resolve_ids(raw, fields.id, texts, contexts)
     return Dataset(
-        records=tuple(r.record for r in raw), fields=fields, ids=ids, texts=texts,
-        contexts=contexts, labels=labels, groups=groups, sources=tuple(sources),
-        ids_generated=generated, input_paths=tuple(str(p) for p in paths), programs=programs,
+        records=tuple(r.record for r in raw),
+        fields=fields,
+        ids=ids,
+        texts=texts,
+        contexts=contexts,
+        labels=labels,
+        groups=groups,
+        sources=tuple(sources),
+        ids_generated=generated,
+        input_paths=tuple(str(p) for p in paths),
+        programs=programs,
     )
 
 
@@ -59,14 +65,12 @@ def _fields_hint(record: dict[str, Any]) -> str:
 
 def _required_text(raw: RawRecord, name: str, option: str) -> str:
     if name not in raw.record:
-        raise raw.error("is missing", field=name,
-                        fix=f"{_fields_hint(raw.record)}; choose the field with {option}")
+        raise raw.error("is missing", field=name, fix=f"{_fields_hint(raw.record)}; choose the field with {option}")
     value = raw.record[name]
     if value is None:
         raise raw.error("is null", field=name, fix="fill it in or remove the row")
     if not isinstance(value, str):
-        raise raw.error(f"is a {type(value).__name__}, not text", field=name,
-                        fix=f"point {option} at a text field")
+        raise raw.error(f"is a {type(value).__name__}, not text", field=name, fix=f"point {option} at a text field")
     if not value.strip():
         raise raw.error("is empty", field=name, fix="fill it in or remove the row")
     return value
@@ -79,8 +83,7 @@ def label_to_str(value: Any) -> str:
 
 def _required_value(raw: RawRecord, name: str, option: str) -> str:
     if name not in raw.record:
-        raise raw.error("is missing", field=name,
-                        fix=f"{_fields_hint(raw.record)}; choose the field with {option}")
+        raise raw.error("is missing", field=name, fix=f"{_fields_hint(raw.record)}; choose the field with {option}")
     value = raw.record[name]
     if value is None or (isinstance(value, str) and not value.strip()):
         raise raw.error("is empty or null", field=name, fix="fill it in or remove the row")
@@ -88,17 +91,24 @@ def _required_value(raw: RawRecord, name: str, option: str) -> str:
 
 
 def _resolve_ids(
-    raw: list[RawRecord], id_field: str, texts: tuple[str, ...], contexts: tuple[str, ...] | None,
+    raw: list[RawRecord],
+    id_field: str,
+    texts: tuple[str, ...],
+    contexts: tuple[str, ...] | None,
 ) -> tuple[tuple[str, ...], bool]:
     """Ids from ``id_field`` when every record has it; generated when none has it."""
     having = [r for r in raw if id_field in r.record]
     if not having:
-        return tuple(_generated_id(i, texts[i], None if contexts is None else contexts[i])
-                     for i in range(len(raw))), True
+        return tuple(
+            _generated_id(i, texts[i], None if contexts is None else contexts[i]) for i in range(len(raw))
+        ), True
     if len(having) != len(raw):
         missing = next(r for r in raw if id_field not in r.record)
-        raise missing.error("is missing here but present in other records", field=id_field,
-                            fix="give every record an id, or none (ids are then generated)")
+        raise missing.error(
+            "is missing here but present in other records",
+            field=id_field,
+            fix="give every record an id, or none (ids are then generated)",
+        )
     seen: dict[str, RawRecord] = {}
     ids = []
     for r in raw:
@@ -106,8 +116,11 @@ def _resolve_ids(
         if value in seen:
             first = seen[value]
             where = f"{first.path}:{first.line}" if first.line is not None else f"{first.path} row {first.row}"
-            raise r.error(f"repeats id {value!r} first seen at {where}", field=id_field,
-                          fix="make ids unique, or pass --id with another field")
+            raise r.error(
+                f"repeats id {value!r} first seen at {where}",
+                field=id_field,
+                fix="make ids unique, or pass --id with another field",
+            )
         seen[value] = r
         ids.append(value)
     return tuple(ids), False

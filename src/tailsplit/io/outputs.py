@@ -119,8 +119,9 @@ def _check_not_input(out: Path, inputs: Sequence[str | Path], option: str) -> No
         if path == resolved:
             raise ConfigError(f"{option}={str(out)!r} is also an input of this run; write the output elsewhere")
         if resolved in path.parents:
-            raise ConfigError(f"{option}={str(out)!r} holds {str(item)!r}, an input of this run; "
-                              "choose a new folder for the output")
+            raise ConfigError(
+                f"{option}={str(out)!r} holds {str(item)!r}, an input of this run; choose a new folder for the output"
+            )
         if path in resolved.parents and path.is_file():
             raise ConfigError(f"{option}={str(out)!r} lies inside the input file {str(item)!r}; choose another path")
 
@@ -140,13 +141,15 @@ def _check_writable(parent: Path, option: str, out: Path) -> None:
     try:
         probe = tempfile.mkdtemp(prefix=".tailsplit-probe-", dir=existing)
     except OSError as exc:
-        raise ConfigError(f"{option}={str(out)!r} cannot be written ({exc.strerror or exc}); "
-                          "choose a folder you can write to") from None
+        raise ConfigError(
+            f"{option}={str(out)!r} cannot be written ({exc.strerror or exc}); choose a folder you can write to"
+        ) from None
     os.rmdir(probe)
 
 
-def check_output_folder(out: str | Path, *, overwrite: bool, inputs: Sequence[str | Path] = (),
-                        option: str = "--out") -> Path:
+def check_output_folder(
+    out: str | Path, *, overwrite: bool, inputs: Sequence[str | Path] = (), option: str = "--out"
+) -> Path:
     """Refuse an output folder that cannot or must not be written; returns it as a Path.
 
     Checked: not a system folder, not the current folder or one above it, not a file, not
@@ -158,25 +161,31 @@ def check_output_folder(out: str | Path, *, overwrite: bool, inputs: Sequence[st
     resolved = _absolute(out)
     cwd = _absolute(Path.cwd())
     if resolved == cwd or resolved in cwd.parents:
-        raise ConfigError(f"{option}={str(out)!r} is the current folder or one above it; "
-                          "name a new folder for the output, e.g. --out split-out")
+        raise ConfigError(
+            f"{option}={str(out)!r} is the current folder or one above it; "
+            "name a new folder for the output, e.g. --out split-out"
+        )
     if out.exists() and not out.is_dir():
         raise ConfigError(f"{option}={str(out)!r} is an existing file; name a folder")
     _check_not_input(out, inputs, option)
     if out.is_dir() and any(out.iterdir()):
         if not overwrite:
-            raise ConfigError(f"{option}={str(out)!r} already exists and is not empty; "
-                              "choose another folder or pass --overwrite")
+            raise ConfigError(
+                f"{option}={str(out)!r} already exists and is not empty; choose another folder or pass --overwrite"
+            )
         if not is_tailsplit_folder(out):
-            raise ConfigError(f"{option}={str(out)!r} was not written by tailsplit (it has no tailsplit "
-                              f"{MANIFEST}); --overwrite replaces only tailsplit's own output folders, "
-                              "so choose another folder")
+            raise ConfigError(
+                f"{option}={str(out)!r} was not written by tailsplit (it has no tailsplit "
+                f"{MANIFEST}); --overwrite replaces only tailsplit's own output folders, "
+                "so choose another folder"
+            )
     _check_writable(resolved.parent, option, out)
     return out
 
 
-def check_output_file(out: str | Path, *, overwrite: bool, inputs: Sequence[str | Path] = (),
-                      option: str = "--out") -> Path:
+def check_output_file(
+    out: str | Path, *, overwrite: bool, inputs: Sequence[str | Path] = (), option: str = "--out"
+) -> Path:
     """Refuse an output file that exists (without ``overwrite``), is a folder or is an input."""
     out = Path(out)
     _check_not_system(out, option)
@@ -196,7 +205,7 @@ def _pid_alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:   # alive, another user's
+    except PermissionError:  # alive, another user's
         pass
     return True
 
@@ -258,8 +267,11 @@ class OutputFolder:
 
     def file_hashes(self) -> dict[str, str]:
         """sha256 of every file written so far except the manifest, by relative path."""
-        return {p.relative_to(self.path).as_posix(): sha256_file(p)
-                for p in sorted(self.path.rglob("*")) if p.is_file() and p.name != MANIFEST}
+        return {
+            p.relative_to(self.path).as_posix(): sha256_file(p)
+            for p in sorted(self.path.rglob("*"))
+            if p.is_file() and p.name != MANIFEST
+        }
 
     def write_manifest(self, manifest: dict[str, Any]) -> dict[str, Any]:
         """Write ``manifest.json`` with ``outputs`` = the hash of every other file; call it last."""
@@ -280,7 +292,7 @@ def _staged(target: Path) -> Iterator[Path]:
         raise write_failure(exc, target) from None
     try:
         yield staging
-        for path in [staging, *staging.rglob("*")]:   # mkdtemp makes 0700; some writers 0600
+        for path in [staging, *staging.rglob("*")]:  # mkdtemp makes 0700; some writers 0600
             os.chmod(path, folder_mode() if path.is_dir() else file_mode())
         _publish(staging, target)
     except BaseException as exc:
@@ -354,8 +366,10 @@ def update_reports(folder: str | Path, files: dict[str, str], *, inputs: Sequenc
     """
     folder = Path(folder)
     if not is_tailsplit_folder(folder):
-        raise ConfigError(f"split_dir={str(folder)!r} has no tailsplit {MANIFEST}; analyze writes its reports "
-                          "only into folders tailsplit wrote")
+        raise ConfigError(
+            f"split_dir={str(folder)!r} has no tailsplit {MANIFEST}; analyze writes its reports "
+            "only into folders tailsplit wrote"
+        )
     manifest_path = folder / MANIFEST
     try:
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))

@@ -30,8 +30,14 @@ class RawRecord:
     line: int | None = None
 
     def error(self, problem: str, *, field: str | None = None, fix: str | None = None) -> InputError:
-        return InputError(problem, path=self.path, line=self.line,
-                          row=None if self.line is not None else self.row, field=field, fix=fix)
+        return InputError(
+            problem,
+            path=self.path,
+            line=self.line,
+            row=None if self.line is not None else self.row,
+            field=field,
+            fix=fix,
+        )
 
 
 def detect_format(path: Path) -> str:
@@ -39,14 +45,21 @@ def detect_format(path: Path) -> str:
     if path.is_dir():
         return "hf"
     name = path.name.lower().removesuffix(".gz")
-    for suffix, fmt in ((".jsonl", "jsonl"), (".ndjson", "jsonl"), (".json", "jsonl"),
-                        (".csv", "csv"), (".tsv", "tsv"), (".parquet", "parquet")):
+    for suffix, fmt in (
+        (".jsonl", "jsonl"),
+        (".ndjson", "jsonl"),
+        (".json", "jsonl"),
+        (".csv", "csv"),
+        (".tsv", "tsv"),
+        (".parquet", "parquet"),
+    ):
         if name.endswith(suffix):
             return fmt
     raise InputError(
-        "has an unknown format", path=path,
+        "has an unknown format",
+        path=path,
         fix="use .jsonl, .csv, .tsv, .parquet (optionally .gz for text formats) or a folder "
-            "written by datasets' save_to_disk",
+        "written by datasets' save_to_disk",
     )
 
 
@@ -56,8 +69,13 @@ def read_records(path: str | Path) -> Iterator[RawRecord]:
     if not path.exists():
         raise InputError("does not exist", path=path, fix="check the path")
     fmt = detect_format(path)
-    reader = {"jsonl": _read_jsonl, "csv": _read_csv, "tsv": _read_tsv,
-              "parquet": _read_parquet, "hf": _read_hf_folder}[fmt]
+    reader = {
+        "jsonl": _read_jsonl,
+        "csv": _read_csv,
+        "tsv": _read_tsv,
+        "parquet": _read_parquet,
+        "hf": _read_hf_folder,
+    }[fmt]
     yield from reader(path)
 
 
@@ -73,8 +91,11 @@ def numbered_lines(path: Path) -> Iterator[tuple[int, bytes]]:
             for line_no, raw in enumerate(handle, start=1):
                 yield line_no, raw
     except (OSError, EOFError, zlib.error) as exc:
-        raise InputError(f"cannot be read after line {line_no} ({_gzip_reason(exc)})", path=path,
-                         fix="the file is damaged or incomplete; download or copy it again") from None
+        raise InputError(
+            f"cannot be read after line {line_no} ({_gzip_reason(exc)})",
+            path=path,
+            fix="the file is damaged or incomplete; download or copy it again",
+        ) from None
 
 
 def _gzip_reason(exc: BaseException) -> str:
@@ -97,8 +118,12 @@ def _read_jsonl(path: Path) -> Iterator[RawRecord]:
         try:
             text = raw.decode("utf-8-sig" if line_no == 1 else "utf-8")
         except UnicodeDecodeError as exc:
-            raise InputError(f"is not valid UTF-8 (byte {exc.start} of the line)", path=path,
-                             line=line_no, fix="re-encode the file as UTF-8") from None
+            raise InputError(
+                f"is not valid UTF-8 (byte {exc.start} of the line)",
+                path=path,
+                line=line_no,
+                fix="re-encode the file as UTF-8",
+            ) from None
         if not text.strip():
             continue
         try:
@@ -106,14 +131,20 @@ def _read_jsonl(path: Path) -> Iterator[RawRecord]:
         except json.JSONDecodeError as exc:
             if row == 0 and text.strip() in ("[", "{"):
                 kind = "array" if text.strip() == "[" else "object"
-                raise InputError(f"starts a pretty-printed JSON {kind}, not JSON Lines", path=path,
-                                 line=line_no, fix="write one JSON object per line (e.g. jq -c '.[]')") from None
-            raise InputError(f"is not valid JSON ({_json_problem(exc)})", path=path,
-                             line=line_no, fix="fix or remove that line") from None
+                raise InputError(
+                    f"starts a pretty-printed JSON {kind}, not JSON Lines",
+                    path=path,
+                    line=line_no,
+                    fix="write one JSON object per line (e.g. jq -c '.[]')",
+                ) from None
+            raise InputError(
+                f"is not valid JSON ({_json_problem(exc)})", path=path, line=line_no, fix="fix or remove that line"
+            ) from None
         if not isinstance(record, dict):
             kind = {list: "array", str: "string", bool: "boolean"}.get(type(record), type(record).__name__)
-            raise InputError(f"holds a JSON {kind}, not an object", path=path,
-                             line=line_no, fix="write one JSON object per line")
+            raise InputError(
+                f"holds a JSON {kind}, not an object", path=path, line=line_no, fix="write one JSON object per line"
+            )
         row += 1
         yield RawRecord(record, str(path), row, line_no)
 
@@ -124,18 +155,15 @@ def _decode_whole(path: Path) -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line_no = data.count(b"\n", 0, exc.start) + 1
-        raise InputError("is not valid UTF-8", path=path, line=line_no,
-                         fix="re-encode the file as UTF-8") from None
+        raise InputError("is not valid UTF-8", path=path, line=line_no, fix="re-encode the file as UTF-8") from None
 
 
 def _check_header(path: Path, header: list[str] | None) -> list[str]:
     if not header or header == [""]:
-        raise InputError("has no header row", path=path, line=1,
-                         fix="put the column names on the first line")
+        raise InputError("has no header row", path=path, line=1, fix="put the column names on the first line")
     if len(set(header)) != len(header):
         dupes = sorted({h for h in header if header.count(h) > 1})
-        raise InputError(f"repeats column names {dupes}", path=path, line=1,
-                         fix="give every column a distinct name")
+        raise InputError(f"repeats column names {dupes}", path=path, line=1, fix="give every column a distinct name")
     return header
 
 
@@ -152,9 +180,12 @@ def _read_csv(path: Path) -> Iterator[RawRecord]:
         except StopIteration:
             break
         except csv.Error as exc:
-            raise InputError(f"is not valid CSV ({exc}); a quoted field opened here is not closed "
-                             "where it should be", path=path, line=start_line,
-                             fix='close the quote, or double quotes inside a quoted field ("")') from None
+            raise InputError(
+                f"is not valid CSV ({exc}); a quoted field opened here is not closed where it should be",
+                path=path,
+                line=start_line,
+                fix='close the quote, or double quotes inside a quoted field ("")',
+            ) from None
         line_no, start_line = start_line, reader.line_num + 1
         if header is None:
             header = _check_header(path, values)
@@ -162,8 +193,12 @@ def _read_csv(path: Path) -> Iterator[RawRecord]:
         if not values or values == [""]:
             continue
         if len(values) != len(header):
-            raise InputError(f"has {len(values)} columns but the header has {len(header)}",
-                             path=path, line=line_no, fix="quote fields that contain the delimiter")
+            raise InputError(
+                f"has {len(values)} columns but the header has {len(header)}",
+                path=path,
+                line=line_no,
+                fix="quote fields that contain the delimiter",
+            )
         row += 1
         yield RawRecord(dict(zip(header, values)), str(path), row, line_no)
     if header is None:
@@ -193,8 +228,12 @@ def _read_tsv(path: Path) -> Iterator[RawRecord]:
             continue
         values = line.split("\t")
         if len(values) != len(header):
-            raise InputError(f"has {len(values)} tab-separated fields but the header has {len(header)}",
-                             path=path, line=line_no, fix="every line needs one field per column")
+            raise InputError(
+                f"has {len(values)} tab-separated fields but the header has {len(header)}",
+                path=path,
+                line=line_no,
+                fix="every line needs one field per column",
+            )
         row += 1
         yield RawRecord(dict(zip(header, values)), str(path), row, line_no)
 
@@ -205,8 +244,9 @@ def _read_parquet(path: Path) -> Iterator[RawRecord]:
     try:
         table = pq.read_table(path)
     except Exception as exc:  # pyarrow raises several unrelated types for a bad file
-        raise InputError(f"cannot be read as Parquet ({exc})", path=path,
-                         fix="check that the file is complete and really Parquet") from None
+        raise InputError(
+            f"cannot be read as Parquet ({exc})", path=path, fix="check that the file is complete and really Parquet"
+        ) from None
     for row, record in enumerate(table.to_pylist(), start=1):
         yield RawRecord(record, str(path), row)
 
@@ -215,8 +255,9 @@ def _read_json_file(path: Path) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise InputError(f"cannot be read as JSON ({exc})", path=path,
-                         fix="save the dataset again with save_to_disk") from None
+        raise InputError(
+            f"cannot be read as JSON ({exc})", path=path, fix="save the dataset again with save_to_disk"
+        ) from None
 
 
 def _read_hf_folder(path: Path) -> Iterator[RawRecord]:
@@ -231,8 +272,11 @@ def _read_hf_folder(path: Path) -> Iterator[RawRecord]:
         return
     state_path = path / "state.json"
     if not state_path.exists():
-        raise InputError("is a folder without state.json or dataset_dict.json", path=path,
-                         fix="pass a data file, or a folder written by datasets' save_to_disk")
+        raise InputError(
+            "is a folder without state.json or dataset_dict.json",
+            path=path,
+            fix="pass a data file, or a folder written by datasets' save_to_disk",
+        )
     import pyarrow as pa
 
     state = _read_json_file(state_path)
@@ -243,8 +287,11 @@ def _read_hf_folder(path: Path) -> Iterator[RawRecord]:
             with pa.memory_map(str(shard_path)) as source:
                 table = pa.ipc.open_stream(source).read_all()
         except (OSError, pa.ArrowException) as exc:
-            raise InputError(f"cannot be read as an Arrow stream ({exc})", path=shard_path,
-                             fix="the dataset folder is damaged; save it again with save_to_disk") from None
+            raise InputError(
+                f"cannot be read as an Arrow stream ({exc})",
+                path=shard_path,
+                fix="the dataset folder is damaged; save it again with save_to_disk",
+            ) from None
         for record in table.to_pylist():
             row += 1
             yield RawRecord(record, str(path), row)

@@ -25,8 +25,9 @@ def text_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def score_file_bytes(dataset: Dataset, scores: ScoreTable, meta: dict[str, Any],
-                     part: np.ndarray | None = None) -> bytes:
+def score_file_bytes(
+    dataset: Dataset, scores: ScoreTable, meta: dict[str, Any], part: np.ndarray | None = None
+) -> bytes:
     import io
 
     import pyarrow as pa
@@ -48,8 +49,6 @@ def score_file_bytes(dataset: Dataset, scores: ScoreTable, meta: dict[str, Any],
     return sink.getvalue()
 
 
-
-
 def read_score_file(path: str | Path, dataset: Dataset) -> tuple[ScoreTable, dict[str, Any]]:
     """Scores aligned with ``dataset``; refuses a file whose ids or texts do not match it."""
     import pyarrow.parquet as pq
@@ -60,10 +59,10 @@ def read_score_file(path: str | Path, dataset: Dataset) -> tuple[ScoreTable, dic
     try:
         table = pq.read_table(path)
     except Exception as exc:  # pyarrow raises several unrelated types for a bad file
-        raise InputError(f"is not a readable Parquet score file ({exc})", path=path,
-                         fix="rescore with tailsplit score") from None
-    missing = [c for c in ("id", "logprob_sum", "n_tokens", "truncated", "text_sha256")
-               if c not in table.column_names]
+        raise InputError(
+            f"is not a readable Parquet score file ({exc})", path=path, fix="rescore with tailsplit score"
+        ) from None
+    missing = [c for c in ("id", "logprob_sum", "n_tokens", "truncated", "text_sha256") if c not in table.column_names]
     if missing:
         raise InputError(f"lacks columns {missing}", path=path, fix="rescore with tailsplit score")
     ids = table.column("id").to_pylist()
@@ -74,18 +73,30 @@ def read_score_file(path: str | Path, dataset: Dataset) -> tuple[ScoreTable, dic
     digests = np.asarray(table.column("text_sha256").to_pylist(), dtype=object)[order]
     for i, text in enumerate(dataset.texts):
         if digests[i] != text_digest(text):
-            raise InputError(f"scores a different text for id {dataset.ids[i]!r}", path=path, row=int(order[i]) + 1,
-                             field="text_sha256", fix="rescore this dataset, or pass the data it was made from")
+            raise InputError(
+                f"scores a different text for id {dataset.ids[i]!r}",
+                path=path,
+                row=int(order[i]) + 1,
+                field="text_sha256",
+                fix="rescore this dataset, or pass the data it was made from",
+            )
     logprob_sum = table.column("logprob_sum").to_numpy()[order].astype(np.float64)
     bad = np.flatnonzero(~np.isfinite(logprob_sum))
     if len(bad):
-        raise InputError(f"has a non-finite score for id {dataset.ids[int(bad[0])]!r}", path=path,
-                         row=int(order[bad[0]]) + 1, field="logprob_sum",
-                         fix="rescore those examples or remove them from the data")
+        raise InputError(
+            f"has a non-finite score for id {dataset.ids[int(bad[0])]!r}",
+            path=path,
+            row=int(order[bad[0]]) + 1,
+            field="logprob_sum",
+            fix="rescore those examples or remove them from the data",
+        )
     meta_raw = (table.schema.metadata or {}).get(_META_KEY)
-    scores = ScoreTable(ids=dataset.ids, logprob_sum=logprob_sum,
-                        n_tokens=table.column("n_tokens").to_numpy()[order].astype(np.int64),
-                        truncated=table.column("truncated").to_numpy(zero_copy_only=False)[order].astype(bool))
+    scores = ScoreTable(
+        ids=dataset.ids,
+        logprob_sum=logprob_sum,
+        n_tokens=table.column("n_tokens").to_numpy()[order].astype(np.int64),
+        truncated=table.column("truncated").to_numpy(zero_copy_only=False)[order].astype(bool),
+    )
     return scores, json.loads(meta_raw) if meta_raw else {}
 
 
@@ -93,9 +104,15 @@ def _align(path: Path, ids: list[str], row_of: dict[str, int], dataset: Dataset)
     extra = len(ids) - len(dataset)
     absent = next((i for i in dataset.ids if i not in row_of), None)
     if absent is not None:
-        raise InputError(f"has no score for id {absent!r} ({len(ids)} scores for {len(dataset)} examples)",
-                         path=path, fix="rescore this dataset, or pass the data it was made from")
+        raise InputError(
+            f"has no score for id {absent!r} ({len(ids)} scores for {len(dataset)} examples)",
+            path=path,
+            fix="rescore this dataset, or pass the data it was made from",
+        )
     if extra:
-        raise InputError(f"has {extra} scores for ids that are not in the data", path=path,
-                         fix="pass the same data files that were scored")
+        raise InputError(
+            f"has {extra} scores for ids that are not in the data",
+            path=path,
+            fix="pass the same data files that were scored",
+        )
     return np.array([row_of[i] for i in dataset.ids], dtype=np.int64)

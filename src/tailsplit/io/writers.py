@@ -66,8 +66,10 @@ def _write_tsv(path: Path, records: Sequence[Mapping[str, Any]]) -> None:
         cells = [str(_cell(record.get(name, ""))) for name in columns]
         bad = next((name for name, cell in zip(columns, cells) if "\t" in cell or "\n" in cell), None)
         if bad is not None:
-            raise ConfigError(f"record {number} has a tab or line break in field {bad!r}, which TSV cannot hold; "
-                              "use a JSON Lines or CSV input instead")
+            raise ConfigError(
+                f"record {number} has a tab or line break in field {bad!r}, which TSV cannot hold; "
+                "use a JSON Lines or CSV input instead"
+            )
         lines.append("\t".join(cells))
     with open(path, "w", encoding="utf-8", newline="\n") as handle:
         handle.write("\n".join(lines) + "\n")

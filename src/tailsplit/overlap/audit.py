@@ -31,9 +31,14 @@ class ExampleAudit:
     passing_entries: int = 0
 
     def as_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "best_bm25": round(self.best_score, 4), "passing_entries": self.passing_entries,
-                "ngram_hits": {str(n): v for n, v in self.ngram_hits.items()},
-                "ngram_total": {str(n): v for n, v in self.ngram_total.items()}, "matches": self.matches}
+        return {
+            "id": self.id,
+            "best_bm25": round(self.best_score, 4),
+            "passing_entries": self.passing_entries,
+            "ngram_hits": {str(n): v for n, v in self.ngram_hits.items()},
+            "ngram_total": {str(n): v for n, v in self.ngram_total.items()},
+            "matches": self.matches,
+        }
 
 
 @dataclass
@@ -49,14 +54,22 @@ class PartAnswer:
     ngram_found: dict[int, np.ndarray]
 
 
-def answer_queries(index: OverlapIndex, texts: Sequence[str], queries: Sequence[StructuredQuery], k: int,
-                   *, row_offset: int = 0, snippet_chars: int = 200) -> list[PartAnswer]:
+def answer_queries(
+    index: OverlapIndex,
+    texts: Sequence[str],
+    queries: Sequence[StructuredQuery],
+    k: int,
+    *,
+    row_offset: int = 0,
+    snippet_chars: int = 200,
+) -> list[PartAnswer]:
     """Each example's top ``k`` among the entries of ``index`` that pass its filter (ties by row)."""
     return [_answer(index, text, query, k, row_offset, snippet_chars) for text, query in zip(texts, queries)]
 
 
-def _answer(index: OverlapIndex, text: str, query: StructuredQuery, k: int, row_offset: int,
-            snippet_chars: int) -> PartAnswer:
+def _answer(
+    index: OverlapIndex, text: str, query: StructuredQuery, k: int, row_offset: int, snippet_chars: int
+) -> PartAnswer:
     terms = [t for t in query.terms() if t in index.vocab]
     scores = np.asarray(index.retriever.get_scores(terms)) if terms else np.zeros(len(index), np.float32)
     allowed = _passing_rows(index, query) if query.required else None
@@ -79,16 +92,21 @@ def merge_answers(example_id: str, answers: Sequence[PartAnswer], k: int) -> Exa
     entries = [e for a in answers for e in a.entries]
     order = np.lexsort((rows, -scores))[:k]
     matches = [{"entry": entries[i][0], "bm25": round(float(scores[i]), 4), "snippet": entries[i][1]} for i in order]
-    audit = ExampleAudit(example_id, float(scores[order[0]]) if len(order) else 0.0, matches,
-                         passing_entries=sum(a.passing for a in answers))
+    audit = ExampleAudit(
+        example_id,
+        float(scores[order[0]]) if len(order) else 0.0,
+        matches,
+        passing_entries=sum(a.passing for a in answers),
+    )
     for n in answers[0].ngram_found:
         found = np.logical_or.reduce([a.ngram_found[n] for a in answers])
         audit.ngram_total[n], audit.ngram_hits[n] = len(found), int(found.sum())
     return audit
 
 
-def audit_example(index: OverlapIndex, example_id: str, text: str, query: StructuredQuery, k: int,
-                  snippet_chars: int = 200) -> ExampleAudit:
+def audit_example(
+    index: OverlapIndex, example_id: str, text: str, query: StructuredQuery, k: int, snippet_chars: int = 200
+) -> ExampleAudit:
     return merge_answers(example_id, [_answer(index, text, query, k, 0, snippet_chars)], k)
 
 
@@ -111,11 +129,11 @@ def _passing_rows(index: OverlapIndex, query: StructuredQuery) -> np.ndarray:
     """Rows holding every required word, then checked for order and window."""
     phrases = [index.token_ids(list(p)) for p in query.required]
     if any((p < 0).any() for p in phrases):
-        return np.zeros(0, dtype=np.int64)        # a required word the corpus never has
+        return np.zeros(0, dtype=np.int64)  # a required word the corpus never has
     postings = index.retriever.scores
     candidates: np.ndarray | None = None
     for token in sorted({int(t) for p in phrases for t in p}):
-        rows = np.asarray(postings["indices"][postings["indptr"][token]:postings["indptr"][token + 1]])
+        rows = np.asarray(postings["indices"][postings["indptr"][token] : postings["indptr"][token + 1]])
         candidates = rows if candidates is None else np.intersect1d(candidates, rows, assume_unique=True)
         if len(candidates) == 0:
             break
@@ -125,8 +143,9 @@ def _passing_rows(index: OverlapIndex, query: StructuredQuery) -> np.ndarray:
     return np.asarray(keep, dtype=np.int64)
 
 
-def partition_overlap(best_scores: np.ndarray, *, threshold: float | None = None,
-                      top_quantile: float | None = None) -> tuple[np.ndarray, float]:
+def partition_overlap(
+    best_scores: np.ndarray, *, threshold: float | None = None, top_quantile: float | None = None
+) -> tuple[np.ndarray, float]:
     """(overlap mask, threshold used): scores ≥ ``threshold``, or the top ``top_quantile``
     share of the examples by score (ties at the cut go to overlap)."""
     if (threshold is None) == (top_quantile is None):
@@ -135,10 +154,10 @@ def partition_overlap(best_scores: np.ndarray, *, threshold: float | None = None
         if not 0 < top_quantile < 1:
             raise ConfigError(f"top_quantile={top_quantile!r} is not a share in (0, 1); e.g. 0.25")
         threshold = float(np.quantile(best_scores, 1 - top_quantile, method="higher"))
-        if threshold <= 0:   # an example with no passing entry (score 0) never overlaps
+        if threshold <= 0:  # an example with no passing entry (score 0) never overlaps
             positive = best_scores[best_scores > 0]
             threshold = float(positive.min()) if len(positive) else float("inf")
-    assert threshold is not None                     # given, or set from the quantile above
+    assert threshold is not None  # given, or set from the quantile above
     return best_scores >= threshold, float(threshold)
 
 
@@ -166,12 +185,21 @@ def bootstrap_accuracy(correct: np.ndarray, subset: str, *, resamples: int = 200
 
 
 def subset_accuracies(correct: np.ndarray, overlap: np.ndarray, seed: int = 0) -> list[SubsetAccuracy]:
-    return [bootstrap_accuracy(correct, "all", seed=seed), bootstrap_accuracy(correct[overlap], "overlap", seed=seed),
-            bootstrap_accuracy(correct[~overlap], "clean", seed=seed)]
+    return [
+        bootstrap_accuracy(correct, "all", seed=seed),
+        bootstrap_accuracy(correct[overlap], "overlap", seed=seed),
+        bootstrap_accuracy(correct[~overlap], "clean", seed=seed),
+    ]
 
 
-def audit_all(index: OverlapIndex, ids: Sequence[str], texts: Sequence[str], queries: Sequence[StructuredQuery],
-              k: int = 5, snippet_chars: int = 200) -> list[ExampleAudit]:
+def audit_all(
+    index: OverlapIndex,
+    ids: Sequence[str],
+    texts: Sequence[str],
+    queries: Sequence[StructuredQuery],
+    k: int = 5,
+    snippet_chars: int = 200,
+) -> list[ExampleAudit]:
     """Every example's audit against one index."""
     answers = answer_queries(index, texts, queries, k, snippet_chars=snippet_chars)
     return [merge_answers(example_id, [answer], k) for example_id, answer in zip(ids, answers)]

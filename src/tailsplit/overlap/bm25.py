@@ -58,8 +58,9 @@ def document_frequencies(tokens: np.ndarray, offsets: np.ndarray, vocabulary_siz
     return np.bincount(token_ids, minlength=vocabulary_size).astype(np.int64)
 
 
-def bm25_weights(tokens: np.ndarray, offsets: np.ndarray, doc_freq: np.ndarray, stats: CorpusStats,
-                 k1: float, b: float) -> dict[str, Any]:
+def bm25_weights(
+    tokens: np.ndarray, offsets: np.ndarray, doc_freq: np.ndarray, stats: CorpusStats, k1: float, b: float
+) -> dict[str, Any]:
     """The CSC weight matrix (documents × vocabulary) in bm25s's layout.
 
     ``doc_freq[t]`` is token id ``t``'s document frequency in the *whole* corpus; ``stats``

@@ -91,8 +91,11 @@ def _kind(path: Path) -> str:
         return "parquet"
     if name.endswith(_JSONL_SUFFIXES):
         return "jsonl"
-    raise InputError("has a format tailsplit cannot read as a corpus", path=path,
-                     fix="use .txt (one entry per line), .jsonl or .parquet, optionally .gz")
+    raise InputError(
+        "has a format tailsplit cannot read as a corpus",
+        path=path,
+        fix="use .txt (one entry per line), .jsonl or .parquet, optionally .gz",
+    )
 
 
 def _lines(path: Path, part: CorpusPart) -> Iterator[tuple[int, str]]:
@@ -105,7 +108,7 @@ def _lines(path: Path, part: CorpusPart) -> Iterator[tuple[int, str]]:
         number = _newlines_before(f, part.start) + 1
         f.seek(max(part.start - 1, 0))
         if part.start > 0 and f.read(1) != b"\n":
-            f.readline()                    # the line under way belongs to the part before
+            f.readline()  # the line under way belongs to the part before
             number += 1
         position = f.tell()
         while part.end is None or position < part.end:
@@ -141,11 +144,13 @@ def _jsonl(path: Path, field: str, part: CorpusPart) -> Iterator[CorpusEntry]:
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise InputError(f"is not valid JSON ({exc.msg})", path=path, line=number,
-                             fix="fix or remove that line") from None
+            raise InputError(
+                f"is not valid JSON ({exc.msg})", path=path, line=number, fix="fix or remove that line"
+            ) from None
         if not isinstance(record, dict) or field not in record:
-            raise InputError("is missing", path=path, line=number, field=field,
-                             fix="name the corpus text field with --corpus-field")
+            raise InputError(
+                "is missing", path=path, line=number, field=field, fix="name the corpus text field with --corpus-field"
+            )
         if isinstance(record[field], str) and record[field].strip():
             yield CorpusEntry(f"{path.name}:{number}", record[field])
 

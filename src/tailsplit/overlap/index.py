@@ -58,7 +58,7 @@ class OverlapIndex:
         return len(self.offsets) - 1
 
     def entry_tokens(self, row: int) -> np.ndarray:
-        return self.tokens[self.offsets[row]:self.offsets[row + 1]]
+        return self.tokens[self.offsets[row] : self.offsets[row + 1]]
 
     def token_ids(self, tokens: list[str]) -> np.ndarray:
         """Ids of ``tokens``; −1 for words the corpus never has."""
@@ -67,14 +67,19 @@ class OverlapIndex:
     def entries(self, rows: Iterable[int]) -> list[tuple[str, str]]:
         """(entry id, text) of the given rows."""
         if self._entries is None:
-            self._entries = {name: (np.load(self.folder / f"{name}.bin", mmap_mode="r") if
-                                    (self.folder / f"{name}.bin").stat().st_size else np.zeros(0, np.uint8),
-                                    np.load(self.folder / f"{name}-offsets.npy", mmap_mode="r"))
-                             for name in ("ids", "texts")}
+            self._entries = {
+                name: (
+                    np.load(self.folder / f"{name}.bin", mmap_mode="r")
+                    if (self.folder / f"{name}.bin").stat().st_size
+                    else np.zeros(0, np.uint8),
+                    np.load(self.folder / f"{name}-offsets.npy", mmap_mode="r"),
+                )
+                for name in ("ids", "texts")
+            }
 
         def text(name: str, row: int) -> str:
             blob, offsets = self._entries[name]
-            return bytes(blob[offsets[row]:offsets[row + 1]]).decode("utf-8")
+            return bytes(blob[offsets[row] : offsets[row + 1]]).decode("utf-8")
 
         return [(text("ids", int(r)), text("texts", int(r))) for r in rows]
 
@@ -83,17 +88,25 @@ class OverlapIndex:
         folder = Path(folder)
         info_path = folder / "index.json"
         if not info_path.exists():
-            raise ConfigError(f"index={str(folder)!r} is not an overlap index (no index.json); build one with "
-                              "tailsplit overlap --corpus ... --index-dir FOLDER")
+            raise ConfigError(
+                f"index={str(folder)!r} is not an overlap index (no index.json); build one with "
+                "tailsplit overlap --corpus ... --index-dir FOLDER"
+            )
         info = json.loads(info_path.read_text(encoding="utf-8"))
         if info.get("version") != INDEX_VERSION:
             raise ConfigError(f"index={str(folder)!r} was built by another tailsplit version; rebuild it")
         retriever = bm25s_module().BM25.load(folder / "bm25", mmap=True, load_vocab=True, show_progress=False)
         orders = tuple(info["ngram_orders"])
-        return OverlapIndex(folder=folder, vocab=retriever.vocab_dict, tokens=np.load(folder / "tokens.npy", mmap_mode="r"),
-                            offsets=np.load(folder / "offsets.npy", mmap_mode="r"), ngram_orders=orders,
-                            ngrams={n: np.load(folder / f"ngrams-{n}.npy", mmap_mode="r") for n in orders},
-                            retriever=retriever, info=info)
+        return OverlapIndex(
+            folder=folder,
+            vocab=retriever.vocab_dict,
+            tokens=np.load(folder / "tokens.npy", mmap_mode="r"),
+            offsets=np.load(folder / "offsets.npy", mmap_mode="r"),
+            ngram_orders=orders,
+            ngrams={n: np.load(folder / f"ngrams-{n}.npy", mmap_mode="r") for n in orders},
+            retriever=retriever,
+            info=info,
+        )
 
 
 @dataclass(frozen=True)
@@ -102,19 +115,34 @@ class PartCounts:
 
     documents: int
     tokens: int
-    word_hashes: np.ndarray     # per token id
-    doc_freq: np.ndarray        # per token id
+    word_hashes: np.ndarray  # per token id
+    doc_freq: np.ndarray  # per token id
 
 
-def build_index(entries: Iterable[CorpusEntry], folder: str | Path, *, ngram_orders: tuple[int, ...] = (8, 13),
-                k1: float = 1.5, b: float = 0.75, sources: list[str] | None = None, key: str = "") -> OverlapIndex:
+def build_index(
+    entries: Iterable[CorpusEntry],
+    folder: str | Path,
+    *,
+    ngram_orders: tuple[int, ...] = (8, 13),
+    k1: float = 1.5,
+    b: float = 0.75,
+    sources: list[str] | None = None,
+    key: str = "",
+) -> OverlapIndex:
     """Stream ``entries`` into a new index in ``folder`` (written in place; the caller stages it)."""
     started = time.perf_counter()
     counts = collect(entries, folder, ngram_orders=ngram_orders)
     if not counts.documents:
         raise ConfigError("corpus holds no text; check the corpus files and --corpus-field")
-    finish(folder, counts.doc_freq, CorpusStats(counts.documents, counts.tokens), k1=k1, b=b,
-           info={"sources": sources or [], "key": key}, started=started)
+    finish(
+        folder,
+        counts.doc_freq,
+        CorpusStats(counts.documents, counts.tokens),
+        k1=k1,
+        b=b,
+        info={"sources": sources or [], "key": key},
+        started=started,
+    )
     return OverlapIndex.load(folder)
 
 
@@ -145,14 +173,24 @@ def collect(entries: Iterable[CorpusEntry], folder: str | Path, *, ngram_orders:
     np.save(folder / "offsets.npy", offsets)
     np.save(folder / "word-hashes.npy", word_hash)
     for n in ngram_orders:
-        np.save(folder / f"ngrams-{n}.npy", np.unique(np.concatenate(hashes[n])) if hashes[n] else np.zeros(0, np.uint64))
+        np.save(
+            folder / f"ngrams-{n}.npy", np.unique(np.concatenate(hashes[n])) if hashes[n] else np.zeros(0, np.uint64)
+        )
     (folder / "vocab.json").write_text(json.dumps(list(vocab), ensure_ascii=False), encoding="utf-8")
     (folder / "collected.json").write_text(json.dumps({"ngram_orders": list(ngram_orders)}), encoding="utf-8")
     return PartCounts(len(lengths), int(len(tokens)), word_hash, document_frequencies(tokens, offsets, len(vocab)))
 
 
-def finish(folder: str | Path, doc_freq: np.ndarray, stats: CorpusStats, *, k1: float, b: float,
-           info: dict[str, Any], started: float | None = None) -> None:
+def finish(
+    folder: str | Path,
+    doc_freq: np.ndarray,
+    stats: CorpusStats,
+    *,
+    k1: float,
+    b: float,
+    info: dict[str, Any],
+    started: float | None = None,
+) -> None:
     """Weigh a collected part's BM25 matrix with corpus-wide ``doc_freq`` (per this part's
     token ids) and ``stats``; write ``bm25/`` and ``index.json``."""
     folder = Path(folder)
@@ -160,12 +198,26 @@ def finish(folder: str | Path, doc_freq: np.ndarray, stats: CorpusStats, *, k1: 
     words = json.loads((folder / "vocab.json").read_text(encoding="utf-8"))
     collected = json.loads((folder / "collected.json").read_text(encoding="utf-8"))
     tokens, offsets = np.load(folder / "tokens.npy"), np.load(folder / "offsets.npy")
-    save_retriever(folder / "bm25", bm25_weights(tokens, offsets, doc_freq, stats, k1, b),
-                   {w: i for i, w in enumerate(words)}, k1, b)
-    record = {"version": INDEX_VERSION, "entries": len(offsets) - 1, "tokens": int(len(tokens)),
-              "vocabulary": len(words), "ngram_orders": collected["ngram_orders"], "k1": k1, "b": b,
-              "corpus_documents": stats.documents, "corpus_tokens": stats.tokens, **info,
-              "build_seconds": round(time.perf_counter() - started, 3)}
+    save_retriever(
+        folder / "bm25",
+        bm25_weights(tokens, offsets, doc_freq, stats, k1, b),
+        {w: i for i, w in enumerate(words)},
+        k1,
+        b,
+    )
+    record = {
+        "version": INDEX_VERSION,
+        "entries": len(offsets) - 1,
+        "tokens": int(len(tokens)),
+        "vocabulary": len(words),
+        "ngram_orders": collected["ngram_orders"],
+        "k1": k1,
+        "b": b,
+        "corpus_documents": stats.documents,
+        "corpus_tokens": stats.tokens,
+        **info,
+        "build_seconds": round(time.perf_counter() - started, 3),
+    }
     (folder / "index.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     (folder / "vocab.json").unlink()
     (folder / "collected.json").unlink()
@@ -200,25 +252,32 @@ class _BlobWriter:
         np.save(self.folder / f"{self.name}-offsets.npy", np.asarray(self._offsets, dtype=np.int64))
 
 
-def _add_batch(batch: list[CorpusEntry], vocab: dict[str, int], hashes_of_ids: list[np.ndarray],
-               token_chunks: list[np.ndarray], lengths: list[int], hashes: dict[int, list[np.ndarray]],
-               blobs: dict[str, _BlobWriter]) -> None:
+def _add_batch(
+    batch: list[CorpusEntry],
+    vocab: dict[str, int],
+    hashes_of_ids: list[np.ndarray],
+    token_chunks: list[np.ndarray],
+    lengths: list[int],
+    hashes: dict[int, list[np.ndarray]],
+    blobs: dict[str, _BlobWriter],
+) -> None:
     known = len(vocab)
-    ids = [np.fromiter((vocab.setdefault(t, len(vocab)) for t in overlap_tokens(e.text)), dtype=np.int64)
-           for e in batch]
+    ids = [
+        np.fromiter((vocab.setdefault(t, len(vocab)) for t in overlap_tokens(e.text)), dtype=np.int64) for e in batch
+    ]
     hashes_of_ids.append(word_hashes(list(vocab)[known:]))
     word_hash = np.concatenate(hashes_of_ids)
     if len(hashes_of_ids) > 1:
         hashes_of_ids[:] = [word_hash]
     flat = np.concatenate(ids) if ids else np.zeros(0, np.int64)
     row_lengths = np.array([len(row) for row in ids], dtype=np.int64)
-    row_end = np.repeat(np.cumsum(row_lengths), row_lengths)      # end of each token's row
+    row_end = np.repeat(np.cumsum(row_lengths), row_lengths)  # end of each token's row
     values = word_hash[flat]
     for n, found in hashes.items():
-        windows = ngram_hashes(values, n)                          # every window of the batch ...
-        inside = (np.arange(len(windows)) + n) <= row_end[: len(windows)]   # ... kept if within one row
+        windows = ngram_hashes(values, n)  # every window of the batch ...
+        inside = (np.arange(len(windows)) + n) <= row_end[: len(windows)]  # ... kept if within one row
         found.append(np.unique(windows[inside]))
-        if len(found) > 8:   # keep the per-order lists short: merge as we go
+        if len(found) > 8:  # keep the per-order lists short: merge as we go
             hashes[n] = [np.unique(np.concatenate(found))]
     token_chunks.append(flat)
     lengths.extend(row_lengths.tolist())
@@ -230,8 +289,13 @@ def index_key(config: OverlapConfig) -> str:
     """Hash of everything that changes an index: corpus files' contents, field, parameters."""
     from tailsplit.fingerprint import sha256_file, sha256_text
 
-    parts = [f"v{INDEX_VERSION}", config.corpus_field, repr(float(config.k1)), repr(float(config.b)),
-             ",".join(map(str, config.ngram_orders))]
+    parts = [
+        f"v{INDEX_VERSION}",
+        config.corpus_field,
+        repr(float(config.k1)),
+        repr(float(config.b)),
+        ",".join(map(str, config.ngram_orders)),
+    ]
     parts += [sha256_file(p) for p in config.corpus]
     return sha256_text(*parts)[:24]
 
@@ -250,18 +314,31 @@ def open_or_build_index(config: OverlapConfig) -> OverlapIndex:
         if index.info.get("key") == key:
             return index
         if config.index_dir:
-            raise ConfigError(f"index_dir={str(folder)!r} holds an index of another corpus or other settings; "
-                              "give a new folder or delete it")
+            raise ConfigError(
+                f"index_dir={str(folder)!r} holds an index of another corpus or other settings; "
+                "give a new folder or delete it"
+            )
     check_index_dir(folder)
     with staged_cache_folder(folder) as staging:
-        build_index(iter_corpus(config.corpus, config.corpus_field), staging, ngram_orders=tuple(config.ngram_orders),
-                    k1=config.k1, b=config.b, sources=[str(p) for p in config.corpus], key=key)
+        build_index(
+            iter_corpus(config.corpus, config.corpus_field),
+            staging,
+            ngram_orders=tuple(config.ngram_orders),
+            k1=config.k1,
+            b=config.b,
+            sources=[str(p) for p in config.corpus],
+            key=key,
+        )
     return OverlapIndex.load(folder)
 
 
 def check_index_dir(folder: Path) -> None:
     """Refuse to replace a folder that is not a tailsplit index (``--index-dir`` names the user's folder)."""
-    if folder.is_dir() and any(folder.iterdir()) and not any(
-            (folder / name).exists() for name in ("index.json", "shards.json")):
-        raise ConfigError(f"index_dir={str(folder)!r} holds files that are not a tailsplit index; "
-                          "give a new or empty folder")
+    if (
+        folder.is_dir()
+        and any(folder.iterdir())
+        and not any((folder / name).exists() for name in ("index.json", "shards.json"))
+    ):
+        raise ConfigError(
+            f"index_dir={str(folder)!r} holds files that are not a tailsplit index; give a new or empty folder"
+        )

@@ -42,7 +42,7 @@ def ngram_hashes(values: np.ndarray, n: int) -> np.ndarray:
     out = np.zeros(windows, dtype=np.uint64)
     with np.errstate(over="ignore"):
         for j in range(n):
-            out = out * _MULTIPLIER + values[j:j + windows]
+            out = out * _MULTIPLIER + values[j : j + windows]
     return out
 
 

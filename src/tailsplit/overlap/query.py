@@ -39,7 +39,7 @@ class StructuredQuery:
     required: tuple[tuple[str, ...], ...] = ()
     optional: tuple[str, ...] = ()
     window: int = 10
-    note: str | None = None          # how the extractor fell short, when it did
+    note: str | None = None  # how the extractor fell short, when it did
 
     def terms(self) -> list[str]:
         """Every distinct query word, required first."""
@@ -47,8 +47,7 @@ class StructuredQuery:
 
 
 class QueryExtractor(Protocol):
-    def query(self, record: Mapping[str, Any], text: str) -> StructuredQuery:
-        ...
+    def query(self, record: Mapping[str, Any], text: str) -> StructuredQuery: ...
 
 
 class GenericQueryExtractor:
@@ -60,8 +59,11 @@ class GenericQueryExtractor:
         for name in self.required_fields:
             value = record.get(name)
             if not isinstance(value, str) or not overlap_tokens(value):
-                raise InputError("is missing or empty", field=name, fix="give every test record that field, or "
-                                 "drop it from --required-field")
+                raise InputError(
+                    "is missing or empty",
+                    field=name,
+                    fix="give every test record that field, or drop it from --required-field",
+                )
             required.append(tuple(overlap_tokens(value)))
         return StructuredQuery(tuple(required), tuple(content_words(overlap_tokens(text))), self.window)
 
@@ -73,14 +75,17 @@ class WinogradQueryExtractor:
     def query(self, record: Mapping[str, Any], text: str) -> StructuredQuery:
         options, offset = record.get("options"), record.get("pronoun_char_offset")
         if not isinstance(options, list) or len(options) < 2 or not isinstance(offset, int):
-            raise InputError("lacks WSC fields", field="options/pronoun_char_offset",
-                             fix="use --query-kind generic for records without them")
+            raise InputError(
+                "lacks WSC fields",
+                field="options/pronoun_char_offset",
+                fix="use --query-kind generic for records without them",
+            )
         mention = first_mention(text, [str(o) for o in options])
         # The context predicate follows the first candidate, before the pronoun when the pronoun
         # comes later ("Patting her back, the woman smiled ..." has it after both).
         end = offset if mention is not None and offset > mention[1] else len(text)
-        context = None if mention is None else _first_content_word(text[mention[1]:end])
-        after_pronoun = text[offset + len(str(record.get("pronoun", ""))):]
+        context = None if mention is None else _first_content_word(text[mention[1] : end])
+        after_pronoun = text[offset + len(str(record.get("pronoun", ""))) :]
         query_predicate = _first_content_word(after_pronoun)
         required = tuple((w,) for w in (context, query_predicate) if w)
         note = None
@@ -134,7 +139,7 @@ def phrases_in_order(tokens: np.ndarray, phrases: Sequence[np.ndarray], window: 
     >>> phrases_in_order(np.array([3, 1, 2]), [np.array([1, 2]), np.array([3])], 5)
     False
     """
-    ends = None   # possible end positions (exclusive) of the chain so far
+    ends = None  # possible end positions (exclusive) of the chain so far
     for phrase in phrases:
         starts = _occurrences(tokens, phrase)
         if ends is not None:
@@ -150,4 +155,4 @@ def _occurrences(tokens: np.ndarray, phrase: np.ndarray) -> list[int]:
     if n == 0 or n > len(tokens):
         return []
     hits = np.flatnonzero(tokens[: len(tokens) - n + 1] == phrase[0])
-    return [int(i) for i in hits if np.array_equal(tokens[i:i + n], phrase)]
+    return [int(i) for i in hits if np.array_equal(tokens[i : i + n], phrase)]

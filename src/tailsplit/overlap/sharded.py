@@ -100,7 +100,7 @@ def plan_shards(paths: Sequence[str | Path], shards: int) -> list[list[CorpusPar
 @dataclass
 class ShardedIndex:
     folder: Path
-    shards: list[dict[str, Any]]       # folder name, entries, first corpus row, parts
+    shards: list[dict[str, Any]]  # folder name, entries, first corpus row, parts
     info: dict[str, Any]
 
     @property
@@ -125,8 +125,10 @@ def open_or_build_sharded(config: OverlapConfig, executor: Any) -> ShardedIndex:
         if index.info.get("key") == key:
             return index
         if config.index_dir:
-            raise ConfigError(f"index_dir={str(folder)!r} holds an index of another corpus or other settings; "
-                              "give a new folder or delete it")
+            raise ConfigError(
+                f"index_dir={str(folder)!r} holds an index of another corpus or other settings; "
+                "give a new folder or delete it"
+            )
     check_index_dir(folder)
     with staged_cache_folder(folder) as staging:
         _build(config, executor, staging, key)
@@ -138,57 +140,84 @@ def _build(config: OverlapConfig, executor: Any, folder: Path, key: str) -> None
     plan = plan_shards(config.corpus, config.shards)
     names = [f"shard-{i:04d}" for i in range(len(plan))]
     orders = tuple(config.ngram_orders)
-    counts = executor.map(collect_shard, [(parts, config.corpus_field, str(folder / name), orders)
-                                          for parts, name in zip(plan, names)])
+    counts = executor.map(
+        collect_shard, [(parts, config.corpus_field, str(folder / name), orders) for parts, name in zip(plan, names)]
+    )
     documents = sum(c[0] for c in counts)
     if not documents:
         raise ConfigError("corpus holds no text; check the corpus files and --corpus-field")
     stats = CorpusStats(documents, sum(c[1] for c in counts))
     words, doc_freq = corpus_doc_freq([c[2] for c in counts], [c[3] for c in counts])
-    executor.map(finish_shard, [(str(folder / name), words, doc_freq, stats, config.k1, config.b)
-                                for name in names])
+    executor.map(finish_shard, [(str(folder / name), words, doc_freq, stats, config.k1, config.b) for name in names])
     offsets = np.concatenate([[0], np.cumsum([c[0] for c in counts])])
-    shards = [{"folder": name, "entries": int(c[0]), "first_row": int(first),
-               "parts": [p.__dict__ for p in parts]} for name, c, first, parts in zip(names, counts, offsets, plan)]
-    info = {"version": INDEX_VERSION, "key": key, "entries": stats.documents, "tokens": stats.tokens,
-            "vocabulary": len(words), "ngram_orders": list(orders), "k1": config.k1, "b": config.b,
-            "sources": [str(p) for p in config.corpus], "shards": len(shards),
-            "build_seconds": round(time.perf_counter() - started, 3)}
+    shards = [
+        {"folder": name, "entries": int(c[0]), "first_row": int(first), "parts": [p.__dict__ for p in parts]}
+        for name, c, first, parts in zip(names, counts, offsets, plan)
+    ]
+    info = {
+        "version": INDEX_VERSION,
+        "key": key,
+        "entries": stats.documents,
+        "tokens": stats.tokens,
+        "vocabulary": len(words),
+        "ngram_orders": list(orders),
+        "k1": config.k1,
+        "b": config.b,
+        "sources": [str(p) for p in config.corpus],
+        "shards": len(shards),
+        "build_seconds": round(time.perf_counter() - started, 3),
+    }
     (folder / "shards.json").write_text(json.dumps({"info": info, "shards": shards}, indent=2) + "\n", encoding="utf-8")
 
 
-def corpus_doc_freq(word_hashes: Sequence[np.ndarray], doc_freqs: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+def corpus_doc_freq(
+    word_hashes: Sequence[np.ndarray], doc_freqs: Sequence[np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
     """(sorted distinct word hashes, corpus-wide document frequency of each): the shards'
     frequencies summed per word (a word is in a shard's entries at most once per entry)."""
     words, inverse = np.unique(np.concatenate(word_hashes), return_inverse=True)
     return words, np.bincount(inverse, weights=np.concatenate(doc_freqs), minlength=len(words)).astype(np.int64)
 
 
-def collect_shard(parts: Sequence[CorpusPart], field: str, folder: str,
-                  orders: tuple[int, ...]) -> tuple[int, int, np.ndarray, np.ndarray]:
+def collect_shard(
+    parts: Sequence[CorpusPart], field: str, folder: str, orders: tuple[int, ...]
+) -> tuple[int, int, np.ndarray, np.ndarray]:
     """Task: collect one shard; (entries, tokens, word hash and document frequency per word)."""
     entries = (entry for part in parts for entry in iter_part(part, field))
     counts = collect(entries, folder, ngram_orders=orders)
     return counts.documents, counts.tokens, counts.word_hashes, counts.doc_freq
 
 
-def finish_shard(folder: str, words: np.ndarray, doc_freq: np.ndarray, stats: CorpusStats,
-                 k1: float, b: float) -> None:
+def finish_shard(folder: str, words: np.ndarray, doc_freq: np.ndarray, stats: CorpusStats, k1: float, b: float) -> None:
     """Task: weigh one shard's BM25 matrix with the corpus-wide statistics."""
     local = np.load(Path(folder) / "word-hashes.npy")
     finish(folder, doc_freq[np.searchsorted(words, local)], stats, k1=k1, b=b, info={"shard": Path(folder).name})
 
 
-def answer_shard(folder: str, texts: Sequence[str], queries: Sequence[StructuredQuery], k: int,
-                 first_row: int, snippet_chars: int) -> list[PartAnswer]:
+def answer_shard(
+    folder: str, texts: Sequence[str], queries: Sequence[StructuredQuery], k: int, first_row: int, snippet_chars: int
+) -> list[PartAnswer]:
     """Task: every query's answer from one shard."""
-    return answer_queries(OverlapIndex.load(folder), texts, queries, k, row_offset=first_row,
-                          snippet_chars=snippet_chars)
+    return answer_queries(
+        OverlapIndex.load(folder), texts, queries, k, row_offset=first_row, snippet_chars=snippet_chars
+    )
 
 
-def audit_sharded(index: ShardedIndex, executor: Any, ids: Sequence[str], texts: Sequence[str],
-                  queries: Sequence[StructuredQuery], k: int = 5, snippet_chars: int = 200) -> list[ExampleAudit]:
+def audit_sharded(
+    index: ShardedIndex,
+    executor: Any,
+    ids: Sequence[str],
+    texts: Sequence[str],
+    queries: Sequence[StructuredQuery],
+    k: int = 5,
+    snippet_chars: int = 200,
+) -> list[ExampleAudit]:
     """Every example's audit against all shards — equal to ``audit_all`` on one index."""
-    answers = executor.map(answer_shard, [(str(index.folder / s["folder"]), list(texts), list(queries), k,
-                                           s["first_row"], snippet_chars) for s in index.shards])
+    answers = executor.map(
+        answer_shard,
+        [
+            (str(index.folder / s["folder"]), list(texts), list(queries), k, s["first_row"], snippet_chars)
+            for s in index.shards
+        ],
+    )
     return [merge_answers(example_id, [shard[i] for shard in answers], k) for i, example_id in enumerate(ids)]

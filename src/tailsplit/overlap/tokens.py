@@ -20,9 +20,11 @@ def overlap_tokens(text: str) -> list[str]:
 
 # Auxiliaries, contraction stems and degree words that bm25s's list lets through; none of
 # them carries the content a predicate or a topic needs.
-_EXTRA_STOPWORDS = ("t s d m doesn don didn wasn weren isn aren hasn haven hadn couldn wouldn shouldn won ll ve re "
-                    "can cannot could would should may might must shall will too very so quite really just "
-                    "had has have was were is are be been being do does did also even still").split()
+_EXTRA_STOPWORDS = (
+    "t s d m doesn don didn wasn weren isn aren hasn haven hadn couldn wouldn shouldn won ll ve re "
+    "can cannot could would should may might must shall will too very so quite really just "
+    "had has have was were is are be been being do does did also even still"
+).split()
 
 
 @lru_cache(maxsize=1)

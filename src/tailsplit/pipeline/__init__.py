@@ -15,5 +15,19 @@ from tailsplit.pipeline.runs import (
 )
 from tailsplit.pipeline.shift import correlate, ood_rank, similarity
 
-__all__ = ["RunResult", "analyze", "audit_overlap", "correlate", "evaluate", "load_dataset", "ood_rank", "output_records", "run",
-           "score", "score_dataset", "similarity", "split_dataset", "write_split"]
+__all__ = [
+    "RunResult",
+    "analyze",
+    "audit_overlap",
+    "correlate",
+    "evaluate",
+    "load_dataset",
+    "ood_rank",
+    "output_records",
+    "run",
+    "score",
+    "score_dataset",
+    "similarity",
+    "split_dataset",
+    "write_split",
+]

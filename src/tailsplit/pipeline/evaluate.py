@@ -30,9 +30,11 @@ def _part_inputs(records: list[Any], data: dict[str, Any], input_fields: list[st
         for name in fields + [f for f in (data.get("label"), data.get("program")) if f]:
             if name not in raw.record:
                 raise raw.error("is missing", field=name, fix="evaluate the folder tailsplit wrote, unchanged")
-    return PartInputs(columns=tuple(tuple(str(r.record[f]) for r in records) for f in fields),
-                      labels=tuple(label_to_str(r.record[data["label"]]) for r in records) if data.get("label") else None,
-                      programs=tuple(str(r.record[data["program"]]) for r in records) if data.get("program") else None)
+    return PartInputs(
+        columns=tuple(tuple(str(r.record[f]) for r in records) for f in fields),
+        labels=tuple(label_to_str(r.record[data["label"]]) for r in records) if data.get("label") else None,
+        programs=tuple(str(r.record[data["program"]]) for r in records) if data.get("program") else None,
+    )
 
 
 def baselines_for(data: dict[str, Any], requested: list[str], input_fields: list[str]) -> list[str]:
@@ -57,18 +59,22 @@ def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dic
     if not 0.0 <= config.leakage_threshold <= 1.0:
         raise ConfigError(f"leakage_threshold={config.leakage_threshold!r} must lie in [0, 1]")
     if config.predictions and len(config.predictions) != len(config.split_dirs):
-        raise ConfigError(f"--predictions names {len(config.predictions)} files for {len(config.split_dirs)} split "
-                          "folders; give one predictions file per folder, in the same order")
+        raise ConfigError(
+            f"--predictions names {len(config.predictions)} files for {len(config.split_dirs)} split "
+            "folders; give one predictions file per folder, in the same order"
+        )
     if config.out is not None:
         check_output_folder(config.out, overwrite=config.overwrite, inputs=[*config.split_dirs, *config.predictions])
-    folders = [read_split_parts(folder) for folder in config.split_dirs]       # every folder read before any training
+    folders = [read_split_parts(folder) for folder in config.split_dirs]  # every folder read before any training
     models = _check_models(config, [m.get("config", {}).get("data", {}) for m, _ in folders])
     scores, details, scored = [], [], []
     leakage: dict[str, dict[str, float]] = {}
     for position, (folder, (manifest, parts)) in enumerate(zip(config.split_dirs, folders)):
         data = manifest.get("config", {}).get("data", {})
         if config.predictions:
-            scored.append(_scored_predictions(folder, manifest, parts["test"], config.predictions[position], config.bucket))
+            scored.append(
+                _scored_predictions(folder, manifest, parts["test"], config.predictions[position], config.bucket)
+            )
             continue
         train, dev, test = (_part_inputs(parts[p], data, config.input_fields) for p in ("train", "dev", "test"))
         leakage[Path(folder).name] = _test_leakage(parts, data)
@@ -76,10 +82,26 @@ def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dic
         if config.zero_shot:
             result = _zero_shot(manifest, parts, config)
             kind = describe_split(manifest)
-            scores.append(SplitScore(Path(folder).name, kind, result.baseline, result.metric, result.dev, result.test,
-                                     test_ids, result.test_correct))
-            details.append({"folder": str(folder), "split": kind, "sizes": [len(parts[p]) for p in ("train", "dev", "test")],
-                            **result.as_dict()})
+            scores.append(
+                SplitScore(
+                    Path(folder).name,
+                    kind,
+                    result.baseline,
+                    result.metric,
+                    result.dev,
+                    result.test,
+                    test_ids,
+                    result.test_correct,
+                )
+            )
+            details.append(
+                {
+                    "folder": str(folder),
+                    "split": kind,
+                    "sizes": [len(parts[p]) for p in ("train", "dev", "test")],
+                    **result.as_dict(),
+                }
+            )
         for baseline in baselines_for(data, config.baselines, config.input_fields):
             if baseline == "nn-sql":
                 result = nearest_neighbour_sql(train, dev, test, EXTRACTORS.create(data.get("program_kind") or "sql"))
@@ -90,10 +112,21 @@ def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dic
             else:
                 result = tfidf_logistic(train, dev, test, text_only=baseline == "tfidf-text", seed=config.seed)
             kind = describe_split(manifest)
-            scores.append(SplitScore(Path(folder).name, kind, result.baseline, result.metric, result.dev, result.test,
-                                     test_ids, result.test_correct))
-            details.append({"folder": str(folder), "split": kind, "sizes": [len(train), len(dev), len(test)],
-                            **result.as_dict()})
+            scores.append(
+                SplitScore(
+                    Path(folder).name,
+                    kind,
+                    result.baseline,
+                    result.metric,
+                    result.dev,
+                    result.test,
+                    test_ids,
+                    result.test_correct,
+                )
+            )
+            details.append(
+                {"folder": str(folder), "split": kind, "sizes": [len(train), len(dev), len(test)], **result.as_dict()}
+            )
     models.close()
     files: dict[str, str] = {}
     if scored:
@@ -104,14 +137,24 @@ def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dic
     warnings = leakage_warnings(scores, leakage, config.leakage_threshold, data_text=_text_field(folders))
     result = {"results": details, "table": rows, "leakage_warnings": warnings}
     if config.out is not None:
-        inputs = [{"path": str(Path(f) / "manifest.json"), "sha256": sha256_file(Path(f) / "manifest.json")}
-                  for f in config.split_dirs]
-        manifest = write_outputs(Path(config.out), config, {"evaluation.json": strict_json(result),
-                                                             "table.md": table_markdown(rows) + "".join(
-                                                                 f"\n{w}\n" for w in warnings),
-                                                             "table.csv": table_csv(rows),
-                                                             **_html_report(rows), **files},
-                                 inputs, {}, command)
+        inputs = [
+            {"path": str(Path(f) / "manifest.json"), "sha256": sha256_file(Path(f) / "manifest.json")}
+            for f in config.split_dirs
+        ]
+        manifest = write_outputs(
+            Path(config.out),
+            config,
+            {
+                "evaluation.json": strict_json(result),
+                "table.md": table_markdown(rows) + "".join(f"\n{w}\n" for w in warnings),
+                "table.csv": table_csv(rows),
+                **_html_report(rows),
+                **files,
+            },
+            inputs,
+            {},
+            command,
+        )
         result["outputs"] = list(manifest["outputs"])
     return result
 
@@ -133,16 +176,19 @@ def _text_field(folders: list[tuple[dict[str, Any], Any]]) -> str:
     return next((m.get("config", {}).get("data", {}).get("text") for m, _ in folders), None) or "TEXT"
 
 
-def leakage_warnings(scores: list[SplitScore], leakage: dict[str, dict[str, float]], threshold: float, *,
-                     data_text: str) -> list[str]:
+def leakage_warnings(
+    scores: list[SplitScore], leakage: dict[str, dict[str, float]], threshold: float, *, data_text: str
+) -> list[str]:
     """One line per random split whose test queries occur in train (normalised) beyond ``threshold``."""
     out = []
     for folder in dict.fromkeys(s.folder for s in scores if s.is_random):
         share = leakage.get(folder, {}).get("normalized")
         if share is not None and share > threshold:
-            out.append(f"warning: random split {folder}: {100 * share:.1f}% of its test queries also occur in train "
-                       f"(normalised; threshold {100 * threshold:.1f}%), which inflates its baselines and every "
-                       f"increase measured against it; split with --group {data_text}")
+            out.append(
+                f"warning: random split {folder}: {100 * share:.1f}% of its test queries also occur in train "
+                f"(normalised; threshold {100 * threshold:.1f}%), which inflates its baselines and every "
+                f"increase measured against it; split with --group {data_text}"
+            )
     return out
 
 
@@ -157,11 +203,14 @@ class _Models:
         from tailsplit.shift.encoder import SentenceEncoder
 
         if self._sentence is None:
-            self._sentence = SentenceEncoder(self.config.encoder,
-                                             device=None if self.config.device == "auto" else self.config.device)
+            self._sentence = SentenceEncoder(
+                self.config.encoder, device=None if self.config.device == "auto" else self.config.device
+            )
         return self._sentence
 
-    def fine_tuned(self, manifest: dict[str, Any], train: PartInputs, dev: PartInputs, test: PartInputs) -> BaselineResult:
+    def fine_tuned(
+        self, manifest: dict[str, Any], train: PartInputs, dev: PartInputs, test: PartInputs
+    ) -> BaselineResult:
         """The fine-tuned cross-encoder's result, from the cache when this split, encoder,
         input and recipe were trained before."""
         from tailsplit.cache import default_cache_dir
@@ -175,13 +224,32 @@ class _Models:
         cache_dir = default_cache_dir()
         run = cached_run(cache_dir, key)
         if run is None or len(run.test_correct) != len(test):
-            run = finetune_encoder(train.columns, train.labels, dev.columns, dev.labels or (), test.columns,
-                                   test.labels or (), location=self.location, recipe=self.recipe, device=self.config.device)
+            run = finetune_encoder(
+                train.columns,
+                train.labels,
+                dev.columns,
+                dev.labels or (),
+                test.columns,
+                test.labels or (),
+                location=self.location,
+                recipe=self.recipe,
+                device=self.config.device,
+            )
             store_run(cache_dir, key, run)
-        return BaselineResult("encoder", run.dev, run.test, "accuracy",
-                              {"steps": run.steps, "best_step": run.best_step, "max_length": run.max_length,
-                               "train_examples_per_s": run.train_examples_per_s,
-                               "inference_examples_per_s": run.inference_examples_per_s}, run.test_correct)
+        return BaselineResult(
+            "encoder",
+            run.dev,
+            run.test,
+            "accuracy",
+            {
+                "steps": run.steps,
+                "best_step": run.best_step,
+                "max_length": run.max_length,
+                "train_examples_per_s": run.train_examples_per_s,
+                "inference_examples_per_s": run.inference_examples_per_s,
+            },
+            run.test_correct,
+        )
 
     def close(self) -> None:
         if self._sentence is not None:
@@ -201,16 +269,19 @@ def _check_models(config: EvaluateConfig, datas: list[dict[str, Any]]) -> _Model
     if requested & {"embed", "encoder"}:
         for data in datas:
             if not data.get("label"):
-                raise ConfigError("the embed and encoder baselines classify labels; these split folders have none "
-                                  "(split with --label)")
+                raise ConfigError(
+                    "the embed and encoder baselines classify labels; these split folders have none "
+                    "(split with --label)"
+                )
         check_device(config.device)
         location, identity = check_encoder_spec(config.encoder)
         recipe = EncoderRecipe(max_steps=config.max_steps, max_train=config.max_train, seed=config.seed)
     return _Models(config, location, identity, recipe)
 
 
-def _scored_predictions(folder: str, manifest: dict[str, Any], test_records: list[Any], path: str,
-                        bucket: str | None) -> Any:
+def _scored_predictions(
+    folder: str, manifest: dict[str, Any], test_records: list[Any], path: str, bucket: str | None
+) -> Any:
     """Correctness and bucket of every test example under the predictions in ``path``."""
     from tailsplit.analysis.split_dir import describe_split
     from tailsplit.evaluate.predictions import ScoredPredictions
@@ -232,18 +303,28 @@ def _scored_predictions(folder: str, manifest: dict[str, Any], test_records: lis
     for raw in test_records:
         key = label_to_str(raw.record[id_field])
         if key not in predicted:
-            raise ConfigError(f"predictions {path!r} have no prediction for test id {key!r} of {folder!r}; "
-                              "predict every test example of the split")
+            raise ConfigError(
+                f"predictions {path!r} have no prediction for test id {key!r} of {folder!r}; "
+                "predict every test example of the split"
+            )
         gold = raw.record[gold_field]
         if extractor is not None:
             correct.append(_program_match(extractor, str(predicted[key]), extractor.canonical(str(gold))))
-            buckets.append(extractor.parse(str(gold)).hardness if bucket in (None, "hardness")
-                           else label_to_str(raw.record.get(bucket)))
+            buckets.append(
+                extractor.parse(str(gold)).hardness
+                if bucket in (None, "hardness")
+                else label_to_str(raw.record.get(bucket))
+            )
         else:
             correct.append(label_to_str(predicted[key]) == label_to_str(gold))
             buckets.append(label_to_str(raw.record.get(bucket or data["label"])))
-    return ScoredPredictions(Path(folder).name, describe_split(manifest), np.asarray(correct, dtype=float), tuple(buckets),
-                             "exact match" if extractor is not None else "accuracy")
+    return ScoredPredictions(
+        Path(folder).name,
+        describe_split(manifest),
+        np.asarray(correct, dtype=float),
+        tuple(buckets),
+        "exact match" if extractor is not None else "accuracy",
+    )
 
 
 def _program_match(extractor: Any, predicted: str, gold_canonical: str) -> bool:
@@ -252,10 +333,12 @@ def _program_match(extractor: Any, predicted: str, gold_canonical: str) -> bool:
     try:
         return extractor.canonical(predicted) == gold_canonical
     except ProgramError:
-        return False          # a prediction that does not parse is wrong, not an input error
+        return False  # a prediction that does not parse is wrong, not an input error
 
 
-def _prediction_rows(scored: list[Any], bucket: str | None) -> tuple[list[SplitScore], list[dict[str, Any]], dict[str, str]]:
+def _prediction_rows(
+    scored: list[Any], bucket: str | None
+) -> tuple[list[SplitScore], list[dict[str, Any]], dict[str, str]]:
     from tailsplit.evaluate.predictions import predictions_markdown, projected_accuracy, random_bucket_accuracy
 
     reference = random_bucket_accuracy(scored)
@@ -263,10 +346,19 @@ def _prediction_rows(scored: list[Any], bucket: str | None) -> tuple[list[SplitS
     for s in scored:
         test = float(s.correct.mean()) if len(s.correct) else float("nan")
         scores.append(SplitScore(s.folder, s.kind, "predictions", s.metric, float("nan"), test))
-        details.append({"folder": s.folder, "split": s.kind, "baseline": "predictions", "test": round(test, 4),
-                        "projected": None if s.is_random else projected_accuracy(s, reference),
-                        "buckets": {b: {"n": n, "share": round(n / len(s.correct), 4), "accuracy": round(acc, 4)}
-                                    for b, (n, acc) in s.by_bucket().items()}})
+        details.append(
+            {
+                "folder": s.folder,
+                "split": s.kind,
+                "baseline": "predictions",
+                "test": round(test, 4),
+                "projected": None if s.is_random else projected_accuracy(s, reference),
+                "buckets": {
+                    b: {"n": n, "share": round(n / len(s.correct), 4), "accuracy": round(acc, 4)}
+                    for b, (n, acc) in s.by_bucket().items()
+                },
+            }
+        )
     return scores, details, {"predictions.md": predictions_markdown(details, bucket or "bucket")}
 
 

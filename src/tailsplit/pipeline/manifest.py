@@ -21,11 +21,24 @@ def input_records(dataset: Dataset) -> list[dict[str, Any]]:
     return [{"path": p, "sha256": sha256_file(p), "rows": counts[p]} for p in dataset.input_paths]
 
 
-def write_outputs(out: Path, config: Any, files: dict[str, str], inputs: list[dict[str, Any]],
-                   extra: dict[str, Any], command: list[str] | None) -> dict[str, Any]:
+def write_outputs(
+    out: Path,
+    config: Any,
+    files: dict[str, str],
+    inputs: list[dict[str, Any]],
+    extra: dict[str, Any],
+    command: list[str] | None,
+) -> dict[str, Any]:
     """The files, and a manifest with the command, configuration, input and output hashes (returned)."""
     with staged_output(out, overwrite=config.overwrite, inputs=[i["path"] for i in inputs]) as folder:
         for name, text in files.items():
             folder.write_text(name, text)
-        return folder.write_manifest({"tailsplit_version": __version__, "command": command or sys.argv,
-                                      "config": dataclasses.asdict(config), "inputs": inputs, **extra})
+        return folder.write_manifest(
+            {
+                "tailsplit_version": __version__,
+                "command": command or sys.argv,
+                "config": dataclasses.asdict(config),
+                "inputs": inputs,
+                **extra,
+            }
+        )

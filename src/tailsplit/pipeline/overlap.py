@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from tailsplit.config import OverlapConfig
 
 
-
 def audit_overlap(config: OverlapConfig, *, command: list[str] | None = None) -> dict[str, Any]:
     """``tailsplit overlap``: audit a test set against a corpus; write the partition."""
     from tailsplit.core import FieldMap
@@ -36,7 +35,7 @@ def audit_overlap(config: OverlapConfig, *, command: list[str] | None = None) ->
     if not config.test or not config.corpus:
         raise ConfigError("tailsplit overlap needs --test FILE and at least one --corpus FILE")
     if config.top_quantile is None and config.threshold is None:
-        config = dataclasses.replace(config, top_quantile=0.5)      # the caller's config is left as given
+        config = dataclasses.replace(config, top_quantile=0.5)  # the caller's config is left as given
     for path in config.corpus:
         if not Path(path).is_file():
             raise InputError("does not exist or is not a file", path=path, fix="check the --corpus path")
@@ -44,8 +43,11 @@ def audit_overlap(config: OverlapConfig, *, command: list[str] | None = None) ->
         check_output_folder(config.out, overwrite=config.overwrite, inputs=overlap_inputs(config))
     started = time.perf_counter()
     test = load_examples(config.test, FieldMap(text=config.text, id=config.id, label=config.label))
-    extractor = QUERY_EXTRACTORS.create(config.query_kind, window=config.window,
-                                        **({"required_fields": config.required_fields} if config.required_fields else {}))
+    extractor = QUERY_EXTRACTORS.create(
+        config.query_kind,
+        window=config.window,
+        **({"required_fields": config.required_fields} if config.required_fields else {}),
+    )
     queries = [extractor.query(record, text) for record, text in zip(test.records, test.texts)]
     if config.shards == 1 and config.engine == "local":
         single = open_or_build_index(config)
@@ -65,11 +67,17 @@ def audit_overlap(config: OverlapConfig, *, command: list[str] | None = None) ->
     best = np.array([a.best_score for a in audits])
     overlap, threshold = partition_overlap(best, threshold=config.threshold, top_quantile=config.top_quantile)
     accuracy = _prediction_accuracy(config, test, overlap) if config.predictions else []
-    summary = {"examples": len(test), "overlap": int(overlap.sum()), "clean": int((~overlap).sum()),
-               "threshold": round(threshold, 4), "index": info,
-               "queries_with_notes": sum(q.note is not None for q in queries), "accuracy": [a.as_dict() for a in accuracy],
-               "ngram_contaminated": {str(n): int(sum(a.ngram_hits[n] > 0 for a in audits)) for n in ngram_orders},
-               "seconds": {"index": round(built_s, 3), "audit": round(time.perf_counter() - started - built_s, 3)}}
+    summary = {
+        "examples": len(test),
+        "overlap": int(overlap.sum()),
+        "clean": int((~overlap).sum()),
+        "threshold": round(threshold, 4),
+        "index": info,
+        "queries_with_notes": sum(q.note is not None for q in queries),
+        "accuracy": [a.as_dict() for a in accuracy],
+        "ngram_contaminated": {str(n): int(sum(a.ngram_hits[n] > 0 for a in audits)) for n in ngram_orders},
+        "seconds": {"index": round(built_s, 3), "audit": round(time.perf_counter() - started - built_s, 3)},
+    }
     if config.out is not None:
         _write_overlap(Path(config.out), config, test, audits, queries, overlap, summary, command)
     return summary
@@ -77,8 +85,12 @@ def audit_overlap(config: OverlapConfig, *, command: list[str] | None = None) ->
 
 def overlap_inputs(config: OverlapConfig) -> list[str]:
     """Every file the audit reads (an output must not be, or hold, one of them)."""
-    return [*config.test, *config.corpus, *([config.predictions] if config.predictions else []),
-            *([config.index_dir] if config.index_dir else [])]
+    return [
+        *config.test,
+        *config.corpus,
+        *([config.predictions] if config.predictions else []),
+        *([config.index_dir] if config.index_dir else []),
+    ]
 
 
 def _prediction_accuracy(config: OverlapConfig, test: Dataset, overlap: np.ndarray) -> list[Any]:
@@ -87,9 +99,10 @@ def _prediction_accuracy(config: OverlapConfig, test: Dataset, overlap: np.ndarr
 
     if test.labels is None:
         raise ConfigError("--predictions needs the gold labels; name the test label field with --label")
-    assert config.predictions is not None                  # called only with predictions
-    correct = prediction_correctness(config.predictions, test.ids, test.labels, id_field=config.id,
-                                     prediction_field=config.prediction_field)
+    assert config.predictions is not None  # called only with predictions
+    correct = prediction_correctness(
+        config.predictions, test.ids, test.labels, id_field=config.id, prediction_field=config.prediction_field
+    )
     return subset_accuracies(correct, overlap, seed=config.seed)
 
 
@@ -101,8 +114,16 @@ def _audit_row(audit: Any, query: Any) -> dict[str, Any]:
     return row
 
 
-def _write_overlap(out: Path, config: OverlapConfig, test: Dataset, audits: list[Any], queries: list[Any], overlap: np.ndarray,
-                   summary: dict[str, Any], command: list[str] | None) -> None:
+def _write_overlap(
+    out: Path,
+    config: OverlapConfig,
+    test: Dataset,
+    audits: list[Any],
+    queries: list[Any],
+    overlap: np.ndarray,
+    summary: dict[str, Any],
+    command: list[str] | None,
+) -> None:
     import dataclasses
 
     from tailsplit.overlap.report import render_overlap_markdown
@@ -111,14 +132,26 @@ def _write_overlap(out: Path, config: OverlapConfig, test: Dataset, audits: list
     rows = []
     for record, audit, flag in zip(test.records, audits, overlap):
         row = dict(record)
-        row.update(best_bm25=round(audit.best_score, 4), overlap=bool(flag),
-                   **{f"ngram{n}_hits": audit.ngram_hits[n] for n in audit.ngram_hits})
+        row.update(
+            best_bm25=round(audit.best_score, 4),
+            overlap=bool(flag),
+            **{f"ngram{n}_hits": audit.ngram_hits[n] for n in audit.ngram_hits},
+        )
         rows.append(row)
     with staged_output(out, overwrite=config.overwrite, inputs=overlap_inputs(config)) as folder:
         for name, keep in (("overlap", overlap), ("clean", ~overlap)):
             write_records(folder / f"{name}{OUTPUT_SUFFIX[fmt]}", [r for r, k in zip(rows, keep) if k], fmt)
-        folder.write_text("audit.jsonl", "".join(json.dumps(_audit_row(a, q), ensure_ascii=False) + "\n"
-                                                 for a, q in zip(audits, queries)))
+        folder.write_text(
+            "audit.jsonl",
+            "".join(json.dumps(_audit_row(a, q), ensure_ascii=False) + "\n" for a, q in zip(audits, queries)),
+        )
         folder.write_text("summary.md", render_overlap_markdown(summary, audits, test) + "\n")
-        folder.write_manifest({"tailsplit_version": __version__, "command": command or sys.argv,
-                               "config": dataclasses.asdict(config), "inputs": input_records(test), **summary})
+        folder.write_manifest(
+            {
+                "tailsplit_version": __version__,
+                "command": command or sys.argv,
+                "config": dataclasses.asdict(config),
+                "inputs": input_records(test),
+                **summary,
+            }
+        )

@@ -59,7 +59,6 @@ if TYPE_CHECKING:
     from tailsplit.analysis.split_analysis import SplitAnalysis
 
 
-
 @dataclass
 class RunResult:
     """Everything a run produced; ``out_dir`` is ``None`` when nothing was written."""
@@ -86,10 +85,12 @@ def template_for(config: ScoringConfig) -> PromptTemplate:
     return resolve_template(config.template, config.label_words)
 
 
-
-
-def score_dataset(dataset: Dataset, config: ScoringConfig, *, progress: bool = False,
-                  ) -> tuple[ScoreTable, dict[str, Any], dict[str, Any]]:
+def score_dataset(
+    dataset: Dataset,
+    config: ScoringConfig,
+    *,
+    progress: bool = False,
+) -> tuple[ScoreTable, dict[str, Any], dict[str, Any]]:
     """Scores of every example, a report of the work done, and what the manifest records
     about how the scores were made."""
     template = check_scoring(dataset, config)
@@ -103,14 +104,16 @@ def score_dataset(dataset: Dataset, config: ScoringConfig, *, progress: bool = F
     finally:
         if cache is not None:
             cache.close()
-    meta = {"method": "prompted", "model": scorer.identity(), "template": template.describe(),
-            "backend": config.backend}
+    meta = {
+        "method": "prompted",
+        "model": scorer.identity(),
+        "template": template.describe(),
+        "backend": config.backend,
+    }
     details = report.as_dict()
     if engine is not None and engine.last_run:
         details["engine"] = engine.last_run
     return scores, details, meta
-
-
 
 
 def scoring_engine(config: ScoringConfig) -> Any:
@@ -120,14 +123,21 @@ def scoring_engine(config: ScoringConfig) -> Any:
     if config.engine == "local":
         return None
     if config.method != "prompted" or config.backend != "hf":
-        raise ConfigError("--engine ray scores with --method prompted --backend hf only; fine-tuned "
-                          "and n-gram scoring run in one process (drop --engine ray)")
+        raise ConfigError(
+            "--engine ray scores with --method prompted --backend hf only; fine-tuned "
+            "and n-gram scoring run in one process (drop --engine ray)"
+        )
     from tailsplit.scoring.distributed import RayScoringEngine
 
     work_dir = Path(config.cache_dir or default_cache_dir()) / "ray-scoring"
-    return RayScoringEngine(work_dir=work_dir, address=config.ray_address, workers=config.workers,
-                            cpus_per_worker=config.cpus_per_worker, gpus_per_worker=config.gpus_per_worker,
-                            shard_tokens=config.shard_tokens)
+    return RayScoringEngine(
+        work_dir=work_dir,
+        address=config.ray_address,
+        workers=config.workers,
+        cpus_per_worker=config.cpus_per_worker,
+        gpus_per_worker=config.gpus_per_worker,
+        shard_tokens=config.shard_tokens,
+    )
 
 
 def check_scoring(dataset: Dataset, config: ScoringConfig) -> PromptTemplate:
@@ -138,20 +148,27 @@ def check_scoring(dataset: Dataset, config: ScoringConfig) -> PromptTemplate:
     if config.fold_match not in FOLD_MATCHES:
         raise ConfigError(f"fold_match={config.fold_match!r} is unknown; use one of {list(FOLD_MATCHES)}")
     template = template_for(config)
-    for role, column, option in (("context", dataset.contexts, "--context"),
-                                 ("label", dataset.labels, "--label")):
+    for role, column, option in (("context", dataset.contexts, "--context"), ("label", dataset.labels, "--label")):
         if template.needs(role) and column is None:
             raise ConfigError(f"template={template.name!r} uses {{{role}}}; name that field with {option}")
     template.check_labels(None if dataset.labels is None else set(dataset.labels), config.label_words)
     scoring_engine(config)
     if config.method != "ngram":
-        SCORERS.create(config.backend, **config.scorer_params(SCORERS.get(config.backend)))   # constructors check their options
+        SCORERS.create(
+            config.backend, **config.scorer_params(SCORERS.get(config.backend))
+        )  # constructors check their options
     return template
 
 
-def check_before_work(dataset: Dataset, config: RunConfig, *, scores_path: str | Path | None,
-                      programs: ProgramFeatures | None, splitter: Splitter | None = None,
-                      lengths: np.ndarray | None = None) -> None:
+def check_before_work(
+    dataset: Dataset,
+    config: RunConfig,
+    *,
+    scores_path: str | Path | None,
+    programs: ProgramFeatures | None,
+    splitter: Splitter | None = None,
+    lengths: np.ndarray | None = None,
+) -> None:
     """Refuse, before any model loads, what would fail after scoring: the output folder,
     added columns, output options, and the split itself (sizes, label quotas, groups, atom
     coverage), tried on a placeholder score column."""
@@ -164,8 +181,10 @@ def check_before_work(dataset: Dataset, config: RunConfig, *, scores_path: str |
     if output.analysis_text == "pair" and dataset.contexts is None:
         raise ConfigError("--analysis-text pair reads context + query; name the context field with --context")
     if output.analyze and output.null_splits < 1:
-        raise ConfigError(f"--null-splits={output.null_splits!r} must be 1 or more ({NULL_SPLITS} is usual); "
-                          "pass --no-analyze to skip the analysis")
+        raise ConfigError(
+            f"--null-splits={output.null_splits!r} must be 1 or more ({NULL_SPLITS} is usual); "
+            "pass --no-analyze to skip the analysis"
+        )
     warn_repeated_queries(dataset, config)
     planned = build_splitter(config.split) if splitter is None else splitter
     will_score = scores_path is not None or planned.needs_scores
@@ -173,12 +192,16 @@ def check_before_work(dataset: Dataset, config: RunConfig, *, scores_path: str |
     if planned.needs_scores and scores_path is None:
         check_scoring(dataset, config.scoring)
         lengths = word_lengths(dataset.texts) if lengths is None else lengths
-        placeholder = ScoreTable(ids=dataset.ids, logprob_sum=-lengths.astype(np.float64), n_tokens=lengths,
-                                 truncated=np.zeros(len(dataset), dtype=bool))
+        placeholder = ScoreTable(
+            ids=dataset.ids,
+            logprob_sum=-lengths.astype(np.float64),
+            n_tokens=lengths,
+            truncated=np.zeros(len(dataset), dtype=bool),
+        )
         split_dataset(dataset, placeholder, config.split, programs, splitter=planned, lengths=lengths)
 
 
-REPEATED_QUERY_WARNING = 0.01   # warn when this share of rows or more shares its query with another row
+REPEATED_QUERY_WARNING = 0.01  # warn when this share of rows or more shares its query with another row
 
 
 def warn_repeated_queries(dataset: Dataset, config: RunConfig) -> None:
@@ -190,9 +213,11 @@ def warn_repeated_queries(dataset: Dataset, config: RunConfig) -> None:
         return
     rows, distinct = repeated_queries(dataset.texts)
     if rows >= REPEATED_QUERY_WARNING * len(dataset):
-        logger.warning(f"{rows} of {len(dataset)} rows ({100 * rows / len(dataset):.1f}%) share their query with "
-                       f"another row ({distinct} distinct queries repeat); split parts may hold the same query — keep "
-                       f"them whole with --group {config.data.text}")
+        logger.warning(
+            f"{rows} of {len(dataset)} rows ({100 * rows / len(dataset):.1f}%) share their query with "
+            f"another row ({distinct} distinct queries repeat); split parts may hold the same query — keep "
+            f"them whole with --group {config.data.text}"
+        )
 
 
 def build_splitter(config: SplitConfig) -> Splitter:
@@ -203,9 +228,15 @@ def build_splitter(config: SplitConfig) -> Splitter:
     return make_splitter(config.splitter, **config.splitter_params(accepted))
 
 
-def split_dataset(dataset: Dataset, scores: ScoreTable | None, config: SplitConfig,
-                  programs: ProgramFeatures | None = None, *, splitter: Splitter | None = None,
-                  lengths: np.ndarray | None = None) -> tuple[SplitIndices, Splitter, np.ndarray]:
+def split_dataset(
+    dataset: Dataset,
+    scores: ScoreTable | None,
+    config: SplitConfig,
+    programs: ProgramFeatures | None = None,
+    *,
+    splitter: Splitter | None = None,
+    lengths: np.ndarray | None = None,
+) -> tuple[SplitIndices, Splitter, np.ndarray]:
     """(split, the splitter used, word length per example); ``splitter`` and ``lengths`` when
     the caller has built them already."""
     splitter = build_splitter(config) if splitter is None else splitter
@@ -216,8 +247,9 @@ def split_dataset(dataset: Dataset, scores: ScoreTable | None, config: SplitConf
     return splitter.split(inputs), splitter, lengths
 
 
-def score(config: RunConfig, out_path: str | Path, *, progress: bool = False,
-          command: list[str] | None = None) -> tuple[ScoreTable, dict[str, Any]]:
+def score(
+    config: RunConfig, out_path: str | Path, *, progress: bool = False, command: list[str] | None = None
+) -> tuple[ScoreTable, dict[str, Any]]:
     """``tailsplit score``: score the data and write a score file (atomically).
 
     ``config.output.overwrite`` allows replacing an existing file; an input never is."""
@@ -225,15 +257,28 @@ def score(config: RunConfig, out_path: str | Path, *, progress: bool = False,
     check_output_file(out_path, overwrite=config.output.overwrite, inputs=dataset.input_paths)
     check_scoring(dataset, config.scoring)
     scores, report, meta = score_dataset(dataset, config.scoring, progress=progress)
-    meta = {**meta, "tailsplit_version": __version__, "command": command or sys.argv,
-            "inputs": input_records(dataset), "config": config.as_dict(), "scoring": report}
-    write_output_file(out_path, score_file_bytes(dataset, scores, meta), overwrite=config.output.overwrite,
-                      inputs=dataset.input_paths)
+    meta = {
+        **meta,
+        "tailsplit_version": __version__,
+        "command": command or sys.argv,
+        "inputs": input_records(dataset),
+        "config": config.as_dict(),
+        "scoring": report,
+    }
+    write_output_file(
+        out_path, score_file_bytes(dataset, scores, meta), overwrite=config.output.overwrite, inputs=dataset.input_paths
+    )
     return scores, report
 
 
-def run(config: RunConfig, *, scores_path: str | Path | None = None, progress: bool = False,
-        command: list[str] | None = None, score_missing: bool = True) -> RunResult:
+def run(
+    config: RunConfig,
+    *,
+    scores_path: str | Path | None = None,
+    progress: bool = False,
+    command: list[str] | None = None,
+    score_missing: bool = True,
+) -> RunResult:
     """``tailsplit run`` (score, then split) or ``tailsplit split`` (with ``scores_path``).
 
     With ``score_missing=False`` (``tailsplit split``) a splitter that needs scores and has no
@@ -244,18 +289,22 @@ def run(config: RunConfig, *, scores_path: str | Path | None = None, progress: b
     timings["load_s"] = time.perf_counter() - clock
     planned = build_splitter(config.split)
     if planned.needs_programs and dataset.programs is None:
-        raise ConfigError(f"splitter={config.split.splitter!r} with these options needs programs; name the "
-                          "program field with --program (e.g. --program query for Spider)")
+        raise ConfigError(
+            f"splitter={config.split.splitter!r} with these options needs programs; name the "
+            "program field with --program (e.g. --program query for Spider)"
+        )
     needs_scores = planned.needs_scores
     if needs_scores and scores_path is None and not score_missing:
-        raise ConfigError(f"splitter={config.split.splitter!r} needs scores; pass --scores FILE (written by "
-                          "tailsplit score), or use tailsplit run, which scores with the LM first")
+        raise ConfigError(
+            f"splitter={config.split.splitter!r} needs scores; pass --scores FILE (written by "
+            "tailsplit score), or use tailsplit run, which scores with the LM first"
+        )
     if config.data.count not in COUNTS:
         raise ConfigError(f"count={config.data.count!r} is unknown; use one of {list(COUNTS)}")
     clock = time.perf_counter()
     programs = dataset_program_features(dataset, config.data.program_kind, config.data.count)
     timings["programs_s"] = time.perf_counter() - clock
-    tokens = [word_tokens(t) for t in dataset.texts]     # once per run: the split's lengths, the analysis' counts
+    tokens = [word_tokens(t) for t in dataset.texts]  # once per run: the split's lengths, the analysis' counts
     lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
     check_before_work(dataset, config, scores_path=scores_path, programs=programs, splitter=planned, lengths=lengths)
     scores, report = None, None
@@ -269,25 +318,33 @@ def run(config: RunConfig, *, scores_path: str | Path | None = None, progress: b
         scores, report, meta = score_dataset(dataset, config.scoring, progress=progress)
     timings["score_s"] = time.perf_counter() - clock
     clock = time.perf_counter()
-    split, splitter, lengths = split_dataset(dataset, scores, config.split, programs, splitter=planned,
-                                             lengths=lengths)
+    split, splitter, lengths = split_dataset(dataset, scores, config.split, programs, splitter=planned, lengths=lengths)
     timings["split_s"] = time.perf_counter() - clock
     summaries = summarize_split(dataset, split, lengths, scores)
     metrics = [] if programs is None else program_metrics(programs, split)
     manifest = {
-        "tailsplit_version": __version__, "command": command or sys.argv, "config": config.as_dict(),
-        "inputs": input_records(dataset), **meta,
+        "tailsplit_version": __version__,
+        "command": command or sys.argv,
+        "config": config.as_dict(),
+        "inputs": input_records(dataset),
+        **meta,
         "splitter": {"name": splitter.name, "params": splitter.get_params(), "details": dict(split.details)},
-        "seed": config.split.seed, "sizes": {s.part: s.size for s in summaries},
+        "seed": config.split.seed,
+        "sizes": {s.part: s.size for s in summaries},
         "label_counts": {s.part: s.label_counts for s in summaries},
         "summary": [s.as_dict() for s in summaries],
         "scoring": report,
     }
     if programs is not None:
-        manifest["programs"] = {"field": config.data.program, "kind": programs.extractor, "count": programs.count,
-                                "metrics": [m.as_dict() for m in metrics]}
-    result = RunResult(dataset, scores, split, summaries, manifest, timings=timings, programs=programs,
-                       program_metrics=metrics)
+        manifest["programs"] = {
+            "field": config.data.program,
+            "kind": programs.extractor,
+            "count": programs.count,
+            "metrics": [m.as_dict() for m in metrics],
+        }
+    result = RunResult(
+        dataset, scores, split, summaries, manifest, timings=timings, programs=programs, program_metrics=metrics
+    )
     if config.output.out is not None:
         if config.output.analyze:
             clock = time.perf_counter()
@@ -312,26 +369,45 @@ def _analysis_of_run(result: RunResult, config: RunConfig, tokens: list[list[str
     if config.output.analysis_text == "pair" and dataset.contexts is not None:
         texts = tuple(pair_text(c, t) for c, t in zip(dataset.contexts, dataset.texts))
     inputs = AnalysisInputs(
-        name=Path(config.output.out or "split").name, ids=dataset.ids, texts=texts,
-        parts=result.split.assignment(len(dataset)), labels=dataset.labels,
+        name=Path(config.output.out or "split").name,
+        ids=dataset.ids,
+        texts=texts,
+        parts=result.split.assignment(len(dataset)),
+        labels=dataset.labels,
         logprob_sum=None if scores is None else np.asarray(scores.logprob_sum, dtype=np.float64),
-        n_tokens=None if scores is None else np.asarray(scores.n_tokens), programs=result.programs,
-        balance_labels=config.split.balance_labels, text_kind=config.output.analysis_text,
-        queries=dataset.texts, contexts=dataset.contexts)
+        n_tokens=None if scores is None else np.asarray(scores.n_tokens),
+        programs=result.programs,
+        balance_labels=config.split.balance_labels,
+        text_kind=config.output.analysis_text,
+        queries=dataset.texts,
+        contexts=dataset.contexts,
+    )
     try:
         from tailsplit.analysis.text_counts import compute_text_counts
 
         counts = compute_text_counts(texts, tokens=tokens) if texts is dataset.texts else None
-        return analyze_split(inputs, null_splits=config.output.null_splits, seed=config.split.seed,
-                             syntax=config.output.syntax, text=counts)
+        return analyze_split(
+            inputs,
+            null_splits=config.output.null_splits,
+            seed=config.split.seed,
+            syntax=config.output.syntax,
+            text=counts,
+        )
     except MissingDependencyError as exc:
         logger.info(f"no analysis report ({exc})")
         return None
 
 
-def analyze(split_dir: str | Path, *, null_splits: int | None = None, seed: int = 0,
-            compare: Sequence[str | Path] | None = None, text_kind: str | None = None,
-            syntax: bool | None = None, agreement_field: str | None = None) -> Any:
+def analyze(
+    split_dir: str | Path,
+    *,
+    null_splits: int | None = None,
+    seed: int = 0,
+    compare: Sequence[str | Path] | None = None,
+    text_kind: str | None = None,
+    syntax: bool | None = None,
+    agreement_field: str | None = None,
+) -> Any:
     """``tailsplit analyze``: analyse a split folder and write its reports into it.
 
     ``text_kind`` and ``syntax`` default to what the run that wrote the folder used;
@@ -354,8 +430,9 @@ def analyze(split_dir: str | Path, *, null_splits: int | None = None, seed: int 
     comparisons = []
     for other_dir in compare or []:
         other = load_split_dir(other_dir, inputs.text_kind)
-        comparisons.append((compare_splits(inputs, other),
-                            analyze_split(other, null_splits=0, seed=seed, syntax=syntax)))
+        comparisons.append(
+            (compare_splits(inputs, other), analyze_split(other, null_splits=0, seed=seed, syntax=syntax))
+        )
     update_reports(split_dir, report_files(analysis, comparisons))
     return analysis, comparisons
 
@@ -372,9 +449,11 @@ def report_files(analysis: SplitAnalysis, comparisons: list[tuple[SplitCompariso
     from tailsplit.analysis.report import render_html, render_markdown
 
     payload = {**analysis.as_dict(), "compared_with": [c.as_dict() for c, _ in comparisons]}
-    return {"report.md": render_markdown(analysis, comparisons),
-            "report.html": render_html(analysis, comparisons, analysis_figures(analysis)),
-            "analysis.json": strict_json(payload)}
+    return {
+        "report.md": render_markdown(analysis, comparisons),
+        "report.html": render_html(analysis, comparisons, analysis_figures(analysis)),
+        "analysis.json": strict_json(payload),
+    }
 
 
 def write_split(out_dir: Path, result: RunResult, *, overwrite: bool) -> tuple[Path, dict[str, Any]]:
@@ -383,28 +462,34 @@ def write_split(out_dir: Path, result: RunResult, *, overwrite: bool) -> tuple[P
     dataset, scores, split = result.dataset, result.scores, result.split
     fmt = output_format_for(detect_format(Path(dataset.input_paths[0])))
     records = output_records(dataset, scores)
-    inputs = [*dataset.input_paths, *([result.manifest["scores_file"]["path"]] if "scores_file" in result.manifest else [])]
+    inputs = [
+        *dataset.input_paths,
+        *([result.manifest["scores_file"]["path"]] if "scores_file" in result.manifest else []),
+    ]
     with staged_output(out_dir, overwrite=overwrite, inputs=inputs) as folder:
         for part, idx in split.parts().items():
             write_records(folder / f"{part}{OUTPUT_SUFFIX[fmt]}", [records[i] for i in idx], fmt)
         if scores is not None:
             meta = {k: result.manifest.get(k) for k in ("method", "model", "template", "backend", "folds")}
-            folder.write_bytes("scores.parquet", score_file_bytes(dataset, scores, meta,
-                                                                   part=split.assignment(len(dataset))))
+            folder.write_bytes(
+                "scores.parquet", score_file_bytes(dataset, scores, meta, part=split.assignment(len(dataset)))
+            )
         summary = render_summary_markdown(result.summaries)
         if scoring_note(result.manifest):
             summary += f"\n\nScores: {scoring_note(result.manifest)}."
         if result.program_metrics:
             summary += "\n\nPrograms (divergence and novelty against train):\n\n" + render_program_markdown(
-                result.program_metrics)
+                result.program_metrics
+            )
             if result.programs is not None:
                 summary += f"\n\n({divergence_note(result.programs.count, result.programs.extractor)})"
         folder.write_text("summary.md", summary + "\n")
         if result.analysis is not None:
             for name, text in report_files(result.analysis, []).items():
                 folder.write_text(name, text)
-        manifest = folder.write_manifest({**result.manifest,
-                                          "timings": {k: round(v, 3) for k, v in result.timings.items()}})
+        manifest = folder.write_manifest(
+            {**result.manifest, "timings": {k: round(v, 3) for k, v in result.timings.items()}}
+        )
     return out_dir, manifest
 
 
@@ -418,8 +503,11 @@ def check_added_columns(dataset: Dataset, *, with_scores: bool) -> None:
     for i, record in enumerate(dataset.records):
         clash = next((name for name in added if name in record), None)
         if clash is not None:
-            raise InputError(f"already exists in {dataset.sources[i]} (record {i + 1}); tailsplit adds a "
-                             "column of that name", field=clash, fix="rename or drop that field first")
+            raise InputError(
+                f"already exists in {dataset.sources[i]} (record {i + 1}); tailsplit adds a column of that name",
+                field=clash,
+                fix="rename or drop that field first",
+            )
 
 
 def output_records(dataset: Dataset, scores: ScoreTable | None) -> list[dict[str, Any]]:
@@ -427,17 +515,19 @@ def output_records(dataset: Dataset, scores: ScoreTable | None) -> list[dict[str
     check_added_columns(dataset, with_scores=scores is not None)
     pooled = len(set(dataset.sources)) > 1
     out = []
-    mean = scores.logprob_mean if scores is not None else np.zeros(0)     # computed once, not per row
+    mean = scores.logprob_mean if scores is not None else np.zeros(0)  # computed once, not per row
     for i, record in enumerate(dataset.records):
         row = dict(record)
         if scores is not None:
-            row.update(logprob_sum=float(scores.logprob_sum[i]), n_tokens=int(scores.n_tokens[i]),
-                       logprob_mean=float(mean[i]), truncated=bool(scores.truncated[i]))
+            row.update(
+                logprob_sum=float(scores.logprob_sum[i]),
+                n_tokens=int(scores.n_tokens[i]),
+                logprob_mean=float(mean[i]),
+                truncated=bool(scores.truncated[i]),
+            )
         if dataset.ids_generated:
             row[dataset.fields.id] = dataset.ids[i]
         if pooled:
             row[SOURCE_COLUMN] = dataset.sources[i]
         out.append(row)
     return out
-
-

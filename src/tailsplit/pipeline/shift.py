@@ -32,16 +32,24 @@ def _embed(encoder: Any, texts: dict[str, list[str]]) -> tuple[dict[str, np.ndar
     seconds = time.perf_counter() - started
     encoded = encoder.encoded - before
     total = sum(len(t) for t in texts.values())
-    return vectors, {"texts": total, "encoded": encoded, "cached": total - encoded, "seconds": round(seconds, 3),
-                     "texts_per_second": round(encoded / seconds, 1) if encoded and seconds > 0 else None}
+    return vectors, {
+        "texts": total,
+        "encoded": encoded,
+        "cached": total - encoded,
+        "seconds": round(seconds, 3),
+        "texts_per_second": round(encoded / seconds, 1) if encoded and seconds > 0 else None,
+    }
 
 
 def _split_part_texts(folder: str) -> dict[str, list[str]]:
     from tailsplit.analysis.split_dir import load_split_dir
 
     inputs = load_split_dir(folder)
-    return {f"{Path(folder).name}:{part}": [t for t, p in zip(inputs.texts, inputs.parts) if p == part]
-            for part in ("train", "dev", "test") if (inputs.parts == part).any()}
+    return {
+        f"{Path(folder).name}:{part}": [t for t, p in zip(inputs.texts, inputs.parts) if p == part]
+        for part in ("train", "dev", "test")
+        if (inputs.parts == part).any()
+    }
 
 
 def similarity(config: SimilarityConfig, *, command: list[str] | None = None) -> dict[str, Any]:
@@ -51,8 +59,9 @@ def similarity(config: SimilarityConfig, *, command: list[str] | None = None) ->
     specs = [DatasetSpec.parse(s) for s in config.datasets]
     _check_out(config, [s.path for s in specs] + list(config.splits))
     texts = {s.name: load_texts(s, config.max_examples, config.seed) for s in specs}
-    described = [{"name": s.name, "path": s.path, "fields": list(s.fields), "examples": len(texts[s.name])}
-                 for s in specs]
+    described = [
+        {"name": s.name, "path": s.path, "fields": list(s.fields), "examples": len(texts[s.name])} for s in specs
+    ]
     for folder in config.splits:
         for name, part in _split_part_texts(folder).items():
             texts[name] = part
@@ -65,12 +74,23 @@ def similarity(config: SimilarityConfig, *, command: list[str] | None = None) ->
     finally:
         encoder.close()
     mmd = mmd_matrix(vectors, sample=config.mmd_sample, permutations=config.permutations, seed=config.seed)
-    result = {"names": list(texts), "datasets": described, "encoder": dataclasses.asdict(encoder.source),
-              "embedded": embedding["encoded"], "cached": embedding["cached"], "embedding": embedding,
-              "centroid_similarity": np.round(centroid_similarity(vectors), 2).tolist(),
-              "mmd": {"mmd2": np.round(mmd.mmd2, 5).tolist(), "p_value": np.round(mmd.p_value, 4).tolist(),
-                      "bandwidth": round(mmd.bandwidth, 5), "sample": mmd.sample,
-                      "permutations": mmd.permutations, "sizes": mmd.sizes}}
+    result = {
+        "names": list(texts),
+        "datasets": described,
+        "encoder": dataclasses.asdict(encoder.source),
+        "embedded": embedding["encoded"],
+        "cached": embedding["cached"],
+        "embedding": embedding,
+        "centroid_similarity": np.round(centroid_similarity(vectors), 2).tolist(),
+        "mmd": {
+            "mmd2": np.round(mmd.mmd2, 5).tolist(),
+            "p_value": np.round(mmd.p_value, 4).tolist(),
+            "bandwidth": round(mmd.bandwidth, 5),
+            "sample": mmd.sample,
+            "permutations": mmd.permutations,
+            "sizes": mmd.sizes,
+        },
+    }
     if config.out is not None:
         _write_similarity(Path(config.out), config, result, command)
     return result
@@ -82,12 +102,19 @@ def _write_similarity(out: Path, config: SimilarityConfig, result: dict[str, Any
     stable = {k: v for k, v in result.items() if k not in ("embedded", "cached", "embedding")}
     markdown = similarity_markdown({**result, "embedded": result["embedding"]["texts"], "cached": 0})
     names = result["names"]
-    figures = {"Centroid similarity (cosine × 100)": heatmap_svg(names, np.array(result["centroid_similarity"]),
-                                                                 "centroid similarity"),
-               "MMD² (Gaussian kernel)": heatmap_svg(names, np.array(result["mmd"]["mmd2"]), "MMD²",
-                                                     fmt="{:.3f}", cmap="magma")}
-    files = {"similarity.json": strict_json(stable),
-             "report.md": markdown, "report.html": html_page("Dataset similarity", markdown, figures)}
+    figures = {
+        "Centroid similarity (cosine × 100)": heatmap_svg(
+            names, np.array(result["centroid_similarity"]), "centroid similarity"
+        ),
+        "MMD² (Gaussian kernel)": heatmap_svg(
+            names, np.array(result["mmd"]["mmd2"]), "MMD²", fmt="{:.3f}", cmap="magma"
+        ),
+    }
+    files = {
+        "similarity.json": strict_json(stable),
+        "report.md": markdown,
+        "report.html": html_page("Dataset similarity", markdown, figures),
+    }
     inputs = [{"path": d["path"], "sha256": sha256_file(d["path"])} for d in result["datasets"]]
     write_outputs(out, config, files, inputs, {"embedding": result["embedding"]}, command)
 
@@ -99,16 +126,18 @@ def _check_out(config: Any, inputs: list[str]) -> None:
 
 def _number(path: str, line: int, row: dict[str, str], name: str, *, required: bool = True) -> float | None:
     if required and name not in row:
-        raise InputError(f"is missing (the header has {sorted(row)})", path=path, line=1, field=name,
-                         fix=f"name a column {name!r}")
+        raise InputError(
+            f"is missing (the header has {sorted(row)})", path=path, line=1, field=name, fix=f"name a column {name!r}"
+        )
     value = row.get(name, "")
     if value == "" and not required:
         return None
     try:
         number = float(value)
     except ValueError:
-        raise InputError(f"is {value!r}, not a number", path=path, line=line, field=name,
-                         fix="write accuracies as numbers like 0.83") from None
+        raise InputError(
+            f"is {value!r}, not a number", path=path, line=line, field=name, fix="write accuracies as numbers like 0.83"
+        ) from None
     if not np.isfinite(number):
         raise InputError(f"is {value!r}", path=path, line=line, field=name, fix="give a finite number")
     return number
@@ -127,8 +156,13 @@ def ood_rank(config: OodRankConfig, *, command: list[str] | None = None) -> dict
     for line, row in rows:
         for name in ("name", "path", "source"):
             if not row.get(name):
-                raise InputError("is missing or empty", path=config.candidates, line=line, field=name,
-                                 fix="give every candidate a name, path, source (and fields, accuracy if known)")
+                raise InputError(
+                    "is missing or empty",
+                    path=config.candidates,
+                    line=line,
+                    field=name,
+                    fix="give every candidate a name, path, source (and fields, accuracy if known)",
+                )
         path = row["path"] if Path(row["path"]).is_absolute() else str(base / row["path"])
         fields = tuple(f for f in row.get("fields", "").split("+") if f) or ("text",)
         specs.append(DatasetSpec(row["name"], path, fields))
@@ -148,21 +182,38 @@ def ood_rank(config: OodRankConfig, *, command: list[str] | None = None) -> dict
     finally:
         encoder.close()
     similarity_to_id = centroid_similarity(vectors)[0, 1:]
-    candidates = [Candidate(s.name, src, float(sim), acc)
-                  for s, src, sim, acc in zip(specs, sources, similarity_to_id, accuracies)]
-    decisions = rank_candidates(candidates, id_accuracy=config.id_accuracy, max_similarity=config.max_similarity,
-                                min_drop=config.min_drop)
-    result = {"id": {"name": id_spec.name, "path": id_spec.path, "fields": list(id_spec.fields),
-                     "accuracy": config.id_accuracy},
-              "encoder": dataclasses.asdict(encoder.source), "decisions": [d.as_dict() for d in decisions],
-              "kept": [d.candidate.name for d in sorted((d for d in decisions if d.kept), key=lambda d: d.rank or 0)]}
+    candidates = [
+        Candidate(s.name, src, float(sim), acc)
+        for s, src, sim, acc in zip(specs, sources, similarity_to_id, accuracies)
+    ]
+    decisions = rank_candidates(
+        candidates, id_accuracy=config.id_accuracy, max_similarity=config.max_similarity, min_drop=config.min_drop
+    )
+    result = {
+        "id": {
+            "name": id_spec.name,
+            "path": id_spec.path,
+            "fields": list(id_spec.fields),
+            "accuracy": config.id_accuracy,
+        },
+        "encoder": dataclasses.asdict(encoder.source),
+        "decisions": [d.as_dict() for d in decisions],
+        "kept": [d.candidate.name for d in sorted((d for d in decisions if d.kept), key=lambda d: d.rank or 0)],
+    }
     if config.out is not None:
         from tailsplit.analysis.shift_report import ood_markdown
 
-        inputs = [{"path": p, "sha256": sha256_file(p)} for p in [config.candidates, id_spec.path] + [s.path for s in specs]]
-        write_outputs(Path(config.out), config, {"ood.json": strict_json(result),
-                                                  "report.md": ood_markdown(result)},
-                       inputs, {"embedding": embedding}, command)
+        inputs = [
+            {"path": p, "sha256": sha256_file(p)} for p in [config.candidates, id_spec.path] + [s.path for s in specs]
+        ]
+        write_outputs(
+            Path(config.out),
+            config,
+            {"ood.json": strict_json(result), "report.md": ood_markdown(result)},
+            inputs,
+            {"embedding": embedding},
+            command,
+        )
     return {**result, "embedding": embedding}
 
 
@@ -176,8 +227,13 @@ def correlate(config: CorrelateConfig, *, command: list[str] | None = None) -> d
     points: dict[str, list[tuple[float, float]]] = {}
     for line, row in rows:
         if group_column is not None and group_column not in row:
-            raise InputError("is missing", path=config.points, line=line, field=group_column,
-                             fix="add the group column, or leave out --group")
+            raise InputError(
+                "is missing",
+                path=config.points,
+                line=line,
+                field=group_column,
+                fix="add the group column, or leave out --group",
+            )
         x = _number(config.points, line, row, "id_acc")
         y = _number(config.points, line, row, "ood_acc")
         points.setdefault(row[group_column] if group_column else "all", []).append((x, y))  # type: ignore[arg-type]
@@ -195,11 +251,22 @@ def correlate(config: CorrelateConfig, *, command: list[str] | None = None) -> d
         from tailsplit.analysis.shift_report import correlate_markdown, html_page, relation_svg
 
         markdown = correlate_markdown(result)
-        figures = {f"group {g}: Type {r.type}": relation_svg(np.array(points[g])[:, 0], np.array(points[g])[:, 1],
-                                                            r, f"Type {r.type}")
-                   for g, r in relations.items()}
-        write_outputs(Path(config.out), config, {"correlate.json": strict_json(result),
-                                                  "report.md": markdown,
-                                                  "report.html": html_page("ID–OOD accuracy", markdown, figures)},
-                       [{"path": config.points, "sha256": sha256_file(config.points)}], {}, command)
+        figures = {
+            f"group {g}: Type {r.type}": relation_svg(
+                np.array(points[g])[:, 0], np.array(points[g])[:, 1], r, f"Type {r.type}"
+            )
+            for g, r in relations.items()
+        }
+        write_outputs(
+            Path(config.out),
+            config,
+            {
+                "correlate.json": strict_json(result),
+                "report.md": markdown,
+                "report.html": html_page("ID–OOD accuracy", markdown, figures),
+            },
+            [{"path": config.points, "sha256": sha256_file(config.points)}],
+            {},
+            command,
+        )
     return result

@@ -9,6 +9,15 @@ from tailsplit.programs.sets import (
     extract_program_features,
 )
 
-__all__ = ["ATOM_ALPHA", "COMPOUND_ALPHA", "ProgramError", "ProgramExtractor", "ProgramFeatures",
-           "ProgramParse", "SparseSets", "chernoff_divergence", "dataset_program_features",
-           "extract_program_features"]
+__all__ = [
+    "ATOM_ALPHA",
+    "COMPOUND_ALPHA",
+    "ProgramError",
+    "ProgramExtractor",
+    "ProgramFeatures",
+    "ProgramParse",
+    "SparseSets",
+    "chernoff_divergence",
+    "dataset_program_features",
+    "extract_program_features",
+]

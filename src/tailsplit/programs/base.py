@@ -37,8 +37,7 @@ class ProgramExtractor(Protocol):
     name: str
     hardness_levels: tuple[str, ...]
 
-    def parse(self, program: str) -> ProgramParse:
-        ...
+    def parse(self, program: str) -> ProgramParse: ...
 
     def canonical(self, program: str) -> str:
         """The program in one spelling, so that equal programs compare equal (exact match)."""

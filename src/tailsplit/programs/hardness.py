@@ -34,8 +34,11 @@ class HardnessCounts:
             return "easy"
         if (other <= 2 and c1 <= 1 and c2 == 0) or (c1 <= 2 and other < 2 and c2 == 0):
             return "medium"
-        if ((other > 2 and c1 <= 2 and c2 == 0) or (2 < c1 <= 3 and other <= 2 and c2 == 0)
-                or (c1 <= 1 and other == 0 and c2 <= 1)):
+        if (
+            (other > 2 and c1 <= 2 and c2 == 0)
+            or (2 < c1 <= 3 and other <= 2 and c2 == 0)
+            or (c1 <= 1 and other == 0 and c2 <= 1)
+        ):
             return "hard"
         return "extra"
 
@@ -70,7 +73,7 @@ def hardness_counts(tree: exp.Expression) -> HardnessCounts:
     component2 = set_ops + sum(_nested_values(c) for c in join_conditions + where + having)
 
     aggregations = sum(_is_aggregate(item) for item in main.expressions)
-    aggregations += sum(isinstance(c, exp.Not) for c in where)       # Spider's quirk
+    aggregations += sum(isinstance(c, exp.Not) for c in where)  # Spider's quirk
     aggregations += sum(_is_aggregate(item) for item in group_items)
     aggregations += sum(_aggregate_sides(item) for item in order_items)
     aggregations += max(len(having) - 1, 0) + sum(isinstance(c, exp.Not) for c in having)  # quirk
@@ -120,8 +123,11 @@ def _unnegated(condition: exp.Expression) -> exp.Expression:
 def _nested_values(condition: exp.Expression) -> int:
     """Subqueries used as the value(s) a condition compares against."""
     node = _unnegated(condition)
-    return sum(isinstance(child, (exp.Subquery, exp.Select)) for key, child in node.args.items()
-               if key != "this" and isinstance(child, exp.Expression))
+    return sum(
+        isinstance(child, (exp.Subquery, exp.Select))
+        for key, child in node.args.items()
+        if key != "this" and isinstance(child, exp.Expression)
+    )
 
 
 def _is_aggregate(item: exp.Expression) -> bool:

@@ -36,7 +36,7 @@ class SparseSets:
     indptr: np.ndarray
     ids: np.ndarray
     names: tuple[str, ...]
-    weights: np.ndarray | None = None      # per stored id; None: all 1
+    weights: np.ndarray | None = None  # per stored id; None: all 1
 
     @staticmethod
     def from_rows(rows: Sequence[Sequence[str]], count: str = "examples") -> SparseSets:
@@ -50,8 +50,7 @@ class SparseSets:
         weights = None
         if count == "occurrences":
             weights = np.asarray([n for tally in tallies for n in tally.values()], dtype=np.int64)
-        return SparseSets(indptr=indptr, ids=np.asarray(ids, dtype=np.int64), names=tuple(vocabulary),
-                          weights=weights)
+        return SparseSets(indptr=indptr, ids=np.asarray(ids, dtype=np.int64), names=tuple(vocabulary), weights=weights)
 
     @property
     def n_rows(self) -> int:
@@ -72,10 +71,10 @@ class SparseSets:
         return np.ones(len(self.ids), dtype=np.int64) if self.weights is None else self.weights
 
     def row(self, i: int) -> np.ndarray:
-        return self.ids[self.indptr[i]:self.indptr[i + 1]]
+        return self.ids[self.indptr[i] : self.indptr[i + 1]]
 
     def row_weights(self, i: int) -> np.ndarray:
-        return self.entry_weights[self.indptr[i]:self.indptr[i + 1]]
+        return self.entry_weights[self.indptr[i] : self.indptr[i + 1]]
 
     def sizes(self) -> np.ndarray:
         """Distinct items per row."""
@@ -123,8 +122,11 @@ class ProgramFailure:
     reason: str
 
 
-def extract_program_features(programs: Sequence[str], extractor: ProgramExtractor, count: str = "examples",
-                             ) -> tuple[ProgramFeatures | None, list[ProgramFailure]]:
+def extract_program_features(
+    programs: Sequence[str],
+    extractor: ProgramExtractor,
+    count: str = "examples",
+) -> tuple[ProgramFeatures | None, list[ProgramFailure]]:
     """Features of every program (each distinct program parsed once), or the failures."""
     parsed: dict[str, ProgramParse | ProgramError] = {}
     for program in programs:
@@ -133,20 +135,26 @@ def extract_program_features(programs: Sequence[str], extractor: ProgramExtracto
                 parsed[program] = extractor.parse(program)
             except ProgramError as exc:
                 parsed[program] = exc
-    failures = [ProgramFailure(row=i, reason=str(parsed[p])) for i, p in enumerate(programs)
-                if isinstance(parsed[p], ProgramError)]
+    failures = [
+        ProgramFailure(row=i, reason=str(parsed[p]))
+        for i, p in enumerate(programs)
+        if isinstance(parsed[p], ProgramError)
+    ]
     if failures:
         return None, failures
-    rows = [r for r in (parsed[p] for p in programs) if isinstance(r, ProgramParse)]   # all parsed, as checked
+    rows = [r for r in (parsed[p] for p in programs) if isinstance(r, ProgramParse)]  # all parsed, as checked
     levels = [r.hardness for r in rows]
     hardness = tuple(h for h in levels if h is not None) if all(h is not None for h in levels) else None
     features = ProgramFeatures(
         extractor=extractor.name,
         atoms=SparseSets.from_rows([r.atoms for r in rows], count),
         compounds=SparseSets.from_rows([r.compounds for r in rows], count),
-        templates=tuple(r.template for r in rows), hardness=hardness,
+        templates=tuple(r.template for r in rows),
+        hardness=hardness,
         hardness_levels=tuple(extractor.hardness_levels),
-        n_tokens=np.asarray([r.n_tokens for r in rows], dtype=np.int64), count=count)
+        n_tokens=np.asarray([r.n_tokens for r in rows], dtype=np.int64),
+        count=count,
+    )
     return features, []
 
 
@@ -162,6 +170,11 @@ def dataset_program_features(dataset: Dataset, kind: str, count: str = "examples
         first = failures[0]
         path, record = dataset.location(first.row)
         others = f" ({len(failures) - 1} more program(s) fail too)" if len(failures) > 1 else ""
-        raise InputError(f"{first.reason}{others}", path=path, row=record, field=dataset.fields.program,
-                         fix=f"fix or drop that row, or choose another --program-kind (now {kind!r})")
+        raise InputError(
+            f"{first.reason}{others}",
+            path=path,
+            row=record,
+            field=dataset.fields.program,
+            fix=f"fix or drop that row, or choose another --program-kind (now {kind!r})",
+        )
     return features

@@ -25,8 +25,7 @@ from tailsplit.programs.hardness import LEVELS, spider_hardness
 
 VALUE = "<value>"
 ANONYMOUS = "_"
-_PUNCTUATION = {TokenType.L_PAREN, TokenType.R_PAREN, TokenType.COMMA, TokenType.DOT,
-                TokenType.SEMICOLON}
+_PUNCTUATION = {TokenType.L_PAREN, TokenType.R_PAREN, TokenType.COMMA, TokenType.DOT, TokenType.SEMICOLON}
 _NAME_TOKENS = {TokenType.VAR, TokenType.IDENTIFIER}
 _VALUE_TOKENS = {TokenType.STRING, TokenType.NUMBER, TokenType.NATIONAL_STRING, TokenType.HEX_STRING}
 _STRUCTURAL = (exp.Column, exp.Table, exp.TableAlias, exp.Alias, exp.Paren, exp.Tuple, exp.Subquery)
@@ -56,15 +55,19 @@ class SqlExtractor:
         except (ParseError, TokenError) as exc:
             raise ProgramError(f"is not SQL that sqlglot ({self.dialect}) can parse: {_reason(exc)}") from None
         if len(statements) != 1 or statements[0] is None:
-            raise ProgramError(f"holds {len([s for s in statements if s is not None])} SQL statements, "
-                               "not one")
+            raise ProgramError(f"holds {len([s for s in statements if s is not None])} SQL statements, not one")
         tree = statements[0]
         if not isinstance(tree, exp.Expression):
             raise ProgramError("is not one SQL statement")
         atoms, compounds, hardness = sql_atoms(tokens), sql_compounds(tree), spider_hardness(tree)
         n_tokens = sum(token.token_type not in _PUNCTUATION for token in tokens)
-        return ProgramParse(atoms=tuple(sorted(atoms)), compounds=tuple(sorted(compounds)),
-                            template=anonymised_sql(tree, self._dialect), hardness=hardness, n_tokens=n_tokens)
+        return ProgramParse(
+            atoms=tuple(sorted(atoms)),
+            compounds=tuple(sorted(compounds)),
+            template=anonymised_sql(tree, self._dialect),
+            hardness=hardness,
+            n_tokens=n_tokens,
+        )
 
     def canonical(self, program: str) -> str:
         """``program`` in one spelling, for exact match (see ``canonical_sql``)."""
@@ -86,7 +89,7 @@ def canonical_sql(tree: exp.Expression, dialect: Dialect) -> str:
     >>> canonical_sql(d.parse("select  Name from SINGER where age>3")[0], d)
     'SELECT name FROM singer WHERE age > 3'
     """
-    for node in tree.find_all(exp.Identifier):   # in place: this is the tree's last use
+    for node in tree.find_all(exp.Identifier):  # in place: this is the tree's last use
         node.set("this", node.name.lower())
     return tree.sql(dialect=dialect)
 
@@ -146,6 +149,7 @@ def sql_compounds(tree: exp.Expr) -> list[str]:
 
 def anonymised_sql(tree: exp.Expression, dialect: Dialect) -> str:
     """The template of ``tree``, which is changed in place (callers are done with it)."""
+
     def anonymise(node: exp.Expression) -> exp.Expression:
         if isinstance(node, exp.Literal):
             return exp.Literal.string("value")

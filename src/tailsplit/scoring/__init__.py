@@ -7,5 +7,13 @@ does not import torch.
 from tailsplit.scoring.base import Batch, BatchScores, Scorer, ScoreRequest
 from tailsplit.scoring.driver import ScoringReport, build_requests, score_examples, score_requests
 
-__all__ = ["Batch", "BatchScores", "ScoreRequest", "Scorer", "ScoringReport", "build_requests",
-           "score_examples", "score_requests"]
+__all__ = [
+    "Batch",
+    "BatchScores",
+    "ScoreRequest",
+    "Scorer",
+    "ScoringReport",
+    "build_requests",
+    "score_examples",
+    "score_requests",
+]

@@ -41,8 +41,9 @@ class PrefixGroup:
     members: list[int]
 
 
-def pack_plain(lengths: np.ndarray, indices: np.ndarray, batch_tokens: int, max_rows: int,
-               encoded: list[Encoded]) -> list[Batch]:
+def pack_plain(
+    lengths: np.ndarray, indices: np.ndarray, batch_tokens: int, max_rows: int, encoded: list[Encoded]
+) -> list[Batch]:
     """Longest first; each batch holds as many rows as fit ``batch_tokens`` padded tokens."""
     order = indices[np.lexsort((indices, -lengths[indices]))]
     batches = []
@@ -50,9 +51,12 @@ def pack_plain(lengths: np.ndarray, indices: np.ndarray, batch_tokens: int, max_
     while start < len(order):
         width = int(lengths[order[start]])
         rows = max(1, min(max_rows, batch_tokens // max(width, 1)))
-        members = order[start:start + rows]
-        batches.append(Batch(indices=members, n_tokens=int(lengths[members].sum()),
-                             payload=("plain", [encoded[i] for i in members])))
+        members = order[start : start + rows]
+        batches.append(
+            Batch(
+                indices=members, n_tokens=int(lengths[members].sum()), payload=("plain", [encoded[i] for i in members])
+            )
+        )
         start += rows
     return batches
 
@@ -74,10 +78,12 @@ def group_prefixes(encoded: list[Encoded]) -> list[PrefixGroup]:
     prefix = initial = 0
     for i in eligible:
         if current:
-            shared = min(prefix, _common_prefix(encoded[current[0]].ids, encoded[i].ids),
-                         encoded[i].first - 1)
-            if (shared >= MIN_SHARED_TOKENS and 2 * shared >= initial
-                    and len(current) * shared >= (len(current) - 1) * prefix):
+            shared = min(prefix, _common_prefix(encoded[current[0]].ids, encoded[i].ids), encoded[i].first - 1)
+            if (
+                shared >= MIN_SHARED_TOKENS
+                and 2 * shared >= initial
+                and len(current) * shared >= (len(current) - 1) * prefix
+            ):
                 current.append(i)
                 prefix = shared
                 continue
@@ -97,8 +103,7 @@ def _common_prefix(a: list[int], b: list[int]) -> int:
     return k
 
 
-def split_long_groups(groups: list[PrefixGroup], encoded: list[Encoded],
-                      row_tokens: int) -> list[PrefixGroup]:
+def split_long_groups(groups: list[PrefixGroup], encoded: list[Encoded], row_tokens: int) -> list[PrefixGroup]:
     """Cut groups whose packed row (prefix + all suffixes) would exceed ``row_tokens``,
     so attention over a packed row stays cheap; a cut part keeps the prefix."""
     out = []
@@ -120,8 +125,7 @@ def packed_length(group: PrefixGroup, encoded: list[Encoded]) -> int:
     return group.prefix_len + sum(len(encoded[i].ids) - group.prefix_len for i in group.members)
 
 
-def pack_shared(groups: list[PrefixGroup], encoded: list[Encoded], batch_tokens: int,
-                max_rows: int) -> list[Batch]:
+def pack_shared(groups: list[PrefixGroup], encoded: list[Encoded], batch_tokens: int, max_rows: int) -> list[Batch]:
     """Batches of packed group rows, longest first, within the padded-token budget."""
     lengths = np.array([packed_length(g, encoded) for g in groups], dtype=np.int64)
     order = np.lexsort((np.arange(len(groups)), -lengths))
@@ -129,17 +133,22 @@ def pack_shared(groups: list[PrefixGroup], encoded: list[Encoded], batch_tokens:
     start = 0
     while start < len(order):
         rows = max(1, min(max_rows, batch_tokens // max(int(lengths[order[start]]), 1)))
-        chosen = [groups[k] for k in order[start:start + rows]]
+        chosen = [groups[k] for k in order[start : start + rows]]
         members = np.array([i for g in chosen for i in g.members], dtype=np.int64)
-        batches.append(Batch(indices=members, n_tokens=sum(len(encoded[i].ids) for i in members),
-                             payload=("shared", [(g.prefix_len, [encoded[i] for i in g.members])
-                                                 for g in chosen])))
+        batches.append(
+            Batch(
+                indices=members,
+                n_tokens=sum(len(encoded[i].ids) for i in members),
+                payload=("shared", [(g.prefix_len, [encoded[i] for i in g.members]) for g in chosen]),
+            )
+        )
         start += rows
     return batches
 
 
-def plan_batches(encoded: list[Encoded], *, batch_tokens: int, max_rows: int,
-                 share_prefix: str, min_saving: float = 0.15) -> list[Batch]:
+def plan_batches(
+    encoded: list[Encoded], *, batch_tokens: int, max_rows: int, share_prefix: str, min_saving: float = 0.15
+) -> list[Batch]:
     """Plain batches, plus shared-prefix batches when ``share_prefix`` is ``"auto"`` and
     sharing saves at least ``min_saving`` of the tokens (``"always"`` skips that test)."""
     lengths = np.array([len(e.ids) for e in encoded], dtype=np.int64)
@@ -154,5 +163,6 @@ def plan_batches(encoded: list[Encoded], *, batch_tokens: int, max_rows: int,
     shared = np.zeros(len(encoded), dtype=bool)
     for g in groups:
         shared[g.members] = True
-    return (pack_shared(groups, encoded, batch_tokens, max_rows)
-            + pack_plain(lengths, everything[~shared], batch_tokens, max_rows, encoded))
+    return pack_shared(groups, encoded, batch_tokens, max_rows) + pack_plain(
+        lengths, everything[~shared], batch_tokens, max_rows, encoded
+    )

@@ -42,8 +42,7 @@ def normalized_query(text: str) -> str:
     return " ".join(kept.split())
 
 
-def fold_units(queries: Sequence[str], groups: Sequence[str] | None = None, *,
-               match: str = "exact") -> list[str]:
+def fold_units(queries: Sequence[str], groups: Sequence[str] | None = None, *, match: str = "exact") -> list[str]:
     """A key per row such that rows joined by an equal query or an equal group (transitively)
     share a key: the connected components of the "same text or same group" graph.
 
@@ -65,7 +64,7 @@ def fold_units(queries: Sequence[str], groups: Sequence[str] | None = None, *,
             lowest = np.full(int(codes.max()) + 1 if n else 0, n, dtype=np.int64)
             np.minimum.at(lowest, codes, label)
             label = lowest[codes]
-        label = label[label]   # pointer jumping: a row's label's label is in the same component
+        label = label[label]  # pointer jumping: a row's label's label is in the same component
         if np.array_equal(label, before):
             return [f"u{v}" for v in label.tolist()]
 
@@ -86,8 +85,9 @@ def assign_folds(keys: Sequence[str], k: int, seed: int) -> np.ndarray:
     unit_of_key: dict[str, int] = {}
     units = np.array([unit_of_key.setdefault(key, len(unit_of_key)) for key in keys], dtype=np.int64)
     if len(unit_of_key) < k:
-        raise ConfigError(f"folds={k} but the data has only {len(unit_of_key)} distinct examples or groups; "
-                          "use fewer folds")
+        raise ConfigError(
+            f"folds={k} but the data has only {len(unit_of_key)} distinct examples or groups; use fewer folds"
+        )
     order = seeded_rng(seed, FOLDS).permutation(len(unit_of_key))
     fold_of_unit = np.empty(len(unit_of_key), dtype=np.int64)
     fold_of_unit[order] = np.arange(len(unit_of_key)) % k
@@ -115,13 +115,15 @@ class FoldScorer(Protocol):
     def identity(self) -> dict[str, Any]:
         """What changes the scores, besides the training data."""
 
-    def fit_and_score(self, train: list[ScoreRequest], heldout: list[ScoreRequest], fold: int,
-                      train_sha256: str) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+    def fit_and_score(
+        self, train: list[ScoreRequest], heldout: list[ScoreRequest], fold: int, train_sha256: str
+    ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
         """(logprob_sum, n_tokens, details) for ``heldout``."""
 
 
-def cross_score(requests: Sequence[ScoreRequest], fold_keys: Sequence[str], scorer: FoldScorer, *,
-                k: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[FoldReport]]:
+def cross_score(
+    requests: Sequence[ScoreRequest], fold_keys: Sequence[str], scorer: FoldScorer, *, k: int, seed: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[FoldReport]]:
     """(logprob_sum, n_tokens, fold per row, reports): every row scored by the model of its fold."""
     folds = assign_folds(fold_keys, k, seed)
     total = np.full(len(requests), np.nan)
@@ -132,16 +134,29 @@ def cross_score(requests: Sequence[ScoreRequest], fold_keys: Sequence[str], scor
         train = [requests[i] for i in train_idx.tolist()]
         train_sha = sha256_text(*(f"{r.prompt}\x1e{r.query}" for r in train))
         started = time.perf_counter()
-        scores, n_tokens, details = scorer.fit_and_score(train, [requests[i] for i in heldout_idx.tolist()], fold, train_sha)
+        scores, n_tokens, details = scorer.fit_and_score(
+            train, [requests[i] for i in heldout_idx.tolist()], fold, train_sha
+        )
         total[heldout_idx], counts[heldout_idx] = scores, n_tokens
-        reports.append(FoldReport(fold=fold, n_train=len(train_idx), n_scored=len(heldout_idx),
-                                  train_sha256=train_sha, seconds=round(time.perf_counter() - started, 2),
-                                  details=details))
+        reports.append(
+            FoldReport(
+                fold=fold,
+                n_train=len(train_idx),
+                n_scored=len(heldout_idx),
+                train_sha256=train_sha,
+                seconds=round(time.perf_counter() - started, 2),
+                details=details,
+            )
+        )
     return total, counts, folds, reports
 
 
-def cross_score_dataset(dataset: Dataset, template: PromptTemplate, config: ScoringConfig, progress: bool = False,
-                        ) -> tuple[ScoreTable, dict[str, Any], dict[str, Any]]:
+def cross_score_dataset(
+    dataset: Dataset,
+    template: PromptTemplate,
+    config: ScoringConfig,
+    progress: bool = False,
+) -> tuple[ScoreTable, dict[str, Any], dict[str, Any]]:
     """Cross-fitted scores of a dataset under a :class:`~tailsplit.config.ScoringConfig`
     (``method`` "ngram" or "kfold"): every example scored by a model fitted on the other
     folds. Returns (scores, run report, score-file metadata); a k-fold run also reports its
@@ -173,19 +188,31 @@ def cross_score_dataset(dataset: Dataset, template: PromptTemplate, config: Scor
             finetune = config.finetune_config()
             with ProgressBar(progress, config.folds * finetune.max_steps, "fine-tuning", "steps") as advance:
                 scorer = LMFoldScorer(base, finetune, cache, progress=lambda fold, step, total: advance(1))
-                total, counts, folds, reports = cross_score(requests, keys, scorer, k=config.folds,
-                                                            seed=config.fold_seed)
+                total, counts, folds, reports = cross_score(
+                    requests, keys, scorer, k=config.folds, seed=config.fold_seed
+                )
             extra["recipe"] = describe_recipe(config.finetune_preset, scorer.config)
             prompted, _ = score_examples(dataset, template, base, cache, progress=progress)
             extra["pearson_r_with_prompted"] = round(float(np.corrcoef(prompted.logprob_sum, total)[0, 1]), 4)
     finally:
         if cache is not None:
             cache.close()
-    scores = ScoreTable(ids=dataset.ids, logprob_sum=total, n_tokens=counts,
-                        truncated=np.zeros(len(dataset), dtype=bool))
+    scores = ScoreTable(
+        ids=dataset.ids, logprob_sum=total, n_tokens=counts, truncated=np.zeros(len(dataset), dtype=bool)
+    )
     report = {"n_requests": len(requests), "seconds": round(time.perf_counter() - started, 3), **extra}
-    meta = {"method": config.method, "model": scorer.identity(), "template": template.describe(),
-            "folds": {"k": config.folds, "seed": config.fold_seed, "match": config.fold_match,
-                      "units": len(set(keys)), "reports": [r.as_dict() for r in reports],
-                      "sizes": np.bincount(folds, minlength=config.folds).tolist(), **extra}}
+    meta = {
+        "method": config.method,
+        "model": scorer.identity(),
+        "template": template.describe(),
+        "folds": {
+            "k": config.folds,
+            "seed": config.fold_seed,
+            "match": config.fold_match,
+            "units": len(set(keys)),
+            "reports": [r.as_dict() for r in reports],
+            "sizes": np.bincount(folds, minlength=config.folds).tolist(),
+            **extra,
+        },
+    }
     return scores, report, meta

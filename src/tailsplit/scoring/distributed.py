@@ -73,15 +73,22 @@ class RayScoringEngine:
         started = time.perf_counter()
         if todo:
             self._run_pipeline(todo, params)
-        self.last_run = {"engine": "ray", "shards": len(paths), "shards_scored": len(todo),
-                         "shards_resumed": len(paths) - len(todo), "workers": self.workers,
-                         "seconds": round(time.perf_counter() - started, 3)}
+        self.last_run = {
+            "engine": "ray",
+            "shards": len(paths),
+            "shards_scored": len(todo),
+            "shards_resumed": len(paths) - len(todo),
+            "workers": self.workers,
+            "seconds": round(time.perf_counter() - started, 3),
+        }
         scores = _read_score_shards([Path(out) for _, out in paths])
         for batch in batches:
             rows = [scores[int(i)] for i in batch.indices]
-            yield BatchScores(logprob_sum=np.array([r[0] for r in rows]),
-                              n_tokens=np.array([r[1] for r in rows], dtype=np.int64),
-                              truncated=np.array([r[2] for r in rows], dtype=bool))
+            yield BatchScores(
+                logprob_sum=np.array([r[0] for r in rows]),
+                n_tokens=np.array([r[1] for r in rows], dtype=np.int64),
+                truncated=np.array([r[2] for r in rows], dtype=bool),
+            )
 
     def _run_pipeline(self, todo: list[tuple[str, str]], params: dict[str, Any]) -> None:
         from tailsplit.ray_cluster import RayCluster
@@ -92,18 +99,22 @@ class RayScoringEngine:
 
             logging.getLogger("ray.data").setLevel(logging.WARNING)
             ray.data.DataContext.get_current().enable_progress_bars = False
-            dataset = ray.data.from_items([{"shard": s, "out": o} for s, o in todo],
-                                          override_num_blocks=len(todo))
+            dataset = ray.data.from_items([{"shard": s, "out": o} for s, o in todo], override_num_blocks=len(todo))
             results = dataset.map_batches(
-                ShardScorer, fn_constructor_kwargs={"params": params, "threads": max(1, int(self.cpus_per_worker))},
-                batch_size=1, concurrency=min(self.workers, len(todo)), num_cpus=self.cpus_per_worker,
-                num_gpus=self.gpus_per_worker or None).take_all()
+                ShardScorer,
+                fn_constructor_kwargs={"params": params, "threads": max(1, int(self.cpus_per_worker))},
+                batch_size=1,
+                concurrency=min(self.workers, len(todo)),
+                num_cpus=self.cpus_per_worker,
+                num_gpus=self.gpus_per_worker or None,
+            ).take_all()
         finally:
             cluster.close()
         missing = [o for _, o in todo if not Path(o).exists()]
         if missing or len(results) != len(todo):
-            raise ConfigError(f"the Ray pipeline finished without {len(missing)} score shard(s), e.g. "
-                              f"{missing[:1]}; rerun to resume")
+            raise ConfigError(
+                f"the Ray pipeline finished without {len(missing)} score shard(s), e.g. {missing[:1]}; rerun to resume"
+            )
 
 
 class ShardScorer:
@@ -133,8 +144,10 @@ class ShardScorer:
 def _scorer_params(scorer: Any) -> dict[str, Any]:
     params = getattr(scorer, "constructor_params", None)
     if params is None or type(scorer).__name__ != "HFScorer":
-        raise ConfigError("--engine ray scores with the prompted Hugging Face scorer only "
-                          "(--method prompted --backend hf); fine-tuned and n-gram scoring run in one process")
+        raise ConfigError(
+            "--engine ray scores with the prompted Hugging Face scorer only "
+            "(--method prompted --backend hf); fine-tuned and n-gram scoring run in one process"
+        )
     return params()
 
 
@@ -161,25 +174,38 @@ def write_batch_shard(path: Path, batches: Sequence[Batch]) -> None:
     """One row per request: its batch, group (−1 when unshared) and prefix, and its tokens."""
     import pyarrow as pa
 
-    columns: dict[str, list[Any]] = {k: [] for k in ("batch", "group", "prefix_len", "request", "ids",
-                                                      "first", "truncated", "n_tokens")}
+    columns: dict[str, list[Any]] = {
+        k: [] for k in ("batch", "group", "prefix_len", "request", "ids", "first", "truncated", "n_tokens")
+    }
     for b, batch in enumerate(batches):
         kind, payload = batch.payload
         groups = [(-1, 0, payload)] if kind == "plain" else [(g, p, m) for g, (p, m) in enumerate(payload)]
         members = iter(batch.indices)
         for g, prefix, rows in groups:
             for e in rows:
-                for name, value in (("batch", b), ("group", g), ("prefix_len", prefix), ("request", int(next(members))),
-                                    ("ids", e.ids), ("first", e.first), ("truncated", e.truncated),
-                                    ("n_tokens", batch.n_tokens)):
+                for name, value in (
+                    ("batch", b),
+                    ("group", g),
+                    ("prefix_len", prefix),
+                    ("request", int(next(members))),
+                    ("ids", e.ids),
+                    ("first", e.first),
+                    ("truncated", e.truncated),
+                    ("n_tokens", batch.n_tokens),
+                ):
                     columns[name].append(value)
-    table = pa.table({"batch": pa.array(columns["batch"], pa.int32()), "group": pa.array(columns["group"], pa.int32()),
-                      "prefix_len": pa.array(columns["prefix_len"], pa.int32()),
-                      "request": pa.array(columns["request"], pa.int64()),
-                      "ids": pa.array(columns["ids"], pa.list_(pa.int32())),
-                      "first": pa.array(columns["first"], pa.int32()),
-                      "truncated": pa.array(columns["truncated"], pa.bool_()),
-                      "n_tokens": pa.array(columns["n_tokens"], pa.int64())})
+    table = pa.table(
+        {
+            "batch": pa.array(columns["batch"], pa.int32()),
+            "group": pa.array(columns["group"], pa.int32()),
+            "prefix_len": pa.array(columns["prefix_len"], pa.int32()),
+            "request": pa.array(columns["request"], pa.int64()),
+            "ids": pa.array(columns["ids"], pa.list_(pa.int32())),
+            "first": pa.array(columns["first"], pa.int32()),
+            "truncated": pa.array(columns["truncated"], pa.bool_()),
+            "n_tokens": pa.array(columns["n_tokens"], pa.int64()),
+        }
+    )
     _write_parquet_atomically(table, path)
 
 
@@ -217,11 +243,14 @@ def read_batch_shard(path: Path) -> list[Batch]:
 def write_score_shard(path: Path, batches: Sequence[Batch], scores: Sequence[BatchScores]) -> None:
     import pyarrow as pa
 
-    table = pa.table({
-        "request": pa.array(np.concatenate([b.indices for b in batches]), pa.int64()),
-        "logprob_sum": pa.array(np.concatenate([s.logprob_sum for s in scores]), pa.float64()),
-        "n_tokens": pa.array(np.concatenate([s.n_tokens for s in scores]), pa.int64()),
-        "truncated": pa.array(np.concatenate([s.truncated for s in scores]), pa.bool_())})
+    table = pa.table(
+        {
+            "request": pa.array(np.concatenate([b.indices for b in batches]), pa.int64()),
+            "logprob_sum": pa.array(np.concatenate([s.logprob_sum for s in scores]), pa.float64()),
+            "n_tokens": pa.array(np.concatenate([s.n_tokens for s in scores]), pa.int64()),
+            "truncated": pa.array(np.concatenate([s.truncated for s in scores]), pa.bool_()),
+        }
+    )
     _write_parquet_atomically(table, path)
 
 

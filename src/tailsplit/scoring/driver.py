@@ -55,20 +55,30 @@ def scorer_key(scorer: Scorer) -> str:
     return sha256_text(json.dumps(scorer.identity(), sort_keys=True))
 
 
-def score_examples(dataset: Dataset, template: PromptTemplate, scorer: Scorer,
-                   cache: ScoreCache | None = None, *, progress: bool = False, engine: Any = None,
-                   ) -> tuple[ScoreTable, ScoringReport]:
+def score_examples(
+    dataset: Dataset,
+    template: PromptTemplate,
+    scorer: Scorer,
+    cache: ScoreCache | None = None,
+    *,
+    progress: bool = False,
+    engine: Any = None,
+) -> tuple[ScoreTable, ScoringReport]:
     """Score every example's query under ``template``; returns scores in dataset order."""
     requests = build_requests(dataset, template)
-    logprob_sum, n_tokens, truncated, report = score_requests(requests, scorer, cache, progress=progress,
-                                                              engine=engine)
+    logprob_sum, n_tokens, truncated, report = score_requests(requests, scorer, cache, progress=progress, engine=engine)
     table = ScoreTable(ids=dataset.ids, logprob_sum=logprob_sum, n_tokens=n_tokens, truncated=truncated)
     return table, report
 
 
-def score_requests(requests: Sequence[ScoreRequest], scorer: Scorer, cache: ScoreCache | None,
-                   *, progress: bool = False, engine: Any = None,
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, ScoringReport]:
+def score_requests(
+    requests: Sequence[ScoreRequest],
+    scorer: Scorer,
+    cache: ScoreCache | None,
+    *,
+    progress: bool = False,
+    engine: Any = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, ScoringReport]:
     """Scores aligned with ``requests``: (logprob_sum, n_tokens, truncated, report).
 
     ``engine`` (e.g. :class:`tailsplit.scoring.distributed.RayScoringEngine`) scores the
@@ -89,23 +99,34 @@ def score_requests(requests: Sequence[ScoreRequest], scorer: Scorer, cache: Scor
             total[i], counts[i], cut[i] = cached[key]
 
     todo = [b for b in scorer.plan(unique_requests) if not all(keys[i] in cached for i in b.indices)]
-    scored = (engine.score(todo, scorer, keys) if engine is not None and todo
-              else _scores_in_order(scorer, todo))
+    scored = engine.score(todo, scorer, keys) if engine is not None and todo else _scores_in_order(scorer, todo)
     scored_tokens = _run_batches(todo, scored, cache, keys, (total, counts, cut), progress)
     bad = np.flatnonzero(~np.isfinite(total))
     if len(bad):
         first = unique_requests[int(bad[0])]
-        raise ScoringError(f"the model gave a non-finite score for {len(bad)} request(s), e.g. query "
-                           f"{first.query[:80]!r}; check the model files or use --dtype float32")
+        raise ScoringError(
+            f"the model gave a non-finite score for {len(bad)} request(s), e.g. query "
+            f"{first.query[:80]!r}; check the model files or use --dtype float32"
+        )
     report = ScoringReport(
-        n_requests=len(requests), n_unique=len(unique_requests), n_cached=len(cached),
-        n_scored_batches=len(todo), n_tokens_scored=scored_tokens,
-        seconds=round(time.perf_counter() - started, 3))
+        n_requests=len(requests),
+        n_unique=len(unique_requests),
+        n_cached=len(cached),
+        n_scored_batches=len(todo),
+        n_tokens_scored=scored_tokens,
+        seconds=round(time.perf_counter() - started, 3),
+    )
     return total[position], counts[position], cut[position], report
 
 
-def _run_batches(batches: list[Batch], scored: Iterator[BatchScores], cache: ScoreCache | None, keys: list[str],
-                 columns: tuple[np.ndarray, np.ndarray, np.ndarray], progress: bool) -> int:
+def _run_batches(
+    batches: list[Batch],
+    scored: Iterator[BatchScores],
+    cache: ScoreCache | None,
+    keys: list[str],
+    columns: tuple[np.ndarray, np.ndarray, np.ndarray],
+    progress: bool,
+) -> int:
     total, counts, cut = columns
     n_tokens = sum(b.n_tokens for b in batches)
     with ProgressBar(progress, n_tokens, "scoring", "tokens") as advance:
@@ -114,8 +135,9 @@ def _run_batches(batches: list[Batch], scored: Iterator[BatchScores], cache: Sco
             counts[batch.indices] = scores.n_tokens
             cut[batch.indices] = scores.truncated
             if cache is not None:
-                cache.put_many(zip((keys[i] for i in batch.indices), scores.logprob_sum,
-                                   scores.n_tokens, scores.truncated))
+                cache.put_many(
+                    zip((keys[i] for i in batch.indices), scores.logprob_sum, scores.n_tokens, scores.truncated)
+                )
             advance(batch.n_tokens)
     return n_tokens
 

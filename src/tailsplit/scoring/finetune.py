@@ -46,8 +46,9 @@ class FinetuneConfig:
             raise ConfigError(f"heldout_fraction={self.heldout_fraction!r} must lie in (0, 0.5)")
         if not self.learning_rate > 0:
             raise ConfigError(f"learning_rate={self.learning_rate!r} must be positive")
-        if self.lora_rank is not None and (isinstance(self.lora_rank, bool) or not isinstance(self.lora_rank, int)
-                                           or self.lora_rank < 1):
+        if self.lora_rank is not None and (
+            isinstance(self.lora_rank, bool) or not isinstance(self.lora_rank, int) or self.lora_rank < 1
+        ):
             raise ConfigError(f"lora_rank={self.lora_rank!r} must be a whole number ≥ 1, or None for full fine-tuning")
 
     def as_dict(self) -> dict[str, Any]:
@@ -55,8 +56,9 @@ class FinetuneConfig:
 
 
 PAPER_PRESETS = {
-    name: FinetuneConfig(max_steps=steps, batch_size=32, learning_rate=2e-5, eval_every=max(steps // 20, 1),
-                         lora_rank=None)
+    name: FinetuneConfig(
+        max_steps=steps, batch_size=32, learning_rate=2e-5, eval_every=max(steps // 20, 1), lora_rank=None
+    )
     for name, steps in (("spider", 2000), ("boolq", 3000), ("snli", 15000))
 }
 
@@ -105,8 +107,9 @@ class TrainingCurve:
         return asdict(self)
 
 
-def finetune(scorer: Any, base_model: Any, encoded: list[Encoded], config: FinetuneConfig,
-             progress: Any = None) -> tuple[Any, TrainingCurve]:
+def finetune(
+    scorer: Any, base_model: Any, encoded: list[Encoded], config: FinetuneConfig, progress: Any = None
+) -> tuple[Any, TrainingCurve]:
     """A copy of ``base_model`` fine-tuned on ``encoded`` with ``scorer``'s forward pass.
 
     ``scorer`` is an :class:`~tailsplit.scoring.hf.HFScorer` (it knows how to compute the
@@ -118,16 +121,18 @@ def finetune(scorer: Any, base_model: Any, encoded: list[Encoded], config: Finet
         return _train(scorer, base_model, encoded, config, progress)
 
 
-def _train(scorer: Any, base_model: Any, encoded: list[Encoded], config: FinetuneConfig,
-           progress: Any) -> tuple[Any, TrainingCurve]:
+def _train(
+    scorer: Any, base_model: Any, encoded: list[Encoded], config: FinetuneConfig, progress: Any
+) -> tuple[Any, TrainingCurve]:
     from tailsplit.scoring.models import forked_torch_rng
 
-    with forked_torch_rng(config.seed):       # the caller's torch random state is left alone
+    with forked_torch_rng(config.seed):  # the caller's torch random state is left alone
         return _train_seeded(scorer, base_model, encoded, config, progress)
 
 
-def _train_seeded(scorer: Any, base_model: Any, encoded: list[Encoded], config: FinetuneConfig,
-                  progress: Any) -> tuple[Any, TrainingCurve]:
+def _train_seeded(
+    scorer: Any, base_model: Any, encoded: list[Encoded], config: FinetuneConfig, progress: Any
+) -> tuple[Any, TrainingCurve]:
     import torch
 
     rng = seeded_rng(config.seed, FINETUNE_HELDOUT)
@@ -138,8 +143,9 @@ def _train_seeded(scorer: Any, base_model: Any, encoded: list[Encoded], config: 
     if not train:
         raise ConfigError("fine-tuning needs more than one training example per fold")
     model, merge = trainable_copy(base_model, config.lora_rank)
-    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=config.learning_rate,
-                                  weight_decay=config.weight_decay)
+    optimizer = torch.optim.AdamW(
+        [p for p in model.parameters() if p.requires_grad], lr=config.learning_rate, weight_decay=config.weight_decay
+    )
     best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
     best = _perplexity(scorer, model, heldout)
     curve = TrainingCurve([0], [best], [], 0, 0.0, 0.0)
@@ -183,10 +189,14 @@ def trainable_copy(base_model: Any, lora_rank: int | None) -> tuple[Any, Any]:
         from peft import LoraConfig, get_peft_model
     except ImportError:
         raise MissingDependencyError("peft", "lm", "LoRA fine-tuning (lora_rank)") from None
-    names = {name.rsplit(".", 1)[-1] for name, module in model.named_modules()
-             if type(module).__name__ == "Linear" and "lm_head" not in name}
-    peft_model = get_peft_model(model, LoraConfig(r=lora_rank, lora_alpha=2 * lora_rank, lora_dropout=0.0,
-                                                  target_modules=sorted(names)))
+    names = {
+        name.rsplit(".", 1)[-1]
+        for name, module in model.named_modules()
+        if type(module).__name__ == "Linear" and "lm_head" not in name
+    }
+    peft_model = get_peft_model(
+        model, LoraConfig(r=lora_rank, lora_alpha=2 * lora_rank, lora_dropout=0.0, target_modules=sorted(names))
+    )
     inner = peft_model.get_base_model().train()
     return inner, peft_model.merge_and_unload
 
@@ -200,7 +210,7 @@ def _perplexity(scorer: Any, model: Any, heldout: list[Encoded]) -> float:
     model.eval()
     with torch.inference_mode():
         for start in range(0, len(heldout), 32):
-            logprobs, _ = scorer.query_logprobs(heldout[start:start + 32], model=model)
+            logprobs, _ = scorer.query_logprobs(heldout[start : start + 32], model=model)
             total += float(logprobs.double().sum())
             count += logprobs.numel()
     model.train(was_training)

@@ -62,7 +62,7 @@ from tailsplit.scoring.models import (
 )
 
 SCORER_VERSION = "hf-causal-lm/1"
-START_TOKENS = ("bos", "eos", "none")   # or a literal token of the vocabulary
+START_TOKENS = ("bos", "eos", "none")  # or a literal token of the vocabulary
 TRUNCATIONS = ("left", "error")
 PADDING_SIDES = ("right", "left")
 SHARE_PREFIX = ("auto", "always", "never")
@@ -70,7 +70,7 @@ SHARE_PREFIX = ("auto", "always", "never")
 # matrix products in the named type (torch.autocast).
 DTYPES = ("float32", "bfloat16", "float16", "mixed-bfloat16", "mixed-float16")
 # Float32 logits per vocabulary-projection chunk: 2^25 (128 MiB) on a CPU, 2^28 (1 GiB) on a GPU.
-_PROJECTION_ELEMENTS = {"cpu": 2 ** 25, "gpu": 2 ** 28}
+_PROJECTION_ELEMENTS = {"cpu": 2**25, "gpu": 2**28}
 
 
 class HFScorer:
@@ -87,11 +87,24 @@ class HFScorer:
     nats (pure bfloat16) to 0.25 (mixed bfloat16) and 0.046 (mixed float16).
     """
 
-    def __init__(self, model: str = "smollm2", *, device: str = "auto", dtype: str = "float32",
-                 batch_tokens: int | None = None, max_batch_size: int | None = None, start_token: str = "bos",
-                 score_eos: bool = False, end_token: str = "eos",
-                 max_tokens: int | None = None, truncation: str = "left", padding_side: str = "right",
-                 share_prefix: str = "auto", head_dtype: str = "float32", cache_dir: str | Path | None = None) -> None:
+    def __init__(
+        self,
+        model: str = "smollm2",
+        *,
+        device: str = "auto",
+        dtype: str = "float32",
+        batch_tokens: int | None = None,
+        max_batch_size: int | None = None,
+        start_token: str = "bos",
+        score_eos: bool = False,
+        end_token: str = "eos",
+        max_tokens: int | None = None,
+        truncation: str = "left",
+        padding_side: str = "right",
+        share_prefix: str = "auto",
+        head_dtype: str = "float32",
+        cache_dir: str | Path | None = None,
+    ) -> None:
         if not isinstance(start_token, str) or not start_token:
             raise ConfigError(f"start_token={start_token!r} must be bos, eos, none or a token of the vocabulary")
         if not isinstance(score_eos, bool):
@@ -108,8 +121,9 @@ class HFScorer:
             if value is not None and (not isinstance(value, int) or value < 1):
                 raise ConfigError(f"{name}={value!r} must be a whole number ≥ 1")
         if max_tokens is not None and (not isinstance(max_tokens, int) or max_tokens < 2):
-            raise ConfigError(f"max_tokens={max_tokens!r} must be a whole number ≥ 2, or None for "
-                              "the model's context length")
+            raise ConfigError(
+                f"max_tokens={max_tokens!r} must be a whole number ≥ 2, or None for the model's context length"
+            )
         self.model_spec = model
         self.device = device
         self.dtype = dtype
@@ -148,12 +162,17 @@ class HFScorer:
 
     def identity(self) -> dict[str, Any]:
         if self._identity is None:
-            self._identity = {**self.source.identity(), "scorer": SCORER_VERSION, "dtype": self.dtype,
-                              "start_token": self.start_token, "max_tokens": self.context_limit(),
-                              "truncation": self.truncation}
+            self._identity = {
+                **self.source.identity(),
+                "scorer": SCORER_VERSION,
+                "dtype": self.dtype,
+                "start_token": self.start_token,
+                "max_tokens": self.context_limit(),
+                "truncation": self.truncation,
+            }
             if self.dtype != "float32":
                 self._identity["head_dtype"] = self.head_dtype
-            if self.score_eos:   # only when on, so caches made before the option stay valid
+            if self.score_eos:  # only when on, so caches made before the option stay valid
                 self._identity["score_eos"] = True
                 self._identity["end_token"] = self.end_token
         return self._identity
@@ -195,8 +214,12 @@ class HFScorer:
     # -- planning -----------------------------------------------------------------------------
     def plan(self, requests: Sequence[ScoreRequest]) -> list[Batch]:
         """Tokenise every request, then plan length-sorted (and shared-prefix) batches."""
-        return plan_batches(self.encode(requests), batch_tokens=self.resolved_batch_tokens(),
-                            max_rows=self.resolved_max_rows(), share_prefix=self.share_prefix)
+        return plan_batches(
+            self.encode(requests),
+            batch_tokens=self.resolved_batch_tokens(),
+            max_rows=self.resolved_max_rows(),
+            share_prefix=self.share_prefix,
+        )
 
     def encode(self, requests: Sequence[ScoreRequest]) -> list[Encoded]:
         """Token ids (start token included) and the index of the first scored token.
@@ -223,8 +246,10 @@ class HFScorer:
                 ids = [*ids, end_id]
             first = max(first, 1)
             if first >= len(ids):
-                raise ScoringError(f"query {request.query[:60]!r} has a single token and no prompt, "
-                                   "so nothing conditions it; use start_token='bos'")
+                raise ScoringError(
+                    f"query {request.query[:60]!r} has a single token and no prompt, "
+                    "so nothing conditions it; use start_token='bos'"
+                )
             out.append(self._fit(ids, first, limit, request))
         return out
 
@@ -232,8 +257,10 @@ class HFScorer:
         if len(ids) <= limit:
             return Encoded(ids, first, False)
         if self.truncation == "error":
-            raise ScoringError(f"query {request.query[:60]!r} needs {len(ids)} tokens with its prompt, "
-                               f"more than max_tokens={limit}; shorten it or use truncation='left'")
+            raise ScoringError(
+                f"query {request.query[:60]!r} needs {len(ids)} tokens with its prompt, "
+                f"more than max_tokens={limit}; shorten it or use truncation='left'"
+            )
         cut = len(ids) - limit
         return Encoded(ids[cut:], max(first - cut, 1), True)
 
@@ -252,15 +279,19 @@ class HFScorer:
     def _special_id(self, which: str) -> int:
         token_id = getattr(self.tokenizer, f"{which}_token_id")
         if token_id is None:
-            raise ScoringError(f"model={self.model_spec!r} has no {which.upper()} token; use start_token='none' "
-                               "or name a token of its vocabulary")
+            raise ScoringError(
+                f"model={self.model_spec!r} has no {which.upper()} token; use start_token='none' "
+                "or name a token of its vocabulary"
+            )
         return int(token_id)
 
     def _literal_token_id(self, token: str) -> int:
         token_id = self.tokenizer.backend_tokenizer.token_to_id(token)
         if token_id is None:
-            raise ConfigError(f"{token!r} (start_token or end_token) is not a token of model={self.model_spec!r}'s "
-                              "vocabulary; use bos, eos, none or one token (e.g. '<|endoftext|>')")
+            raise ConfigError(
+                f"{token!r} (start_token or end_token) is not a token of model={self.model_spec!r}'s "
+                "vocabulary; use bos, eos, none or one token (e.g. '<|endoftext|>')"
+            )
         return int(token_id)
 
     # -- scoring ------------------------------------------------------------------------------
@@ -296,7 +327,9 @@ class HFScorer:
         per_token = launched.logprobs.double().cpu().numpy()
         return BatchScores(
             logprob_sum=np.bincount(layout.example_idx, weights=per_token, minlength=len(layout.n_tokens)),
-            n_tokens=layout.n_tokens, truncated=layout.truncated)
+            n_tokens=layout.n_tokens,
+            truncated=layout.truncated,
+        )
 
     def query_logprobs(self, rows: list[Encoded], model: Any = None) -> tuple[Any, np.ndarray]:
         """log p of every scored token of ``rows`` (one padded batch) and the row of each;
@@ -315,12 +348,16 @@ class HFScorer:
             attention = packed_attention_mask(attention)
         autocast: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
         if mixed and self.dtype.startswith("mixed-"):
-            autocast = torch.autocast(torch.device(self.resolved_device()).type,
-                                      dtype=getattr(torch, self.dtype.removeprefix("mixed-")))
+            autocast = torch.autocast(
+                torch.device(self.resolved_device()).type, dtype=getattr(torch, self.dtype.removeprefix("mixed-"))
+            )
         with autocast:
             hidden = model.base_model(
-                input_ids=self._tensor(layout.input_ids), attention_mask=attention,
-                position_ids=self._tensor(layout.position_ids), use_cache=False).last_hidden_state
+                input_ids=self._tensor(layout.input_ids),
+                attention_mask=attention,
+                position_ids=self._tensor(layout.position_ids),
+                use_cache=False,
+            ).last_hidden_state
         picked = hidden[self._tensor(layout.row_idx), self._tensor(layout.pos_idx)]
         return self._target_logprobs(model, picked, self._tensor(layout.targets))
 
@@ -357,10 +394,10 @@ class HFScorer:
         chunk = max(1, budget // head.weight.shape[0])
         pieces = []
         for start in range(0, hidden.shape[0], chunk):
-            logits = self._project(head, hidden[start:start + chunk])
+            logits = self._project(head, hidden[start : start + chunk])
             if softcap:
                 logits = torch.tanh(logits / softcap) * softcap
-            chunk_targets = targets[start:start + chunk, None]
+            chunk_targets = targets[start : start + chunk, None]
             pieces.append((logits.gather(1, chunk_targets) - torch.logsumexp(logits, 1, keepdim=True))[:, 0])
         return torch.cat(pieces) if pieces else torch.zeros(0)
 
@@ -378,7 +415,7 @@ class HFScorer:
         if cached is None or cached[0] is not weight or cached[1] != weight._version:
             bias = None if head.bias is None else head.bias.detach().float()
             cached = self._head32 = (weight, weight._version, weight.detach().float(), bias)
-        if torch.is_grad_enabled() and weight.requires_grad:       # training through the head: keep the graph
+        if torch.is_grad_enabled() and weight.requires_grad:  # training through the head: keep the graph
             bias = None if head.bias is None else head.bias.float()
             return torch.nn.functional.linear(hidden.float(), weight.float(), bias)
         return torch.nn.functional.linear(hidden.float(), cached[2], cached[3])
@@ -419,11 +456,15 @@ def check_device(device: str) -> None:
             raise ConfigError(f"device={device!r} is not available on this machine; use --device cpu or auto")
         return
     if not torch.cuda.is_available():
-        raise ConfigError(f"device={device!r} asks for CUDA, but this machine has no CUDA GPU (or torch is a "
-                          "CPU build); use --device cpu or auto")
+        raise ConfigError(
+            f"device={device!r} asks for CUDA, but this machine has no CUDA GPU (or torch is a "
+            "CPU build); use --device cpu or auto"
+        )
     if number and int(number) >= torch.cuda.device_count():
-        raise ConfigError(f"device={device!r} does not exist: this machine has {torch.cuda.device_count()} "
-                          f"CUDA device(s), cuda:0 to cuda:{torch.cuda.device_count() - 1}")
+        raise ConfigError(
+            f"device={device!r} does not exist: this machine has {torch.cuda.device_count()} "
+            f"CUDA device(s), cuda:0 to cuda:{torch.cuda.device_count() - 1}"
+        )
 
 
 def _check_choice(name: str, value: str, options: tuple[str, ...]) -> None:

@@ -27,8 +27,9 @@ class FinetunedScorer(HFScorer):
     """An HFScorer whose model is ``base`` fine-tuned on ``train`` — trained only when a
     batch actually needs scoring."""
 
-    def __init__(self, base: HFScorer, train: list[ScoreRequest], train_sha256: str,
-                 config: FinetuneConfig, progress: Any = None) -> None:
+    def __init__(
+        self, base: HFScorer, train: list[ScoreRequest], train_sha256: str, config: FinetuneConfig, progress: Any = None
+    ) -> None:
         super().__init__(**base.constructor_params())
         self._source, self._folder, self._tokenizer = base.source, base.folder, base.tokenizer
         self.base, self.train, self.train_sha256, self.config = base, train, train_sha256, config
@@ -41,23 +42,24 @@ class FinetunedScorer(HFScorer):
     @property
     def model(self) -> Any:
         if self._model is None:
-            self._model, self.curve = finetune(self, self.base.model, self.encode(self.train), self.config,
-                                               progress=self.progress)
+            self._model, self.curve = finetune(
+                self, self.base.model, self.encode(self.train), self.config, progress=self.progress
+            )
         return self._model
 
 
 class LMFoldScorer:
     """Cross-fitting adapter for :func:`tailsplit.scoring.crossfit.cross_score`."""
 
-    def __init__(self, base: HFScorer, config: FinetuneConfig, cache: ScoreCache | None,
-                 progress: Any = None) -> None:
+    def __init__(self, base: HFScorer, config: FinetuneConfig, cache: ScoreCache | None, progress: Any = None) -> None:
         self.base, self.config, self.cache, self.progress = base, config, cache, progress
 
     def identity(self) -> dict[str, Any]:
         return {**self.base.identity(), "finetune": self.config.as_dict()}
 
-    def fit_and_score(self, train: list[ScoreRequest], heldout: list[ScoreRequest], fold: int,
-                      train_sha256: str) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+    def fit_and_score(
+        self, train: list[ScoreRequest], heldout: list[ScoreRequest], fold: int, train_sha256: str
+    ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
         progress = None if self.progress is None else (lambda step, total: self.progress(fold, step, total))
         scorer = FinetunedScorer(self.base, train, train_sha256, self.config, progress)
         total, counts, _, report = score_requests(heldout, scorer, self.cache)
@@ -67,7 +69,7 @@ class LMFoldScorer:
             details["training"] = scorer.curve.as_dict()
             if self.cache is not None:
                 self.cache.put_note(note_key, details["training"])
-        else:   # every score came from the cache: report the curve recorded when it was trained
+        else:  # every score came from the cache: report the curve recorded when it was trained
             recorded = None if self.cache is None else self.cache.get_note(note_key)
             details["training"] = None if recorded is None else {**recorded, "from_cache": True}
         return total, counts, details

@@ -86,7 +86,8 @@ def ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
     counts = np.asarray(counts, dtype=np.int64)
     ends = np.cumsum(counts)
     return np.arange(int(ends[-1]) if len(ends) else 0, dtype=np.int64) + np.repeat(
-        np.asarray(starts, dtype=np.int64) - (ends - counts), counts)
+        np.asarray(starts, dtype=np.int64) - (ends - counts), counts
+    )
 
 
 def padded_layout(rows: list[Encoded], padding_side: str = "right") -> BatchLayout:
@@ -102,10 +103,18 @@ def padded_layout(rows: list[Encoded], padding_side: str = "right") -> BatchLayo
     attention[token_row, columns] = 1
     position_ids = np.clip(np.cumsum(attention, axis=1) - 1, 0, None)
     request, token = flat.scored()
-    return BatchLayout(input_ids, position_ids, attention, False,
-                       row_idx=request, pos_idx=offsets[request] + token - 1,
-                       targets=flat.ids[flat.starts[request] + token], example_idx=request,
-                       n_tokens=flat.lengths - flat.first, truncated=flat.truncated)
+    return BatchLayout(
+        input_ids,
+        position_ids,
+        attention,
+        False,
+        row_idx=request,
+        pos_idx=offsets[request] + token - 1,
+        targets=flat.ids[flat.starts[request] + token],
+        example_idx=request,
+        n_tokens=flat.lengths - flat.first,
+        truncated=flat.truncated,
+    )
 
 
 def packed_layout(groups: list[tuple[int, list[Encoded]]]) -> BatchLayout:
@@ -138,10 +147,18 @@ def packed_layout(groups: list[tuple[int, list[Encoded]]]) -> BatchLayout:
     owner[row, column] = (np.arange(n_members) - group_first[group_of])[member]
 
     request, token = flat.scored()
-    return BatchLayout(input_ids, position_ids, owner, True,
-                       row_idx=group_of[request], pos_idx=suffix_column[request] + token - 1 - prefix[request],
-                       targets=flat.ids[flat.starts[request] + token], example_idx=request,
-                       n_tokens=flat.lengths - flat.first, truncated=flat.truncated)
+    return BatchLayout(
+        input_ids,
+        position_ids,
+        owner,
+        True,
+        row_idx=group_of[request],
+        pos_idx=suffix_column[request] + token - 1 - prefix[request],
+        targets=flat.ids[flat.starts[request] + token],
+        example_idx=request,
+        n_tokens=flat.lengths - flat.first,
+        truncated=flat.truncated,
+    )
 
 
 def packed_attention_mask(owner: Any) -> Any:

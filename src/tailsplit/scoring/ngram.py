@@ -88,7 +88,7 @@ class KneserNeyLM:
             padded = [BOS] * (self.order - 1) + list(sentence) + [EOS]
             self.vocab.update(sentence)
             for i in range(self.order - 1, len(padded)):
-                highest[tuple(padded[i - self.order + 1:i])][padded[i]] += 1
+                highest[tuple(padded[i - self.order + 1 : i])][padded[i]] += 1
         self.vocab.add(EOS)
         levels_counts = [highest]
         for _ in range(self.order - 1):  # continuation counts: distinct words before each n-gram
@@ -110,12 +110,12 @@ class KneserNeyLM:
         """P(word | last ``order − 1`` words of history), smoothed; unknown words → <unk>."""
         if word not in self.vocab:
             word = UNK
-        history = tuple(history[-(self.order - 1):]) if self.order > 1 else ()
+        history = tuple(history[-(self.order - 1) :]) if self.order > 1 else ()
         history = (BOS,) * (self.order - 1 - len(history)) + history
         vocab_size = len(self.vocab) + 1  # + <unk>
         p = 1.0 / vocab_size
         for level_index in range(self.order):
-            context = history[len(history) - level_index:] if level_index else ()
+            context = history[len(history) - level_index :] if level_index else ()
             total = self._totals[level_index].get(context)
             if total is None:
                 continue  # unseen history: keep the lower-order estimate
@@ -146,13 +146,18 @@ class NgramFoldScorer:
     def identity(self) -> dict[str, Any]:
         return {"name": f"kneser-ney-{self.order}gram", "tokens": "nltk-treebank-lowercase"}
 
-    def fit_and_score(self, train: list[ScoreRequest], heldout: list[ScoreRequest], fold: int,
-                      train_sha256: str) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+    def fit_and_score(
+        self, train: list[ScoreRequest], heldout: list[ScoreRequest], fold: int, train_sha256: str
+    ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
         lm = KneserNeyLM(self.order).fit(_words(r.query) for r in train)
         sentences = [_words(r.query) for r in heldout]
         scores = np.array([lm.logprob(s) for s in sentences])
         counts = np.array([len(s) + 1 for s in sentences], dtype=np.int64)
-        return scores, counts, {"vocabulary": len(lm.vocab), "discounts": [list(level.discounts) for level in lm.levels]}
+        return (
+            scores,
+            counts,
+            {"vocabulary": len(lm.vocab), "discounts": [list(level.discounts) for level in lm.levels]},
+        )
 
 
 def _words(text: str) -> list[str]:

@@ -42,13 +42,13 @@ _MIN_SEGMENT = 3
 
 @dataclass(frozen=True)
 class Fit:
-    kind: str                               # the shape: "line", "hinge" or "vee"
+    kind: str  # the shape: "line", "hinge" or "vee"
     rss: float
     bic: float
     intercept: float
-    slopes: tuple[float, ...]               # one, or before / after the turning point
+    slopes: tuple[float, ...]  # one, or before / after the turning point
     turning_point: float | None = None
-    r2: tuple[float, ...] = ()              # whole line, or each segment
+    r2: tuple[float, ...] = ()  # whole line, or each segment
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         x = np.asarray(x, dtype=np.float64)
@@ -74,16 +74,23 @@ class Fit:
 
     def as_dict(self) -> dict[str, Any]:
         kind, reason = self.boss_type()
-        return {"shape": self.kind, "type": kind, "reason": reason, "bic": round(self.bic, 4), "rss": float(f"{self.rss:.6g}"),
-                "intercept": round(self.intercept, 6), "slopes": [round(s, 6) for s in self.slopes],
-                "turning_point": None if self.turning_point is None else round(self.turning_point, 6),
-                "r2": [round(r, 4) for r in self.r2]}
+        return {
+            "shape": self.kind,
+            "type": kind,
+            "reason": reason,
+            "bic": round(self.bic, 4),
+            "rss": float(f"{self.rss:.6g}"),
+            "intercept": round(self.intercept, 6),
+            "slopes": [round(s, 6) for s in self.slopes],
+            "turning_point": None if self.turning_point is None else round(self.turning_point, 6),
+            "r2": [round(r, 4) for r in self.r2],
+        }
 
 
 @dataclass
 class Relation:
-    chosen: Fit                                          # the shape with the lowest BIC
-    fits: dict[str, Fit] = field(default_factory=dict)   # every feasible shape
+    chosen: Fit  # the shape with the lowest BIC
+    fits: dict[str, Fit] = field(default_factory=dict)  # every feasible shape
     n: int = 0
 
     @property
@@ -96,8 +103,14 @@ class Relation:
         return self.chosen.boss_type()[1]
 
     def as_dict(self) -> dict[str, Any]:
-        return {"type": self.type, "reason": self.reason, "shape": self.chosen.kind, "n": self.n,
-                "chosen": self.chosen.as_dict(), "candidates": {k: f.as_dict() for k, f in self.fits.items()}}
+        return {
+            "type": self.type,
+            "reason": self.reason,
+            "shape": self.chosen.kind,
+            "n": self.n,
+            "chosen": self.chosen.as_dict(),
+            "candidates": {k: f.as_dict() for k, f in self.fits.items()},
+        }
 
 
 def _bic(rss: float, n: int, k: int) -> float:
@@ -127,8 +140,11 @@ def fit_segments(x: np.ndarray, y: np.ndarray) -> dict[str, Fit]:
     """The best hinge (slopes of one sign) and vee (opposite signs) fits, where feasible."""
     order = np.argsort(x, kind="stable")
     xs = x[order]
-    candidates = np.unique((xs[_MIN_SEGMENT - 1:-_MIN_SEGMENT] + xs[_MIN_SEGMENT:-_MIN_SEGMENT + 1]) / 2) \
-        if len(xs) >= 2 * _MIN_SEGMENT else np.zeros(0)
+    candidates = (
+        np.unique((xs[_MIN_SEGMENT - 1 : -_MIN_SEGMENT] + xs[_MIN_SEGMENT : -_MIN_SEGMENT + 1]) / 2)
+        if len(xs) >= 2 * _MIN_SEGMENT
+        else np.zeros(0)
+    )
     best: dict[str, tuple[float, float]] = {}
     for c in candidates:
         rss, coef = _hinge_fit(x, y, c)
@@ -180,8 +196,10 @@ def classify(id_acc: np.ndarray, ood_acc: np.ndarray) -> Relation:
     if len(x) != len(y):
         raise ConfigError(f"id_acc has {len(x)} values and ood_acc {len(y)}; give one pair per point")
     if len(x) < 3 or np.ptp(x) == 0:
-        raise ConfigError(f"{len(x)} points with {len(np.unique(x))} distinct ID accuracies cannot be fitted; "
-                          "give at least 3 points with different id_acc")
+        raise ConfigError(
+            f"{len(x)} points with {len(np.unique(x))} distinct ID accuracies cannot be fitted; "
+            "give at least 3 points with different id_acc"
+        )
     fits = {"line": fit_line(x, y), **fit_segments(x, y)}
     chosen = min(fits.values(), key=lambda f: (f.bic, SHAPES.index(f.kind)))
     return Relation(chosen, dict(sorted(fits.items(), key=lambda kv: SHAPES.index(kv[0]))), len(x))

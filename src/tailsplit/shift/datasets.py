@@ -50,8 +50,11 @@ def load_texts(spec: DatasetSpec, max_examples: int | None = None, seed: int = 0
         for field in spec.fields:
             value = raw.record.get(field)
             if not isinstance(value, str):
-                raise raw.error("is missing or not text", field=field,
-                                fix=f"name the text fields after @ (e.g. {spec.name}={spec.path}@premise+hypothesis)")
+                raise raw.error(
+                    "is missing or not text",
+                    field=field,
+                    fix=f"name the text fields after @ (e.g. {spec.name}={spec.path}@premise+hypothesis)",
+                )
             parts.append(value.strip())
         texts.append(" ".join(parts))
     if not texts:

@@ -23,7 +23,7 @@ from tailsplit.errors import ConfigError, MissingDependencyError
 @dataclass(frozen=True)
 class EncoderSource:
     name: str
-    location: str          # a folder, or a hub id
+    location: str  # a folder, or a hub id
     identity: str
 
     @staticmethod
@@ -44,8 +44,10 @@ class EncoderSource:
         if Path(spec).exists():
             raise ConfigError(f"encoder={spec!r} is a file; give a sentence-transformers folder or hub id")
         if spec.startswith((".", "/", "~")) or spec.count("/") > 1 or "\\" in spec:
-            raise ConfigError(f"encoder={spec!r} is not an existing folder (nor a hub id like "
-                              "'sentence-transformers/all-MiniLM-L6-v2'); check the path")
+            raise ConfigError(
+                f"encoder={spec!r} is not an existing folder (nor a hub id like "
+                "'sentence-transformers/all-MiniLM-L6-v2'); check the path"
+            )
         return EncoderSource(name, spec, sha256_text(name))
 
 
@@ -57,21 +59,25 @@ class EmbeddingCache:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(self.path, timeout=60)
         self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL) WITHOUT ROWID")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL) WITHOUT ROWID"
+        )
         self._db.commit()
 
     def get_many(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
         found = {}
         for start in range(0, len(keys), 500):
-            chunk = list(keys[start:start + 500])
+            chunk = list(keys[start : start + 500])
             for key, blob in self._db.execute(
-                    f"SELECT key, vector FROM vectors WHERE key IN ({','.join('?' * len(chunk))})", chunk):
+                f"SELECT key, vector FROM vectors WHERE key IN ({','.join('?' * len(chunk))})", chunk
+            ):
                 found[key] = np.frombuffer(blob, dtype="<f4")
         return found
 
     def put_many(self, rows: Sequence[tuple[str, np.ndarray]]) -> None:
-        self._db.executemany("INSERT OR IGNORE INTO vectors VALUES (?, ?)",
-                             [(k, np.asarray(v, dtype="<f4").tobytes()) for k, v in rows])
+        self._db.executemany(
+            "INSERT OR IGNORE INTO vectors VALUES (?, ?)", [(k, np.asarray(v, dtype="<f4").tobytes()) for k, v in rows]
+        )
         self._db.commit()
 
     def close(self) -> None:
@@ -79,8 +85,15 @@ class EmbeddingCache:
 
 
 class SentenceEncoder:
-    def __init__(self, spec: str | None = None, *, batch_size: int = 64, device: str | None = None,
-                 cache_dir: str | Path | None = None, progress: bool = False) -> None:
+    def __init__(
+        self,
+        spec: str | None = None,
+        *,
+        batch_size: int = 64,
+        device: str | None = None,
+        cache_dir: str | Path | None = None,
+        progress: bool = False,
+    ) -> None:
         from tailsplit.cache import default_cache_dir
 
         self.source = EncoderSource.resolve(spec)
@@ -89,7 +102,7 @@ class SentenceEncoder:
         self.progress = progress
         self.cache = EmbeddingCache(cache_dir if cache_dir is not None else default_cache_dir())
         self._model: Any = None
-        self.encoded = 0           # texts this encoder ran through the model (not the cache)
+        self.encoded = 0  # texts this encoder ran through the model (not the cache)
 
     def load_model(self) -> Any:
         if self._model is None:
@@ -104,8 +117,10 @@ class SentenceEncoder:
                     self._model = SentenceTransformer(self.source.location, device=self.device)
             except Exception as exc:  # missing files, network, unknown architecture
                 first = (str(exc).strip().splitlines() or [""])[0][:300]
-                raise ConfigError(f"encoder={self.source.location!r} could not be loaded ({type(exc).__name__}: "
-                                  f"{first}); give a sentence-transformers folder, or a hub id with network") from None
+                raise ConfigError(
+                    f"encoder={self.source.location!r} could not be loaded ({type(exc).__name__}: "
+                    f"{first}); give a sentence-transformers folder, or a hub id with network"
+                ) from None
         return self._model
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
@@ -116,8 +131,11 @@ class SentenceEncoder:
         found = self.cache.get_many(list(dict.fromkeys(keys)))
         missing = list(dict.fromkeys(t for t, k in zip(texts, keys) if k not in found))
         if missing:
-            vectors = self.load_model().encode(missing, batch_size=self.batch_size, show_progress_bar=self.progress,
-                                          convert_to_numpy=True).astype(np.float32)
+            vectors = (
+                self.load_model()
+                .encode(missing, batch_size=self.batch_size, show_progress_bar=self.progress, convert_to_numpy=True)
+                .astype(np.float32)
+            )
             new = [(sha256_text(self.source.identity, t), v) for t, v in zip(missing, vectors)]
             self.cache.put_many(new)
             found.update(new)

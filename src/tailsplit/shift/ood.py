@@ -21,8 +21,8 @@ from tailsplit.errors import ConfigError
 class Candidate:
     name: str
     source: str
-    similarity: float               # centroid cosine with the ID dataset, ×100
-    accuracy: float | None = None   # the ID-trained model's accuracy on it
+    similarity: float  # centroid cosine with the ID dataset, ×100
+    accuracy: float | None = None  # the ID-trained model's accuracy on it
 
 
 @dataclass
@@ -35,13 +35,25 @@ class Decision:
 
     def as_dict(self) -> dict[str, Any]:
         c = self.candidate
-        return {"name": c.name, "source": c.source, "similarity": round(c.similarity, 2),
-                "accuracy": c.accuracy, "drop": None if self.drop is None else round(self.drop, 4),
-                "kept": self.kept, "rank": self.rank, "reasons": self.reasons}
+        return {
+            "name": c.name,
+            "source": c.source,
+            "similarity": round(c.similarity, 2),
+            "accuracy": c.accuracy,
+            "drop": None if self.drop is None else round(self.drop, 4),
+            "kept": self.kept,
+            "rank": self.rank,
+            "reasons": self.reasons,
+        }
 
 
-def rank_candidates(candidates: Sequence[Candidate], *, id_accuracy: float | None = None,
-                    max_similarity: float | None = None, min_drop: float = 0.0) -> list[Decision]:
+def rank_candidates(
+    candidates: Sequence[Candidate],
+    *,
+    id_accuracy: float | None = None,
+    max_similarity: float | None = None,
+    min_drop: float = 0.0,
+) -> list[Decision]:
     """A decision per candidate, kept ones ranked; in the candidates' order.
 
     >>> d = rank_candidates([Candidate("a", "web", 80.0, 0.7), Candidate("b", "web", 60.0, 0.6),
@@ -59,13 +71,20 @@ def rank_candidates(candidates: Sequence[Candidate], *, id_accuracy: float | Non
     for d in decisions:
         _check_thresholds(d, max_similarity, min_drop if use_drop else None)
     _one_per_source(decisions, use_drop)
-    kept = sorted((d for d in decisions if d.kept),
-                  key=lambda d: ((-(d.drop or 0.0), d.candidate.similarity) if use_drop else (d.candidate.similarity,))
-                  + (d.candidate.name,))
+    kept = sorted(
+        (d for d in decisions if d.kept),
+        key=lambda d: (
+            ((-(d.drop or 0.0), d.candidate.similarity) if use_drop else (d.candidate.similarity,))
+            + (d.candidate.name,)
+        ),
+    )
     for rank, d in enumerate(kept, start=1):
         d.rank = rank
-        how = f"drop {d.drop:.3f}, similarity {d.candidate.similarity:.1f}" if use_drop else \
-            f"similarity {d.candidate.similarity:.1f}"
+        how = (
+            f"drop {d.drop:.3f}, similarity {d.candidate.similarity:.1f}"
+            if use_drop
+            else f"similarity {d.candidate.similarity:.1f}"
+        )
         d.reasons.append(f"kept: rank {rank} by {'largest drop' if use_drop else 'lowest similarity'} ({how})")
     return decisions
 
@@ -88,8 +107,9 @@ def _one_per_source(decisions: list[Decision], use_drop: bool) -> None:
     for source, group in by_source.items():
         if len(group) < 2:
             continue
-        best = min(group, key=lambda d: ((-(d.drop or 0.0),) if use_drop else ()) + (d.candidate.similarity,
-                                                                                   d.candidate.name))
+        best = min(
+            group, key=lambda d: ((-(d.drop or 0.0),) if use_drop else ()) + (d.candidate.similarity, d.candidate.name)
+        )
         for d in group:
             if d is not best:
                 d.kept = False

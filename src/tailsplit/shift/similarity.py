@@ -32,8 +32,8 @@ def centroid_similarity(embeddings: Mapping[str, np.ndarray]) -> np.ndarray:
 
 @dataclass
 class MmdResult:
-    mmd2: np.ndarray                    # unbiased MMD², datasets × datasets
-    p_value: np.ndarray                 # permutation p-value (1 on the diagonal)
+    mmd2: np.ndarray  # unbiased MMD², datasets × datasets
+    p_value: np.ndarray  # permutation p-value (1 on the diagonal)
     bandwidth: float
     sample: int
     permutations: int
@@ -67,11 +67,12 @@ def mmd2_unbiased(kernel: np.ndarray, in_x: np.ndarray) -> np.ndarray:
     return (xx - n_x) / (n_x * (n_x - 1)) + (yy - n_y) / (n_y * (n_y - 1)) - 2 * xy / (n_x * n_y)
 
 
-def mmd_test(x: np.ndarray, y: np.ndarray, bandwidth: float, permutations: int = 200,
-             seed: int = 0) -> tuple[float, float]:
+def mmd_test(
+    x: np.ndarray, y: np.ndarray, bandwidth: float, permutations: int = 200, seed: int = 0
+) -> tuple[float, float]:
     """(MMD², permutation p-value) of samples ``x`` and ``y`` under a Gaussian kernel."""
     stacked = np.concatenate([x, y]).astype(np.float64)
-    kernel = np.exp(-_squared_distances(stacked) / (2 * bandwidth ** 2))
+    kernel = np.exp(-_squared_distances(stacked) / (2 * bandwidth**2))
     observed = np.zeros((len(stacked), 1), dtype=bool)
     observed[: len(x)] = True
     rng = seeded_rng(seed, MMD_PERMUTATIONS)
@@ -80,8 +81,9 @@ def mmd_test(x: np.ndarray, y: np.ndarray, bandwidth: float, permutations: int =
     return float(values[0]), float((np.sum(values[1:] >= values[0]) + 1) / (permutations + 1))
 
 
-def mmd_matrix(embeddings: Mapping[str, np.ndarray], sample: int = 1000, permutations: int = 200,
-               seed: int = 0) -> MmdResult:
+def mmd_matrix(
+    embeddings: Mapping[str, np.ndarray], sample: int = 1000, permutations: int = 200, seed: int = 0
+) -> MmdResult:
     """MMD² and p-value of every pair, each dataset a seeded sample of at most ``sample`` rows."""
     rng = seeded_rng(seed, MMD_SAMPLE)
     samples = []

@@ -24,5 +24,16 @@ def make_splitter(name: str, **params: Any) -> Splitter:
     return SPLITTERS[name](**params)
 
 
-__all__ = ["LengthSplitter", "LikelihoodSplitter", "RandomSplitter", "SPLITTERS", "TemplateSplitter", "TmcdSplitter", "SplitInputs", "Splitter",
-           "make_splitter", "resolve_size", "resolve_sizes"]
+__all__ = [
+    "LengthSplitter",
+    "LikelihoodSplitter",
+    "RandomSplitter",
+    "SPLITTERS",
+    "TemplateSplitter",
+    "TmcdSplitter",
+    "SplitInputs",
+    "Splitter",
+    "make_splitter",
+    "resolve_size",
+    "resolve_sizes",
+]

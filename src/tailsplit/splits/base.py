@@ -39,10 +39,12 @@ class SplitInputs:
     programs: ProgramFeatures | None = None
 
     @staticmethod
-    def from_dataset(dataset: Dataset, scores: ScoreTable | None, word_lengths: np.ndarray,
-                     programs: ProgramFeatures | None = None) -> SplitInputs:
+    def from_dataset(
+        dataset: Dataset, scores: ScoreTable | None, word_lengths: np.ndarray, programs: ProgramFeatures | None = None
+    ) -> SplitInputs:
         return SplitInputs(
-            n=len(dataset), word_lengths=np.asarray(word_lengths),
+            n=len(dataset),
+            word_lengths=np.asarray(word_lengths),
             logprob_sum=None if scores is None else np.asarray(scores.logprob_sum, dtype=np.float64),
             n_tokens=None if scores is None else np.asarray(scores.n_tokens, dtype=np.int64),
             labels=None if dataset.labels is None else np.asarray(dataset.labels, dtype=object),
@@ -52,8 +54,9 @@ class SplitInputs:
 
     def require_programs(self, purpose: str) -> ProgramFeatures:
         if self.programs is None:
-            raise ConfigError(f"{purpose} needs programs; name the program field with --program "
-                              "(e.g. --program query for Spider)")
+            raise ConfigError(
+                f"{purpose} needs programs; name the program field with --program (e.g. --program query for Spider)"
+            )
         return self.programs
 
 
@@ -94,8 +97,9 @@ def resolve_size(value: float | int, n: int, param: str) -> int:
             raise ConfigError(f"{param}={value!r} is negative; give a count of 0 or more")
         return int(value)
     if not math.isfinite(value) or not 0.0 <= value < 1.0:
-        raise ConfigError(f"{param}={value!r} is not a fraction in [0, 1); "
-                          "give a fraction like 0.1, or a whole number for a count")
+        raise ConfigError(
+            f"{param}={value!r} is not a fraction in [0, 1); give a fraction like 0.1, or a whole number for a count"
+        )
     return int(math.floor(value * n + 0.5))
 
 
@@ -104,10 +108,13 @@ def resolve_sizes(n: int, dev_size: float | int, test_size: float | int) -> tupl
     n_dev = resolve_size(dev_size, n, "dev_size")
     n_test = resolve_size(test_size, n, "test_size")
     if n_dev + n_test == 0:
-        raise ConfigError(f"dev_size={dev_size!r} and test_size={test_size!r} leave no evaluation "
-                          f"examples out of {n}; ask for more")
+        raise ConfigError(
+            f"dev_size={dev_size!r} and test_size={test_size!r} leave no evaluation examples out of {n}; ask for more"
+        )
     if n_dev + n_test >= n:
-        raise ConfigError(f"dev_size={dev_size!r} and test_size={test_size!r} ask for "
-                          f"{n_dev + n_test} evaluation examples but there are only {n}; "
-                          "ask for fewer so that training keeps at least one")
+        raise ConfigError(
+            f"dev_size={dev_size!r} and test_size={test_size!r} ask for "
+            f"{n_dev + n_test} evaluation examples but there are only {n}; "
+            "ask for fewer so that training keeps at least one"
+        )
     return n_dev, n_test

@@ -24,9 +24,16 @@ class LengthSplitter(Splitter):
 
     name = "length"
 
-    def __init__(self, *, dev_size: float | int = 0.1, test_size: float | int = 0.1,
-                 length_of: str = "text", balance_labels: bool = False, atom_constraint: bool = False,
-                 seed: int = 0) -> None:
+    def __init__(
+        self,
+        *,
+        dev_size: float | int = 0.1,
+        test_size: float | int = 0.1,
+        length_of: str = "text",
+        balance_labels: bool = False,
+        atom_constraint: bool = False,
+        seed: int = 0,
+    ) -> None:
         self.dev_size = dev_size
         self.test_size = test_size
         self.length_of = length_of
@@ -42,8 +49,9 @@ class LengthSplitter(Splitter):
         return self.atom_constraint or self.length_of == "program"
 
     def split(self, inputs: SplitInputs) -> SplitIndices:
-        lengths = (inputs.word_lengths if self.length_of == "text"
-                   else inputs.require_programs("length_of='program'").n_tokens)
+        lengths = (
+            inputs.word_lengths if self.length_of == "text" else inputs.require_programs("length_of='program'").n_tokens
+        )
         tie_break = seeded_rng(self.seed, SPLIT_ORDER).permutation(inputs.n) / max(inputs.n, 1)
-        keys = -np.asarray(lengths, dtype=np.float64) + tie_break   # in [−length, −length + 1)
+        keys = -np.asarray(lengths, dtype=np.float64) + tie_break  # in [−length, −length + 1)
         return split_by_keys(self, inputs, keys)

@@ -31,10 +31,18 @@ class LikelihoodSplitter(Splitter):
     name = "likelihood"
     needs_scores = True
 
-    def __init__(self, *, dev_size: float | int = 0.1, test_size: float | int = 0.1,
-                 rank: str = "logprob_sum", reverse: bool = False,
-                 length_buckets: int | str | None = None, balance_labels: bool = False,
-                 atom_constraint: bool = False, seed: int = 0) -> None:
+    def __init__(
+        self,
+        *,
+        dev_size: float | int = 0.1,
+        test_size: float | int = 0.1,
+        rank: str = "logprob_sum",
+        reverse: bool = False,
+        length_buckets: int | str | None = None,
+        balance_labels: bool = False,
+        atom_constraint: bool = False,
+        seed: int = 0,
+    ) -> None:
         self.dev_size = dev_size
         self.test_size = test_size
         self.rank = rank
@@ -46,11 +54,15 @@ class LikelihoodSplitter(Splitter):
         validate_common(self)
         if rank not in RANKS:
             raise ConfigError(f"rank={rank!r} is unknown; use one of {list(RANKS)}")
-        if length_buckets is not None and length_buckets != "exact" and not (
-                isinstance(length_buckets, int) and not isinstance(length_buckets, bool)
-                and length_buckets >= 1):
-            raise ConfigError(f"length_buckets={length_buckets!r} is not a bucket count; "
-                              "give a whole number ≥ 1 (quantile buckets) or 'exact'")
+        if (
+            length_buckets is not None
+            and length_buckets != "exact"
+            and not (isinstance(length_buckets, int) and not isinstance(length_buckets, bool) and length_buckets >= 1)
+        ):
+            raise ConfigError(
+                f"length_buckets={length_buckets!r} is not a bucket count; "
+                "give a whole number ≥ 1 (quantile buckets) or 'exact'"
+            )
 
     def split(self, inputs: SplitInputs) -> SplitIndices:
         keys = self._rank_keys(inputs)
@@ -58,12 +70,16 @@ class LikelihoodSplitter(Splitter):
 
     def _rank_keys(self, inputs: SplitInputs) -> np.ndarray:
         if inputs.logprob_sum is None or inputs.n_tokens is None:
-            raise ConfigError("splitter='likelihood' needs scores; score the dataset first "
-                              "(tailsplit score) or use tailsplit run")
-        keys = inputs.logprob_sum if self.rank == "logprob_sum" else (
-            inputs.logprob_sum / np.maximum(inputs.n_tokens, 1))
+            raise ConfigError(
+                "splitter='likelihood' needs scores; score the dataset first (tailsplit score) or use tailsplit run"
+            )
+        keys = (
+            inputs.logprob_sum if self.rank == "logprob_sum" else (inputs.logprob_sum / np.maximum(inputs.n_tokens, 1))
+        )
         bad = np.flatnonzero(~np.isfinite(keys))
         if len(bad):
-            raise ConfigError(f"scores are not finite for {len(bad)} example(s) (first at row "
-                              f"{int(bad[0]) + 1}); rescore them or remove those rows")
+            raise ConfigError(
+                f"scores are not finite for {len(bad)} example(s) (first at row "
+                f"{int(bad[0]) + 1}); rescore them or remove those rows"
+            )
         return -keys if self.reverse else keys

@@ -21,8 +21,15 @@ class RandomSplitter(Splitter):
     name = "random"
     needs_scores = False
 
-    def __init__(self, *, dev_size: float | int = 0.1, test_size: float | int = 0.1,
-                 balance_labels: bool = False, atom_constraint: bool = False, seed: int = 0) -> None:
+    def __init__(
+        self,
+        *,
+        dev_size: float | int = 0.1,
+        test_size: float | int = 0.1,
+        balance_labels: bool = False,
+        atom_constraint: bool = False,
+        seed: int = 0,
+    ) -> None:
         self.dev_size = dev_size
         self.test_size = test_size
         self.balance_labels = balance_labels
@@ -34,5 +41,5 @@ class RandomSplitter(Splitter):
         units = Units.from_groups(inputs.groups, inputs.n)
         order = seeded_rng(self.seed, SPLIT_ORDER).permutation(units.count)
         position = np.empty(units.count, dtype=np.float64)
-        position[order] = np.arange(units.count)      # each unit's place in a random order
+        position[order] = np.arange(units.count)  # each unit's place in a random order
         return split_by_keys(self, inputs, position[units.of_row])

@@ -74,8 +74,7 @@ class Strata:
     quotas: np.ndarray
 
 
-def strata_quotas(total: int, label_codes: np.ndarray | None, bucket_codes: np.ndarray | None,
-                  n: int) -> Strata:
+def strata_quotas(total: int, label_codes: np.ndarray | None, bucket_codes: np.ndarray | None, n: int) -> Strata:
     """Quotas that keep label proportions exact and, inside each label, bucket proportions.
 
     ``label_codes`` / ``bucket_codes`` are ``None`` when that constraint is off.
@@ -89,8 +88,9 @@ def strata_quotas(total: int, label_codes: np.ndarray | None, bucket_codes: np.n
     quotas = np.zeros(len(label_counts) * n_buckets, dtype=np.int64)
     for label in range(len(label_counts)):
         in_label = buckets[labels == label]
-        quotas[label * n_buckets:(label + 1) * n_buckets] = apportion(
-            int(label_quota[label]), np.bincount(in_label, minlength=n_buckets))
+        quotas[label * n_buckets : (label + 1) * n_buckets] = apportion(
+            int(label_quota[label]), np.bincount(in_label, minlength=n_buckets)
+        )
     return Strata(of_row=of_row, quotas=quotas)
 
 
@@ -103,7 +103,8 @@ def check_label_quotas(label_codes: np.ndarray, label_names: np.ndarray, n_eval:
             raise ConfigError(
                 f"balance_labels=True: label {name!r} has only {count} example(s), and its share of "
                 f"the {n_eval} evaluation examples is {want}, leaving none for training; "
-                "remove that label, ask for smaller dev/test sizes, or turn off label balance")
+                "remove that label, ask for smaller dev/test sizes, or turn off label balance"
+            )
 
 
 @dataclass(frozen=True)
@@ -130,8 +131,7 @@ class Units:
         return sums / np.bincount(self.of_row, minlength=self.count)
 
 
-def fill_quotas(unit_order: np.ndarray, units: Units, strata: Strata,
-                eligible: np.ndarray | None = None) -> np.ndarray:
+def fill_quotas(unit_order: np.ndarray, units: Units, strata: Strata, eligible: np.ndarray | None = None) -> np.ndarray:
     """Row mask of the units taken, walking ``unit_order`` and keeping every quota.
 
     ``eligible`` (row mask) restricts selection to those rows' units.
@@ -148,8 +148,7 @@ def fill_quotas(unit_order: np.ndarray, units: Units, strata: Strata,
     return _fill_grouped(unit_order, units, strata, eligible)
 
 
-def _fill_grouped(unit_order: np.ndarray, units: Units, strata: Strata,
-                  eligible: np.ndarray | None) -> np.ndarray:
+def _fill_grouped(unit_order: np.ndarray, units: Units, strata: Strata, eligible: np.ndarray | None) -> np.ndarray:
     rows_by_unit = np.argsort(units.of_row, kind="stable")
     bounds = np.searchsorted(units.of_row[rows_by_unit], np.arange(units.count + 1))
     remaining = strata.quotas.copy()
@@ -158,7 +157,7 @@ def _fill_grouped(unit_order: np.ndarray, units: Units, strata: Strata,
     for unit in unit_order:
         if left == 0:
             break
-        rows = rows_by_unit[bounds[unit]:bounds[unit + 1]]
+        rows = rows_by_unit[bounds[unit] : bounds[unit + 1]]
         if eligible is not None and not eligible[rows[0]]:
             continue
         need = np.bincount(strata.of_row[rows], minlength=len(remaining))
@@ -169,7 +168,7 @@ def _fill_grouped(unit_order: np.ndarray, units: Units, strata: Strata,
     for unit in unit_order:  # top up the total with whole units, strata permitting or not
         if left == 0:
             break
-        rows = rows_by_unit[bounds[unit]:bounds[unit + 1]]
+        rows = rows_by_unit[bounds[unit] : bounds[unit + 1]]
         if chosen[rows[0]] or (eligible is not None and not eligible[rows[0]]) or len(rows) > left:
             continue
         left -= len(rows)
@@ -182,8 +181,9 @@ def order_units(keys: np.ndarray) -> np.ndarray:
     return np.lexsort((np.arange(len(keys)), keys))
 
 
-def divide_evaluation(eval_mask: np.ndarray, n_dev: int, n_test: int, units: Units,
-                      label_codes: np.ndarray | None, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def divide_evaluation(
+    eval_mask: np.ndarray, n_dev: int, n_test: int, units: Units, label_codes: np.ndarray | None, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Divide the evaluation rows at random into (dev_mask, test_mask), labels kept in proportion.
 
     With groups the evaluation set may be a little smaller than asked; test then gets its
@@ -211,7 +211,8 @@ def check_whole_units(units: Units, n_dev: int, n_test: int, dev_mask: np.ndarra
             f"into train, dev ≈ {n_dev} and test ≈ {n_test} examples without cutting a group: "
             f"{'train' if train_empty else 'dev' if n_dev and not dev_mask.any() else 'test'} would be empty; "
             f"every part needs at least one whole group, so ask for dev and test sizes of at least "
-            f"{int(sizes.min())} examples each, or use a finer group field")
+            f"{int(sizes.min())} examples each, or use a finer group field"
+        )
 
 
 def length_bucket_codes(word_lengths: np.ndarray, length_buckets: int | str | None) -> np.ndarray | None:
@@ -224,18 +225,21 @@ def length_bucket_codes(word_lengths: np.ndarray, length_buckets: int | str | No
     return np.searchsorted(np.unique(inner), word_lengths, side="right").astype(np.int64)
 
 
-def repair_atoms(eval_mask: np.ndarray, inputs: Any, keys: np.ndarray, strata: Strata,
-                 units: Units) -> tuple[np.ndarray, dict[str, Any]]:
+def repair_atoms(
+    eval_mask: np.ndarray, inputs: Any, keys: np.ndarray, strata: Strata, units: Units
+) -> tuple[np.ndarray, dict[str, Any]]:
     """``eval_mask`` with the atom constraint enforced (see :mod:`tailsplit.constraints`);
     ``keys`` per row, lower = more evaluation-like; units move whole."""
     programs = inputs.require_programs("atom_constraint=True")
-    repaired, repair = enforce_atom_constraint(eval_mask, programs.atoms, keys, strata.of_row,
-                                               None if units.singletons else units.of_row)
+    repaired, repair = enforce_atom_constraint(
+        eval_mask, programs.atoms, keys, strata.of_row, None if units.singletons else units.of_row
+    )
     return repaired, {"atom_constraint": repair.as_dict()}
 
 
-def split_by_keys(splitter: Ranking, inputs: SplitInputs, keys: np.ndarray,
-                  buckets: np.ndarray | None = None) -> SplitIndices:
+def split_by_keys(
+    splitter: Ranking, inputs: SplitInputs, keys: np.ndarray, buckets: np.ndarray | None = None
+) -> SplitIndices:
     """The flow every ranking splitter shares: the lowest ``keys`` (a unit's key is its rows'
     mean) fill the evaluation quotas of each label × bucket stratum; the atom constraint
     repairs that set if the splitter asks for it; a seeded draw divides it into dev and test."""

@@ -34,8 +34,9 @@ class TemplateSplitter(Splitter):
 
     name = "template"
 
-    def __init__(self, *, dev_size: float | int = 0.1, test_size: float | int = 0.1,
-                 atom_constraint: bool = False, seed: int = 0) -> None:
+    def __init__(
+        self, *, dev_size: float | int = 0.1, test_size: float | int = 0.1, atom_constraint: bool = False, seed: int = 0
+    ) -> None:
         self.dev_size = dev_size
         self.test_size = test_size
         self.atom_constraint = atom_constraint
@@ -62,7 +63,9 @@ class TemplateSplitter(Splitter):
             position[order] = np.arange(units.count)
             eval_mask, details = repair_atoms(eval_mask, inputs, position[templates], strata, units)
         _, test_mask = divide_evaluation(eval_mask, n_dev, n_test, units, None, self.seed)
-        details["template"] = {"templates": units.count,
-                               "evaluation_templates": len(np.unique(templates[eval_mask])),
-                               "evaluation_shortfall": n_dev + n_test - int(eval_mask.sum())}
+        details["template"] = {
+            "templates": units.count,
+            "evaluation_templates": len(np.unique(templates[eval_mask])),
+            "evaluation_shortfall": n_dev + n_test - int(eval_mask.sum()),
+        }
         return SplitIndices.from_masks(eval_mask, test_mask, details)

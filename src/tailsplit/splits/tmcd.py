@@ -44,18 +44,28 @@ class TmcdSplitter(Splitter):
 
     name = "tmcd"
 
-    def __init__(self, *, dev_size: float | int = 0.1, test_size: float | int = 0.1,
-                 balance_labels: bool = False, max_iterations: int | None = None, seed: int = 0) -> None:
+    def __init__(
+        self,
+        *,
+        dev_size: float | int = 0.1,
+        test_size: float | int = 0.1,
+        balance_labels: bool = False,
+        max_iterations: int | None = None,
+        seed: int = 0,
+    ) -> None:
         self.dev_size = dev_size
         self.test_size = test_size
         self.balance_labels = balance_labels
         self.max_iterations = max_iterations
         self.seed = seed
         validate_common(self)
-        if max_iterations is not None and (isinstance(max_iterations, bool) or not isinstance(max_iterations, int)
-                                           or max_iterations < 0):
-            raise ConfigError(f"max_iterations={max_iterations!r} is not a count; give a whole number ≥ 0 "
-                              "or None (until no swap helps)")
+        if max_iterations is not None and (
+            isinstance(max_iterations, bool) or not isinstance(max_iterations, int) or max_iterations < 0
+        ):
+            raise ConfigError(
+                f"max_iterations={max_iterations!r} is not a count; give a whole number ≥ 0 "
+                "or None (until no swap helps)"
+            )
 
     @property
     def needs_programs(self) -> bool:
@@ -77,8 +87,11 @@ class TmcdSplitter(Splitter):
         search = CompoundDivergenceSearch(programs.compounds, programs.atoms, eval_mask, strata.of_row)
         start = search.divergence()
         iterations = search.run(self.max_iterations)
-        details["tmcd"] = {"iterations": iterations, "compound_divergence_start": round(start, 6),
-                           "compound_divergence_end": round(search.divergence(), 6)}
+        details["tmcd"] = {
+            "iterations": iterations,
+            "compound_divergence_start": round(start, 6),
+            "compound_divergence_end": round(search.divergence(), 6),
+        }
         _, test_mask = divide_evaluation(search.eval_mask, n_dev, n_test, units, label_codes, self.seed)
         return SplitIndices.from_masks(search.eval_mask, test_mask, details)
 
@@ -90,12 +103,18 @@ class CompoundDivergenceSearch:
     atoms stays in at least one other training example.
     """
 
-    def __init__(self, compounds: SparseSets, atoms: SparseSets, eval_mask: np.ndarray,
-                 strata: np.ndarray | None = None, alpha: float = COMPOUND_ALPHA) -> None:
+    def __init__(
+        self,
+        compounds: SparseSets,
+        atoms: SparseSets,
+        eval_mask: np.ndarray,
+        strata: np.ndarray | None = None,
+        alpha: float = COMPOUND_ALPHA,
+    ) -> None:
         self.compounds, self.atoms, self.alpha = compounds, atoms, alpha
         self.eval_mask = eval_mask.copy()
         self.strata = np.zeros(len(eval_mask), dtype=np.int64) if strata is None else strata
-        self.weights = compounds.entry_weights            # 1 each, or occurrences
+        self.weights = compounds.entry_weights  # 1 each, or occurrences
         # Moves are priced per compound for each distinct weight, then gathered per entry.
         self._weight_values, self._weight_index = np.unique(self.weights, return_inverse=True)
         totals = compounds.counts(np.ones(len(eval_mask), dtype=bool))
@@ -119,7 +138,7 @@ class CompoundDivergenceSearch:
         if total_train == 0 or total_eval == 0:
             return 0.0
         numerator = self._terms(self.train_counts, self.eval_counts).sum()
-        return float(numerator / (total_train ** self.alpha * total_eval ** (1.0 - self.alpha)))
+        return float(numerator / (total_train**self.alpha * total_eval ** (1.0 - self.alpha)))
 
     def divergence(self) -> float:
         return 1.0 - self.similarity()
@@ -138,14 +157,23 @@ class CompoundDivergenceSearch:
         current = self._terms(a, b)
         sign = -1 if to_eval else 1
         # delta[j, k]: change of compound k's term when it moves by weight_values[j]
-        delta = np.stack([self._terms(np.maximum(a + sign * w, 0), np.maximum(b - sign * w, 0)) - current
-                          for w in self._weight_values]) if len(self._weight_values) else np.zeros((0, len(a)))
+        delta = (
+            np.stack(
+                [
+                    self._terms(np.maximum(a + sign * w, 0), np.maximum(b - sign * w, 0)) - current
+                    for w in self._weight_values
+                ]
+            )
+            if len(self._weight_values)
+            else np.zeros((0, len(a)))
+        )
         per_entry = delta[self._weight_index, self.compounds.ids] if len(self.compounds.ids) else np.zeros(0)
         total_train = a.sum() + sign * self.sizes
         total_eval = b.sum() - sign * self.sizes
         with np.errstate(divide="ignore", invalid="ignore"):
             similarity = (current.sum() + self._row_sums(per_entry)) / (
-                np.maximum(total_train, 1) ** self.alpha * np.maximum(total_eval, 1) ** (1.0 - self.alpha))
+                np.maximum(total_train, 1) ** self.alpha * np.maximum(total_eval, 1) ** (1.0 - self.alpha)
+            )
         allowed = ~self.eval_mask if to_eval else self.eval_mask.copy()
         if to_eval:
             allowed &= self._safe_to_leave_training()
