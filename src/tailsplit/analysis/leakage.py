@@ -96,23 +96,23 @@ class DuplicateKeys:
 
     @staticmethod
     def build(queries: Sequence[str], contexts: Sequence[str] | None = None, *, near: bool = True) -> DuplicateKeys:
+        query_texts = [normalized_query(q) for q in queries]
         if contexts is None:
             exact = _keys(queries)
-            normalized_texts: list[object] = [normalized_query(q) for q in queries]
+            normalized = _keys(query_texts)
         else:
+            context_texts = [normalized_query(c) for c in contexts]
             exact = _keys(list(zip(contexts, queries)))
-            normalized_texts = [(normalized_query(c), normalized_query(q)) for c, q in zip(contexts, queries)]
-        normalized = _keys(normalized_texts)
+            normalized = _keys(list(zip(context_texts, query_texts)))
         pairs = None
         if near:
-            distinct = list(dict.fromkeys(normalized_texts))  # key k is the k-th distinct text
+            # key k is the k-th distinct normalised text (or pair): its first row
+            first_rows = np.unique(normalized, return_index=True)[1]
+            query_sets = [shingles(query_texts[i]) for i in first_rows]
             if contexts is None:
-                pairs = near_duplicate_pairs([shingles(t) for t in distinct])  # type: ignore[arg-type]
+                pairs = near_duplicate_pairs(query_sets)
             else:
-                pairs = near_duplicate_pairs(
-                    [shingles(t[1]) for t in distinct],  # type: ignore[index]
-                    also=[shingles(t[0]) for t in distinct],
-                )  # type: ignore[index]
+                pairs = near_duplicate_pairs(query_sets, also=[shingles(context_texts[i]) for i in first_rows])
         return DuplicateKeys("query" if contexts is None else "pair", exact, normalized, pairs)
 
     def leaked(self, match: str, train: np.ndarray) -> np.ndarray:
