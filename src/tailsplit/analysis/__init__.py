@@ -1,5 +1,5 @@
 """Describing splits: per-part summaries (more metrics arrive with the analysis report)."""
 
-from tailsplit.analysis.summary import PartSummary, summarize_split
+from tailsplit.analysis.summary import PartStatistics, summarize_split
 
-__all__ = ["PartSummary", "summarize_split"]
+__all__ = ["PartStatistics", "summarize_split"]

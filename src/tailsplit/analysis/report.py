@@ -123,7 +123,7 @@ def _parts_markdown(analysis: SplitAnalysis) -> list[str]:
         labels = ", ".join(f"{markdown_cell(k)} {100 * v / total:.1f}%" for k, v in p.label_counts.items()) or "-"
         rows.append(
             f"| {p.part} | {p.size} | {labels} | {p.mean_words:.2f} | {p.median_words:.1f} | "
-            f"{100 * p.rare_word_fraction:.2f}% | {100 * p.unlisted_word_fraction:.2f}% | {p.fk_grade:.2f} | "
+            f"{_share(p.rare_word_fraction)} | {_share(p.unlisted_word_fraction)} | {p.fk_grade:.2f} | "
             f"{p.fk_grade_example_mean:.2f} ± {p.fk_grade_example_sd:.2f} | {_opt(p.mean_dependency_depth)} | "
             f"{_opt(p.mean_logprob_sum)} | "
             f"{_opt(p.mean_logprob_mean)} |"
@@ -133,6 +133,10 @@ def _parts_markdown(analysis: SplitAnalysis) -> list[str]:
 
 def _opt(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
+
+
+def _share(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.2f}%"
 
 
 def _null_markdown(null: list[NullComparison]) -> list[str]:

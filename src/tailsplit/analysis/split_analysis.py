@@ -25,6 +25,7 @@ from tailsplit.analysis.null import (
     ratio_statistics_null,
 )
 from tailsplit.analysis.program_metrics import ProgramMetrics, divergence_note, novel_share, program_metrics
+from tailsplit.analysis.summary import PartStatistics
 from tailsplit.analysis.syntax import Parser, dependency_depths, find_parser
 from tailsplit.analysis.text_counts import TextCounts, compute_text_counts, example_fk_grades, fk_grade
 from tailsplit.config import NULL_SPLITS
@@ -68,26 +69,6 @@ class AnalysisInputs:
         return SplitIndices(train, dev, test)
 
 
-@dataclass(frozen=True)
-class PartStatistics:
-    part: str
-    size: int
-    label_counts: dict[str, int]
-    mean_words: float
-    median_words: float
-    rare_word_fraction: float
-    unlisted_word_fraction: float
-    fk_grade: float  # pooled: the part's words, sentences and syllables summed
-    fk_grade_example_mean: float  # per example, then averaged (the paper compares these)
-    fk_grade_example_sd: float
-    mean_dependency_depth: float | None  # None when no parser ran
-    mean_logprob_sum: float | None
-    mean_logprob_mean: float | None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {k: (round(v, 6) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
-
-
 @dataclass
 class SplitAnalysis:
     name: str
@@ -119,7 +100,7 @@ class SplitAnalysis:
             "null_splits": self.n_null_splits,
             "seed": self.seed,
             "text": self.text_kind,
-            "parts": [p.as_dict() for p in self.parts],
+            "parts": [p.analysis_dict() for p in self.parts],
             "against_null": [c.as_dict() for c in self.null],
             "programs": [m.as_dict() for m in self.program_metrics],
             "hardest": self.hardest,

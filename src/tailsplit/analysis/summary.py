@@ -1,4 +1,5 @@
-"""The per-part summary printed after a split and stored in its manifest."""
+"""Statistics of one split part: the summary every split prints and stores in its manifest,
+and the analysis' fuller description of the same part (one type for both)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,38 @@ import numpy as np
 
 from tailsplit.core import Dataset, ScoreTable, SplitIndices
 
+SUMMARY_FIELDS = (
+    "part",
+    "size",
+    "label_counts",
+    "mean_words",
+    "mean_logprob_sum",
+    "mean_logprob_mean",
+    "queries_in_train",
+    "queries_in_train_normalized",
+)
+ANALYSIS_FIELDS = (
+    "part",
+    "size",
+    "label_counts",
+    "mean_words",
+    "median_words",
+    "rare_word_fraction",
+    "unlisted_word_fraction",
+    "fk_grade",
+    "fk_grade_example_mean",
+    "fk_grade_example_sd",
+    "mean_dependency_depth",
+    "mean_logprob_sum",
+    "mean_logprob_mean",
+)
+
 
 @dataclass(frozen=True)
-class PartSummary:
-    """Size, label counts, mean query length (words) and mean scores of one split part."""
+class PartStatistics:
+    """One split part. Every split fills size, labels, mean query length, mean scores and the
+    share of queries also in train (:func:`summarize_split`); the analysis fills the text
+    statistics (``None`` where it did not run)."""
 
     part: str
     size: int
@@ -23,14 +52,28 @@ class PartSummary:
     mean_logprob_mean: float | None
     queries_in_train: float | None = None  # share whose query a train example has (exact)
     queries_in_train_normalized: float | None = None  # … after case/punctuation/space normalisation
+    median_words: float | None = None
+    rare_word_fraction: float | None = None
+    unlisted_word_fraction: float | None = None
+    fk_grade: float | None = None  # pooled: the part's words, sentences and syllables summed
+    fk_grade_example_mean: float | None = None  # per example, then averaged (the paper compares these)
+    fk_grade_example_sd: float | None = None
+    mean_dependency_depth: float | None = None  # None when no parser ran
 
     def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        """The summary's fields (the manifest's ``summary``)."""
+        return {k: getattr(self, k) for k in SUMMARY_FIELDS}
+
+    def analysis_dict(self) -> dict[str, Any]:
+        """The analysis' fields, floats to 6 places (``analysis.json``'s ``parts``)."""
+        return {
+            k: (round(v, 6) if isinstance(v, float) else v) for k, v in ((k, getattr(self, k)) for k in ANALYSIS_FIELDS)
+        }
 
 
 def summarize_split(
     dataset: Dataset, split: SplitIndices, word_lengths: np.ndarray, scores: ScoreTable | None
-) -> list[PartSummary]:
+) -> list[PartStatistics]:
     """One summary per part, in train/dev/test order."""
     from tailsplit.analysis.leakage import DuplicateKeys
 
@@ -42,7 +85,7 @@ def summarize_split(
     for part, idx in split.parts().items():
         labels = Counter(dataset.labels[i] for i in idx) if dataset.labels is not None else Counter()
         out.append(
-            PartSummary(
+            PartStatistics(
                 part=part,
                 size=len(idx),
                 label_counts=dict(sorted(labels.items())),
@@ -60,7 +103,7 @@ def _mean(values: np.ndarray) -> float:
     return round(float(np.mean(values)), 4) if len(values) else float("nan")
 
 
-def render_summary_markdown(summaries: list[PartSummary]) -> str:
+def render_summary_markdown(summaries: list[PartStatistics]) -> str:
     """A Markdown table of the summaries (labels as ``name: share%``, escaped like every report)."""
     from tailsplit.analysis.report import markdown_cell
 

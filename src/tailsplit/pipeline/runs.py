@@ -18,7 +18,7 @@ import numpy as np
 
 from tailsplit._version import __version__
 from tailsplit.analysis.program_metrics import ProgramMetrics, divergence_note, program_metrics, render_program_markdown
-from tailsplit.analysis.summary import PartSummary, render_summary_markdown, summarize_split
+from tailsplit.analysis.summary import PartStatistics, render_summary_markdown, summarize_split
 from tailsplit.cache import ScoreCache, default_cache_dir
 from tailsplit.config import (
     ANALYSIS_TEXTS,
@@ -66,7 +66,7 @@ class RunResult:
     dataset: Dataset
     scores: ScoreTable | None
     split: SplitIndices
-    summaries: list[PartSummary]
+    summaries: list[PartStatistics]
     manifest: dict[str, Any]
     out_dir: Path | None = None
     timings: dict[str, float] = field(default_factory=dict)
