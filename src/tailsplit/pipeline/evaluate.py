@@ -79,39 +79,20 @@ def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dic
         train, dev, test = (_part_inputs(parts[p], data, config.input_fields) for p in ("train", "dev", "test"))
         leakage[Path(folder).name] = _test_leakage(parts, data)
         test_ids = tuple(label_to_str(r.record.get(data.get("id") or "id", r.row)) for r in parts["test"])
-        if config.zero_shot:
-            result = _zero_shot(manifest, parts, config)
-            kind = describe_split(manifest)
-            scores.append(
-                SplitScore(
-                    Path(folder).name,
-                    kind,
-                    result.baseline,
-                    result.metric,
-                    result.dev,
-                    result.test,
-                    test_ids,
-                    result.test_correct,
-                )
-            )
-            details.append(
-                {
-                    "folder": str(folder),
-                    "split": kind,
-                    "sizes": [len(parts[p]) for p in ("train", "dev", "test")],
-                    **result.as_dict(),
-                }
-            )
+        results = [_zero_shot(manifest, parts, config)] if config.zero_shot else []
         for baseline in baselines_for(data, config.baselines, config.input_fields):
             if baseline == "nn-sql":
-                result = nearest_neighbour_sql(train, dev, test, EXTRACTORS.create(data.get("program_kind") or "sql"))
+                results.append(
+                    nearest_neighbour_sql(train, dev, test, EXTRACTORS.create(data.get("program_kind") or "sql"))
+                )
             elif baseline == "embed":
-                result = embedding_logistic(train, dev, test, models.sentence_encoder(), seed=config.seed)
+                results.append(embedding_logistic(train, dev, test, models.sentence_encoder(), seed=config.seed))
             elif baseline == "encoder":
-                result = models.fine_tuned(manifest, train, dev, test)
+                results.append(models.fine_tuned(manifest, train, dev, test))
             else:
-                result = tfidf_logistic(train, dev, test, text_only=baseline == "tfidf-text", seed=config.seed)
-            kind = describe_split(manifest)
+                results.append(tfidf_logistic(train, dev, test, text_only=baseline == "tfidf-text", seed=config.seed))
+        kind, sizes = describe_split(manifest), [len(train), len(dev), len(test)]
+        for result in results:
             scores.append(
                 SplitScore(
                     Path(folder).name,
@@ -124,9 +105,7 @@ def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dic
                     result.test_correct,
                 )
             )
-            details.append(
-                {"folder": str(folder), "split": kind, "sizes": [len(train), len(dev), len(test)], **result.as_dict()}
-            )
+            details.append({"folder": str(folder), "split": kind, "sizes": sizes, **result.as_dict()})
     models.close()
     files: dict[str, str] = {}
     if scored:
