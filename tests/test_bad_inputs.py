@@ -708,13 +708,13 @@ def test_read_only_location_is_refused_before_work(
 
 
 def test_disk_full_while_writing_outputs_leaves_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import tailsplit.pipeline.runs as runs
+    import tailsplit.pipeline.split_folder as split_folder
 
     ws = tmp_path / "ws"
     ws.mkdir()
     monkeypatch.chdir(ws)
     good(ws)
-    real = runs.write_records
+    real = split_folder.write_records
     written: list[str] = []
 
     def fills_up(path: Path, records: object, fmt: str) -> None:
@@ -723,7 +723,7 @@ def test_disk_full_while_writing_outputs_leaves_nothing(tmp_path: Path, monkeypa
         written.append(str(path))
         real(path, records, fmt)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(runs, "write_records", fills_up)
+    monkeypatch.setattr(split_folder, "write_records", fills_up)
     code, output = run_cli(ws, ["run", "good.jsonl", "--text", "hypothesis", *RUN, "--out", "out"])
     assert code == 2 and "No space left on device" in output and "free some space" in output
     assert not (ws / "out").exists() and leftovers(ws) == []

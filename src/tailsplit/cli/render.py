@@ -32,7 +32,7 @@ def print_summary(result: RunResult) -> None:
             "-" if s.mean_logprob_mean is None else f"{s.mean_logprob_mean:.3f}",
         )
     stdout.print(table)
-    from tailsplit.pipeline.runs import scoring_note
+    from tailsplit.pipeline.split_folder import scoring_note
 
     if scoring_note(result.manifest):
         stdout.print(f"scores: {scoring_note(result.manifest)}", highlight=False)

@@ -6,14 +6,13 @@ from tailsplit.pipeline.runs import (
     RunResult,
     analyze,
     load_dataset,
-    output_records,
     run,
     score,
     score_dataset,
     split_dataset,
-    write_split,
 )
 from tailsplit.pipeline.shift import correlate, ood_rank, similarity
+from tailsplit.pipeline.split_folder import output_records, write_split
 
 __all__ = [
     "RunResult",

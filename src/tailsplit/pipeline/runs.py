@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tailsplit._version import __version__
-from tailsplit.analysis.program_metrics import ProgramMetrics, divergence_note, program_metrics, render_program_markdown
-from tailsplit.analysis.summary import PartStatistics, render_summary_markdown, summarize_split
+from tailsplit.analysis.program_metrics import ProgramMetrics, program_metrics
+from tailsplit.analysis.summary import PartStatistics, summarize_split
 from tailsplit.cache import ScoreCache, default_cache_dir
 from tailsplit.config import (
     ANALYSIS_TEXTS,
@@ -30,22 +30,19 @@ from tailsplit.config import (
     SplitConfig,
 )
 from tailsplit.core import Dataset, ScoreTable, SplitIndices
-from tailsplit.errors import ConfigError, InputError
+from tailsplit.errors import ConfigError
 from tailsplit.fingerprint import sha256_file
-from tailsplit.io.examples import SOURCE_COLUMN, load_examples
+from tailsplit.io.examples import load_examples
 from tailsplit.io.outputs import (
     check_output_file,
     check_output_folder,
-    staged_output,
-    strict_json,
     update_reports,
     write_output_file,
 )
-from tailsplit.io.readers import detect_format
-from tailsplit.io.scores import SCORE_COLUMNS, read_score_file, score_file_bytes
-from tailsplit.io.writers import OUTPUT_SUFFIX, output_format_for, write_records
+from tailsplit.io.scores import read_score_file, score_file_bytes
 from tailsplit.log import logger
 from tailsplit.pipeline.manifest import input_records
+from tailsplit.pipeline.split_folder import check_added_columns, report_files, write_split
 from tailsplit.programs.sets import COUNTS, ProgramFeatures, dataset_program_features
 from tailsplit.prompts import PromptTemplate, resolve_template
 from tailsplit.registry import SCORERS
@@ -55,7 +52,6 @@ from tailsplit.splits import SPLITTERS, SplitInputs, Splitter, make_splitter
 from tailsplit.words import word_lengths, word_tokens
 
 if TYPE_CHECKING:
-    from tailsplit.analysis.compare import SplitComparison
     from tailsplit.analysis.split_analysis import SplitAnalysis
 
 
@@ -435,99 +431,3 @@ def analyze(
         )
     update_reports(split_dir, report_files(analysis, comparisons))
     return analysis, comparisons
-
-
-def scoring_note(manifest: dict[str, Any]) -> str | None:
-    """How fold models were trained, when the scores are k-fold fine-tuned (else ``None``)."""
-    recipe = (manifest.get("folds") or {}).get("recipe")
-    return None if recipe is None else f"k-fold fine-tuned, {recipe}"
-
-
-def report_files(analysis: SplitAnalysis, comparisons: list[tuple[SplitComparison, SplitAnalysis]]) -> dict[str, str]:
-    """report.md, report.html and analysis.json of an analysis."""
-    from tailsplit.analysis.plots import analysis_figures
-    from tailsplit.analysis.report import render_html, render_markdown
-
-    payload = {**analysis.as_dict(), "compared_with": [c.as_dict() for c, _ in comparisons]}
-    return {
-        "report.md": render_markdown(analysis, comparisons),
-        "report.html": render_html(analysis, comparisons, analysis_figures(analysis)),
-        "analysis.json": strict_json(payload),
-    }
-
-
-def write_split(out_dir: Path, result: RunResult, *, overwrite: bool) -> tuple[Path, dict[str, Any]]:
-    """Write train/dev/test, scores.parquet, summary.md, reports and manifest.json, all or
-    nothing; (the folder, the manifest as written)."""
-    dataset, scores, split = result.dataset, result.scores, result.split
-    fmt = output_format_for(detect_format(Path(dataset.input_paths[0])))
-    records = output_records(dataset, scores)
-    inputs = [
-        *dataset.input_paths,
-        *([result.manifest["scores_file"]["path"]] if "scores_file" in result.manifest else []),
-    ]
-    with staged_output(out_dir, overwrite=overwrite, inputs=inputs) as folder:
-        for part, idx in split.parts().items():
-            write_records(folder / f"{part}{OUTPUT_SUFFIX[fmt]}", [records[i] for i in idx], fmt)
-        if scores is not None:
-            meta = {k: result.manifest.get(k) for k in ("method", "model", "template", "backend", "folds")}
-            folder.write_bytes(
-                "scores.parquet", score_file_bytes(dataset, scores, meta, part=split.assignment(len(dataset)))
-            )
-        summary = render_summary_markdown(result.summaries)
-        if scoring_note(result.manifest):
-            summary += f"\n\nScores: {scoring_note(result.manifest)}."
-        if result.program_metrics:
-            summary += "\n\nPrograms (divergence and novelty against train):\n\n" + render_program_markdown(
-                result.program_metrics
-            )
-            if result.programs is not None:
-                summary += f"\n\n({divergence_note(result.programs.count, result.programs.extractor)})"
-        folder.write_text("summary.md", summary + "\n")
-        if result.analysis is not None:
-            for name, text in report_files(result.analysis, []).items():
-                folder.write_text(name, text)
-        manifest = folder.write_manifest(
-            {**result.manifest, "timings": {k: round(v, 3) for k, v in result.timings.items()}}
-        )
-    return out_dir, manifest
-
-
-def check_added_columns(dataset: Dataset, *, with_scores: bool) -> None:
-    """Refuse input fields that the columns tailsplit adds (scores, generated id, source file) would overwrite."""
-    added = list(SCORE_COLUMNS) if with_scores else []
-    if dataset.ids_generated:
-        added.append(dataset.fields.id)
-    if len(set(dataset.sources)) > 1:
-        added.append(SOURCE_COLUMN)
-    for i, record in enumerate(dataset.records):
-        clash = next((name for name in added if name in record), None)
-        if clash is not None:
-            raise InputError(
-                f"already exists in {dataset.sources[i]} (record {i + 1}); tailsplit adds a column of that name",
-                field=clash,
-                fix="rename or drop that field first",
-            )
-
-
-def output_records(dataset: Dataset, scores: ScoreTable | None) -> list[dict[str, Any]]:
-    """Each input record with score columns (and generated id, source file) appended."""
-    check_added_columns(dataset, with_scores=scores is not None)
-    pooled = len(set(dataset.sources)) > 1
-    out = []
-    mean = scores.logprob_mean if scores is not None else np.zeros(0)  # computed once, not per row
-    for i, record in enumerate(dataset.records):
-        row = dict(record)
-        if scores is not None:
-            row.update(
-                logprob_sum=float(scores.logprob_sum[i]),
-                n_tokens=int(scores.n_tokens[i]),
-                logprob_mean=float(mean[i]),
-                truncated=bool(scores.truncated[i]),
-            )
-        if dataset.ids_generated:
-            row[dataset.fields.id] = dataset.ids[i]
-        if pooled:
-            row[SOURCE_COLUMN] = dataset.sources[i]
-        out.append(row)
-    return out

@@ -1,0 +1,120 @@
+"""A split folder: what it holds (train/dev/test in the input's format, scores, summary,
+reports, manifest) and how it is written — all or nothing, inside ``--out``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from tailsplit.analysis.program_metrics import divergence_note, render_program_markdown
+from tailsplit.analysis.summary import render_summary_markdown
+from tailsplit.core import Dataset, ScoreTable
+from tailsplit.errors import InputError
+from tailsplit.io.examples import SOURCE_COLUMN
+from tailsplit.io.outputs import staged_output, strict_json
+from tailsplit.io.readers import detect_format
+from tailsplit.io.scores import SCORE_COLUMNS, score_file_bytes
+from tailsplit.io.writers import OUTPUT_SUFFIX, output_format_for, write_records
+
+if TYPE_CHECKING:
+    from tailsplit.analysis.compare import SplitComparison
+    from tailsplit.analysis.split_analysis import SplitAnalysis
+    from tailsplit.pipeline.runs import RunResult
+
+
+def scoring_note(manifest: dict[str, Any]) -> str | None:
+    """How fold models were trained, when the scores are k-fold fine-tuned (else ``None``)."""
+    recipe = (manifest.get("folds") or {}).get("recipe")
+    return None if recipe is None else f"k-fold fine-tuned, {recipe}"
+
+
+def report_files(analysis: SplitAnalysis, comparisons: list[tuple[SplitComparison, SplitAnalysis]]) -> dict[str, str]:
+    """report.md, report.html and analysis.json of an analysis."""
+    from tailsplit.analysis.plots import analysis_figures
+    from tailsplit.analysis.report import render_html, render_markdown
+
+    payload = {**analysis.as_dict(), "compared_with": [c.as_dict() for c, _ in comparisons]}
+    return {
+        "report.md": render_markdown(analysis, comparisons),
+        "report.html": render_html(analysis, comparisons, analysis_figures(analysis)),
+        "analysis.json": strict_json(payload),
+    }
+
+
+def write_split(out_dir: Path, result: RunResult, *, overwrite: bool) -> tuple[Path, dict[str, Any]]:
+    """Write train/dev/test, scores.parquet, summary.md, reports and manifest.json, all or
+    nothing; (the folder, the manifest as written)."""
+    dataset, scores, split = result.dataset, result.scores, result.split
+    fmt = output_format_for(detect_format(Path(dataset.input_paths[0])))
+    records = output_records(dataset, scores)
+    inputs = [
+        *dataset.input_paths,
+        *([result.manifest["scores_file"]["path"]] if "scores_file" in result.manifest else []),
+    ]
+    with staged_output(out_dir, overwrite=overwrite, inputs=inputs) as folder:
+        for part, idx in split.parts().items():
+            write_records(folder / f"{part}{OUTPUT_SUFFIX[fmt]}", [records[i] for i in idx], fmt)
+        if scores is not None:
+            meta = {k: result.manifest.get(k) for k in ("method", "model", "template", "backend", "folds")}
+            folder.write_bytes(
+                "scores.parquet", score_file_bytes(dataset, scores, meta, part=split.assignment(len(dataset)))
+            )
+        summary = render_summary_markdown(result.summaries)
+        if scoring_note(result.manifest):
+            summary += f"\n\nScores: {scoring_note(result.manifest)}."
+        if result.program_metrics:
+            summary += "\n\nPrograms (divergence and novelty against train):\n\n" + render_program_markdown(
+                result.program_metrics
+            )
+            if result.programs is not None:
+                summary += f"\n\n({divergence_note(result.programs.count, result.programs.extractor)})"
+        folder.write_text("summary.md", summary + "\n")
+        if result.analysis is not None:
+            for name, text in report_files(result.analysis, []).items():
+                folder.write_text(name, text)
+        manifest = folder.write_manifest(
+            {**result.manifest, "timings": {k: round(v, 3) for k, v in result.timings.items()}}
+        )
+    return out_dir, manifest
+
+
+def check_added_columns(dataset: Dataset, *, with_scores: bool) -> None:
+    """Refuse input fields that the columns tailsplit adds (scores, generated id, source file) would overwrite."""
+    added = list(SCORE_COLUMNS) if with_scores else []
+    if dataset.ids_generated:
+        added.append(dataset.fields.id)
+    if len(set(dataset.sources)) > 1:
+        added.append(SOURCE_COLUMN)
+    for i, record in enumerate(dataset.records):
+        clash = next((name for name in added if name in record), None)
+        if clash is not None:
+            raise InputError(
+                f"already exists in {dataset.sources[i]} (record {i + 1}); tailsplit adds a column of that name",
+                field=clash,
+                fix="rename or drop that field first",
+            )
+
+
+def output_records(dataset: Dataset, scores: ScoreTable | None) -> list[dict[str, Any]]:
+    """Each input record with score columns (and generated id, source file) appended."""
+    check_added_columns(dataset, with_scores=scores is not None)
+    pooled = len(set(dataset.sources)) > 1
+    out = []
+    mean = scores.logprob_mean if scores is not None else np.zeros(0)  # computed once, not per row
+    for i, record in enumerate(dataset.records):
+        row = dict(record)
+        if scores is not None:
+            row.update(
+                logprob_sum=float(scores.logprob_sum[i]),
+                n_tokens=int(scores.n_tokens[i]),
+                logprob_mean=float(mean[i]),
+                truncated=bool(scores.truncated[i]),
+            )
+        if dataset.ids_generated:
+            row[dataset.fields.id] = dataset.ids[i]
+        if pooled:
+            row[SOURCE_COLUMN] = dataset.sources[i]
+        out.append(row)
+    return out
