@@ -120,24 +120,11 @@ def evaluate(
         EvaluateConfig,
         config,
         ctx,
+        "evaluate",
         {
-            "split_dirs": ("split_dirs", [str(p) for p in split_dirs or []]),
             "baselines": ("baseline", list(baseline or [])),
             "input_fields": ("input_field", list(input_field or [])),
-            "seed": ("seed", seed or 0),
-            "predictions": ("predictions", [str(p) for p in predictions or []]),
-            "bucket": ("bucket", bucket),
-            "zero_shot": ("zero_shot", zero_shot),
-            "zero_shot_template": ("zero_shot_template", zero_shot_template),
-            "encoder": ("encoder", encoder),
-            "max_steps": ("max_steps", max_steps),
-            "max_train": ("max_train", max_train),
-            "device": ("device", device),
-            "leakage_threshold": ("leakage_threshold", leakage_threshold),
-            "out": ("out", None if out is None else str(out)),
-            "overwrite": ("overwrite", overwrite),
         },
-        "evaluate",
     )
     result = pipeline.evaluate(settings, command=sys.argv)
     stdout.print(table_markdown(result["table"]), highlight=False, markup=False)

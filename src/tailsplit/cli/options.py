@@ -395,19 +395,39 @@ CommandConfigOpt = Annotated[
 
 
 def command_config(
-    cls: type, path: Path | None, ctx: typer.Context, values: dict[str, tuple[str, Any]], command: str
+    cls: type, path: Path | None, ctx: typer.Context, command: str, renamed: dict[str, tuple[str, Any]] | None = None
 ) -> Any:
     """``cls`` from the recipe at ``path`` (or its defaults) with the options laid over it:
-    every option without a recipe, only those given on the command line with one.
-    ``values`` maps a config field to (its option's parameter name, the converted value)."""
+    every option without a recipe, only those given on the command line with one. An option
+    sets the config field of its own name (paths as text, a left-out option as the field's
+    default); ``renamed`` maps the other fields to (their option's parameter name, value)."""
     from tailsplit.config import load_command_config
 
     config = load_command_config(path, cls, command) if path is not None else cls()
+    defaults = cls()
+    values = {
+        f.name: (f.name, _as_field(ctx.params[f.name], getattr(defaults, f.name)))
+        for f in dataclasses.fields(cls)
+        if f.name in ctx.params
+    }
+    values.update(renamed or {})
     for name, (param, value) in values.items():
         source = ctx.get_parameter_source(param)  # typer's own click: compare the source by name
         if path is None or (source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")):
             setattr(config, name, value)
     return config
+
+
+def _as_field(value: Any, default: Any) -> Any:
+    """An option's value as its config field holds it: ``None`` (left out) is the default,
+    paths are text."""
+    if value is None:
+        return default
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, list):
+        return [str(v) if isinstance(v, Path) else v for v in value]
+    return value
 
 
 def parse_size(value: str, option: str) -> float | int:

@@ -79,19 +79,10 @@ def similarity(
         SimilarityConfig,
         config,
         ctx,
-        {
-            "datasets": ("datasets", list(datasets or [])),
-            "splits": ("split", [str(p) for p in split or []]),
-            "encoder": ("encoder", encoder),
-            "batch_size": ("batch_size", batch_size),
-            "max_examples": ("max_examples", max_examples),
-            "mmd_sample": ("mmd_sample", mmd_sample),
-            "permutations": ("permutations", permutations),
-            "seed": ("seed", seed or 0),
-            "out": ("out", None if out is None else str(out)),
-            "overwrite": ("overwrite", overwrite),
-        },
         "similarity",
+        {
+            "splits": ("split", [str(p) for p in split or []]),
+        },
     )
     result = pipeline.similarity(settings, command=sys.argv)
     from rich.table import Table
@@ -149,19 +140,6 @@ def ood_rank(
         OodRankConfig,
         config,
         ctx,
-        {
-            "id": ("id", id or ""),
-            "candidates": ("candidates", "" if candidates is None else str(candidates)),
-            "id_accuracy": ("id_accuracy", id_accuracy),
-            "max_similarity": ("max_similarity", max_similarity),
-            "min_drop": ("min_drop", min_drop),
-            "encoder": ("encoder", encoder),
-            "batch_size": ("batch_size", batch_size),
-            "max_examples": ("max_examples", max_examples),
-            "seed": ("seed", seed or 0),
-            "out": ("out", None if out is None else str(out)),
-            "overwrite": ("overwrite", overwrite),
-        },
         "ood-rank",
     )
     if not settings.id or not settings.candidates:
@@ -200,12 +178,6 @@ def correlate(
         CorrelateConfig,
         config,
         ctx,
-        {
-            "points": ("points", "" if points is None else str(points)),
-            "group": ("group", group),
-            "out": ("out", None if out is None else str(out)),
-            "overwrite": ("overwrite", overwrite),
-        },
         "correlate",
     )
     if not settings.points:
