@@ -14,6 +14,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tailsplit.errors import ConfigError
+from tailsplit.fields import field_value, is_field_path
+
+
+class _FieldFormatter(string.Formatter):
+    """``str.format`` whose placeholders are field names or dotted paths into nested records."""
+
+    def get_field(self, field_name: str, args: Any, kwargs: Any) -> tuple[Any, str]:
+        return field_value(kwargs, field_name), field_name
+
+
+_FIELDS = _FieldFormatter()
 
 QUERY = "{text}"
 
@@ -46,10 +57,10 @@ class PromptTemplate:
         for name in self.placeholders:
             if name == "text":
                 continue
-            if not name.isidentifier():
+            if not is_field_path(name):
                 raise ConfigError(
                     f"template={self.template!r} has placeholder {{{name}}}; "
-                    "use role names {context}/{label} or plain field names"
+                    "use role names {context}/{label}, field names or dotted paths ({example.premise})"
                 )
         if self.prefix_template.count(QUERY):
             raise ConfigError(f"template={self.template!r} uses {QUERY} twice; use it once, at the end")
@@ -76,7 +87,7 @@ class PromptTemplate:
         if label is not None and self.needs("label"):
             values["label"] = self._label_word(label)
         try:
-            prompt = self.prefix_template.format_map(values)
+            prompt = _FIELDS.vformat(self.prefix_template, (), values)
         except KeyError as exc:
             raise ConfigError(self._missing_message(str(exc.args[0]))) from None
         return prompt, text

@@ -71,26 +71,24 @@ def load_split_dir(
     for part in SPLIT_PARTS:
         path = _part_file(folder, manifest, part)
         for raw in read_records(path):
-            record = raw.record
+            get = raw.value
             for name in (text_field, id_field, label_field, program_field, context_field, pair_field):
-                if name is not None and name not in record:
+                if name is not None and not raw.has(name):
                     raise raw.error("is missing", field=name, fix="analyze the folder tailsplit wrote, unchanged")
-            ids.append(str(record[id_field]))
+            ids.append(str(get(id_field)))
             texts.append(
-                pair_text(str(record[context_field]), str(record[text_field]))
-                if context_field
-                else str(record[text_field])
+                pair_text(str(get(context_field)), str(get(text_field))) if context_field else str(get(text_field))
             )
-            queries.append(str(record[text_field]))
+            queries.append(str(get(text_field)))
             if pair_field is not None:
-                contexts.append(str(record[pair_field]))
+                contexts.append(str(get(pair_field)))
             parts.append(part)
             if label_field is not None:
-                labels.append(label_to_str(record[label_field]))
+                labels.append(label_to_str(get(label_field)))
             if agreement_field is not None:
                 agreement.append(_agreement(raw, agreement_field, labels[-1]))
             if program_field is not None:
-                programs.append(str(record[program_field]))
+                programs.append(str(get(program_field)))
     logprob_sum, n_tokens = _scores(folder, ids)
     return AnalysisInputs(
         name=folder.name,
@@ -116,7 +114,7 @@ def _agreement(raw: Any, name: str, gold: str) -> tuple[float, float]:
     """(agreement with gold, entropy) of one record's annotator labels; NaN when it has none."""
     from tailsplit.analysis.split_analysis import annotator_agreement
 
-    value = raw.record.get(name)
+    value = raw.value(name) if raw.has(name) else None
     if value is None or value == []:
         return float("nan"), float("nan")
     if not isinstance(value, list) or not all(isinstance(v, (str, int, bool)) for v in value):

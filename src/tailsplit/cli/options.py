@@ -38,7 +38,12 @@ ConfigOpt = Annotated[
     Path | None, typer.Option("--config", rich_help_panel="Data", help="TOML recipe; options given here override it.")
 ]
 Text = Annotated[
-    str | None, typer.Option("--text", rich_help_panel="Data", help="Field holding the query that is scored.")
+    str | None,
+    typer.Option(
+        "--text",
+        rich_help_panel="Data",
+        help="Field holding the query that is scored; nested fields by dotted path (example.hypothesis).",
+    ),
 ]
 Context = Annotated[
     str | None,

@@ -48,8 +48,8 @@ def zero_shot_classify(
         ScoreRequest(
             *template.render(
                 r.record,
-                text=str(r.record[data["text"]]),
-                context=str(r.record[data["context"]]) if data.get("context") else None,
+                text=str(r.value(data["text"])),
+                context=str(r.value(data["context"])) if data.get("context") else None,
                 label=label,
             )
         )
@@ -59,7 +59,7 @@ def zero_shot_classify(
     logprob_sum, _, _, _ = score_requests(requests, scorer, cache)
     best = np.asarray(logprob_sum).reshape(len(test), len(labels)).argmax(axis=1) if len(test) else np.zeros(0, int)
     predicted = np.asarray(labels, dtype=object)[best]
-    gold = np.asarray([label_to_str(r.record[data["label"]]) for r in test], dtype=object)
+    gold = np.asarray([label_to_str(r.value(data["label"])) for r in test], dtype=object)
     correct = predicted == gold
     return BaselineResult(
         "lm-zero-shot",

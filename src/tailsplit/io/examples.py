@@ -64,9 +64,9 @@ def _fields_hint(record: dict[str, Any]) -> str:
 
 
 def _required_text(raw: RawRecord, name: str, option: str) -> str:
-    if name not in raw.record:
+    if not raw.has(name):
         raise raw.error("is missing", field=name, fix=f"{_fields_hint(raw.record)}; choose the field with {option}")
-    value = raw.record[name]
+    value = raw.value(name)
     if value is None:
         raise raw.error("is null", field=name, fix="fill it in or remove the row")
     if not isinstance(value, str):
@@ -82,9 +82,9 @@ def label_to_str(value: Any) -> str:
 
 
 def _required_value(raw: RawRecord, name: str, option: str) -> str:
-    if name not in raw.record:
+    if not raw.has(name):
         raise raw.error("is missing", field=name, fix=f"{_fields_hint(raw.record)}; choose the field with {option}")
-    value = raw.record[name]
+    value = raw.value(name)
     if value is None or (isinstance(value, str) and not value.strip()):
         raise raw.error("is empty or null", field=name, fix="fill it in or remove the row")
     return label_to_str(value)
@@ -97,13 +97,13 @@ def _resolve_ids(
     contexts: tuple[str, ...] | None,
 ) -> tuple[tuple[str, ...], bool]:
     """Ids from ``id_field`` when every record has it; generated when none has it."""
-    having = [r for r in raw if id_field in r.record]
+    having = [r for r in raw if r.has(id_field)]
     if not having:
         return tuple(
             _generated_id(i, texts[i], None if contexts is None else contexts[i]) for i in range(len(raw))
         ), True
     if len(having) != len(raw):
-        missing = next(r for r in raw if id_field not in r.record)
+        missing = next(r for r in raw if not r.has(id_field))
         raise missing.error(
             "is missing here but present in other records",
             field=id_field,

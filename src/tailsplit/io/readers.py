@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tailsplit.errors import InputError
+from tailsplit.fields import field_value, has_field
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,14 @@ class RawRecord:
     path: str
     row: int
     line: int | None = None
+
+    def has(self, name: str) -> bool:
+        """Whether field ``name`` (a key or a dotted path) is present."""
+        return has_field(self.record, name)
+
+    def value(self, name: str) -> Any:
+        """The value of field ``name`` (a key or a dotted path); ``KeyError`` when absent."""
+        return field_value(self.record, name)
 
     def error(self, problem: str, *, field: str | None = None, fix: str | None = None) -> InputError:
         return InputError(

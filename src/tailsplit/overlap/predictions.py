@@ -18,7 +18,7 @@ def prediction_correctness(
     """Per test example (in order): is its prediction the gold label? Predictions carry the
     example's id, or — when none has an id field — come one per test row, in order."""
     raws = list(read_records(path))
-    positional = all(id_field not in raw.record for raw in raws)
+    positional = all(not raw.has(id_field) for raw in raws)
     if positional and len(raws) != len(test_ids):
         raise InputError(
             f"has {len(raws)} predictions without ids for {len(test_ids)} test examples",
@@ -28,14 +28,14 @@ def prediction_correctness(
     predicted: dict[str, str] = {}
     for position, raw in enumerate(raws):
         for name in (() if positional else (id_field,)) + (prediction_field,):
-            if name not in raw.record:
+            if not raw.has(name):
                 raise raw.error(
                     "is missing",
                     field=name,
                     fix="give every prediction an id and a prediction (--prediction-field names the latter)",
                 )
-        key = test_ids[position] if positional else label_to_str(raw.record[id_field])
-        predicted[key] = label_to_str(raw.record[prediction_field])
+        key = test_ids[position] if positional else label_to_str(raw.value(id_field))
+        predicted[key] = label_to_str(raw.value(prediction_field))
     missing = next((i for i in test_ids if i not in predicted), None)
     if missing is not None:
         raise InputError(f"has no prediction for test id {missing!r}", path=path, fix="predict every test example")

@@ -21,6 +21,7 @@ from tailsplit.evaluate.table import SplitScore, table_csv, table_markdown, tabl
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.examples import label_to_str
 from tailsplit.io.outputs import check_output_folder, strict_json
+from tailsplit.io.readers import field_value
 from tailsplit.pipeline.manifest import write_outputs
 
 
@@ -28,12 +29,12 @@ def _part_inputs(records: list[Any], data: dict[str, Any], input_fields: list[st
     fields = input_fields or [f for f in (data.get("context"), data.get("text")) if f]
     for raw in records:
         for name in fields + [f for f in (data.get("label"), data.get("program")) if f]:
-            if name not in raw.record:
+            if not raw.has(name):
                 raise raw.error("is missing", field=name, fix="evaluate the folder tailsplit wrote, unchanged")
     return PartInputs(
-        columns=tuple(tuple(str(r.record[f]) for r in records) for f in fields),
-        labels=tuple(label_to_str(r.record[data["label"]]) for r in records) if data.get("label") else None,
-        programs=tuple(str(r.record[data["program"]]) for r in records) if data.get("program") else None,
+        columns=tuple(tuple(str(r.value(f)) for r in records) for f in fields),
+        labels=tuple(label_to_str(r.value(data["label"])) for r in records) if data.get("label") else None,
+        programs=tuple(str(r.value(data["program"])) for r in records) if data.get("program") else None,
     )
 
 
@@ -78,7 +79,7 @@ def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dic
             continue
         train, dev, test = (_part_inputs(parts[p], data, config.input_fields) for p in ("train", "dev", "test"))
         leakage[Path(folder).name] = _test_leakage(parts, data)
-        test_ids = tuple(label_to_str(r.record.get(data.get("id") or "id", r.row)) for r in parts["test"])
+        test_ids = tuple(label_to_str(field_value(r.record, data.get("id") or "id", r.row)) for r in parts["test"])
         results = [_zero_shot(manifest, parts, config)] if config.zero_shot else []
         for baseline in baselines_for(data, config.baselines, config.input_fields):
             if baseline == "nn-sql":
@@ -146,7 +147,7 @@ def _test_leakage(parts: dict[str, list[Any]], data: dict[str, Any]) -> dict[str
     if not text:
         return {}
     records = [r for p in ("train", "test") for r in parts[p]]
-    keys = DuplicateKeys.build([str(r.record.get(text, "")) for r in records], near=False)
+    keys = DuplicateKeys.build([str(field_value(r.record, text, "")) for r in records], near=False)
     train = np.arange(len(records)) < len(parts["train"])
     return {match: round(keys.share(match, train, ~train), 6) for match in ("exact", "normalized")}
 
@@ -274,29 +275,29 @@ def _scored_predictions(
     predicted = {}
     for raw in read_records(path):
         for name in (id_field, "prediction"):
-            if name not in raw.record:
+            if not raw.has(name):
                 raise raw.error("is missing", field=name, fix="give every prediction the example's id and a prediction")
-        predicted[label_to_str(raw.record[id_field])] = raw.record["prediction"]
+        predicted[label_to_str(raw.value(id_field))] = raw.value("prediction")
     extractor = EXTRACTORS.create(data.get("program_kind") or "sql") if data.get("program") else None
     correct, buckets = [], []
     for raw in test_records:
-        key = label_to_str(raw.record[id_field])
+        key = label_to_str(raw.value(id_field))
         if key not in predicted:
             raise ConfigError(
                 f"predictions {path!r} have no prediction for test id {key!r} of {folder!r}; "
                 "predict every test example of the split"
             )
-        gold = raw.record[gold_field]
+        gold = raw.value(gold_field)
         if extractor is not None:
             correct.append(_program_match(extractor, str(predicted[key]), extractor.canonical(str(gold))))
             buckets.append(
                 extractor.parse(str(gold)).hardness
                 if bucket in (None, "hardness")
-                else label_to_str(raw.record.get(bucket))
+                else label_to_str(field_value(raw.record, bucket, None))
             )
         else:
             correct.append(label_to_str(predicted[key]) == label_to_str(gold))
-            buckets.append(label_to_str(raw.record.get(bucket or data["label"])))
+            buckets.append(label_to_str(field_value(raw.record, bucket or data["label"], None)))
     return ScoredPredictions(
         Path(folder).name,
         describe_split(manifest),
@@ -356,7 +357,7 @@ def _zero_shot(manifest: dict[str, Any], parts: dict[str, list[Any]], config: Ev
         scoring.template = config.zero_shot_template
     template = template_for(scoring)
     check_zero_shot(data, template)
-    labels = sorted({label_to_str(r.record[data["label"]]) for r in parts["train"]}) if data.get("label") else []
+    labels = sorted({label_to_str(r.value(data["label"])) for r in parts["train"]}) if data.get("label") else []
     scorer = SCORERS.create(scoring.backend, **scoring.scorer_params(SCORERS.get(scoring.backend)))
     cache = ScoreCache(scoring.cache_dir or default_cache_dir()) if scoring.use_cache else None
     try:

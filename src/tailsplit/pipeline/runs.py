@@ -30,7 +30,8 @@ from tailsplit.config import (
     SplitConfig,
 )
 from tailsplit.core import Dataset, ScoreTable, SplitIndices
-from tailsplit.errors import ConfigError
+from tailsplit.errors import ConfigError, InputError
+from tailsplit.fields import has_field
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.examples import load_examples
 from tailsplit.io.outputs import (
@@ -148,12 +149,30 @@ def check_scoring(dataset: Dataset, config: ScoringConfig) -> PromptTemplate:
         if template.needs(role) and column is None:
             raise ConfigError(f"template={template.name!r} uses {{{role}}}; name that field with {option}")
     template.check_labels(None if dataset.labels is None else set(dataset.labels), config.label_words)
+    check_template_fields(dataset, template)
     scoring_engine(config)
     if config.method != "ngram":
         SCORERS.create(
             config.backend, **config.scorer_params(SCORERS.get(config.backend))
         )  # constructors check their options
     return template
+
+
+def check_template_fields(dataset: Dataset, template: PromptTemplate) -> None:
+    """Every record has each field the template names besides its roles (``{example.premise}``)."""
+    for name in template.placeholders:
+        if name in ("text", "context", "label"):
+            continue
+        missing = next((i for i, record in enumerate(dataset.records) if not has_field(record, name)), None)
+        if missing is not None:
+            path, number = dataset.location(missing)
+            raise InputError(
+                f"is missing (template={template.name!r} uses it)",
+                path=path,
+                row=number,
+                field=name,
+                fix="fill it in, or use a template whose fields every record has",
+            )
 
 
 def check_before_work(

@@ -48,7 +48,7 @@ def load_texts(spec: DatasetSpec, max_examples: int | None = None, seed: int = 0
     for raw in read_records(spec.path):
         parts = []
         for field in spec.fields:
-            value = raw.record.get(field)
+            value = raw.value(field) if raw.has(field) else None
             if not isinstance(value, str):
                 raise raw.error(
                     "is missing or not text",
