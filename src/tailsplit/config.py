@@ -44,7 +44,14 @@ ANALYSIS_TEXTS = ("query", "pair")
 
 @dataclass
 class DataConfig:
+    """Where the examples come from — files (``paths``), a table in memory (``table``: a pandas
+    DataFrame, pyarrow Table, datasets Dataset or DatasetDict, or a list of dicts; Python only)
+    or a Hugging Face hub dataset (``dataset = "NAME[:CONFIG]"``, needs network) — and which
+    fields play which role (a field may be a dotted path into nested records)."""
+
     paths: list[str] = field(default_factory=list)
+    table: Any = field(default=None, repr=False)
+    dataset: str | None = None
     text: str = "text"
     context: str | None = None
     label: str | None = None
@@ -162,6 +169,7 @@ class OutputConfig:
     null_splits: int = NULL_SPLITS
     analysis_text: str = "query"  # what text statistics read: query, or pair (context + query)
     syntax: bool = True  # dependency depth, when a spaCy English pipeline is installed
+    format: str | None = None  # jsonl, csv, tsv, parquet or hf (save_to_disk folders); default: the input's
 
 
 @dataclass
@@ -202,7 +210,17 @@ class RunConfig:
     output: OutputConfig = field(default_factory=OutputConfig)
 
     def as_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """Plain values for a manifest; an in-memory table is described (kind), not copied."""
+        table = self.data.table
+        if table is None:
+            return dataclasses.asdict(self)
+        self.data.table = None
+        try:
+            out = dataclasses.asdict(self)
+        finally:
+            self.data.table = table
+        out["data"]["table"] = {"in_memory": describe_table(table)}
+        return out
 
     @staticmethod
     def from_dict(raw: dict[str, Any], *, source: str = "config", strict: bool = True) -> RunConfig:
@@ -219,6 +237,10 @@ class RunConfig:
             known = [f.name for f in dataclasses.fields(_SECTIONS[name])]
             kept = {}
             for key, value in values.items():
+                if name == "data" and key == "table":
+                    if strict and value is not None:
+                        raise ConfigError(f"{source} [data] sets table; a table in memory is passed from Python")
+                    continue
                 if key not in known:
                     if strict:
                         raise ConfigError(f"{source} [{name}] has key {key!r}; use one of {known}")
@@ -231,6 +253,13 @@ class RunConfig:
                 kept[key] = value
             sections[name] = _SECTIONS[name](**kept)
         return RunConfig(**sections)
+
+
+def describe_table(table: Any) -> str:
+    """What an in-memory table is, for manifests and messages: ``"pandas.DataFrame"``..."""
+    if isinstance(table, (list, tuple)):
+        return "list[dict]"
+    return f"{type(table).__module__.split('.')[0]}.{type(table).__name__}"
 
 
 CONFIG_SECTIONS: dict[str, type] = {

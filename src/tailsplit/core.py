@@ -6,6 +6,7 @@ and aligned with the dataset's rows (row ``i`` of every column is example ``i``)
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,9 +62,19 @@ class Dataset:
     ids_generated: bool = False
     input_paths: tuple[str, ...] = field(default=())
     programs: tuple[str, ...] | None = None
+    # The Hugging Face split of each row, when the input was a DatasetDict (file or memory).
+    splits: tuple[str, ...] | None = None
+    # What an in-memory input was (a tailsplit.io.memory.MemoryTable without its records).
+    memory: Any = None
 
     def __len__(self) -> int:
         return len(self.records)
+
+    def __repr__(self) -> str:  # short: the default would print every record
+        return _dataset_repr(self)
+
+    def _repr_html_(self) -> str:
+        return _dataset_repr_html(self)
 
     def subset(self, idx: Sequence[int] | np.ndarray) -> Dataset:
         """The rows ``idx`` in that order, as a new dataset."""
@@ -84,6 +95,8 @@ class Dataset:
             ids_generated=self.ids_generated,
             input_paths=self.input_paths,
             programs=pick(self.programs),
+            splits=pick(self.splits),
+            memory=self.memory,
         )
 
     def location(self, i: int) -> tuple[str, int]:
@@ -160,3 +173,25 @@ class SplitIndices:
             test_idx=np.flatnonzero(test_mask),
             details=dict(details or {}),
         )
+
+
+def _dataset_repr(dataset: Dataset) -> str:
+    roles = ", ".join(f"{k}={v!r}" for k, v in dataset.fields.as_dict().items() if v is not None)
+    origin = dataset.memory.kind if dataset.memory is not None else ", ".join(dataset.input_paths) or "?"
+    return f"Dataset({len(dataset):,} examples from {origin}; {roles})"
+
+
+def _dataset_repr_html(dataset: Dataset) -> str:
+    head = "".join(
+        f"<tr><td>{html.escape(dataset.ids[i])}</td><td>{html.escape(_short(dataset.texts[i]))}</td>"
+        f"<td>{'' if dataset.labels is None else html.escape(dataset.labels[i])}</td></tr>"
+        for i in range(min(5, len(dataset)))
+    )
+    return (
+        f"<div><b>tailsplit Dataset</b>: {html.escape(_dataset_repr(dataset))}"
+        f"<table><tr><th>id</th><th>text</th><th>label</th></tr>{head}</table></div>"
+    )
+
+
+def _short(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

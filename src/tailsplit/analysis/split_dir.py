@@ -154,7 +154,10 @@ def describe_split(manifest: dict[str, Any]) -> str:
 
 
 def _part_file(folder: Path, manifest: dict[str, Any], part: str) -> Path:
-    names = [name for name in manifest.get("outputs", {}) if name.split(".")[0] == part]
+    outputs = manifest.get("outputs", {})
+    if any(name.startswith(f"{part}/") for name in outputs) and (folder / part).is_dir():
+        return folder / part  # a save_to_disk folder (--format hf)
+    names = [name for name in outputs if name.split(".")[0] == part]
     if not names or not (folder / names[0]).exists():
         raise ConfigError(
             f"split_dir={str(folder)!r} has no {part} file listed in its manifest; "

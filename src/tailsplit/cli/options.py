@@ -13,6 +13,7 @@ import typer
 
 from tailsplit.config import ANALYSIS_TEXTS, NULL_SPLITS, SCORING_ENGINES, SCORING_METHODS, RunConfig, load_config
 from tailsplit.errors import ConfigError
+from tailsplit.io.writers import OUTPUT_FORMATS
 from tailsplit.programs.sets import COUNTS
 from tailsplit.scoring.crossfit import FOLD_MATCHES
 from tailsplit.scoring.hf import DTYPES, SHARE_PREFIX, TRUNCATIONS
@@ -36,6 +37,16 @@ Paths = Annotated[
 ]
 ConfigOpt = Annotated[
     Path | None, typer.Option("--config", rich_help_panel="Data", help="TOML recipe; options given here override it.")
+]
+DatasetOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--dataset",
+        rich_help_panel="Data",
+        metavar="NAME[:CONFIG]",
+        help="Load a Hugging Face dataset (hub id or local dataset folder/script) instead of files; every split "
+        "is pooled with a source_split column (needs network for hub ids and the hf extra).",
+    ),
 ]
 Text = Annotated[
     str | None,
@@ -355,6 +366,16 @@ OutDir = Annotated[
 ]
 Overwrite = Annotated[
     bool, typer.Option("--overwrite", rich_help_panel="Output", help="Replace a non-empty output folder.")
+]
+OutputFormat = Annotated[
+    str | None,
+    typer.Option(
+        "--format",
+        rich_help_panel="Output",
+        metavar=_choices(OUTPUT_FORMATS),
+        help="Format of the train/dev/test files [default: the input's; Parquet for typed in-memory tables]; "
+        "hf writes save_to_disk folders; Parquet keeps the input's column types.",
+    ),
 ]
 NoAnalyze = Annotated[
     bool,

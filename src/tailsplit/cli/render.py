@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from tailsplit.analysis.compare import SplitComparison
     from tailsplit.analysis.program_metrics import ProgramMetrics
     from tailsplit.analysis.split_analysis import SplitAnalysis
-    from tailsplit.pipeline.runs import RunResult
+    from tailsplit.pipeline.result import RunResult
     from tailsplit.programs.sets import ProgramFeatures
 
 

@@ -6,6 +6,7 @@ silently except labels, which become strings (JSON ``true`` → ``"true"``).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections.abc import Sequence
@@ -14,28 +15,45 @@ from typing import Any
 
 from tailsplit.core import Dataset, FieldMap
 from tailsplit.errors import ConfigError, InputError
+from tailsplit.io.memory import is_in_memory, read_memory
 from tailsplit.io.readers import RawRecord, read_records
 
 SOURCE_COLUMN = "source_file"
+SPLIT_COLUMN = "source_split"  # the Hugging Face split of each row of a pooled DatasetDict
 
 
-def load_examples(paths: str | Path | Sequence[str | Path], fields: FieldMap) -> Dataset:
-    """Load and pool one or more files; each example remembers its file in ``sources``.
+def load_examples(data: Any, fields: FieldMap) -> Dataset:
+    """Load and pool one or more files, or a table in memory (a pandas DataFrame, pyarrow
+    Table, datasets Dataset or DatasetDict, or a list of dicts); each example remembers its
+    file in ``sources`` (and its split, for a DatasetDict, in ``splits``).
 
     >>> ds = load_examples(["dev.jsonl", "test.jsonl"], FieldMap(text="hypothesis"))  # doctest: +SKIP
+    >>> ds = load_examples(pandas.read_parquet("snli.parquet"), FieldMap(text="hypothesis"))  # doctest: +SKIP
     """
-    if isinstance(paths, (str, Path)):
-        paths = [paths]
-    if not paths:
-        raise ConfigError("paths=[] names no data file; pass at least one file")
-    raw: list[RawRecord] = []
-    sources: list[str] = []
-    for path in paths:
-        before = len(raw)
-        raw.extend(read_records(path))
-        if len(raw) == before:
-            raise InputError("holds no records", path=path, fix="check that it is the right file")
-        sources.extend([str(path)] * (len(raw) - before))
+    memory = None
+    if is_in_memory(data):
+        memory = read_memory(data)
+        raw = memory.records
+        if not raw:
+            raise ConfigError(f"the {memory.kind} holds no records; pass a table with rows")
+        sources = [memory.kind] * len(raw)
+        paths: Sequence[str | Path] = ()
+        memory = dataclasses.replace(memory, records=[])
+    else:
+        paths = [data] if isinstance(data, (str, Path)) else data
+        if isinstance(paths, (list, tuple)) and not paths:
+            raise ConfigError("paths=[] names no data file; pass at least one file")
+        if not isinstance(paths, (list, tuple)) or not all(isinstance(p, (str, Path)) for p in paths):
+            read_memory(data)  # names what cannot be read
+        raw = []
+        sources = []
+        for path in paths:
+            before = len(raw)
+            raw.extend(read_records(path))
+            if len(raw) == before:
+                raise InputError("holds no records", path=path, fix="check that it is the right file")
+            sources.extend([str(path)] * (len(raw) - before))
+    splits = tuple(r.split or "" for r in raw) if any(r.split is not None for r in raw) else None
 
     texts = tuple(_required_text(r, fields.text, "--text") for r in raw)
     contexts = None if fields.context is None else tuple(_required_text(r, fields.context, "--context") for r in raw)
@@ -55,6 +73,8 @@ def load_examples(paths: str | Path | Sequence[str | Path], fields: FieldMap) ->
         ids_generated=generated,
         input_paths=tuple(str(p) for p in paths),
         programs=programs,
+        splits=splits,
+        memory=memory,
     )
 
 

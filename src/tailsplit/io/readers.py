@@ -29,6 +29,7 @@ class RawRecord:
     path: str
     row: int
     line: int | None = None
+    split: str | None = None  # the split of a DatasetDict this record came from
 
     def has(self, name: str) -> bool:
         """Whether field ``name`` (a key or a dotted path) is present."""
@@ -269,15 +270,17 @@ def _read_json_file(path: Path) -> Any:
         ) from None
 
 
-def _read_hf_folder(path: Path) -> Iterator[RawRecord]:
+def _read_hf_folder(path: Path, split: str | None = None) -> Iterator[RawRecord]:
     """A folder from ``Dataset.save_to_disk`` (arrow stream shards listed in state.json).
 
-    A ``DatasetDict`` folder (with ``dataset_dict.json``) yields every split in turn.
+    A ``DatasetDict`` folder (with ``dataset_dict.json``) yields every split in turn, each
+    record remembering its split; ``ClassLabel`` columns (from ``dataset_info.json``) are read
+    as their label names.
     """
     if (path / "dataset_dict.json").exists():
         splits = _read_json_file(path / "dataset_dict.json").get("splits", [])
-        for split in splits:
-            yield from _read_hf_folder(path / split)
+        for name in splits:
+            yield from _read_hf_folder(path / name, name)
         return
     state_path = path / "state.json"
     if not state_path.exists():
@@ -288,7 +291,12 @@ def _read_hf_folder(path: Path) -> Iterator[RawRecord]:
         )
     import pyarrow as pa
 
+    from tailsplit.io.memory import class_label_names, decode_class_labels
+
     state = _read_json_file(state_path)
+    info_path = path / "dataset_info.json"
+    features = _read_json_file(info_path).get("features") or {} if info_path.exists() else {}
+    names = class_label_names(features)
     row = 0
     for shard in state.get("_data_files", []):
         shard_path = path / shard["filename"]
@@ -303,4 +311,23 @@ def _read_hf_folder(path: Path) -> Iterator[RawRecord]:
             ) from None
         for record in table.to_pylist():
             row += 1
-            yield RawRecord(record, str(path), row)
+            yield RawRecord(decode_class_labels(record, names), str(path), row, split=split)
+
+
+def hf_folder_schema(path: Path) -> tuple[Any, dict[str, list[str]]]:
+    """(Arrow schema of the first shard, ClassLabel names) of a ``save_to_disk`` folder."""
+    import pyarrow as pa
+
+    from tailsplit.io.memory import class_label_names
+
+    if (path / "dataset_dict.json").exists():
+        splits = _read_json_file(path / "dataset_dict.json").get("splits", [])
+        return hf_folder_schema(path / splits[0]) if splits else (None, {})
+    info_path = path / "dataset_info.json"
+    features = _read_json_file(info_path).get("features") or {} if info_path.exists() else {}
+    shards = _read_json_file(path / "state.json").get("_data_files", [])
+    if not shards:
+        return None, class_label_names(features)
+    with pa.memory_map(str(path / shards[0]["filename"])) as source:
+        schema = pa.ipc.open_stream(source).schema
+    return schema, class_label_names(features)

@@ -5,21 +5,70 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tailsplit.errors import ConfigError
 
-OUTPUT_SUFFIX = {"jsonl": ".jsonl", "csv": ".csv", "tsv": ".tsv", "parquet": ".parquet"}
+# ``hf`` writes a ``save_to_disk`` folder (no suffix).
+OUTPUT_SUFFIX = {"jsonl": ".jsonl", "csv": ".csv", "tsv": ".tsv", "parquet": ".parquet", "hf": ""}
+OUTPUT_FORMATS = tuple(OUTPUT_SUFFIX)
 
 
 def output_format_for(input_format: str) -> str:
-    """Outputs keep the input's format; a ``datasets`` folder is written as JSON Lines."""
+    """Outputs keep the input's format by default; a ``datasets`` folder is written as JSON
+    Lines unless ``--format hf`` asks for ``save_to_disk`` folders."""
     return "jsonl" if input_format == "hf" else input_format
 
 
-def write_records(path: Path, records: Sequence[Mapping[str, Any]], fmt: str) -> None:
+def check_output_format(fmt: str) -> None:
+    """Refuse an unknown format, or ``hf`` without the datasets library, before any work."""
+    if fmt not in OUTPUT_FORMATS:
+        raise ConfigError(f"format={fmt!r} is not a writable format; use one of {list(OUTPUT_FORMATS)}")
+    if fmt == "hf":
+        from tailsplit.io.hf import _datasets
+
+        _datasets()
+
+
+@dataclass(frozen=True)
+class InputSchema:
+    """What the input said about its columns: an Arrow schema (Parquet, datasets, in-memory
+    tables) and ``ClassLabel`` names, so typed outputs keep the input's types."""
+
+    arrow: Any = None
+    class_labels: Mapping[str, list[str]] | None = None
+
+
+def arrow_table(
+    records: Sequence[Mapping[str, Any]], schema: Any = None, class_labels: Mapping[str, list[str]] | None = None
+) -> Any:
+    """``records`` as a pyarrow Table: the input's field types and schema metadata where the
+    input had a schema, inferred types for columns tailsplit added (and for ``ClassLabel``
+    columns, which are written as their names)."""
+    import pyarrow as pa
+
+    inferred = pa.Table.from_pylist(list(records))
+    if schema is None:
+        return inferred
+    decoded = set(class_labels or ())
+    names = inferred.column_names or list(schema.names)
+    fields = [
+        schema.field(name) if name in schema.names and name not in decoded else inferred.schema.field(name)
+        for name in names
+    ]
+    metadata = dict(schema.metadata or {})
+    if decoded:
+        metadata.pop(b"huggingface", None)  # its features would call the decoded names integers
+    return pa.Table.from_pylist(list(records), schema=pa.schema(fields, metadata=metadata or None))
+
+
+def write_records(
+    path: Path, records: Sequence[Mapping[str, Any]], fmt: str, schema: InputSchema | None = None
+) -> None:
     """Write ``records`` to ``path`` (not atomic by itself: call inside :func:`staged_dir`)."""
+    schema = schema or InputSchema()
     if fmt == "jsonl":
         with open(path, "w", encoding="utf-8", newline="\n") as handle:
             for record in records:
@@ -30,10 +79,13 @@ def write_records(path: Path, records: Sequence[Mapping[str, Any]], fmt: str) ->
     elif fmt == "tsv":
         _write_tsv(path, records)
     elif fmt == "parquet":
-        import pyarrow as pa
         import pyarrow.parquet as pq
 
-        pq.write_table(pa.Table.from_pylist(list(records)), path)
+        pq.write_table(arrow_table(records, schema.arrow, schema.class_labels), path)
+    elif fmt == "hf":
+        from tailsplit.io.hf import save_hf
+
+        save_hf(path, records, schema.arrow, schema.class_labels)
     else:
         raise ConfigError(f"format={fmt!r} is not a writable format; use one of {sorted(OUTPUT_SUFFIX)}")
 

@@ -2,8 +2,8 @@
 
 from tailsplit.pipeline.evaluate import evaluate
 from tailsplit.pipeline.overlap import audit_overlap
+from tailsplit.pipeline.result import RunResult
 from tailsplit.pipeline.runs import (
-    RunResult,
     analyze,
     load_dataset,
     run,

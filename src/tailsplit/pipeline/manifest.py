@@ -15,6 +15,17 @@ from tailsplit.io.outputs import staged_output
 
 
 def input_records(dataset: Dataset) -> list[dict[str, Any]]:
+    """Each input file with its sha256 and rows; an in-memory table with its kind, content hash
+    and rows (per split for a DatasetDict)."""
+    if dataset.memory is not None:
+        record: dict[str, Any] = {
+            "in_memory": dataset.memory.kind,
+            "content_sha256": dataset.memory.sha256,
+            "rows": len(dataset),
+        }
+        if dataset.splits is not None:
+            record["split_rows"] = {s: dataset.splits.count(s) for s in dict.fromkeys(dataset.splits)}
+        return [record]
     counts = {p: 0 for p in dataset.input_paths}
     for source in dataset.sources:
         counts[source] += 1

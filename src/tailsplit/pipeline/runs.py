@@ -10,15 +10,14 @@ import dataclasses
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from tailsplit._version import __version__
-from tailsplit.analysis.program_metrics import ProgramMetrics, program_metrics
-from tailsplit.analysis.summary import PartStatistics, summarize_split
+from tailsplit.analysis.program_metrics import program_metrics
+from tailsplit.analysis.summary import summarize_split
 from tailsplit.cache import ScoreCache, default_cache_dir
 from tailsplit.config import (
     ANALYSIS_TEXTS,
@@ -41,8 +40,10 @@ from tailsplit.io.outputs import (
     write_output_file,
 )
 from tailsplit.io.scores import read_score_file, score_file_bytes
+from tailsplit.io.writers import check_output_format
 from tailsplit.log import logger
 from tailsplit.pipeline.manifest import input_records
+from tailsplit.pipeline.result import RunResult
 from tailsplit.pipeline.split_folder import check_added_columns, report_files, write_split
 from tailsplit.programs.sets import COUNTS, ProgramFeatures, dataset_program_features
 from tailsplit.prompts import PromptTemplate, resolve_template
@@ -52,30 +53,23 @@ from tailsplit.scoring.driver import score_examples
 from tailsplit.splits import SPLITTERS, SplitInputs, Splitter, make_splitter
 from tailsplit.words import word_lengths, word_tokens
 
-if TYPE_CHECKING:
-    from tailsplit.analysis.split_analysis import SplitAnalysis
-
-
-@dataclass
-class RunResult:
-    """Everything a run produced; ``out_dir`` is ``None`` when nothing was written."""
-
-    dataset: Dataset
-    scores: ScoreTable | None
-    split: SplitIndices
-    summaries: list[PartStatistics]
-    manifest: dict[str, Any]
-    out_dir: Path | None = None
-    timings: dict[str, float] = field(default_factory=dict)
-    programs: ProgramFeatures | None = None
-    program_metrics: list[ProgramMetrics] = field(default_factory=list)
-    analysis: SplitAnalysis | None = None
-
 
 def load_dataset(config: RunConfig) -> Dataset:
-    if not config.data.paths:
-        raise ConfigError("paths=[] names no data file; pass one or more data files")
-    return load_examples(config.data.paths, config.data.field_map())
+    """The examples of ``config.data``: its files, its in-memory table, or its hub dataset."""
+    data = config.data
+    given = [name for name, value in (("paths", data.paths), ("table", data.table), ("dataset", data.dataset))
+             if value is not None and (name != "paths" or len(value))]  # fmt: skip
+    if len(given) > 1:
+        raise ConfigError(f"{' and '.join(given)} are both given; pass the data one way")
+    if data.table is not None:
+        return load_examples(data.table, data.field_map())
+    if data.dataset is not None:
+        from tailsplit.io.hf import load_hub_dataset
+
+        return load_examples(load_hub_dataset(data.dataset), data.field_map())
+    if not data.paths:
+        raise ConfigError("paths=[] names no data file; pass one or more data files (or a table, or --dataset)")
+    return load_examples(data.paths, data.field_map())
 
 
 def template_for(config: ScoringConfig) -> PromptTemplate:
@@ -191,6 +185,8 @@ def check_before_work(
     if output.out is not None:
         inputs = [*dataset.input_paths, *([scores_path] if scores_path is not None else [])]
         check_output_folder(output.out, overwrite=output.overwrite, inputs=inputs)
+    if output.format is not None:
+        check_output_format(output.format)
     if output.analysis_text not in ANALYSIS_TEXTS:
         raise ConfigError(f"analysis_text={output.analysis_text!r} is unknown; use one of {list(ANALYSIS_TEXTS)}")
     if output.analysis_text == "pair" and dataset.contexts is None:

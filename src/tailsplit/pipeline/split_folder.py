@@ -12,16 +12,16 @@ from tailsplit.analysis.program_metrics import divergence_note, render_program_m
 from tailsplit.analysis.summary import render_summary_markdown
 from tailsplit.core import Dataset, ScoreTable
 from tailsplit.errors import InputError
-from tailsplit.io.examples import SOURCE_COLUMN
+from tailsplit.io.examples import SOURCE_COLUMN, SPLIT_COLUMN
 from tailsplit.io.outputs import staged_output, strict_json
-from tailsplit.io.readers import detect_format
+from tailsplit.io.readers import detect_format, hf_folder_schema
 from tailsplit.io.scores import SCORE_COLUMNS, score_file_bytes
-from tailsplit.io.writers import OUTPUT_SUFFIX, output_format_for, write_records
+from tailsplit.io.writers import OUTPUT_SUFFIX, InputSchema, output_format_for, write_records
 
 if TYPE_CHECKING:
     from tailsplit.analysis.compare import SplitComparison
     from tailsplit.analysis.split_analysis import SplitAnalysis
-    from tailsplit.pipeline.runs import RunResult
+    from tailsplit.pipeline.result import RunResult
 
 
 def scoring_note(manifest: dict[str, Any]) -> str | None:
@@ -47,7 +47,8 @@ def write_split(out_dir: Path, result: RunResult, *, overwrite: bool) -> tuple[P
     """Write train/dev/test, scores.parquet, summary.md, reports and manifest.json, all or
     nothing; (the folder, the manifest as written)."""
     dataset, scores, split = result.dataset, result.scores, result.split
-    fmt = output_format_for(detect_format(Path(dataset.input_paths[0])))
+    fmt = output_format(dataset, result.manifest.get("config", {}).get("output", {}).get("format"))
+    schema = input_schema(dataset) if fmt in ("parquet", "hf") else None
     records = output_records(dataset, scores)
     inputs = [
         *dataset.input_paths,
@@ -55,7 +56,7 @@ def write_split(out_dir: Path, result: RunResult, *, overwrite: bool) -> tuple[P
     ]
     with staged_output(out_dir, overwrite=overwrite, inputs=inputs) as folder:
         for part, idx in split.parts().items():
-            write_records(folder / f"{part}{OUTPUT_SUFFIX[fmt]}", [records[i] for i in idx], fmt)
+            write_records(folder / f"{part}{OUTPUT_SUFFIX[fmt]}", [records[i] for i in idx], fmt, schema)
         if scores is not None:
             meta = {k: result.manifest.get(k) for k in ("method", "model", "template", "backend", "folds")}
             folder.write_bytes(
@@ -80,6 +81,36 @@ def write_split(out_dir: Path, result: RunResult, *, overwrite: bool) -> tuple[P
     return out_dir, manifest
 
 
+def output_format(dataset: Dataset, requested: str | None) -> str:
+    """The format parts are written in: ``requested``, else the input's (an in-memory table:
+    Parquet when typed, JSON Lines for a list of dicts)."""
+    if requested:
+        return requested
+    if dataset.memory is not None:
+        return str(dataset.memory.natural_format)
+    return output_format_for(detect_format(Path(dataset.input_paths[0])))
+
+
+def input_schema(dataset: Dataset) -> InputSchema:
+    """The input's column types (Parquet files sharing one schema, datasets folders, typed
+    in-memory tables); none for text formats, whose types are inferred."""
+    if dataset.memory is not None:
+        return InputSchema(dataset.memory.schema, dataset.memory.class_labels)
+    paths = [Path(p) for p in dataset.input_paths]
+    formats = {detect_format(p) for p in paths}
+    if formats == {"parquet"}:
+        import pyarrow.parquet as pq
+
+        schemas = [pq.read_schema(p) for p in paths]
+        return InputSchema(schemas[0] if all(s.equals(schemas[0]) for s in schemas) else None)
+    if formats == {"hf"}:
+        found = [hf_folder_schema(p) for p in paths]
+        labels = found[0][1] if all(f[1] == found[0][1] for f in found) else None
+        same = all(f[0] is not None and f[0].equals(found[0][0]) for f in found)
+        return InputSchema(found[0][0] if same else None, labels or None)
+    return InputSchema()
+
+
 def check_added_columns(dataset: Dataset, *, with_scores: bool) -> None:
     """Refuse input fields that the columns tailsplit adds (scores, generated id, source file) would overwrite."""
     added = list(SCORE_COLUMNS) if with_scores else []
@@ -87,6 +118,8 @@ def check_added_columns(dataset: Dataset, *, with_scores: bool) -> None:
         added.append(dataset.fields.id)
     if len(set(dataset.sources)) > 1:
         added.append(SOURCE_COLUMN)
+    if has_split_column(dataset):
+        added.append(SPLIT_COLUMN)
     for i, record in enumerate(dataset.records):
         clash = next((name for name in added if name in record), None)
         if clash is not None:
@@ -97,10 +130,16 @@ def check_added_columns(dataset: Dataset, *, with_scores: bool) -> None:
             )
 
 
+def has_split_column(dataset: Dataset) -> bool:
+    """Whether rows get a ``source_split`` column: pooled from a DatasetDict of several splits."""
+    return dataset.splits is not None and len(set(dataset.splits)) > 1
+
+
 def output_records(dataset: Dataset, scores: ScoreTable | None) -> list[dict[str, Any]]:
     """Each input record with score columns (and generated id, source file) appended."""
     check_added_columns(dataset, with_scores=scores is not None)
     pooled = len(set(dataset.sources)) > 1
+    split_column = has_split_column(dataset)
     out = []
     mean = scores.logprob_mean if scores is not None else np.zeros(0)  # computed once, not per row
     for i, record in enumerate(dataset.records):
@@ -116,5 +155,7 @@ def output_records(dataset: Dataset, scores: ScoreTable | None) -> list[dict[str
             row[dataset.fields.id] = dataset.ids[i]
         if pooled:
             row[SOURCE_COLUMN] = dataset.sources[i]
+        if split_column:
+            row[SPLIT_COLUMN] = dataset.splits[i]  # type: ignore[index]
         out.append(row)
     return out

@@ -1,0 +1,140 @@
+"""Data already in memory: a pandas ``DataFrame``, a ``pyarrow.Table``, a Hugging Face
+``Dataset`` or ``DatasetDict``, or a ``list`` of ``dict`` records.
+
+Each becomes :class:`~tailsplit.io.readers.RawRecord` values, as a file would, so every later
+check names a row. A ``DatasetDict`` is pooled and each row remembers its split
+(``RawRecord.split``); ``ClassLabel`` columns become their label names. Provenance for the
+manifest is a content hash of the records (:func:`content_sha256`), which does not depend on
+the table's type: the same rows as a DataFrame or as a list of dicts hash alike.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tailsplit.errors import ConfigError
+from tailsplit.io.readers import RawRecord
+
+
+@dataclass(frozen=True)
+class MemoryTable:
+    """Records of an in-memory table, what it was, and its content hash."""
+
+    kind: str  # "pandas.DataFrame", "pyarrow.Table", "datasets.Dataset", "datasets.DatasetDict", "list[dict]"
+    records: list[RawRecord]
+    sha256: str
+    # The writable format that keeps the table's column types: Parquet for typed tables.
+    natural_format: str
+    # Arrow schema of a typed table, kept for Parquet output (column types and schema metadata).
+    schema: Any = None
+    # ClassLabel names per column of a Hugging Face table (for features on the way back out).
+    class_labels: Mapping[str, list[str]] | None = None
+
+
+def is_in_memory(data: Any) -> bool:
+    """Whether ``data`` is a table tailsplit reads from memory rather than a path or list of paths."""
+    if isinstance(data, (list, tuple)):
+        return bool(data) and all(isinstance(item, Mapping) for item in data)
+    return _kind(data) is not None
+
+
+def _kind(data: Any) -> str | None:
+    module = type(data).__module__.split(".")[0]
+    name = type(data).__name__
+    if module == "pandas" and name == "DataFrame":
+        return "pandas.DataFrame"
+    if module == "pyarrow" and name == "Table":
+        return "pyarrow.Table"
+    if module == "datasets" and name in ("Dataset", "DatasetDict"):
+        return f"datasets.{name}"
+    return None
+
+
+def read_memory(data: Any) -> MemoryTable:
+    """The records of ``data``; its kind stands for the path in error messages."""
+    name = "list[dict]" if isinstance(data, (list, tuple)) else (_kind(data) or type(data).__name__)
+    if isinstance(data, (list, tuple)):
+        bad = next((i for i, item in enumerate(data) if not isinstance(item, Mapping)), None)
+        if bad is not None:
+            raise ConfigError(f"data item {bad} is a {type(data[bad]).__name__}, not a dict; pass one dict per example")
+        raws = [RawRecord(dict(r), name, i) for i, r in enumerate(data, start=1)]
+        return MemoryTable("list[dict]", raws, content_sha256(r.record for r in raws), "jsonl")
+    kind = _kind(data)
+    if kind == "pandas.DataFrame":
+        import pyarrow as pa
+
+        if data.columns.duplicated().any():
+            dupes = sorted({str(c) for c in data.columns[data.columns.duplicated()]})
+            raise ConfigError(f"the DataFrame repeats column names {dupes}; give every column a distinct name")
+        table = pa.Table.from_pandas(data, preserve_index=False)
+        return _from_arrow(kind, table, name)
+    if kind == "pyarrow.Table":
+        return _from_arrow(kind, data, name)
+    if kind == "datasets.Dataset":
+        return _from_hf(kind, [(None, data)], name)
+    if kind == "datasets.DatasetDict":
+        if not len(data):
+            raise ConfigError("the DatasetDict holds no split; pass one with at least one split")
+        return _from_hf(kind, list(data.items()), name)
+    raise ConfigError(
+        f"data of type {type(data).__name__} cannot be read; pass file paths, a pandas DataFrame, a pyarrow "
+        "Table, a datasets Dataset or DatasetDict, or a list of dicts"
+    )
+
+
+def _from_arrow(kind: str, table: Any, name: str) -> MemoryTable:
+    raws = [RawRecord(r, name, i) for i, r in enumerate(table.to_pylist(), start=1)]
+    return MemoryTable(kind, raws, content_sha256(r.record for r in raws), "parquet", schema=table.schema)
+
+
+def class_label_names(features: Mapping[str, Any]) -> dict[str, list[str]]:
+    """Label names of each top-level ``ClassLabel`` column of Hugging Face ``features``
+    (objects, or their JSON form in a ``save_to_disk`` folder's ``dataset_info.json``)."""
+    names = {}
+    for column, feature in features.items():
+        if isinstance(feature, Mapping):
+            if feature.get("_type") == "ClassLabel" and feature.get("names"):
+                names[column] = list(feature["names"])
+        elif type(feature).__name__ == "ClassLabel":
+            names[column] = list(feature.names)
+    return names
+
+
+def decode_class_labels(record: dict[str, Any], names: Mapping[str, list[str]]) -> dict[str, Any]:
+    """``record`` with ClassLabel integers as their names; a negative value (SNLI's -1, "no
+    gold label") becomes ``None`` so that it is reported as an empty label."""
+    for column, labels in names.items():
+        value = record.get(column)
+        if isinstance(value, int) and not isinstance(value, bool):
+            record[column] = labels[value] if 0 <= value < len(labels) else None
+    return record
+
+
+def _from_hf(kind: str, splits: list[tuple[str | None, Any]], name: str) -> MemoryTable:
+    raws: list[RawRecord] = []
+    labels: dict[str, list[str]] = {}
+    schema = None
+    for split, dataset in splits:
+        names = class_label_names(dataset.features)
+        labels.update(names)
+        table = dataset.with_format("arrow")[:] if len(dataset) else dataset.data.table.slice(0, 0)
+        schema = table.schema if schema is None else schema
+        where = name if split is None else f"{name}[{split}]"
+        for row, record in enumerate(table.to_pylist(), start=1):
+            raws.append(RawRecord(decode_class_labels(record, names), where, row, split=split))
+    return MemoryTable(
+        kind, raws, content_sha256(r.record for r in raws), "parquet", schema=schema, class_labels=labels or None
+    )
+
+
+def content_sha256(records: Iterable[Mapping[str, Any]]) -> str:
+    """sha256 of the records as canonical JSON lines (sorted keys; values JSON cannot hold as text)."""
+    digest = hashlib.sha256()
+    for record in records:
+        digest.update(json.dumps(record, sort_keys=True, ensure_ascii=False, default=str).encode())
+        digest.update(b"\n")
+    return digest.hexdigest()
