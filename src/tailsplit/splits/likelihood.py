@@ -69,13 +69,16 @@ class LikelihoodSplitter(Splitter):
         return split_by_keys(self, inputs, keys, length_bucket_codes(inputs.word_lengths, self.length_buckets))
 
     def _rank_keys(self, inputs: SplitInputs) -> np.ndarray:
-        if inputs.logprob_sum is None or inputs.n_tokens is None:
+        if inputs.logprob_sum is None:
             raise ConfigError(
                 "splitter='likelihood' needs scores; score the dataset first (tailsplit score) or use tailsplit run"
             )
-        keys = (
-            inputs.logprob_sum if self.rank == "logprob_sum" else (inputs.logprob_sum / np.maximum(inputs.n_tokens, 1))
-        )
+        if self.rank == "logprob_sum":
+            keys = inputs.logprob_sum
+        elif inputs.n_tokens is None:
+            raise ConfigError("rank='logprob_mean' divides by token counts; give n_tokens, or rank by logprob_sum")
+        else:
+            keys = inputs.logprob_sum / np.maximum(inputs.n_tokens, 1)
         bad = np.flatnonzero(~np.isfinite(keys))
         if len(bad):
             raise ConfigError(

@@ -1,0 +1,244 @@
+"""tailsplit's splitters as scikit-learn cross-validators.
+
+Each class follows scikit-learn's splitter protocol — ``split(X, y=None, groups=None)`` yields
+``(train_idx, test_idx)``, ``get_n_splits()`` is 1, ``get_params``/``set_params``, ``clone`` —
+so a Likelihood Split can be the ``cv`` of ``cross_validate`` or ``GridSearchCV``::
+
+    >>> from tailsplit.model_selection import LikelihoodSplit
+    >>> cv = LikelihoodSplit(scores="logprob_sum", test_size=0.1, dev_size=0.1)
+    >>> cross_validate(model, df[["premise", "hypothesis"]], df["label"], cv=cv)  # doctest: +SKIP
+
+``test_idx`` is the evaluation set (dev + test) unless ``part`` asks for ``"dev"`` or ``"test"``
+alone. Columns the splitter reads come as arrays, or as column names of a DataFrame ``X``:
+``scores`` (a log-probability per example: lower = rarer), ``n_tokens`` (for
+``rank="logprob_mean"``), ``lengths`` (word counts) or ``text`` (a text column whose words
+tailsplit counts) for length control and length splits, ``programs`` (+ ``program_kind``) for
+template and TMCD splits. ``y`` gives the labels for ``balance_labels``; ``groups`` keeps
+equal values in one part. The classes are built from tailsplit's registry of splitters, so
+their options are the splitters' own (``LikelihoodSplit().get_params()`` lists them).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from tailsplit.core import SplitIndices
+from tailsplit.errors import ConfigError
+from tailsplit.splits import SPLITTERS, SplitInputs, Splitter
+
+PARTS = ("eval", "dev", "test")
+# Parameters that bind data to the splitter (the splitter's own options come from its signature).
+DATA_PARAMS: dict[str, Any] = {
+    "scores": None,
+    "n_tokens": None,
+    "lengths": None,
+    "text": None,
+    "programs": None,
+    "program_kind": "sql",
+    "part": "eval",
+}
+
+
+class TailsplitCV:
+    """Shared protocol of the generated classes (``LikelihoodSplit``, ``RandomSplit``, ...)."""
+
+    splitter_name: str = ""
+    # The data bindings every class has (set by the generated ``__init__``).
+    part: str
+    lengths: Any
+    text: Any
+    programs: Any
+    program_kind: str
+
+    def __init__(self, **params: Any) -> None:
+        for name, value in params.items():
+            setattr(self, name, value)
+
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        return [p for p in inspect.signature(cls).parameters if p != "self"]
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The constructor's arguments (``deep`` is accepted for scikit-learn; none are estimators)."""
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def set_params(self, **params: Any) -> TailsplitCV:
+        valid = self._param_names()
+        for name, value in params.items():
+            if name not in valid:
+                raise ValueError(f"{type(self).__name__} has no parameter {name!r}; use one of {valid}")
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self) -> str:
+        changed = {k: v for k, v in self.get_params().items() if not _same(v, _defaults(type(self)).get(k))}
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
+
+    def get_n_splits(self, X: Any = None, y: Any = None, groups: Any = None) -> int:
+        return 1
+
+    def splitter(self) -> Splitter:
+        """The tailsplit splitter these parameters describe."""
+        cls = SPLITTERS[self.splitter_name]
+        own = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+        return cls(**{name: getattr(self, name) for name in own})
+
+    def split_indices(self, X: Any, y: Any = None, groups: Any = None) -> SplitIndices:
+        """The full train/dev/test split of ``X``."""
+        if self.part not in PARTS:
+            raise ConfigError(f"part={self.part!r} is unknown; use one of {list(PARTS)}")
+        splitter = self.splitter()
+        return splitter.split(self._inputs(X, y, groups, splitter))
+
+    def split(self, X: Any, y: Any = None, groups: Any = None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """One ``(train_idx, test_idx)`` pair: train, and the evaluation part (``part``)."""
+        indices = self.split_indices(X, y, groups)
+        test = {"eval": indices.eval_idx, "dev": indices.dev_idx, "test": indices.test_idx}[self.part]
+        yield indices.train_idx, test
+
+    def predefined_split(self, X: Any, y: Any = None, groups: Any = None) -> Any:
+        """This split as a scikit-learn ``PredefinedSplit`` (``test_fold``: -1 train, 0 evaluation;
+        rows of the dev or test part left out by ``part`` are in neither)."""
+        from sklearn.model_selection import PredefinedSplit
+
+        train, test = next(self.split(X, y, groups))
+        fold = np.full(_n_rows(X), -2, dtype=np.int64)
+        fold[train], fold[test] = -1, 0
+        if (fold == -2).any():
+            raise ConfigError(
+                f"part={self.part!r} leaves {int((fold == -2).sum())} rows out of both train and test, which "
+                "PredefinedSplit cannot express; use part='eval'"
+            )
+        return PredefinedSplit(fold)
+
+    def _inputs(self, X: Any, y: Any, groups: Any, splitter: Splitter) -> SplitInputs:
+        n = _n_rows(X)
+        scores = _column(X, getattr(self, "scores", None), n, "scores")
+        n_tokens = _column(X, getattr(self, "n_tokens", None), n, "n_tokens")
+        if splitter.needs_scores and scores is None:
+            raise ConfigError(
+                f"{type(self).__name__} needs scores: pass scores=ARRAY, or scores=COLUMN of a DataFrame X "
+                "(e.g. a logprob_sum column from tailsplit score)"
+            )
+        lengths = _column(X, self.lengths, n, "lengths")
+        if lengths is None and self.text is not None:
+            from tailsplit.words import word_lengths
+
+            texts = _column(X, self.text, n, "text")
+            lengths = word_lengths([str(t) for t in texts])  # type: ignore[union-attr]
+        needs_lengths = self.splitter_name == "length" or getattr(self, "length_buckets", None) is not None
+        if lengths is None and needs_lengths:
+            raise ConfigError(
+                f"{type(self).__name__} with these options needs word lengths: pass lengths=ARRAY or "
+                "text=COLUMN (tailsplit counts the words)"
+            )
+        programs = None
+        if self.programs is not None:
+            from tailsplit.programs.sets import extract_program_features
+            from tailsplit.registry import EXTRACTORS
+
+            values = _column(X, self.programs, n, "programs")
+            programs, failures = extract_program_features(
+                [str(p) for p in values],  # type: ignore[union-attr]
+                EXTRACTORS.create(self.program_kind),
+            )
+            if failures:
+                raise ConfigError(f"programs row {failures[0].row}: {failures[0].reason}; fix or drop that row")
+        if y is not None and getattr(self, "balance_labels", False) is False:
+            y = None  # labels matter only for balance
+        return SplitInputs(
+            n=n,
+            word_lengths=np.zeros(n, dtype=np.int64) if lengths is None else np.asarray(lengths, dtype=np.int64),
+            logprob_sum=None if scores is None else np.asarray(scores, dtype=np.float64),
+            n_tokens=None if n_tokens is None else np.asarray(n_tokens, dtype=np.int64),
+            labels=None if y is None else _as_labels(y, n, "y"),
+            groups=None if groups is None else _as_labels(groups, n, "groups"),
+            programs=programs,
+        )
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b) and type(a) is type(b)
+    except (TypeError, ValueError):
+        return False
+
+
+def _defaults(cls: type) -> dict[str, Any]:
+    return {
+        name: p.default
+        for name, p in inspect.signature(cls).parameters.items()
+        if p.default is not inspect.Parameter.empty
+    }
+
+
+def _n_rows(X: Any) -> int:
+    if X is None:
+        raise ConfigError("X is None; pass the examples (an array, a list or a DataFrame)")
+    shape = getattr(X, "shape", None)
+    return int(shape[0]) if shape is not None else len(X)
+
+
+def _column(X: Any, value: Any, n: int, name: str) -> np.ndarray | None:
+    """``value`` as an array of ``n`` rows: an array-like, or the name of a column of ``X``."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        columns = getattr(X, "columns", None)
+        if columns is None or value not in columns:
+            have = "" if columns is None else f" (X has {list(columns)[:10]})"
+            raise ConfigError(f"{name}={value!r} names a column, but X has no such column{have}")
+        array = np.asarray(X[value])
+    else:
+        array = np.asarray(value)
+    if array.ndim != 1 or len(array) != n:
+        raise ConfigError(f"{name} has shape {array.shape}, but X has {n} rows; give one value per row")
+    return array
+
+
+def _as_labels(values: Any, n: int, name: str) -> np.ndarray:
+    from tailsplit.io.examples import label_to_str
+
+    array = np.asarray(values, dtype=object)
+    if array.ndim != 1 or len(array) != n:
+        raise ConfigError(f"{name} has shape {array.shape}, but X has {n} rows; give one value per row")
+    return np.asarray([label_to_str(v.item() if hasattr(v, "item") else v) for v in array], dtype=object)
+
+
+def _make_class(class_name: str, splitter_name: str) -> type[TailsplitCV]:
+    """A cross-validator class whose ``__init__`` takes the splitter's options and the data bindings."""
+    splitter_params = [
+        p for n, p in inspect.signature(SPLITTERS[splitter_name].__init__).parameters.items() if n != "self"
+    ]
+    data_params = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
+        for name, default in DATA_PARAMS.items()
+        if not (name == "scores" and not SPLITTERS[splitter_name].needs_scores)
+        and not (name == "n_tokens" and splitter_name != "likelihood")
+    ]
+    parameters = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD), *data_params, *splitter_params]
+    signature = inspect.Signature(parameters)
+
+    def __init__(self: TailsplitCV, *args: Any, **kwargs: Any) -> None:
+        bound = signature.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        TailsplitCV.__init__(self, **{k: v for k, v in bound.arguments.items() if k != "self"})
+
+    __init__.__signature__ = signature  # type: ignore[attr-defined]
+    doc = (SPLITTERS[splitter_name].__doc__ or "").strip().split("\n")[0]
+    cls = type(class_name, (TailsplitCV,), {"__init__": __init__, "splitter_name": splitter_name, "__doc__": doc})
+    cls.__module__ = __name__
+    return cls
+
+
+LikelihoodSplit = _make_class("LikelihoodSplit", "likelihood")
+RandomSplit = _make_class("RandomSplit", "random")
+LengthSplit = _make_class("LengthSplit", "length")
+TemplateSplit = _make_class("TemplateSplit", "template")
+TmcdSplit = _make_class("TmcdSplit", "tmcd")
+
+__all__ = ["LengthSplit", "LikelihoodSplit", "RandomSplit", "TailsplitCV", "TemplateSplit", "TmcdSplit"]

@@ -1,0 +1,132 @@
+"""tailsplit's splitters under scikit-learn's own utilities (clone, check_cv, cross_validate, GridSearchCV)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import SAMPLE
+
+from tailsplit import DataConfig, RunConfig, run
+from tailsplit.errors import ConfigError
+from tailsplit.model_selection import LengthSplit, LikelihoodSplit, RandomSplit, TailsplitCV, TemplateSplit, TmcdSplit
+from tailsplit.splits import SPLITTERS
+
+sklearn = pytest.importorskip("sklearn")
+from sklearn.base import clone  # noqa: E402
+from sklearn.feature_extraction.text import TfidfVectorizer  # noqa: E402
+from sklearn.linear_model import LogisticRegression  # noqa: E402
+from sklearn.model_selection import GridSearchCV, check_cv, cross_validate  # noqa: E402
+from sklearn.pipeline import make_pipeline  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def snli() -> pd.DataFrame:
+    with gzip.open(SAMPLE, "rt", encoding="utf-8") as handle:
+        rows = [json.loads(line) for _, line in zip(range(600), handle)]
+    df = pd.DataFrame(rows)[["premise", "hypothesis", "label"]]
+    df["logprob_sum"] = -df["hypothesis"].str.len().astype(float)  # as the test backend scores
+    return df
+
+
+def test_every_registered_splitter_has_a_class() -> None:
+    classes = {cls.splitter_name for cls in (LikelihoodSplit, RandomSplit, LengthSplit, TemplateSplit, TmcdSplit)}
+    assert classes == set(SPLITTERS)
+
+
+def test_protocol_split_with_and_without_y_and_groups(snli: pd.DataFrame) -> None:
+    cv = LikelihoodSplit(scores="logprob_sum", dev_size=30, test_size=30)
+    assert cv.get_n_splits() == 1
+    (train, test), *rest = list(cv.split(snli))
+    assert not rest and len(test) == 60 and len(train) == 540 and not set(train) & set(test)
+    assert set(test) == set(np.argsort(snli["logprob_sum"].to_numpy(), kind="stable")[:60])
+    balanced = LikelihoodSplit(scores=snli["logprob_sum"].to_numpy(), dev_size=30, test_size=30, balance_labels=True)
+    _, test_b = next(balanced.split(snli, snli["label"]))
+    assert snli["label"].iloc[test_b].value_counts().max() - snli["label"].iloc[test_b].value_counts().min() <= 1
+    premises = snli["premise"].to_numpy()
+    train_g2, test_g2 = next(RandomSplit(test_size=30, dev_size=30).split(snli, groups=premises))
+    assert not set(premises[train_g2]) & set(premises[test_g2])
+
+
+def test_same_split_as_tailsplit_run(snli: pd.DataFrame) -> None:
+    cfg = RunConfig()
+    cfg.data = DataConfig(table=snli.drop(columns="logprob_sum"), text="hypothesis", label="label")
+    cfg.scoring.backend = "fake"
+    cfg.split.dev_size, cfg.split.test_size, cfg.split.balance_labels = 30, 30, True
+    result = run(cfg)
+    cv = LikelihoodSplit(scores=result.scores.logprob_sum, dev_size=30, test_size=30, balance_labels=True)
+    indices = cv.split_indices(snli, snli["label"])
+    for ours, theirs in zip(indices.parts().values(), result.split.parts().values()):
+        assert np.array_equal(ours, theirs)
+
+
+def test_params_clone_and_set_params(snli: pd.DataFrame) -> None:
+    cv = LikelihoodSplit(scores="logprob_sum", test_size=0.2, length_buckets=5, text="hypothesis")
+    params = cv.get_params(deep=True)
+    assert params["test_size"] == 0.2 and params["length_buckets"] == 5 and params["rank"] == "logprob_sum"
+    twin = clone(cv)
+    assert twin is not cv and twin.get_params() == params
+    assert [t.tolist() for t in next(twin.split(snli))] == [t.tolist() for t in next(cv.split(snli))]
+    assert cv.set_params(seed=3).seed == 3
+    with pytest.raises(ValueError, match="no parameter 'sed'"):
+        cv.set_params(sed=3)
+    assert repr(LikelihoodSplit(test_size=0.2)) == "LikelihoodSplit(test_size=0.2)"
+    assert check_cv(cv) is cv
+
+
+def test_cross_validate_and_grid_search(snli: pd.DataFrame) -> None:
+    cv = LikelihoodSplit(scores="logprob_sum", dev_size=0.1, test_size=0.1)
+    model = make_pipeline(TfidfVectorizer(), LogisticRegression(max_iter=200))
+    scores = cross_validate(model, snli["hypothesis"], snli["label"], cv=cv_on(snli, cv))
+    assert len(scores["test_score"]) == 1 and 0.0 <= scores["test_score"][0] <= 1.0
+    search = GridSearchCV(model, {"logisticregression__C": [0.1, 1.0]}, cv=cv_on(snli, cv))
+    search.fit(snli["hypothesis"], snli["label"])
+    assert set(search.cv_results_["param_logisticregression__C"]) == {0.1, 1.0}
+
+
+def cv_on(df: pd.DataFrame, cv: TailsplitCV) -> TailsplitCV:
+    """A column name needs the DataFrame; scikit-learn passes only the text column, so bind the array."""
+    return clone(cv).set_params(scores=df["logprob_sum"].to_numpy())
+
+
+def test_predefined_split_matches(snli: pd.DataFrame) -> None:
+    cv = RandomSplit(dev_size=30, test_size=30, seed=4)
+    predefined = cv.predefined_split(snli)
+    (train, test) = next(predefined.split())
+    ours = next(cv.split(snli))
+    assert np.array_equal(np.sort(train), ours[0]) and np.array_equal(np.sort(test), ours[1])
+    with pytest.raises(ConfigError, match="PredefinedSplit cannot express"):
+        RandomSplit(dev_size=30, test_size=30, part="test").predefined_split(snli)
+
+
+def test_logprob_sum_needs_no_token_counts_but_mean_does(snli: pd.DataFrame) -> None:
+    next(LikelihoodSplit(scores="logprob_sum", test_size=30, dev_size=30).split(snli))
+    with pytest.raises(ConfigError, match="rank='logprob_mean' divides by token counts"):
+        next(LikelihoodSplit(scores="logprob_sum", rank="logprob_mean").split(snli))
+    with pytest.raises(ConfigError, match="needs scores"):
+        next(LikelihoodSplit().split(snli))
+    with pytest.raises(ConfigError, match="scores='nope' names a column"):
+        next(LikelihoodSplit(scores="nope").split(snli))
+    with pytest.raises(ConfigError, match="needs word lengths"):
+        next(LengthSplit().split(snli))
+    _, test = next(LengthSplit(text="hypothesis", test_size=30, dev_size=30).split(snli))
+    lengths = snli["hypothesis"].str.split().str.len().to_numpy()
+    assert lengths[test].mean() > lengths.mean()
+
+
+def test_program_splitters_read_a_program_column() -> None:
+    shapes = [
+        "SELECT a FROM {t}", "SELECT count(*) FROM {t}", "SELECT a FROM {t} WHERE b > 1", "SELECT a FROM {t} ORDER BY b",
+        "SELECT a, b FROM {t}", "SELECT max(a) FROM {t}", "SELECT a FROM {t} WHERE b = 'x' AND c < 2",
+        "SELECT a FROM {t} GROUP BY a", "SELECT a FROM {t} LIMIT 1", "SELECT min(a) FROM {t} WHERE c > 3",
+        "SELECT DISTINCT a FROM {t}", "SELECT avg(a) FROM {t} GROUP BY b",
+    ]  # fmt: skip
+    sql = [shapes[i % len(shapes)].format(t=f"t{i % 7}") for i in range(120)]
+    X = pd.DataFrame({"question": [f"q{i}" for i in range(120)], "query": sql})
+    train, test = next(TemplateSplit(programs="query", dev_size=0.1, test_size=0.1).split(X))
+    assert len(train) + len(test) == 120
+    train, test = next(TmcdSplit(programs="query", dev_size=0.1, test_size=0.1, max_iterations=50).split(X))
+    assert len(test) > 0
