@@ -60,6 +60,8 @@ class DataConfig:
     program: str | None = None
     program_kind: str = "sql"
     count: str = "examples"  # how atoms/compounds count in divergences: examples or occurrences
+    score_column: str | None = None  # scores already in the data (total log-probability per example)
+    model_name: str | None = None  # the model that made scores given from elsewhere, for the manifest
 
     def field_map(self) -> FieldMap:
         return FieldMap(

@@ -129,8 +129,15 @@ class ScoreTable:
         return len(self.ids)
 
     @property
+    def has_token_counts(self) -> bool:
+        """False for scores from elsewhere that came without token counts (all ``n_tokens`` 0)."""
+        return bool(np.any(self.n_tokens))
+
+    @property
     def logprob_mean(self) -> np.ndarray:
-        return self.logprob_sum / np.maximum(self.n_tokens, 1)
+        """Per-token log-probability; NaN where the token count is unknown (0)."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(self.n_tokens > 0, self.logprob_sum / np.maximum(self.n_tokens, 1), np.nan)
 
 
 @dataclass(frozen=True)

@@ -148,10 +148,11 @@ def _ratio_statistics(inputs: AnalysisInputs, parser_name: str | None = None) ->
             )
         )
     if inputs.logprob_sum is not None:
-        stats += [
-            RatioStatistic("mean_logprob_sum", "mean total log-likelihood", ("logprob_sum", "one"), np.divide),
-            RatioStatistic("mean_logprob_mean", "mean per-token log-likelihood", ("logprob_mean", "one"), np.divide),
-        ]
+        stats.append(RatioStatistic("mean_logprob_sum", "mean total log-likelihood", ("logprob_sum", "one"), np.divide))
+    if inputs.logprob_sum is not None and inputs.n_tokens is not None:  # scores from elsewhere may lack counts
+        stats.append(
+            RatioStatistic("mean_logprob_mean", "mean per-token log-likelihood", ("logprob_mean", "one"), np.divide)
+        )
     if inputs.agreement is not None:
         stats += [
             RatioStatistic(
@@ -190,8 +191,9 @@ def _columns(inputs: AnalysisInputs, text: TextCounts, depths: np.ndarray | None
     }
     if depths is not None:
         columns["dependency_depth"] = depths
-    if inputs.logprob_sum is not None and inputs.n_tokens is not None:
+    if inputs.logprob_sum is not None:
         columns["logprob_sum"] = inputs.logprob_sum
+    if inputs.logprob_sum is not None and inputs.n_tokens is not None:
         columns["logprob_mean"] = inputs.logprob_sum / np.maximum(inputs.n_tokens, 1)
     if inputs.agreement is not None:
         annotated = np.isfinite(inputs.agreement[:, 0])

@@ -177,9 +177,10 @@ def _scores(folder: Path, ids: list[str]) -> tuple[np.ndarray | None, np.ndarray
     missing = next((i for i in ids if i not in by_id), None)
     if missing is not None:
         raise InputError(f"has no score for id {missing!r}", path=path, fix="rewrite the split with tailsplit split")
+    counts = [by_id[i][1] for i in ids]
     return (
         np.array([by_id[i][0] for i in ids], dtype=np.float64),
-        np.array([by_id[i][1] for i in ids], dtype=np.int64),
+        None if any(c is None for c in counts) else np.array(counts, dtype=np.int64),  # None: scored elsewhere
     )
 
 

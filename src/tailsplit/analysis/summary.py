@@ -91,7 +91,9 @@ def summarize_split(
                 label_counts=dict(sorted(labels.items())),
                 mean_words=_mean(word_lengths[idx]),
                 mean_logprob_sum=None if scores is None else _mean(scores.logprob_sum[idx]),
-                mean_logprob_mean=None if scores is None else _mean(scores.logprob_mean[idx]),
+                mean_logprob_mean=None
+                if scores is None or not scores.has_token_counts
+                else _mean(scores.logprob_mean[idx]),
                 queries_in_train=None if part == "train" else _mean(leaked["exact"][idx]),
                 queries_in_train_normalized=None if part == "train" else _mean(leaked["normalized"][idx]),
             )

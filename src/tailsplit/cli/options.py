@@ -48,6 +48,23 @@ DatasetOpt = Annotated[
         "is pooled with a source_split column (needs network for hub ids and the hf extra).",
     ),
 ]
+ScoreColumn = Annotated[
+    str | None,
+    typer.Option(
+        "--score-column",
+        rich_help_panel="Data",
+        help="Field already holding each example's score (total log-probability, e.g. from vLLM or lm-eval): "
+        "no model is loaded.",
+    ),
+]
+ModelName = Annotated[
+    str | None,
+    typer.Option(
+        "--model-name",
+        rich_help_panel="Data",
+        help="The model that made scores given with --scores or --score-column, recorded in the manifest.",
+    ),
+]
 Text = Annotated[
     str | None,
     typer.Option(

@@ -1,8 +1,14 @@
 """The score file (``scores.parquet``): one row per example, keyed by id.
 
-Columns: ``id``, ``logprob_sum``, ``n_tokens``, ``logprob_mean``, ``truncated``,
+Columns tailsplit writes: ``id``, ``logprob_sum``, ``n_tokens``, ``logprob_mean``, ``truncated``,
 ``text_sha256`` (of the scored query, to detect a score file that belongs to other data) and,
 in a split folder, ``part``. The file's metadata holds the model identity and template.
+
+Scores made elsewhere (vLLM, lm-eval, an API) need only ``id`` and ``logprob_sum`` (the total
+natural-log probability of the query; lower = rarer), in Parquet, CSV or JSON Lines;
+``n_tokens`` (for per-token ranking), ``truncated`` and ``text_sha256`` (first 16 hex digits of
+the sha256 of the UTF-8 query, checked when present) are optional. Or the scores can sit in
+the data itself (``--score-column``).
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import numpy as np
 
 from tailsplit.core import Dataset, ScoreTable
 from tailsplit.errors import InputError
+from tailsplit.io.examples import label_to_str
 
 SCORE_COLUMNS = ("logprob_sum", "n_tokens", "logprob_mean", "truncated")
 _META_KEY = b"tailsplit"
@@ -33,11 +40,12 @@ def score_file_bytes(
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    unknown = None if scores.has_token_counts else np.ones(len(scores), dtype=bool)  # scored elsewhere, uncounted
     columns: dict[str, Any] = {
         "id": pa.array(list(dataset.ids), pa.string()),
         "logprob_sum": pa.array(scores.logprob_sum, pa.float64()),
-        "n_tokens": pa.array(scores.n_tokens, pa.int64()),
-        "logprob_mean": pa.array(scores.logprob_mean, pa.float64()),
+        "n_tokens": pa.array(scores.n_tokens, pa.int64(), mask=unknown),
+        "logprob_mean": pa.array(scores.logprob_mean, pa.float64(), mask=unknown),
         "truncated": pa.array(scores.truncated, pa.bool_()),
         "text_sha256": pa.array([text_digest(t) for t in dataset.texts], pa.string()),
     }
@@ -49,55 +57,141 @@ def score_file_bytes(
     return sink.getvalue()
 
 
-def read_score_file(path: str | Path, dataset: Dataset) -> tuple[ScoreTable, dict[str, Any]]:
-    """Scores aligned with ``dataset``; refuses a file whose ids or texts do not match it."""
-    import pyarrow.parquet as pq
-
+def read_score_file(
+    path: str | Path, dataset: Dataset, *, model_name: str | None = None
+) -> tuple[ScoreTable, dict[str, Any]]:
+    """Scores aligned with ``dataset``: a file tailsplit wrote, or one made elsewhere with at
+    least ``id`` and ``logprob_sum`` (see the module docstring); refuses a file whose ids — or
+    texts, when it has ``text_sha256`` — do not match the data. ``model_name`` names the model
+    in the manifest (a file tailsplit wrote knows its own)."""
     path = Path(path)
     if not path.exists():
         raise InputError("does not exist", path=path, fix="run tailsplit score first, or check the path")
+    table, meta = _read_table(path)
+    missing = [c for c in ("id", "logprob_sum") if c not in table]
+    if missing:
+        raise InputError(
+            f"lacks columns {missing} (it has {sorted(table)[:10]})",
+            path=path,
+            fix="a score file needs id and logprob_sum (total log-probability of the query); n_tokens, "
+            "truncated and text_sha256 are optional",
+        )
+    ids = [label_to_str(v) for v in table["id"]]
+    row_of = {value: row for row, value in enumerate(ids)}
+    if len(row_of) != len(ids):
+        repeated = next(i for i in ids if ids.count(i) > 1)
+        raise InputError(f"repeats id {repeated!r}", path=path, field="id", fix="give each example one score")
+    order = _align(path, ids, row_of, dataset)
+    if "text_sha256" in table:
+        digests = np.asarray(table["text_sha256"], dtype=object)[order]
+        for i, text in enumerate(dataset.texts):
+            if digests[i] != text_digest(text):
+                raise InputError(
+                    f"scores a different text for id {dataset.ids[i]!r}",
+                    path=path,
+                    row=int(order[i]) + 1,
+                    field="text_sha256",
+                    fix="score this dataset, or pass the data it was made from",
+                )
+    logprob_sum = _numbers(path, table, "logprob_sum", order, dataset)
+    n_tokens = (
+        _numbers(path, table, "n_tokens", order, dataset).astype(np.int64)
+        if "n_tokens" in table and all(v is not None for v in table["n_tokens"])
+        else np.zeros(len(dataset), dtype=np.int64)
+    )
+    truncated = (
+        np.asarray([bool(v) for v in table["truncated"]], dtype=bool)[order]
+        if "truncated" in table
+        else np.zeros(len(dataset), dtype=bool)
+    )
+    if model_name:
+        meta = {**meta, "model": {"name": model_name}}
+    if "model" not in meta:
+        meta = {**meta, "model": {"name": "unknown (scores made elsewhere; name it with --model-name)"}}
+    return ScoreTable(ids=dataset.ids, logprob_sum=logprob_sum, n_tokens=n_tokens, truncated=truncated), meta
+
+
+def scores_from_column(dataset: Dataset, field: str, *, model_name: str | None = None) -> tuple[ScoreTable, dict]:
+    """Scores already in the data (``--score-column``): a finite number per record."""
+    from tailsplit.fields import field_value
+
+    values = np.empty(len(dataset), dtype=np.float64)
+    for i, record in enumerate(dataset.records):
+        value = field_value(record, field, None)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
+            path, number = dataset.location(i)
+            problem = "is missing" if value is None else f"is {value!r}, not a finite number"
+            raise InputError(
+                problem,
+                path=path,
+                row=number,
+                field=field,
+                fix="give every record its total log-probability there, or score with tailsplit score",
+            )
+        values[i] = float(value)
+    scores = ScoreTable(
+        ids=dataset.ids,
+        logprob_sum=values,
+        n_tokens=np.zeros(len(dataset), dtype=np.int64),
+        truncated=np.zeros(len(dataset), dtype=bool),
+    )
+    meta = {"method": "external", "score_column": field, "model": {"name": model_name or "unknown"}}
+    return scores, meta
+
+
+def _read_table(path: Path) -> tuple[dict[str, list[Any]], dict[str, Any]]:
+    """Columns of a score file (Parquet; CSV or JSON Lines for scores made elsewhere) and
+    tailsplit's metadata, if it wrote the file."""
+    from tailsplit.io.readers import detect_format, read_records
+
+    fmt = detect_format(path)
+    if fmt != "parquet":
+        if fmt not in ("jsonl", "csv", "tsv"):
+            raise InputError("is not a score file", path=path, fix="give a Parquet, CSV or JSON Lines score file")
+        raws = list(read_records(path))
+        names = list(dict.fromkeys(k for r in raws for k in r.record))
+        columns: dict[str, list[Any]] = {name: [] for name in names}
+        for raw in raws:
+            for name in names:
+                if not raw.has(name):
+                    raise raw.error("is missing", field=name, fix="give every row every column")
+                value = raw.value(name)
+                if name in ("logprob_sum", "n_tokens") and isinstance(value, str):
+                    value = _parse_number(raw, name, value)
+                columns[name].append(value)
+        return columns, {}
+    import pyarrow.parquet as pq
+
     try:
         table = pq.read_table(path)
     except Exception as exc:  # pyarrow raises several unrelated types for a bad file
         raise InputError(
-            f"is not a readable Parquet score file ({exc})", path=path, fix="rescore with tailsplit score"
+            f"is not a readable Parquet score file ({exc})", path=path, fix="check that the file is complete"
         ) from None
-    missing = [c for c in ("id", "logprob_sum", "n_tokens", "truncated", "text_sha256") if c not in table.column_names]
-    if missing:
-        raise InputError(f"lacks columns {missing}", path=path, fix="rescore with tailsplit score")
-    ids = table.column("id").to_pylist()
-    row_of = {value: row for row, value in enumerate(ids)}
-    if len(row_of) != len(ids):
-        raise InputError("repeats ids", path=path, fix="rescore with tailsplit score")
-    order = _align(path, ids, row_of, dataset)
-    digests = np.asarray(table.column("text_sha256").to_pylist(), dtype=object)[order]
-    for i, text in enumerate(dataset.texts):
-        if digests[i] != text_digest(text):
-            raise InputError(
-                f"scores a different text for id {dataset.ids[i]!r}",
-                path=path,
-                row=int(order[i]) + 1,
-                field="text_sha256",
-                fix="rescore this dataset, or pass the data it was made from",
-            )
-    logprob_sum = table.column("logprob_sum").to_numpy()[order].astype(np.float64)
-    bad = np.flatnonzero(~np.isfinite(logprob_sum))
-    if len(bad):
-        raise InputError(
-            f"has a non-finite score for id {dataset.ids[int(bad[0])]!r}",
-            path=path,
-            row=int(order[bad[0]]) + 1,
-            field="logprob_sum",
-            fix="rescore those examples or remove them from the data",
-        )
     meta_raw = (table.schema.metadata or {}).get(_META_KEY)
-    scores = ScoreTable(
-        ids=dataset.ids,
-        logprob_sum=logprob_sum,
-        n_tokens=table.column("n_tokens").to_numpy()[order].astype(np.int64),
-        truncated=table.column("truncated").to_numpy(zero_copy_only=False)[order].astype(bool),
-    )
-    return scores, json.loads(meta_raw) if meta_raw else {}
+    return table.to_pydict(), json.loads(meta_raw) if meta_raw else {}
+
+
+def _parse_number(raw: Any, name: str, value: str) -> float:
+    try:
+        return float(value)
+    except ValueError:
+        raise raw.error(f"is {value!r}, not a number", field=name, fix="write a number") from None
+
+
+def _numbers(path: Path, table: dict[str, list[Any]], name: str, order: np.ndarray, dataset: Dataset) -> np.ndarray:
+    values = table[name]
+    for row, value in enumerate(values):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
+            ids = [label_to_str(v) for v in table["id"]]
+            raise InputError(
+                f"has {value!r} for id {ids[row]!r}, not a finite number",
+                path=path,
+                row=row + 1,
+                field=name,
+                fix="rescore those examples or remove them from the data",
+            )
+    return np.asarray(values, dtype=np.float64)[order]
 
 
 def _align(path: Path, ids: list[str], row_of: dict[str, int], dataset: Dataset) -> np.ndarray:

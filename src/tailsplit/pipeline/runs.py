@@ -39,7 +39,7 @@ from tailsplit.io.outputs import (
     update_reports,
     write_output_file,
 )
-from tailsplit.io.scores import read_score_file, score_file_bytes
+from tailsplit.io.scores import read_score_file, score_file_bytes, scores_from_column
 from tailsplit.io.writers import check_output_format
 from tailsplit.log import logger
 from tailsplit.pipeline.manifest import input_records
@@ -177,6 +177,7 @@ def check_before_work(
     programs: ProgramFeatures | None,
     splitter: Splitter | None = None,
     lengths: np.ndarray | None = None,
+    scores: ScoreTable | None = None,
 ) -> None:
     """Refuse, before any model loads, what would fail after scoring: the output folder,
     added columns, output options, and the split itself (sizes, label quotas, groups, atom
@@ -198,9 +199,11 @@ def check_before_work(
         )
     warn_repeated_queries(dataset, config)
     planned = build_splitter(config.split) if splitter is None else splitter
-    will_score = scores_path is not None or planned.needs_scores
+    will_score = scores_path is not None or scores is not None or planned.needs_scores
     check_added_columns(dataset, with_scores=will_score)
-    if planned.needs_scores and scores_path is None:
+    if planned.needs_scores and scores is not None:
+        split_dataset(dataset, scores, config.split, programs, splitter=planned, lengths=lengths)
+    elif planned.needs_scores and scores_path is None:
         check_scoring(dataset, config.scoring)
         lengths = word_lengths(dataset.texts) if lengths is None else lengths
         placeholder = ScoreTable(
@@ -305,7 +308,14 @@ def run(
             "program field with --program (e.g. --program query for Spider)"
         )
     needs_scores = planned.needs_scores
-    if needs_scores and scores_path is None and not score_missing:
+    given_scores = None
+    if config.data.score_column is not None:
+        if scores_path is not None:
+            raise ConfigError("--score-column and --scores both give scores; pass one")
+        given_scores = scores_from_column(dataset, config.data.score_column, model_name=config.data.model_name)
+    elif config.data.model_name is not None and scores_path is None:
+        raise ConfigError("--model-name names the model of scores given with --scores or --score-column; give one")
+    if needs_scores and scores_path is None and given_scores is None and not score_missing:
         raise ConfigError(
             f"splitter={config.split.splitter!r} needs scores; pass --scores FILE (written by "
             "tailsplit score), or use tailsplit run, which scores with the LM first"
@@ -317,12 +327,22 @@ def run(
     timings["programs_s"] = time.perf_counter() - clock
     tokens = [word_tokens(t) for t in dataset.texts]  # once per run: the split's lengths, the analysis' counts
     lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
-    check_before_work(dataset, config, scores_path=scores_path, programs=programs, splitter=planned, lengths=lengths)
+    check_before_work(
+        dataset,
+        config,
+        scores_path=scores_path,
+        programs=programs,
+        splitter=planned,
+        lengths=lengths,
+        scores=None if given_scores is None else given_scores[0],
+    )
     scores, report = None, None
     meta: dict[str, Any] = {}
     clock = time.perf_counter()
-    if scores_path is not None:
-        scores, meta = read_score_file(scores_path, dataset)
+    if given_scores is not None:
+        scores, meta = given_scores
+    elif scores_path is not None:
+        scores, meta = read_score_file(scores_path, dataset, model_name=config.data.model_name)
         meta = {k: meta[k] for k in ("method", "model", "template", "backend", "folds") if k in meta}
         meta["scores_file"] = {"path": str(scores_path), "sha256": sha256_file(scores_path)}
     elif needs_scores:
@@ -386,7 +406,7 @@ def _analysis_of_run(result: RunResult, config: RunConfig, tokens: list[list[str
         parts=result.split.assignment(len(dataset)),
         labels=dataset.labels,
         logprob_sum=None if scores is None else np.asarray(scores.logprob_sum, dtype=np.float64),
-        n_tokens=None if scores is None else np.asarray(scores.n_tokens),
+        n_tokens=None if scores is None or not scores.has_token_counts else np.asarray(scores.n_tokens),
         programs=result.programs,
         balance_labels=config.split.balance_labels,
         text_kind=config.output.analysis_text,

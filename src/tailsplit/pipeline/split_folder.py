@@ -142,13 +142,14 @@ def output_records(dataset: Dataset, scores: ScoreTable | None) -> list[dict[str
     split_column = has_split_column(dataset)
     out = []
     mean = scores.logprob_mean if scores is not None else np.zeros(0)  # computed once, not per row
+    counted = scores is not None and scores.has_token_counts
     for i, record in enumerate(dataset.records):
         row = dict(record)
         if scores is not None:
             row.update(
                 logprob_sum=float(scores.logprob_sum[i]),
-                n_tokens=int(scores.n_tokens[i]),
-                logprob_mean=float(mean[i]),
+                n_tokens=int(scores.n_tokens[i]) if counted else None,
+                logprob_mean=float(mean[i]) if counted else None,
                 truncated=bool(scores.truncated[i]),
             )
         if dataset.ids_generated:

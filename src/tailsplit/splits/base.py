@@ -46,7 +46,9 @@ class SplitInputs:
             n=len(dataset),
             word_lengths=np.asarray(word_lengths),
             logprob_sum=None if scores is None else np.asarray(scores.logprob_sum, dtype=np.float64),
-            n_tokens=None if scores is None else np.asarray(scores.n_tokens, dtype=np.int64),
+            n_tokens=None
+            if scores is None or not scores.has_token_counts
+            else np.asarray(scores.n_tokens, dtype=np.int64),
             labels=None if dataset.labels is None else np.asarray(dataset.labels, dtype=object),
             groups=None if dataset.groups is None else np.asarray(dataset.groups, dtype=object),
             programs=programs,
