@@ -1,5 +1,5 @@
 """The ``tailsplit`` command: ``score``, ``split``, ``run``, ``analyze`` (:mod:`.run`), ``overlap``,
-``similarity``, ``ood-rank``, ``correlate`` (:mod:`.shift`) and ``evaluate``.
+``similarity``, ``ood-rank``, ``correlate`` (:mod:`.shift`), ``evaluate`` and ``export``.
 
 Every error the library raises on purpose is printed as its message (no traceback) and the
 command exits with status 2 (:mod:`.app`).
@@ -15,6 +15,7 @@ from tailsplit.cli import run  # noqa: F401
 from tailsplit.cli import overlap  # noqa: F401
 from tailsplit.cli import shift  # noqa: F401
 from tailsplit.cli import evaluate  # noqa: F401
+from tailsplit.cli import export  # noqa: F401
 from tailsplit.cli.app import app
 # isort: on
 

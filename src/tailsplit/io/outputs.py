@@ -124,6 +124,10 @@ def _check_not_input(out: Path, inputs: Sequence[str | Path], option: str) -> No
             )
         if path in resolved.parents and path.is_file():
             raise ConfigError(f"{option}={str(out)!r} lies inside the input file {str(item)!r}; choose another path")
+        if path in resolved.parents and path.is_dir():
+            raise ConfigError(
+                f"{option}={str(out)!r} lies inside {str(item)!r}, an input of this run; write the output elsewhere"
+            )
 
 
 def _nearest_existing(path: Path) -> Path:

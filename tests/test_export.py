@@ -1,0 +1,93 @@
+"""`tailsplit export`: lm-evaluation-harness tasks (loaded by lm-eval itself) and HF dataset folders with cards."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import SAMPLE
+from typer.testing import CliRunner
+
+from tailsplit.cli import app
+
+
+@pytest.fixture(scope="module")
+def snli_split(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from conftest import FakeScorer
+
+    from tailsplit.registry import SCORERS
+
+    SCORERS.register("fake", FakeScorer)
+    out = tmp_path_factory.mktemp("split") / "snli-ll"
+    result = CliRunner().invoke(
+        app,
+        ["run", str(SAMPLE), "--text", "hypothesis", "--context", "premise", "--label", "label", "--template", "snli",
+         "--backend", "fake", "--balance-labels", "--dev-size", "30", "--test-size", "30", "--null-splits", "5",
+         "--no-syntax", "--out", str(out)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_lm_eval_task_loads_in_lm_eval_and_runs_a_dummy_model(
+    snli_split: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("lm_eval")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf-cache"))
+    out = tmp_path / "task"
+    result = CliRunner().invoke(app, ["export", "lm-eval", str(snli_split), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert (out / "tailsplit_snli_ll.yaml").is_file()
+
+    from lm_eval import simple_evaluate
+    from lm_eval.tasks import TaskManager, get_task_dict
+
+    manager = TaskManager(include_path=str(out))
+    task = get_task_dict(["tailsplit_snli_ll"], manager)["tailsplit_snli_ll"]
+    docs = list(task.test_docs())
+    assert len(docs) == 30
+    doc = docs[0]
+    contexts = task.doc_to_choice(doc)
+    assert contexts[0].startswith("Premise: ") and contexts[0].endswith("This hypothesis is entailed: ")
+    assert task.doc_to_text(doc) == ["entailment", "neutral", "contradiction"].index(doc["label"])
+    assert task.doc_to_target(doc) == doc["hypothesis"]
+    results = simple_evaluate(model="dummy", tasks=["tailsplit_snli_ll"], task_manager=manager, limit=8)
+    assert 0.0 <= results["results"]["tailsplit_snli_ll"]["acc,none"] <= 1.0
+
+
+def test_lm_eval_task_without_labels_is_a_likelihood_task(tmp_path: Path) -> None:
+    split = tmp_path / "rand"
+    args = ["split", str(SAMPLE), "--text", "hypothesis", "--splitter", "random", "--dev-size", "20",
+            "--test-size", "20", "--no-analyze", "--out", str(split)]  # fmt: skip
+    assert CliRunner().invoke(app, args).exit_code == 0
+    out = tmp_path / "task"
+    result = CliRunner().invoke(app, ["export", "lm-eval", str(split), "--out", str(out), "--task-name", "My Task"])
+    assert result.exit_code == 0, result.output
+    yaml = (out / "my_task.yaml").read_text()
+    assert "output_type: loglikelihood" in yaml and "perplexity" in yaml
+    row = json.loads((out / "test.jsonl").read_text().splitlines()[0])
+    assert row["tailsplit_prompt"] == "" and row["tailsplit_query"] == row["hypothesis"]
+
+
+def test_export_refuses_writing_into_the_split(snli_split: Path) -> None:
+    result = CliRunner().invoke(app, ["export", "lm-eval", str(snli_split), "--out", str(snli_split / "task")])
+    assert result.exit_code == 2 and "input" in result.output
+
+
+def test_hf_export_is_a_dataset_dict_with_a_card(snli_split: Path, tmp_path: Path) -> None:
+    datasets = pytest.importorskip("datasets")
+    out = tmp_path / "hf"
+    result = CliRunner().invoke(app, ["export", "hf", str(snli_split), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    loaded = datasets.load_from_disk(str(out))
+    assert {k: len(v) for k, v in loaded.items()} == {"train": 2940, "validation": 30, "test": 30}
+    card = (out / "README.md").read_text()
+    front = card.split("---")[1]
+    assert 'split_method: "likelihood (prompted)"' in front
+    assert '"validation": 30' in front and "fake:" in front and "snli" in front
+    assert "random splits (percentile" in card
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert "README.md" in manifest["outputs"] and manifest["export"] == "hf"
