@@ -1,4 +1,5 @@
-"""Figures of an analysis as inline SVG strings (matplotlib, Agg, no files, no fonts needed).
+"""Figures of an analysis: inline SVG for the HTML page, and SVG + PDF files for a paper
+(matplotlib, Agg; both byte-identical from run to run).
 
 Text is drawn as paths, so the SVG carries no markup from the data; only tailsplit's own
 labels appear in it.
@@ -7,11 +8,14 @@ labels appear in it.
 from __future__ import annotations
 
 import io
+import re
+import textwrap
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from tailsplit.analysis.split_analysis import SplitAnalysis
+from tailsplit.analysis.split_analysis import AnalysisInputs, SplitAnalysis
 from tailsplit.errors import MissingDependencyError
 
 PART_COLOURS = {"train": "#8c96a0", "dev": "#2a7ab8", "test": "#d1495b"}
@@ -29,15 +33,46 @@ def pyplot() -> Any:
     return plt
 
 
-def figure_svg(fig: Any) -> str:
+@dataclass(frozen=True)
+class Figure:
+    """One rendered figure: inline SVG (for HTML) and PDF bytes (for LaTeX)."""
+
+    svg: str
+    pdf: bytes
+
+
+def render_figure(fig: Any) -> Figure:
     buffer = io.StringIO()
     fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None})
+    pdf = io.BytesIO()
+    fig.savefig(
+        pdf, format="pdf", bbox_inches="tight", metadata={"CreationDate": None, "Creator": None, "Producer": None}
+    )
     pyplot().close(fig)
     text = buffer.getvalue()
-    return text[text.index("<svg") :]
+    return Figure(text[text.index("<svg") :], pdf.getvalue())
 
 
-def _part_histograms(values: dict[str, np.ndarray], xlabel: str, integer: bool = False) -> str:
+def slug(caption: str, limit: int = 60) -> str:
+    """A file name from a caption: ``Query length by part (word tokens)`` → ``query-length-by-part-word-tokens``."""
+    words = re.findall(r"[a-z0-9]+", caption.lower())
+    name = "-".join(words)[:limit].rstrip("-")
+    return name or "figure"
+
+
+def figure_files(figures: dict[str, Figure], folder: str = "figures") -> dict[str, str | bytes]:
+    """``figures/<name>.svg`` and ``.pdf`` per figure (names from captions, made unique)."""
+    files: dict[str, str | bytes] = {}
+    for caption, figure in figures.items():
+        name, k = slug(caption), 2
+        while f"{folder}/{name}.svg" in files:
+            name, k = f"{slug(caption)}-{k}", k + 1
+        files[f"{folder}/{name}.svg"] = figure.svg
+        files[f"{folder}/{name}.pdf"] = figure.pdf
+    return files
+
+
+def _part_histograms(values: dict[str, np.ndarray], xlabel: str, integer: bool = False) -> Figure:
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 3.2))
     finite = np.concatenate([v[np.isfinite(v)] for v in values.values()]) if values else np.zeros(0)
@@ -61,27 +96,29 @@ def _part_histograms(values: dict[str, np.ndarray], xlabel: str, integer: bool =
     ax.set_xlabel(xlabel)
     ax.set_ylabel("share of examples")
     ax.legend(frameon=False)
-    return figure_svg(fig)
+    return render_figure(fig)
 
 
-def _null_grid(analysis: SplitAnalysis) -> str:
+def _null_grid(analysis: SplitAnalysis) -> Figure:
     plt = pyplot()
     comparisons = [c for c in analysis.null if len(c.null_values)]
     cols = 3
     rows = max(1, int(np.ceil(len(comparisons) / cols)))
-    fig, axes = plt.subplots(rows, cols, figsize=(9, 2.4 * rows), squeeze=False)
+    fig, axes = plt.subplots(rows, cols, figsize=(10, 2.9 * rows), squeeze=False)
     for ax, c in zip(axes.flat, comparisons):
         ax.hist(c.null_values, bins=30, color="#b8c2cc")
         ax.axvline(c.observed, color=PART_COLOURS["test"], linewidth=2)
-        ax.set_title(f"{c.name} (p{c.percentile:.0f})", fontsize=8)
+        ax.set_title(textwrap.fill(c.description, 42), fontsize=7.5)
+        ax.set_xlabel(f"evaluation set: percentile {c.percentile:.0f} of random splits", fontsize=7)
+        ax.set_ylabel("random splits", fontsize=7)
         ax.tick_params(labelsize=7)
     for ax in list(axes.flat)[len(comparisons) :]:
         ax.axis("off")
     fig.tight_layout()
-    return figure_svg(fig)
+    return render_figure(fig)
 
 
-def _hardness_bars(analysis: SplitAnalysis) -> str:
+def _hardness_bars(analysis: SplitAnalysis) -> Figure:
     plt = pyplot()
     levels = list(next((m.hardness for m in analysis.program_metrics if m.hardness), {}))
     fig, ax = plt.subplots(figsize=(6, 3))
@@ -92,11 +129,11 @@ def _hardness_bars(analysis: SplitAnalysis) -> str:
     ax.set_xticks(np.arange(len(levels)) + width * (len(analysis.program_metrics) - 1) / 2, levels)
     ax.set_ylabel("% of programs")
     ax.legend(frameon=False)
-    return figure_svg(fig)
+    return render_figure(fig)
 
 
-def analysis_figures(analysis: SplitAnalysis) -> dict[str, str]:
-    """Caption → SVG, in reading order."""
+def analysis_figures(analysis: SplitAnalysis) -> dict[str, Figure]:
+    """Caption → figure, in reading order."""
     figures = {}
     if analysis.scores:
         figures["Total log-likelihood (logprob_sum) by part"] = _part_histograms(analysis.scores, "logprob_sum")
@@ -114,3 +151,28 @@ def analysis_figures(analysis: SplitAnalysis) -> dict[str, str]:
     if any(m.hardness for m in analysis.program_metrics):
         figures["Program hardness by part"] = _hardness_bars(analysis)
     return figures
+
+
+def comparison_figure(study: AnalysisInputs, other: AnalysisInputs) -> Figure | None:
+    """Each example's score in one split against its score in the other (aligned by id),
+    coloured by which split puts it in evaluation; ``None`` unless both splits have scores."""
+    if study.logprob_sum is None or other.logprob_sum is None:
+        return None
+    position = {i: k for k, i in enumerate(other.ids)}
+    align = np.array([position[i] for i in study.ids])
+    x, y = study.logprob_sum, other.logprob_sum[align]
+    mine, theirs = study.eval_mask, other.eval_mask[align]
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(5.2, 4.6))
+    for mask, colour, label in (
+        (~mine & ~theirs, "#c4ccd4", "train in both"),
+        (mine & ~theirs, PART_COLOURS["test"], f"evaluation in {study.name} only"),
+        (~mine & theirs, PART_COLOURS["dev"], f"evaluation in {other.name} only"),
+        (mine & theirs, "#6a3d9a", "evaluation in both"),
+    ):
+        if mask.any():
+            ax.scatter(x[mask], y[mask], s=4, color=colour, label=f"{label} ({int(mask.sum())})", linewidths=0)
+    ax.set_xlabel(f"logprob_sum in {study.name}")
+    ax.set_ylabel(f"logprob_sum in {other.name}")
+    ax.legend(frameon=False, fontsize=7, markerscale=3)
+    return render_figure(fig)

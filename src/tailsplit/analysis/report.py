@@ -8,7 +8,7 @@ HTML page has no scripts and no external resources; figures are inline SVG.
 from __future__ import annotations
 
 import html
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tailsplit._version import __version__
 from tailsplit.analysis.compare import SplitComparison
@@ -16,6 +16,10 @@ from tailsplit.analysis.null import NullComparison
 from tailsplit.analysis.program_metrics import render_program_markdown
 from tailsplit.analysis.split_analysis import SplitAnalysis
 from tailsplit.errors import MissingDependencyError
+from tailsplit.provenance import provenance_html, provenance_markdown
+
+if TYPE_CHECKING:
+    from tailsplit.analysis.plots import Figure
 
 HEADLINE_STATISTICS = ("mean_words", "rare_word_fraction", "fk_grade", "mean_logprob_sum")
 LEVEL = 95.0
@@ -63,9 +67,21 @@ def markdown_cell(text: Any) -> str:
     return html.escape(str(text)).replace("|", "&#124;").replace("\n", " ").replace("\r", " ")
 
 
-def render_markdown(analysis: SplitAnalysis, comparisons: list[tuple[SplitComparison, SplitAnalysis]]) -> str:
+def render_markdown(
+    analysis: SplitAnalysis,
+    comparisons: list[tuple[SplitComparison, SplitAnalysis]],
+    provenance: dict[str, Any] | None = None,
+    figure_links: dict[str, str] | None = None,
+) -> str:
+    """report.md: the provenance header, the overview, links to the figure files, the details."""
     overview, details = _sections(analysis, comparisons)
-    return "\n".join(overview + details)
+    header = provenance_markdown(provenance) if provenance is not None else []
+    links = (
+        ["## Figures", "", *[f"- [{caption}]({path})" for caption, path in figure_links.items()], ""]
+        if figure_links
+        else []
+    )
+    return "\n".join(overview[:1] + [""] + header + overview[2:] + links + details)
 
 
 def _sections(
@@ -102,33 +118,91 @@ def _sections(
         details += ["## Other splits of the same examples", "", *_comparison_markdown(analysis, comparisons), ""]
     for title, rows in (("Least likely examples", analysis.hardest), ("Most likely examples", analysis.easiest)):
         if rows:
-            details += [f"## {title}", "", "| id | part | label | logprob_sum | text |", "|---|---|---|---:|---|"]
+            pair = any("context" in r for r in rows)
+            head = "| id | part | label | logprob_sum | " + ("context | query |" if pair else "text |")
+            details += [f"## {title}", "", head, "|---|---|---|---:|---|" + ("---|" if pair else "")]
             details += [
                 f"| {markdown_cell(r['id'])} | {r['part']} | {markdown_cell(r.get('label', '-'))} | "
-                f"{r['logprob_sum']:.2f} | {markdown_cell(r['text'])} |"
+                f"{r['logprob_sum']:.2f} | "
+                + (f"{markdown_cell(r.get('context', ''))} | " if pair else "")
+                + f"{markdown_cell(r['text'])} |"
                 for r in rows
             ] + [""]
     details += ["## Syntax", "", analysis.syntax_note, ""]
     return overview, details
 
 
-def _parts_markdown(analysis: SplitAnalysis) -> list[str]:
-    rows = [
-        "| part | size | labels | mean words | median words | rare words | unlisted words | FK grade (pooled) | "
-        "FK grade per example, mean ± sd | dependency depth | mean logprob_sum | mean logprob_mean |",
-        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
+PARTS_HEADER = [
+    "part", "size", "labels", "mean words", "median words", "rare words", "unlisted words", "FK grade (pooled)",
+    "FK grade per example, mean ± sd", "dependency depth", "mean logprob_sum", "mean logprob_mean",
+]  # fmt: skip
+NULL_HEADER = ["statistic", "observed", "random splits: mean ± std", "percentile", "z", ""]
+
+
+def parts_cells(analysis: SplitAnalysis) -> list[list[str]]:
+    """The parts table's cells (plain text, not yet escaped)."""
+    rows = []
     for p in analysis.parts:
         total = max(p.size, 1)
-        labels = ", ".join(f"{markdown_cell(k)} {100 * v / total:.1f}%" for k, v in p.label_counts.items()) or "-"
+        labels = ", ".join(f"{k} {100 * v / total:.1f}%" for k, v in p.label_counts.items()) or "-"
         rows.append(
-            f"| {p.part} | {p.size} | {labels} | {p.mean_words:.2f} | {p.median_words:.1f} | "
-            f"{_share(p.rare_word_fraction)} | {_share(p.unlisted_word_fraction)} | {p.fk_grade:.2f} | "
-            f"{p.fk_grade_example_mean:.2f} ± {p.fk_grade_example_sd:.2f} | {_opt(p.mean_dependency_depth)} | "
-            f"{_opt(p.mean_logprob_sum)} | "
-            f"{_opt(p.mean_logprob_mean)} |"
-        )
+            [
+                p.part, str(p.size), labels, f"{p.mean_words:.2f}", f"{p.median_words:.1f}",
+                _share(p.rare_word_fraction), _share(p.unlisted_word_fraction), f"{p.fk_grade:.2f}",
+                f"{p.fk_grade_example_mean:.2f} ± {p.fk_grade_example_sd:.2f}", _opt(p.mean_dependency_depth),
+                _opt(p.mean_logprob_sum), _opt(p.mean_logprob_mean),
+            ]
+        )  # fmt: skip
     return rows
+
+
+def null_cells(null: list[NullComparison]) -> list[list[str]]:
+    return [
+        [
+            c.description,
+            _value(c.name, c.observed),
+            f"{_value(c.name, c.null_mean)} ± {_value(c.name, c.null_std, spread=True)}",
+            f"{c.percentile:.1f}",
+            f"{c.z_score:.2f}",
+            c.verdict(),
+        ]
+        for c in null
+    ]
+
+
+def _markdown_rows(header: list[str], align: str, cells: list[list[str]]) -> list[str]:
+    return [
+        "| " + " | ".join(header) + " |",
+        align,
+        *["| " + " | ".join(markdown_cell(c) for c in row) + " |" for row in cells],
+    ]
+
+
+def _parts_markdown(analysis: SplitAnalysis) -> list[str]:
+    return _markdown_rows(
+        PARTS_HEADER, "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|", parts_cells(analysis)
+    )
+
+
+def analysis_tables(analysis: SplitAnalysis) -> dict[str, str]:
+    """``tables/parts`` and ``tables/against-random-splits`` as LaTeX (booktabs) and CSV."""
+    from tailsplit.tables import csv_table, latex_table
+
+    what = "queries" if analysis.text_kind == "query" else "texts (context + query)"
+    tables = {
+        "parts": (PARTS_HEADER, parts_cells(analysis), f"Parts of {analysis.name}; statistics of the {what}."),
+        "against-random-splits": (
+            NULL_HEADER[:-1] + ["verdict"],
+            null_cells(analysis.null),
+            f"Evaluation set (dev + test) of {analysis.name} against {analysis.n_null_splits} random splits "
+            f"of the same sizes (seed {analysis.seed}).",
+        ),
+    }
+    files = {}
+    for name, (header, rows, caption) in tables.items():
+        files[f"tables/{name}.tex"] = latex_table(header, rows, caption)
+        files[f"tables/{name}.csv"] = csv_table(header, rows)
+    return files
 
 
 def _opt(value: float | None) -> str:
@@ -140,14 +214,7 @@ def _share(value: float | None) -> str:
 
 
 def _null_markdown(null: list[NullComparison]) -> list[str]:
-    rows = ["| statistic | observed | random splits: mean ± std | percentile | z | |", "|---|---:|---:|---:|---:|---|"]
-    for c in null:
-        rows.append(
-            f"| {c.description} | {_value(c.name, c.observed)} | {_value(c.name, c.null_mean)} ± "
-            f"{_value(c.name, c.null_std, spread=True)} | {c.percentile:.1f} | {c.z_score:.2f} | "
-            f"{c.verdict()} |"
-        )
-    return rows
+    return _markdown_rows(NULL_HEADER, "|---|---:|---:|---:|---:|---|", null_cells(null))
 
 
 def _leakage_markdown(analysis: SplitAnalysis) -> list[str]:
@@ -225,9 +292,12 @@ def _comparison_markdown(
 
 
 def render_html(
-    analysis: SplitAnalysis, comparisons: list[tuple[SplitComparison, SplitAnalysis]], figures: dict[str, str]
+    analysis: SplitAnalysis,
+    comparisons: list[tuple[SplitComparison, SplitAnalysis]],
+    figures: dict[str, Figure],
+    provenance: dict[str, Any] | None = None,
 ) -> str:
-    """The whole page; ``figures`` maps a caption to an inline SVG made by tailsplit."""
+    """The whole page; ``figures`` maps a caption to a figure made by tailsplit (inlined as SVG)."""
     try:
         import markdown
     except ImportError:
@@ -235,12 +305,16 @@ def render_html(
 
     overview, details = _sections(analysis, comparisons)
     figure_html = "".join(
-        f'<figure class="{"wide" if "random splits" in caption else ""}">{svg}'
+        f'<figure class="{"wide" if "random splits" in caption else ""}">{figure.svg}'
         f"<figcaption>{html.escape(caption)}</figcaption></figure>"
-        for caption, svg in figures.items()
+        for caption, figure in figures.items()
     )
+    title = markdown.markdown(overview[0])
+    header = "" if provenance is None else provenance_html(provenance)
     body = (
-        markdown.markdown("\n".join(overview), extensions=["tables"])
+        title
+        + header
+        + markdown.markdown("\n".join(overview[1:]), extensions=["tables"])
         + f'<h2>Figures</h2><div class="figures">{figure_html}</div>'
         + markdown.markdown("\n".join(details), extensions=["tables"])
     )
@@ -264,4 +338,5 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}
 figure{margin:0;background:#fff;border:1px solid #ddd;padding:8px}figure svg{width:100%;height:auto}
 figure.wide{grid-column:1/-1}
 figcaption{font-size:.9em;color:#555}
+.provenance table{font-size:.85em}.provenance th{white-space:nowrap}.provenance code{word-break:break-all}
 """

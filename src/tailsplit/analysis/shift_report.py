@@ -13,14 +13,15 @@ from typing import Any
 import numpy as np
 
 from tailsplit._version import __version__
-from tailsplit.analysis.plots import figure_svg, pyplot
+from tailsplit.analysis.plots import Figure, pyplot, render_figure
 from tailsplit.analysis.report import STYLE, markdown_cell
 from tailsplit.errors import MissingDependencyError
+from tailsplit.provenance import provenance_html
 
 
-def heatmap_svg(
+def heatmap_figure(
     names: Sequence[str], matrix: np.ndarray, title: str, fmt: str = "{:.1f}", cmap: str = "viridis"
-) -> str:
+) -> Figure:
     plt = pyplot()
     size = 1.2 + 0.7 * len(names)
     fig, ax = plt.subplots(figsize=(size + 1.2, size))
@@ -41,10 +42,10 @@ def heatmap_svg(
             )
     ax.set_title(title)
     fig.colorbar(image, ax=ax, shrink=0.8)
-    return figure_svg(fig)
+    return render_figure(fig)
 
 
-def relation_svg(x: np.ndarray, y: np.ndarray, relation: Any, title: str) -> str:
+def relation_figure(x: np.ndarray, y: np.ndarray, relation: Any, title: str) -> Figure:
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(5.2, 3.8))
     ax.scatter(x, y, s=14, color="#2a7ab8", label="points")
@@ -64,7 +65,7 @@ def relation_svg(x: np.ndarray, y: np.ndarray, relation: Any, title: str) -> str
     ax.set_ylabel("OOD accuracy")
     ax.set_title(title)
     ax.legend(fontsize=7)
-    return figure_svg(fig)
+    return render_figure(fig)
 
 
 def _matrix_markdown(names: Sequence[str], matrix: np.ndarray, fmt: str) -> list[str]:
@@ -155,17 +156,23 @@ def correlate_markdown(result: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def html_page(title: str, markdown_text: str, figures: dict[str, str]) -> str:
-    """A self-contained page: the Markdown, then the figures (inline SVG, no scripts)."""
+def html_page(
+    title: str, markdown_text: str, figures: dict[str, Figure], provenance: dict[str, Any] | None = None
+) -> str:
+    """A self-contained page: the provenance header, the Markdown, then the figures (inline SVG, no scripts)."""
     try:
         import markdown
     except ImportError:
         raise MissingDependencyError("markdown", "analysis", "the HTML report") from None
     figure_html = "".join(
-        f"<figure>{svg}<figcaption>{html.escape(caption)}</figcaption></figure>" for caption, svg in figures.items()
+        f"<figure>{figure.svg}<figcaption>{html.escape(caption)}</figcaption></figure>"
+        for caption, figure in figures.items()
     )
-    body = markdown.markdown(markdown_text, extensions=["tables"]) + (
-        f'<h2>Figures</h2><div class="figures">{figure_html}</div>' if figures else ""
+    header = "" if provenance is None else provenance_html(provenance)
+    body = (
+        header
+        + markdown.markdown(markdown_text, extensions=["tables"])
+        + (f'<h2>Figures</h2><div class="figures">{figure_html}</div>' if figures else "")
     )
     return (
         f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'

@@ -413,9 +413,11 @@ def _example_row(inputs: AnalysisInputs, i: int) -> dict[str, Any]:
     row: dict[str, Any] = {
         "id": inputs.ids[i],
         "part": str(inputs.parts[i]),
-        "text": inputs.texts[i],
+        "text": inputs.queries[i] if inputs.queries is not None else inputs.texts[i],
         "logprob_sum": round(float(inputs.logprob_sum[i]), 4),
     }
+    if inputs.contexts is not None:
+        row["context"] = inputs.contexts[i]
     if inputs.labels is not None:
         row["label"] = inputs.labels[i]
     return row

@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tailsplit.analysis.plots import figure_svg, pyplot
+from tailsplit.analysis.plots import Figure, pyplot, render_figure
 from tailsplit.analysis.shift_report import html_page
 
 
-def scores_svg(rows: Sequence[dict[str, Any]], baseline: str) -> str:
+def scores_figure(rows: Sequence[dict[str, Any]], baseline: str) -> Figure:
     mine = [r for r in rows if r["baseline"] == baseline]
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 0.9 + 0.38 * len(mine)))
@@ -35,14 +35,23 @@ def scores_svg(rows: Sequence[dict[str, Any]], baseline: str) -> str:
     ax.set_xlabel(f"test {mine[0]['metric']} (%)")
     ax.set_xlim(0, max(values + [1]) * 1.15)
     ax.set_title(baseline)
-    return figure_svg(fig)
+    return render_figure(fig)
 
 
-def evaluation_html(rows: Sequence[dict[str, Any]], markdown_table: str) -> str:
+def evaluation_figures(rows: Sequence[dict[str, Any]]) -> dict[str, Figure]:
+    """One bar chart per baseline, captioned by its name."""
+    return {f"Test scores, {b}": scores_figure(rows, b) for b in dict.fromkeys(r["baseline"] for r in rows)}
+
+
+def evaluation_html(
+    rows: Sequence[dict[str, Any]],
+    markdown_table: str,
+    figures: dict[str, Figure],
+    provenance: dict[str, Any] | None = None,
+) -> str:
     text = (
         "# Evaluation\n\nTest score of a model trained on each split's train part; the random "
         "splits pooled (mean ± std); difference and relative error increase against them; in brackets, "
         "paired bootstrap 95% intervals.\n\n" + markdown_table
     )
-    baselines = list(dict.fromkeys(r["baseline"] for r in rows))
-    return html_page("tailsplit evaluation", text, {b: scores_svg(rows, b) for b in baselines})
+    return html_page("tailsplit evaluation", text, figures, provenance)

@@ -141,12 +141,36 @@ def _interval(bounds: Sequence[float] | None, signed: bool = False) -> str:
     return "" if bounds is None else f" [{_pct(bounds[0], signed)}, {_pct(bounds[1], signed)}]"
 
 
+TABLE_HEADER = ["baseline", "split", "folder", "test [95% CI]", "Δ vs random [95% CI]", "relative error increase"]
+
+
+def table_latex(rows: Sequence[dict[str, Any]]) -> str:
+    """The table for a paper (``booktabs``), with the same cells as the Markdown table."""
+    from tailsplit.tables import latex_table
+
+    cells = [[f"{r['baseline']} ({r['metric']})", r["split"], r["folder"], *_number_cells(r)] for r in rows]
+    header = [h.replace("Δ", "difference") for h in TABLE_HEADER]
+    caption = (
+        "Test score of a model trained on each split's train part; random splits pooled (mean ± std); "
+        "brackets: paired bootstrap 95% intervals."
+    )
+    return latex_table(header, cells, caption, align="lllrrr")
+
+
+def _number_cells(r: dict[str, Any]) -> list[str]:
+    test = (
+        _pct(r["test"])
+        + (f" ± {_pct(r['test_std'])}" if r["test_std"] is not None else "")
+        + _interval(r.get("test_ci"))
+    )
+    difference = _pct(r["difference"], signed=True) + _interval(r.get("difference_ci"), signed=True)
+    increase = "" if r["relative_error_increase"] is None else f"{100 * r['relative_error_increase']:+.1f}%"
+    return [test, difference, increase]
+
+
 def table_markdown(rows: Sequence[dict[str, Any]]) -> str:
     """The table; intervals in brackets are paired bootstrap 95% intervals."""
-    lines = [
-        "| baseline | split | folder | test [95% CI] | Δ vs random [95% CI] | relative error increase |",
-        "|---|---|---|---:|---:|---:|",
-    ]
+    lines = ["| " + " | ".join(TABLE_HEADER) + " |", "|---|---|---|---:|---:|---:|"]
     for r in rows:
         test = (
             _pct(r["test"])

@@ -363,7 +363,7 @@ def replace_file_bytes(path: Path, data: bytes) -> None:
         raise
 
 
-def update_reports(folder: str | Path, files: dict[str, str], *, inputs: Sequence[str | Path] = ()) -> None:
+def update_reports(folder: str | Path, files: dict[str, str | bytes], *, inputs: Sequence[str | Path] = ()) -> None:
     """Replace report files inside a folder tailsplit wrote and refresh its manifest's hashes.
 
     Used by ``tailsplit analyze``, which adds its reports to the split folder it reads.
@@ -377,8 +377,9 @@ def update_reports(folder: str | Path, files: dict[str, str], *, inputs: Sequenc
     manifest_path = folder / MANIFEST
     try:
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        for name, text in files.items():
-            replace_file_bytes(folder / name, text.encode("utf-8"))
+        for name, content in files.items():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            replace_file_bytes(folder / name, content if isinstance(content, bytes) else content.encode("utf-8"))
         outputs = dict(manifest.get("outputs") or {})
         outputs.update({name: sha256_file(folder / name) for name in files})
         manifest["outputs"] = outputs

@@ -1,4 +1,4 @@
-"""The overlap audit's Markdown summary (dataset text escaped)."""
+"""The overlap audit's Markdown summary and HTML report (dataset text escaped)."""
 
 from __future__ import annotations
 
@@ -44,3 +44,26 @@ def render_overlap_markdown(summary: dict[str, Any], audits: list[Any], test: Da
             f"{markdown_cell(match['entry'])}: {markdown_cell(match['snippet'])} |"
         )
     return "\n".join(lines)
+
+
+def overlap_html(markdown_text: str, audits: list[Any], threshold: float, provenance: dict[str, Any]) -> dict[str, Any]:
+    """``report.html`` and its figure files (a histogram of each test example's best BM25 score
+    with the overlap threshold); empty when the analysis extra is not installed."""
+    from tailsplit.errors import MissingDependencyError
+
+    try:
+        from tailsplit.analysis.plots import figure_files, pyplot, render_figure
+        from tailsplit.analysis.shift_report import html_page
+
+        plt = pyplot()
+        fig, ax = plt.subplots(figsize=(6, 3.2))
+        scores = [a.best_score for a in audits]
+        ax.hist(scores, bins=40, color="#8c96a0")
+        ax.axvline(threshold, color="#d1495b", linewidth=2, label=f"overlap threshold ({threshold})")
+        ax.set_xlabel("best BM25 score of the test example against the corpus")
+        ax.set_ylabel("test examples")
+        ax.legend(frameon=False)
+        figures = {"Best BM25 score per test example": render_figure(fig)}
+        return {"report.html": html_page("Overlap audit", markdown_text, figures, provenance), **figure_files(figures)}
+    except MissingDependencyError:
+        return {}

@@ -17,12 +17,13 @@ from tailsplit.evaluate.baselines import (
     nearest_neighbour_sql,
     tfidf_logistic,
 )
-from tailsplit.evaluate.table import SplitScore, table_csv, table_markdown, table_rows
+from tailsplit.evaluate.table import SplitScore, table_csv, table_latex, table_markdown, table_rows
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.examples import label_to_str
 from tailsplit.io.outputs import check_output_folder, strict_json
 from tailsplit.io.readers import field_value
-from tailsplit.pipeline.manifest import write_outputs
+from tailsplit.pipeline.manifest import command_provenance, write_outputs
+from tailsplit.provenance import with_provenance
 
 
 def _part_inputs(records: list[Any], data: dict[str, Any], input_fields: list[str]) -> PartInputs:
@@ -108,9 +109,10 @@ def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dic
             )
             details.append({"folder": str(folder), "split": kind, "sizes": sizes, **result.as_dict()})
     models.close()
-    files: dict[str, str] = {}
+    files: dict[str, str | bytes] = {}
     if scored:
-        scores, details, files = _prediction_rows(scored, config.bucket)
+        scores, details, prediction_files = _prediction_rows(scored, config.bucket)
+        files.update(prediction_files)
     for d in details:
         d["test_queries_in_train"] = leakage.get(Path(d["folder"]).name)
     rows = table_rows(scores)
@@ -121,14 +123,16 @@ def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dic
             {"path": str(Path(f) / "manifest.json"), "sha256": sha256_file(Path(f) / "manifest.json")}
             for f in config.split_dirs
         ]
+        provenance = command_provenance(command, inputs, seed=config.seed)
         manifest = write_outputs(
             Path(config.out),
             config,
             {
                 "evaluation.json": strict_json(result),
-                "table.md": table_markdown(rows) + "".join(f"\n{w}\n" for w in warnings),
+                "table.md": with_provenance(table_markdown(rows) + "".join(f"\n{w}\n" for w in warnings), provenance),
                 "table.csv": table_csv(rows),
-                **_html_report(rows),
+                "table.tex": table_latex(rows),
+                **_html_report(rows, provenance),
                 **files,
             },
             inputs,
@@ -367,13 +371,18 @@ def _zero_shot(manifest: dict[str, Any], parts: dict[str, list[Any]], config: Ev
             cache.close()
 
 
-def _html_report(rows: list[dict[str, Any]]) -> dict[str, str]:
-    """``report.html`` when the analysis extra (matplotlib, markdown) is installed."""
+def _html_report(rows: list[dict[str, Any]], provenance: dict[str, Any]) -> dict[str, str | bytes]:
+    """``report.html`` and its figures as files, when the analysis extra (matplotlib, markdown) is installed."""
     if not rows:
         return {}
     try:
-        from tailsplit.evaluate.report import evaluation_html
+        from tailsplit.analysis.plots import figure_files
+        from tailsplit.evaluate.report import evaluation_figures, evaluation_html
 
-        return {"report.html": evaluation_html(rows, table_markdown(rows))}
+        figures = evaluation_figures(rows)
+        return {
+            "report.html": evaluation_html(rows, table_markdown(rows), figures, provenance),
+            **figure_files(figures),
+        }
     except MissingDependencyError:
         return {}

@@ -32,18 +32,34 @@ def input_records(dataset: Dataset) -> list[dict[str, Any]]:
     return [{"path": p, "sha256": sha256_file(p), "rows": counts[p]} for p in dataset.input_paths]
 
 
+def command_provenance(
+    command: list[str] | None, inputs: list[dict[str, Any]], *, model: Any = None, seed: Any = None
+) -> dict[str, Any]:
+    """What a report's provenance header shows for a command that writes with :func:`write_outputs`
+    (the same facts its manifest records)."""
+    out: dict[str, Any] = {"tailsplit_version": __version__, "command": command or sys.argv, "inputs": inputs}
+    if model:
+        out["model"] = model
+    if seed is not None:
+        out["seed"] = seed
+    return out
+
+
 def write_outputs(
     out: Path,
     config: Any,
-    files: dict[str, str],
+    files: dict[str, str | bytes],
     inputs: list[dict[str, Any]],
     extra: dict[str, Any],
     command: list[str] | None,
 ) -> dict[str, Any]:
     """The files, and a manifest with the command, configuration, input and output hashes (returned)."""
     with staged_output(out, overwrite=config.overwrite, inputs=[i["path"] for i in inputs]) as folder:
-        for name, text in files.items():
-            folder.write_text(name, text)
+        for name, content in files.items():
+            if isinstance(content, bytes):
+                folder.write_bytes(name, content)
+            else:
+                folder.write_text(name, content)
         return folder.write_manifest(
             {
                 "tailsplit_version": __version__,

@@ -126,7 +126,9 @@ def _write_overlap(
 ) -> None:
     import dataclasses
 
-    from tailsplit.overlap.report import render_overlap_markdown
+    from tailsplit.overlap.report import overlap_html, render_overlap_markdown
+    from tailsplit.pipeline.manifest import command_provenance
+    from tailsplit.provenance import with_provenance
 
     fmt = output_format_for(detect_format(Path(test.input_paths[0])))
     rows = []
@@ -145,7 +147,14 @@ def _write_overlap(
             "audit.jsonl",
             "".join(json.dumps(_audit_row(a, q), ensure_ascii=False) + "\n" for a, q in zip(audits, queries)),
         )
-        folder.write_text("summary.md", render_overlap_markdown(summary, audits, test) + "\n")
+        provenance = command_provenance(command, input_records(test), seed=config.seed)
+        markdown = render_overlap_markdown(summary, audits, test)
+        folder.write_text("summary.md", with_provenance(markdown, provenance) + "\n")
+        for name, content in overlap_html(markdown, audits, summary["threshold"], provenance).items():
+            if isinstance(content, bytes):
+                folder.write_bytes(name, content)
+            else:
+                folder.write_text(name, content)
         folder.write_manifest(
             {
                 "tailsplit_version": __version__,

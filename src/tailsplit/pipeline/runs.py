@@ -444,6 +444,7 @@ def analyze(
     ``text_kind`` and ``syntax`` default to what the run that wrote the folder used;
     ``agreement_field`` adds annotator agreement (a field holding each example's labels)."""
     from tailsplit.analysis.compare import compare_splits
+    from tailsplit.analysis.plots import comparison_figure
     from tailsplit.analysis.split_analysis import analyze_split
     from tailsplit.analysis.split_dir import load_split_dir
 
@@ -455,14 +456,19 @@ def analyze(
     from tailsplit.analysis.split_dir import read_manifest
 
     inputs = load_split_dir(split_dir, text_kind, agreement_field)
+    manifest = read_manifest(Path(split_dir))
     if syntax is None:
-        syntax = bool(read_manifest(Path(split_dir)).get("config", {}).get("output", {}).get("syntax", True))
+        syntax = bool(manifest.get("config", {}).get("output", {}).get("syntax", True))
     analysis = analyze_split(inputs, null_splits=null_splits, seed=seed, syntax=syntax)
     comparisons = []
+    figures = {}
     for other_dir in compare or []:
         other = load_split_dir(other_dir, inputs.text_kind)
         comparisons.append(
             (compare_splits(inputs, other), analyze_split(other, null_splits=0, seed=seed, syntax=syntax))
         )
-    update_reports(split_dir, report_files(analysis, comparisons))
+        figure = comparison_figure(inputs, other)
+        if figure is not None:
+            figures[f"Scores in {inputs.name} against scores in {other.name}"] = figure
+    update_reports(split_dir, report_files(analysis, comparisons, manifest, figures))
     return analysis, comparisons

@@ -10,12 +10,14 @@ from typing import Any
 
 import numpy as np
 
+from tailsplit.analysis.plots import figure_files
 from tailsplit.config import CorrelateConfig, OodRankConfig, SimilarityConfig
 from tailsplit.errors import ConfigError, InputError
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.outputs import check_output_folder, strict_json
 from tailsplit.io.readers import read_csv_table
-from tailsplit.pipeline.manifest import write_outputs
+from tailsplit.pipeline.manifest import command_provenance, write_outputs
+from tailsplit.provenance import with_provenance
 from tailsplit.shift.datasets import DatasetSpec, load_texts
 
 
@@ -97,25 +99,27 @@ def similarity(config: SimilarityConfig, *, command: list[str] | None = None) ->
 
 
 def _write_similarity(out: Path, config: SimilarityConfig, result: dict[str, Any], command: list[str] | None) -> None:
-    from tailsplit.analysis.shift_report import heatmap_svg, html_page, similarity_markdown
+    from tailsplit.analysis.shift_report import heatmap_figure, html_page, similarity_markdown
 
     stable = {k: v for k, v in result.items() if k not in ("embedded", "cached", "embedding")}
     markdown = similarity_markdown({**result, "embedded": result["embedding"]["texts"], "cached": 0})
     names = result["names"]
     figures = {
-        "Centroid similarity (cosine × 100)": heatmap_svg(
+        "Centroid similarity (cosine × 100)": heatmap_figure(
             names, np.array(result["centroid_similarity"]), "centroid similarity"
         ),
-        "MMD² (Gaussian kernel)": heatmap_svg(
+        "MMD² (Gaussian kernel)": heatmap_figure(
             names, np.array(result["mmd"]["mmd2"]), "MMD²", fmt="{:.3f}", cmap="magma"
         ),
     }
-    files = {
-        "similarity.json": strict_json(stable),
-        "report.md": markdown,
-        "report.html": html_page("Dataset similarity", markdown, figures),
-    }
     inputs = [{"path": d["path"], "sha256": sha256_file(d["path"])} for d in result["datasets"]]
+    provenance = command_provenance(command, inputs, model=result["encoder"], seed=config.seed)
+    files: dict[str, str | bytes] = {
+        "similarity.json": strict_json(stable),
+        "report.md": with_provenance(markdown, provenance),
+        "report.html": html_page("Dataset similarity", markdown, figures, provenance),
+        **figure_files(figures),
+    }
     write_outputs(out, config, files, inputs, {"embedding": result["embedding"]}, command)
 
 
@@ -248,11 +252,13 @@ def correlate(config: CorrelateConfig, *, command: list[str] | None = None) -> d
             raise InputError(f"group {group!r}: {exc}", path=config.points, fix="add points to that group") from None
     result = {"groups": {g: r.as_dict() for g, r in relations.items()}}
     if config.out is not None:
-        from tailsplit.analysis.shift_report import correlate_markdown, html_page, relation_svg
+        from tailsplit.analysis.shift_report import correlate_markdown, html_page, relation_figure
 
         markdown = correlate_markdown(result)
+        inputs = [{"path": config.points, "sha256": sha256_file(config.points)}]
+        provenance = command_provenance(command, inputs)
         figures = {
-            f"group {g}: Type {r.type}": relation_svg(
+            f"group {g}: Type {r.type}": relation_figure(
                 np.array(points[g])[:, 0], np.array(points[g])[:, 1], r, f"Type {r.type}"
             )
             for g, r in relations.items()
@@ -262,10 +268,11 @@ def correlate(config: CorrelateConfig, *, command: list[str] | None = None) -> d
             config,
             {
                 "correlate.json": strict_json(result),
-                "report.md": markdown,
-                "report.html": html_page("ID–OOD accuracy", markdown, figures),
+                "report.md": with_provenance(markdown, provenance),
+                "report.html": html_page("ID–OOD accuracy", markdown, figures, provenance),
+                **figure_files(figures),
             },
-            [{"path": config.points, "sha256": sha256_file(config.points)}],
+            inputs,
             {},
             command,
         )

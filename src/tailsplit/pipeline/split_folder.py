@@ -20,6 +20,7 @@ from tailsplit.io.writers import OUTPUT_SUFFIX, InputSchema, output_format_for, 
 
 if TYPE_CHECKING:
     from tailsplit.analysis.compare import SplitComparison
+    from tailsplit.analysis.plots import Figure
     from tailsplit.analysis.split_analysis import SplitAnalysis
     from tailsplit.pipeline.result import RunResult
 
@@ -30,16 +31,28 @@ def scoring_note(manifest: dict[str, Any]) -> str | None:
     return None if recipe is None else f"k-fold fine-tuned, {recipe}"
 
 
-def report_files(analysis: SplitAnalysis, comparisons: list[tuple[SplitComparison, SplitAnalysis]]) -> dict[str, str]:
-    """report.md, report.html and analysis.json of an analysis."""
-    from tailsplit.analysis.plots import analysis_figures
-    from tailsplit.analysis.report import render_html, render_markdown
+def report_files(
+    analysis: SplitAnalysis,
+    comparisons: list[tuple[SplitComparison, SplitAnalysis]],
+    manifest: dict[str, Any],
+    extra_figures: dict[str, Figure] | None = None,
+) -> dict[str, str | bytes]:
+    """report.md, report.html and analysis.json of an analysis, its figures (``figures/*.svg``,
+    ``*.pdf``) and tables (``tables/*.tex``, ``*.csv``); every report opens with the provenance
+    of ``manifest`` (the split's)."""
+    from tailsplit.analysis.plots import analysis_figures, figure_files
+    from tailsplit.analysis.report import analysis_tables, render_html, render_markdown
 
     payload = {**analysis.as_dict(), "compared_with": [c.as_dict() for c, _ in comparisons]}
+    figures = {**analysis_figures(analysis), **(extra_figures or {})}
+    files = figure_files(figures)
+    links = {caption: path for caption, path in zip(figures, [p for p in files if p.endswith(".svg")])}
     return {
-        "report.md": render_markdown(analysis, comparisons),
-        "report.html": render_html(analysis, comparisons, analysis_figures(analysis)),
+        "report.md": render_markdown(analysis, comparisons, manifest, links),
+        "report.html": render_html(analysis, comparisons, figures, manifest),
         "analysis.json": strict_json(payload),
+        **files,
+        **analysis_tables(analysis),
     }
 
 
@@ -73,8 +86,11 @@ def write_split(out_dir: Path, result: RunResult, *, overwrite: bool) -> tuple[P
                 summary += f"\n\n({divergence_note(result.programs.count, result.programs.extractor)})"
         folder.write_text("summary.md", summary + "\n")
         if result.analysis is not None:
-            for name, text in report_files(result.analysis, []).items():
-                folder.write_text(name, text)
+            for name, content in report_files(result.analysis, [], result.manifest).items():
+                if isinstance(content, bytes):
+                    folder.write_bytes(name, content)
+                else:
+                    folder.write_text(name, content)
         manifest = folder.write_manifest(
             {**result.manifest, "timings": {k: round(v, 3) for k, v in result.timings.items()}}
         )
