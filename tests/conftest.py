@@ -80,3 +80,15 @@ def check_split(split: SplitIndices, n: int, n_dev: int | None = None, n_test: i
         assert len(split.dev_idx) == n_dev
     if n_test is not None:
         assert len(split.test_idx) == n_test
+
+
+@pytest.fixture(scope="session")
+def snli_600(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The first 600 pairs of the bundled SNLI sample, for tests that need a split, not its size."""
+    import gzip
+
+    with gzip.open(SAMPLE, "rt", encoding="utf-8") as handle:
+        lines = [line for _, line in zip(range(600), handle)]
+    path = tmp_path_factory.mktemp("snli") / "snli_600.jsonl"
+    path.write_text("".join(lines), encoding="utf-8")
+    return path

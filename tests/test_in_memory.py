@@ -233,7 +233,13 @@ def test_dataset_option_loads_a_local_dataset_folder(tmp_path: Path, monkeypatch
     assert result.exit_code == 0, result.output
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["inputs"][0]["split_rows"] == {"train": 180, "test": 60}
+
+    def offline(name, config=None):  # noqa: ANN001, ANN202  (what datasets raises without network)
+        raise ConnectionError(f"Couldn't reach '{name}' on the Hub (LocalEntryNotFoundError)")
+
+    monkeypatch.setattr(datasets, "load_dataset", offline)
     missing = CliRunner().invoke(app, ["split", "--dataset", "no-such-org/no-such-dataset", "--text", "t",
                                        "--splitter", "random", "--out", str(tmp_path / "o2")])  # fmt: skip
     assert missing.exit_code == 2
-    assert "no-such-org/no-such-dataset: cannot be loaded" in missing.output and "Traceback" not in missing.output
+    assert "no-such-org/no-such-dataset: cannot be loaded (ConnectionError" in missing.output
+    assert "your network" in missing.output and "Traceback" not in missing.output

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLE, write_jsonl
+from conftest import write_jsonl
 from typer.testing import CliRunner
 
 from tailsplit.analysis import plots
@@ -19,8 +19,8 @@ from tailsplit.tables import latex_escape
 runner = CliRunner()
 
 
-def snli_split(out: Path, *extra: str) -> Path:
-    args = ["run", str(SAMPLE), "--text", "hypothesis", "--context", "premise", "--label", "label", "--template",
+def snli_split(data: Path, out: Path, *extra: str) -> Path:
+    args = ["run", str(data), "--text", "hypothesis", "--context", "premise", "--label", "label", "--template",
             "snli", "--backend", "fake", "--dev-size", "40", "--test-size", "40", "--null-splits", "20", "--no-syntax",
             "--out", str(out), *extra]  # fmt: skip
     result = runner.invoke(app, args)
@@ -29,13 +29,13 @@ def snli_split(out: Path, *extra: str) -> Path:
 
 
 @pytest.fixture(scope="module")
-def split(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def split(tmp_path_factory: pytest.TempPathFactory, snli_600: Path) -> Path:
     from conftest import FakeScorer
 
     from tailsplit.registry import SCORERS
 
     SCORERS.register("fake", FakeScorer)
-    return snli_split(tmp_path_factory.mktemp("reports") / "snli-ll")
+    return snli_split(snli_600, tmp_path_factory.mktemp("reports") / "snli-ll")
 
 
 def test_split_report_files_for_a_paper(split: Path) -> None:
@@ -82,18 +82,18 @@ def test_null_panels_are_titled_in_words(monkeypatch: pytest.MonkeyPatch, split:
     assert any("percentile" in x for _, x in seen)
 
 
-def test_compare_draws_scores_against_each_other(split: Path, tmp_path: Path) -> None:
-    other = snli_split(tmp_path / "snli-rev", "--reverse")
+def test_compare_draws_scores_against_each_other(split: Path, tmp_path: Path, snli_600: Path) -> None:
+    other = snli_split(snli_600, tmp_path / "snli-rev", "--reverse")
     result = runner.invoke(app, ["analyze", str(split), "--compare", str(other), "--null-splits", "10", "--no-syntax"])
     assert result.exit_code == 0, result.output
     manifest = json.loads((split / "manifest.json").read_text())
     assert "figures/scores-in-snli-ll-against-scores-in-snli-rev.pdf" in manifest["outputs"]
 
 
-def test_evaluate_report_has_provenance_and_latex(split: Path, tmp_path: Path) -> None:
+def test_evaluate_report_has_provenance_and_latex(split: Path, tmp_path: Path, snli_600: Path) -> None:
     pytest.importorskip("sklearn")
     rand = tmp_path / "rand"
-    args = ["split", str(SAMPLE), "--text", "hypothesis", "--context", "premise", "--label", "label", "--splitter",
+    args = ["split", str(snli_600), "--text", "hypothesis", "--context", "premise", "--label", "label", "--splitter",
             "random", "--dev-size", "40", "--test-size", "40", "--no-analyze", "--out", str(rand)]  # fmt: skip
     assert runner.invoke(app, args).exit_code == 0
     out = tmp_path / "eval"

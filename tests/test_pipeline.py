@@ -135,11 +135,13 @@ def test_output_keeps_the_input_format(tmp_path: Path) -> None:
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
         "analysis.json",
         "dev.csv",
+        "figures",
         "manifest.json",
         "report.html",
         "report.md",
         "scores.parquet",
         "summary.md",
+        "tables",
         "test.csv",
         "train.csv",
     ]

@@ -177,8 +177,8 @@ def test_manifest_hashes_every_file_and_is_strict_json(tmp_path: Path) -> None:
     )
     text = (out / "manifest.json").read_text(encoding="utf-8")
     manifest = json.loads(text, parse_constant=lambda c: pytest.fail(f"bare {c} in manifest.json"))
-    files = sorted(p.name for p in out.iterdir() if p.name != "manifest.json")
-    assert sorted(manifest["outputs"]) == files and "report.html" in files
+    files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file() and p.name != "manifest.json")
+    assert sorted(manifest["outputs"]) == files and "report.html" in files and "tables/parts.tex" in files
     from tailsplit.fingerprint import sha256_file
 
     assert all(manifest["outputs"][name] == sha256_file(out / name) for name in files)

@@ -168,6 +168,8 @@ def test_similarity_command_with_the_bundled_encoder(tmp_path: Path, monkeypatch
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
     page = (tmp_path / "a" / "report.html").read_text()
     assert "<b>nli2</b>" not in page and "&lt;b&gt;nli2&lt;/b&gt;" in page and page.count("<svg") == 2
+    assert "Provenance" in page and "\\toprule" in (tmp_path / "a" / "tables" / "centroid-similarity.tex").read_text()
+    assert "](figures/centroid-similarity-cosine-100.svg)" in (tmp_path / "a" / "report.md").read_text()
     missing = runner.invoke(app, ["similarity", f"nli={nli}", f"tweets={tweets}"])
     assert missing.exit_code == 2 and "nli.jsonl:1: field 'text' is missing or not text" in missing.output
 

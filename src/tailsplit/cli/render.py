@@ -44,7 +44,9 @@ def print_summary(result: RunResult) -> None:
         for line in headlines(result.analysis):
             stdout.print("• " + line.replace("**", ""), highlight=False)
     if result.out_dir is not None:
-        stdout.print(f"wrote {result.out_dir}/ ({', '.join(result.manifest['outputs'])}, manifest.json)")
+        stdout.print(
+            f"wrote {result.out_dir}/ ({', '.join(folder_listing(result.manifest['outputs']))}, manifest.json)"
+        )
 
 
 def print_program_metrics(metrics: list[ProgramMetrics], programs: ProgramFeatures | None) -> None:
@@ -90,3 +92,13 @@ def print_analysis(analysis: SplitAnalysis, comparisons: list[tuple[SplitCompari
             f"shared evaluation examples {100 * comparison.eval_shared_share:.1f}%",
             highlight=False,
         )
+
+
+def folder_listing(outputs: list[str] | dict[str, str]) -> list[str]:
+    """Top-level names of written files; a subfolder once, with its file count (``figures/ (10 files)``)."""
+    counts: dict[str, int] = {}
+    for name in outputs:
+        top, sep, _ = name.partition("/")
+        key = top + sep
+        counts[key] = counts.get(key, 0) + 1
+    return [f"{key} ({n} files)" if key.endswith("/") else key for key, n in counts.items()]

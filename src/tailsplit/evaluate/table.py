@@ -172,13 +172,7 @@ def table_markdown(rows: Sequence[dict[str, Any]]) -> str:
     """The table; intervals in brackets are paired bootstrap 95% intervals."""
     lines = ["| " + " | ".join(TABLE_HEADER) + " |", "|---|---|---|---:|---:|---:|"]
     for r in rows:
-        test = (
-            _pct(r["test"])
-            + (f" ± {_pct(r['test_std'])}" if r["test_std"] is not None else "")
-            + _interval(r.get("test_ci"))
-        )
-        difference = _pct(r["difference"], signed=True) + _interval(r.get("difference_ci"), signed=True)
-        increase = "" if r["relative_error_increase"] is None else f"{100 * r['relative_error_increase']:+.1f}%"
+        test, difference, increase = _number_cells(r)
         lines.append(
             f"| {markdown_cell(r['baseline'])} ({r['metric']}) | {markdown_cell(r['split'])} | "
             f"{markdown_cell(r['folder'])} | {test} | {difference} | {increase} |"

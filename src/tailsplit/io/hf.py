@@ -55,17 +55,14 @@ def load_hub_dataset(spec: str) -> Any:
     with quiet_datasets() as datasets:
         try:
             return datasets.load_dataset(name, config)
-        except (ConnectionError, OSError) as exc:
-            raise InputError(
-                f"cannot be loaded ({type(exc).__name__}: {_first_line(exc)})",
-                path=spec,
-                fix="check the name and your network, or save the dataset to files and pass them",
-            ) from None
         except Exception as exc:  # datasets raises many unrelated types (DatasetNotFoundError, ValueError...)
+            network = isinstance(exc, (ConnectionError, OSError))
             raise InputError(
                 f"cannot be loaded ({type(exc).__name__}: {_first_line(exc)})",
                 path=spec,
-                fix="check the name and configuration (NAME:CONFIG)",
+                fix="check the name and your network, or save the dataset to files and pass them"
+                if network
+                else "check the name and configuration (NAME:CONFIG)",
             ) from None
 
 

@@ -248,15 +248,20 @@ def _read_tsv(path: Path) -> Iterator[RawRecord]:
         yield RawRecord(dict(zip(header, values)), str(path), row, line_no)
 
 
-def _read_parquet(path: Path) -> Iterator[RawRecord]:
+def read_parquet_table(path: Path) -> Any:
+    """A whole Parquet file as a pyarrow Table; a damaged file is an :class:`InputError`."""
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(path)
+        return pq.read_table(path)
     except Exception as exc:  # pyarrow raises several unrelated types for a bad file
         raise InputError(
             f"cannot be read as Parquet ({exc})", path=path, fix="check that the file is complete and really Parquet"
         ) from None
+
+
+def _read_parquet(path: Path) -> Iterator[RawRecord]:
+    table = read_parquet_table(path)
     for row, record in enumerate(table.to_pylist(), start=1):
         yield RawRecord(record, str(path), row)
 

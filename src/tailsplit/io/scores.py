@@ -160,14 +160,9 @@ def _read_table(path: Path) -> tuple[dict[str, list[Any]], dict[str, Any]]:
                     value = _parse_number(raw, name, value)
                 columns[name].append(value)
         return columns, {}
-    import pyarrow.parquet as pq
+    from tailsplit.io.readers import read_parquet_table
 
-    try:
-        table = pq.read_table(path)
-    except Exception as exc:  # pyarrow raises several unrelated types for a bad file
-        raise InputError(
-            f"is not a readable Parquet score file ({exc})", path=path, fix="check that the file is complete"
-        ) from None
+    table = read_parquet_table(path)
     meta_raw = (table.schema.metadata or {}).get(_META_KEY)
     return table.to_pydict(), json.loads(meta_raw) if meta_raw else {}
 

@@ -19,6 +19,7 @@ from tailsplit.io.readers import read_csv_table
 from tailsplit.pipeline.manifest import command_provenance, write_outputs
 from tailsplit.provenance import with_provenance
 from tailsplit.shift.datasets import DatasetSpec, load_texts
+from tailsplit.tables import csv_table, latex_table
 
 
 def _encoder(config: Any) -> Any:
@@ -114,11 +115,25 @@ def _write_similarity(out: Path, config: SimilarityConfig, result: dict[str, Any
     }
     inputs = [{"path": d["path"], "sha256": sha256_file(d["path"])} for d in result["datasets"]]
     provenance = command_provenance(command, inputs, model=result["encoder"], seed=config.seed)
+    pictures = figure_files(figures)
+    links = "".join(
+        f"- [{caption}]({path})\n" for caption, path in zip(figures, [p for p in pictures if p.endswith(".svg")])
+    )
+    matrices = {
+        "centroid-similarity": ("Centroid similarity (cosine × 100)", result["centroid_similarity"]),
+        "mmd2": ("MMD² (Gaussian kernel), row against column", result["mmd"]["mmd2"]),
+    }
+    tables: dict[str, str] = {}
+    for stem, (caption, matrix) in matrices.items():
+        rows = [[name, *[str(v) for v in row]] for name, row in zip(names, matrix)]
+        tables[f"tables/{stem}.tex"] = latex_table(["", *names], rows, caption, align="l" + "r" * len(names))
+        tables[f"tables/{stem}.csv"] = csv_table(["", *names], rows)
     files: dict[str, str | bytes] = {
         "similarity.json": strict_json(stable),
-        "report.md": with_provenance(markdown, provenance),
+        "report.md": with_provenance(markdown, provenance) + "\n## Figures\n\n" + links,
         "report.html": html_page("Dataset similarity", markdown, figures, provenance),
-        **figure_files(figures),
+        **pictures,
+        **tables,
     }
     write_outputs(out, config, files, inputs, {"embedding": result["embedding"]}, command)
 
