@@ -81,14 +81,15 @@ def test_average_ranks_share_ties() -> None:
     assert ranks(np.array([3.0, 1.0, 3.0, 2.0])).tolist() == [2.5, 0.0, 2.5, 1.0]
 
 
-def snli_run(out: Path, null_splits: int = 200, **split: object) -> pipeline.RunResult:
+def snli_run(out: Path, null_splits: int = 200, syntax: bool = False, **split: object) -> pipeline.RunResult:
+    """A likelihood split of the bundled SNLI sample with fake scores; dependency depth only when asked."""
     config = RunConfig()
     config.data = DataConfig(paths=[str(SAMPLE)], text="hypothesis", context="premise", label="label")
     config.scoring.backend, config.scoring.template = "fake", "snli"
     config.split.balance_labels = True
     for key, value in split.items():
         setattr(config.split, key, value)
-    config.output.out, config.output.null_splits = str(out), null_splits
+    config.output.out, config.output.null_splits, config.output.syntax = str(out), null_splits, syntax
     return pipeline.run(config)
 
 
@@ -132,11 +133,11 @@ def test_dependency_depth_is_reported_against_random_splits(tmp_path: Path) -> N
     assert parser is not None, "the syntax extra (spaCy + en_core_web_sm) is part of the test install"
     deep, flat = dependency_depths(["The man who the dog that I saw bit ran away.", "Dogs bark."], parser)
     assert deep > flat >= 1
-    result = snli_run(tmp_path / "s", null_splits=50)
+    result = snli_run(tmp_path / "s", null_splits=50, syntax=True)
     depth = result.analysis.comparison("mean_dependency_depth")
     assert depth is not None and "en_core_web_sm" in depth.description
     assert result.analysis.parts[0].mean_dependency_depth > 0 and "Dependency-tree depth" in result.analysis.syntax_note
-    off = snli_run(tmp_path / "off", null_splits=50)
+    off = snli_run(tmp_path / "off", null_splits=50, syntax=True)
     assert off.analysis.comparison("mean_dependency_depth") is not None
     runner.invoke(app, ["analyze", str(tmp_path / "off"), "--no-syntax", "--null-splits", "50"])
     report = json.loads((tmp_path / "off" / "analysis.json").read_text(encoding="utf-8"))
