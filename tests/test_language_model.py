@@ -132,15 +132,15 @@ def test_bfloat16_weights_project_through_one_cached_float32_head(scorer, reques
 
 
 def test_only_the_query_tokens_are_scored(scorer: HFScorer) -> None:
-    tokenizer = scorer.tokenizer
+    tokenizer = scorer.tokenizer.backend_tokenizer
     plain = ScoreRequest("", "A man is sleeping on a bench.")
     (encoded,) = scorer.encode([plain])
-    assert encoded.ids[0] == tokenizer.bos_token_id and encoded.first == 1
-    assert len(encoded.ids) - encoded.first == len(tokenizer(plain.query, add_special_tokens=False).input_ids)
+    assert encoded.ids[0] == scorer.tokenizer.bos_token_id and encoded.first == 1
+    assert len(encoded.ids) - encoded.first == len(tokenizer.encode(plain.query, add_special_tokens=False).ids)
     prompted = ScoreRequest("write a database question: ", "How many heads are older than 56?")
     (encoded,) = scorer.encode([prompted])
     # the prompt's trailing space merges into the query's first token, which is scored
-    first_token = tokenizer.decode(encoded.ids[encoded.first])
+    first_token = tokenizer.decode([encoded.ids[encoded.first]])
     assert first_token == " How"
     assert tokenizer.decode(encoded.ids[encoded.first :]) == " How many heads are older than 56?"
 
@@ -315,3 +315,25 @@ def test_kfold_fine_tuned_scores_are_cross_fitted_cached_and_reproducible(model_
 
     fresh = pipeline.run(kfold_config(data, caches[1]))  # same seed, nothing cached: same scores
     assert np.max(np.abs(fresh.scores.logprob_sum - first.scores.logprob_sum)) < 1e-3
+
+
+def test_light_tokenizer_matches_transformers(model_cache: Path) -> None:
+    """Scoring reads tokenizer.json with the tokenizers library alone (no transformers import at
+    start-up); its token ids, offsets and BOS/EOS ids are those of transformers' AutoTokenizer."""
+    from transformers import AutoTokenizer
+
+    from tailsplit.scoring.hf import HFScorer
+    from tailsplit.scoring.models import FastTokenizer
+
+    scorer = HFScorer(cache_dir=model_cache)
+    light = scorer.tokenizer
+    assert isinstance(light, FastTokenizer)
+    full = AutoTokenizer.from_pretrained(scorer.folder)
+    assert (light.bos_token_id, light.eos_token_id) == (full.bos_token_id, full.eos_token_id)
+    dataset = load_examples(SAMPLE, FieldMap(text="hypothesis", context="premise", label="label")).subset(range(300))
+    texts = [r.prompt + r.query for r in build_requests(dataset, BUILTIN_TEMPLATES["snli"])]
+    texts += ["naïve café — 東京 <|im_start|> \t tabs", "<|endoftext|>x"]
+    ours = light.backend_tokenizer.encode_batch(texts, add_special_tokens=False)
+    theirs = full.backend_tokenizer.encode_batch(texts, add_special_tokens=False)
+    assert [e.ids for e in ours] == [e.ids for e in theirs]
+    assert [e.offsets for e in ours] == [e.offsets for e in theirs]

@@ -186,8 +186,56 @@ def local_folder(source: ModelSource, cache_dir: Path) -> Path:
     return source.folder if source.gguf_file is None else _converted_gguf(source, cache_dir)
 
 
+@dataclass(frozen=True)
+class FastTokenizer:
+    """What scoring needs of a tokenizer — the Rust ``tokenizers`` backend (offsets, batch
+    encoding) and the BOS/EOS ids — read from ``tokenizer.json`` and ``tokenizer_config.json``
+    without importing transformers (seconds of a short command's start-up)."""
+
+    backend_tokenizer: Any
+    bos_token_id: int | None
+    eos_token_id: int | None
+    is_fast: bool = True
+
+
+def _special_token(config: dict[str, Any], which: str) -> str | None:
+    value = config.get(f"{which}_token")
+    if isinstance(value, dict):
+        value = value.get("content")
+    return value if isinstance(value, str) else None
+
+
+def fast_tokenizer(folder: Path) -> FastTokenizer | None:
+    """The light tokenizer of ``folder``, or ``None`` when it lacks the files it is read from
+    (then transformers' loader, which can convert other formats, is used)."""
+    files = [folder / "tokenizer.json", folder / "tokenizer_config.json"]
+    if not all(f.is_file() for f in files):
+        return None
+    try:
+        from tokenizers import Tokenizer
+
+        backend = Tokenizer.from_file(str(files[0]))
+        config = json.loads(files[1].read_text(encoding="utf-8"))
+        extra = folder / "special_tokens_map.json"
+        if extra.is_file():
+            config = {**json.loads(extra.read_text(encoding="utf-8")), **config}
+    except Exception:  # noqa: BLE001 - anything unusual: leave it to transformers' loader
+        return None
+    ids = {}
+    for which in ("bos", "eos"):
+        token = _special_token(config, which)
+        ids[which] = None if token is None else backend.token_to_id(token)
+        if token is not None and ids[which] is None:
+            return None  # a special token outside the vocabulary: transformers knows what to do
+    return FastTokenizer(backend, ids["bos"], ids["eos"])
+
+
 def load_tokenizer(folder: Path, name: str) -> Any:
-    """The model's fast tokenizer (character offsets are needed to find the query's tokens)."""
+    """The model's fast tokenizer (character offsets are needed to find the query's tokens):
+    the light :class:`FastTokenizer` when the folder has ``tokenizer.json``, else transformers'."""
+    light = fast_tokenizer(folder)
+    if light is not None:
+        return light
     try:
         from transformers import AutoTokenizer
     except ImportError as exc:
