@@ -68,9 +68,9 @@ def main() -> None:
     rates = {}
     for name in ("baseline", "tailsplit", "tailsplit_lora16"):
         if name == "tailsplit_lora16":
-            model, _ = trainable_copy(scorer.model, 16)
+            model, _ = trainable_copy(scorer.transformers_model(), 16)
         else:
-            model = copy.deepcopy(scorer.model).train()
+            model = copy.deepcopy(scorer.transformers_model()).train()
         optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=2e-5)
         step = (
             functools.partial(baseline_step, model, optimizer)

@@ -35,7 +35,7 @@ DEFAULT_DATA = HERE.parent / "examples" / "data" / "snli_dev_3000.jsonl.gz"
 
 def reference_scores(scorer: HFScorer, encoded: list, batch_size: int = 8) -> np.ndarray:
     """Batches of ``batch_size`` in input order, full logits and full log-softmax everywhere."""
-    model = scorer.model
+    model = scorer.transformers_model()  # the usual recipe: transformers' model, full logits
     out = np.zeros(len(encoded))
     with torch.inference_mode():
         for start in range(0, len(encoded), batch_size):
@@ -76,11 +76,14 @@ def main() -> None:
     n_tokens = sum(len(e.ids) for e in encoded)
     unshared = HFScorer(share_prefix="never")
     unshared._model = scorer.model  # same weights in memory: load once, before timing
+    via_transformers = HFScorer(implementation="transformers")
+    via_transformers._model = scorer.transformers_model()
     tailsplit_scores(scorer, requests[:64])  # warm up kernels and threads
 
     contenders = {
         "reference": lambda: reference_scores(scorer, encoded),
         "tailsplit_no_prefix_sharing": lambda: tailsplit_scores(unshared, requests),
+        "tailsplit_transformers_model": lambda: tailsplit_scores(via_transformers, requests),
         "tailsplit": lambda: tailsplit_scores(scorer, requests),
     }
     seconds = {name: [] for name in contenders}

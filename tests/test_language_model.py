@@ -5,6 +5,7 @@ Slow: the first run converts the GGUF weights (about 20 s), then each test takes
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import shutil
@@ -61,7 +62,7 @@ def reference_logprob(scorer: HFScorer, request: ScoreRequest) -> tuple[float, i
     """Full forward pass of one sequence, full log-softmax: the textbook computation."""
     (encoded,) = scorer.encode([request])
     with torch.inference_mode():
-        logits = scorer.model(input_ids=torch.tensor([encoded.ids])).logits[0].double()
+        logits = scorer.transformers_model()(input_ids=torch.tensor([encoded.ids])).logits[0].double()
     logprobs = torch.log_softmax(logits, -1)
     picked = [logprobs[k - 1, encoded.ids[k]].item() for k in range(encoded.first, len(encoded.ids))]
     return float(sum(picked)), len(picked)
@@ -337,3 +338,52 @@ def test_light_tokenizer_matches_transformers(model_cache: Path) -> None:
     theirs = full.backend_tokenizer.encode_batch(texts, add_special_tokens=False)
     assert [e.ids for e in ours] == [e.ids for e in theirs]
     assert [e.offsets for e in ours] == [e.offsets for e in theirs]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "mixed-bfloat16"])
+@pytest.mark.parametrize("padding_side", ["right", "left"])
+def test_native_llama_scores_equal_transformers(
+    scorer: HFScorer, requests_100: list[ScoreRequest], dtype: str, padding_side: str
+) -> None:
+    """On a CPU the bundled model runs tailsplit's plain-torch Llama; its scores equal
+    transformers' model's — packed prefix groups, padded batches (either side), under autocast."""
+    plain = [ScoreRequest("", r.prompt + r.query) for r in requests_100[:40]]  # padded batches, no sharing
+    requests = requests_100 + plain
+    native = HFScorer(cache_dir=scorer.cache_dir, dtype=dtype, padding_side=padding_side)
+    reference = HFScorer(
+        cache_dir=scorer.cache_dir, dtype=dtype, padding_side=padding_side, implementation="transformers"
+    )
+    assert native.resolved_implementation() == "native" and native.identity()["implementation"] == "native"
+    assert "implementation" not in reference.identity()
+    kinds = [kind == "plain" for kind, _ in (b.payload for b in native.plan(requests))]
+    assert any(kinds) and not all(kinds)  # padded and packed batches
+    ours, counts = score_all(native, requests)
+    theirs, their_counts = score_all(reference, requests)
+    assert np.array_equal(counts, their_counts)
+    assert np.max(np.abs(ours - theirs)) < (1e-4 if dtype == "float32" else 2e-2)
+
+
+def test_native_llama_is_refused_where_it_does_not_apply(model_cache: Path) -> None:
+    assert HFScorer(cache_dir=model_cache, dtype="bfloat16").resolved_implementation() == "transformers"
+    with pytest.raises(ConfigError, match="implementation=native cannot run .*dtype=bfloat16"):
+        HFScorer(cache_dir=model_cache, dtype="bfloat16", implementation="native").resolved_implementation()
+    with pytest.raises(ConfigError, match="implementation"):
+        HFScorer(cache_dir=model_cache, implementation="fast")
+
+
+def test_a_scoring_command_does_not_import_transformers(model_cache: Path, tmp_path: Path) -> None:
+    """The fixed cost of a short command: the native model and the light tokenizer need torch,
+    safetensors and tokenizers, not transformers (whose import is about 2 s of start-up)."""
+    data = tmp_path / "three.jsonl"
+    with gzip.open(SAMPLE, "rt", encoding="utf-8") as handle:
+        data.write_text("".join(handle.readlines()[:3]), encoding="utf-8")
+    code = (
+        "import sys; from tailsplit.cli import main\n"
+        "try:\n    main()\nexcept SystemExit as exit:\n    assert not exit.code, exit.code\n"
+        "print('transformers' in sys.modules)"
+    )
+    args = [sys.executable, "-c", code, "score", str(data), "--text", "hypothesis", "--context", "premise", "--label", "label",
+            "--template", "snli", "--cache-dir", str(model_cache), "--no-cache", "--quiet", "--out", str(tmp_path / "s.parquet")]  # fmt: skip
+    done = subprocess.run(args, capture_output=True, text=True, env={**os.environ, "TQDM_DISABLE": "1"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "False"

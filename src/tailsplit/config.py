@@ -97,6 +97,7 @@ class ScoringConfig:
     max_tokens: int | None = None
     truncation: str = "left"
     share_prefix: str = "auto"
+    implementation: str = "auto"
     cache_dir: str | None = None
     use_cache: bool = True
     engine: str = "local"

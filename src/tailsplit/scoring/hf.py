@@ -66,6 +66,9 @@ START_TOKENS = ("bos", "eos", "none")  # or a literal token of the vocabulary
 TRUNCATIONS = ("left", "error")
 PADDING_SIDES = ("right", "left")
 SHARE_PREFIX = ("auto", "always", "never")
+# "native": tailsplit's plain-torch Llama (scoring/llama.py; fast start, fused projections);
+# "auto": native on a CPU for a plain Llama checkpoint with float32 weights, else transformers.
+IMPLEMENTATIONS = ("auto", "native", "transformers")
 # "mixed-*": float32 weights, residual stream, norms and vocabulary projection; the layers'
 # matrix products in the named type (torch.autocast).
 DTYPES = ("float32", "bfloat16", "float16", "mixed-bfloat16", "mixed-float16")
@@ -103,6 +106,7 @@ class HFScorer:
         padding_side: str = "right",
         share_prefix: str = "auto",
         head_dtype: str = "float32",
+        implementation: str = "auto",
         cache_dir: str | Path | None = None,
     ) -> None:
         if not isinstance(start_token, str) or not start_token:
@@ -116,6 +120,7 @@ class HFScorer:
         _check_choice("share_prefix", share_prefix, SHARE_PREFIX)
         _check_choice("head_dtype", head_dtype, ("float32", "model"))
         _check_choice("dtype", dtype, DTYPES)
+        _check_choice("implementation", implementation, IMPLEMENTATIONS)
         check_device(device)
         for name, value in (("batch_tokens", batch_tokens), ("max_batch_size", max_batch_size)):
             if value is not None and (not isinstance(value, int) or value < 1):
@@ -137,6 +142,7 @@ class HFScorer:
         self.padding_side = padding_side
         self.share_prefix = share_prefix
         self.head_dtype = head_dtype
+        self.implementation = implementation
         self.cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
         self._source: ModelSource | None = None
         self._folder: Path | None = None
@@ -144,6 +150,8 @@ class HFScorer:
         self._identity: dict[str, Any] | None = None
         self._tokenizer: Any = None
         self._model: Any = None
+        self._transformers_model: Any = None
+        self._implementation: str | None = None
 
     def constructor_params(self) -> dict[str, Any]:
         """The keyword arguments that rebuild this scorer elsewhere (a Ray worker, a fold's
@@ -172,6 +180,8 @@ class HFScorer:
             }
             if self.dtype != "float32":
                 self._identity["head_dtype"] = self.head_dtype
+            if self.resolved_implementation() == "native":  # so caches made by transformers stay theirs
+                self._identity["implementation"] = "native"
             if self.score_eos:  # only when on, so caches made before the option stay valid
                 self._identity["score_eos"] = True
                 self._identity["end_token"] = self.end_token
@@ -198,9 +208,40 @@ class HFScorer:
     @property
     def model(self) -> Any:
         if self._model is None:
-            weights = "float32" if self.dtype.startswith("mixed-") else self.dtype
-            self._model = load_model(self.folder, dtype=weights, device=self.resolved_device())
+            if self.resolved_implementation() == "native":
+                from tailsplit.scoring.llama import NativeLlama
+
+                self._model = NativeLlama(self.folder).eval()
+            else:
+                self._model = self.transformers_model()
         return self._model
+
+    def transformers_model(self) -> Any:
+        """The model as transformers loads it (fine-tuning trains this one)."""
+        if self._transformers_model is None:
+            weights = "float32" if self.dtype.startswith("mixed-") else self.dtype
+            self._transformers_model = load_model(self.folder, dtype=weights, device=self.resolved_device())
+            if self.resolved_implementation() == "transformers":
+                self._model = self._transformers_model
+        return self._transformers_model
+
+    def resolved_implementation(self) -> str:
+        """``native`` or ``transformers``; ``implementation="native"`` on a checkpoint, device or
+        dtype the native model does not cover is an error naming why."""
+        if self._implementation is None:
+            from tailsplit.scoring.llama import unsupported
+
+            reason = unsupported(self.folder)
+            if reason is None and self.dtype in ("bfloat16", "float16"):
+                reason = f"dtype={self.dtype} (native runs float32 weights)"
+            if reason is None and self.resolved_device() != "cpu":
+                reason = "not on a CPU (GPU scoring runs transformers' model)"
+            if reason is not None and self.implementation == "native":
+                raise ConfigError(f"implementation=native cannot run model={self.model_spec!r}: {reason}; use auto")
+            self._implementation = (
+                "transformers" if reason is not None or self.implementation == "transformers" else "native"
+            )
+        return self._implementation
 
     def resolved_device(self) -> str:
         if self.device != "auto":

@@ -23,6 +23,12 @@ from tailsplit.scoring.finetune import FinetuneConfig, TrainingCurve, finetune
 from tailsplit.scoring.hf import HFScorer
 
 
+def trained_identity(base: HFScorer) -> dict[str, Any]:
+    """The base model's identity as fine-tuning sees it: fine-tuned copies are always
+    transformers' models, whichever implementation scores the base model."""
+    return {k: v for k, v in base.identity().items() if k != "implementation"}
+
+
 class FinetunedScorer(HFScorer):
     """An HFScorer whose model is ``base`` fine-tuned on ``train`` — trained only when a
     batch actually needs scoring."""
@@ -37,13 +43,13 @@ class FinetunedScorer(HFScorer):
         self.curve: TrainingCurve | None = None
 
     def identity(self) -> dict[str, Any]:
-        return {**self.base.identity(), "finetuned_on": self.train_sha256, "finetune": self.config.as_dict()}
+        return {**trained_identity(self.base), "finetuned_on": self.train_sha256, "finetune": self.config.as_dict()}
 
     @property
     def model(self) -> Any:
         if self._model is None:
             self._model, self.curve = finetune(
-                self, self.base.model, self.encode(self.train), self.config, progress=self.progress
+                self, self.base.transformers_model(), self.encode(self.train), self.config, progress=self.progress
             )
         return self._model
 
@@ -55,7 +61,7 @@ class LMFoldScorer:
         self.base, self.config, self.cache, self.progress = base, config, cache, progress
 
     def identity(self) -> dict[str, Any]:
-        return {**self.base.identity(), "finetune": self.config.as_dict()}
+        return {**trained_identity(self.base), "finetune": self.config.as_dict()}
 
     def fit_and_score(
         self, train: list[ScoreRequest], heldout: list[ScoreRequest], fold: int, train_sha256: str

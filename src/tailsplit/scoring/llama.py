@@ -1,0 +1,177 @@
+"""A Llama-family causal LM for inference, in plain torch: what CPU scoring runs by default.
+
+Why not transformers' ``LlamaForCausalLM``: importing it costs about 2 s of every scoring
+command on a CPU (torch's compiler and distributed packages come with it), which is most of
+the fixed cost of a short run; this module imports torch alone and reads the safetensors file
+directly (``benchmarks/bench_whole_process.py`` measures both). It also fuses the query, key
+and value projections into one matrix product, and the MLP's gate and up projections into
+another. The arithmetic is transformers' own — RMSNorm in float32, rotary embeddings from
+float32 frequencies, grouped-query attention through ``scaled_dot_product_attention`` — and
+the tests hold its scores equal to transformers' on the bundled model.
+
+Only plain Llama checkpoints are taken (``supported``): SiLU MLP without biases, default
+rotary embeddings (no scaling), one ``model.safetensors`` file, float32 weights. Anything
+else — and fine-tuning, and GPUs, whose numbers were measured with transformers — uses
+transformers' model.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+
+WEIGHTS = "model.safetensors"
+
+
+def _config(folder: Path) -> dict[str, Any]:
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return config if isinstance(config, dict) else {}
+
+
+def _rope_theta(config: dict[str, Any]) -> float | None:
+    """The rotary base of a default (unscaled) rotary embedding, else ``None``."""
+    parameters = config.get("rope_parameters")
+    if isinstance(parameters, dict):
+        if parameters.get("rope_type", "default") != "default":
+            return None
+        return float(parameters.get("rope_theta", 10000.0))
+    if config.get("rope_scaling"):
+        return None
+    return float(config.get("rope_theta", 10000.0))
+
+
+def unsupported(folder: Path) -> str | None:
+    """``None`` if the checkpoint in ``folder`` is one this module computes exactly, else why not."""
+    config = _config(folder)
+    checks = {
+        "model_type is not llama": config.get("model_type") != "llama",
+        "activation is not silu": config.get("hidden_act", "silu") != "silu",
+        "attention or MLP biases": bool(config.get("attention_bias") or config.get("mlp_bias")),
+        "tensor-parallel pretraining": config.get("pretraining_tp", 1) != 1,
+        "scaled rotary embeddings": _rope_theta(config) is None,
+        f"weights not in one {WEIGHTS}": not (folder / WEIGHTS).is_file(),
+        "logit soft-capping": bool(config.get("final_logit_softcapping")),
+    }
+    reason = next((reason for reason, failed in checks.items() if failed), None)
+    if reason is None and not config.get("tie_word_embeddings", False):
+        from safetensors import safe_open
+
+        with safe_open(str(folder / WEIGHTS), framework="pt") as handle:
+            if "lm_head.weight" not in handle.keys():  # noqa: SIM118 - safe_open has keys(), not __contains__
+                reason = "untied output layer missing from the weights"
+    return reason
+
+
+def _fixed(tensor: torch.Tensor) -> torch.nn.Parameter:
+    return torch.nn.Parameter(tensor.float().contiguous(), requires_grad=False)
+
+
+class _Layer(torch.nn.Module):
+    def __init__(self, weights: dict[str, torch.Tensor], prefix: str) -> None:
+        super().__init__()
+        attn, mlp = prefix + "self_attn.", prefix + "mlp."
+        self.input_norm = _fixed(weights[prefix + "input_layernorm.weight"])
+        self.qkv = _fixed(torch.cat([weights[attn + f"{p}_proj.weight"] for p in "qkv"]))
+        self.out = _fixed(weights[attn + "o_proj.weight"])
+        self.post_norm = _fixed(weights[prefix + "post_attention_layernorm.weight"])
+        self.gate_up = _fixed(torch.cat([weights[mlp + "gate_proj.weight"], weights[mlp + "up_proj.weight"]]))
+        self.down = _fixed(weights[mlp + "down_proj.weight"])
+
+
+class _Body(torch.nn.Module):
+    """The decoder stack: embeddings to final-norm hidden states (transformers' ``base_model``)."""
+
+    def __init__(self, config: dict[str, Any], weights: dict[str, torch.Tensor]) -> None:
+        super().__init__()
+        self.heads = int(config["num_attention_heads"])
+        self.kv_heads = int(config.get("num_key_value_heads") or self.heads)
+        self.head_dim = int(config.get("head_dim") or config["hidden_size"] // self.heads)
+        self.intermediate = int(config["intermediate_size"])
+        self.eps = float(config["rms_norm_eps"])
+        theta = _rope_theta(config)
+        assert theta is not None  # checked by unsupported()
+        exponents = torch.arange(0, self.head_dim, 2, dtype=torch.int64).float() / self.head_dim
+        self.register_buffer("inv_freq", 1.0 / (theta**exponents), persistent=False)
+        self.embed = _fixed(weights["model.embed_tokens.weight"])
+        layers = range(int(config["num_hidden_layers"]))
+        self.layers = torch.nn.ModuleList(_Layer(weights, f"model.layers.{i}.") for i in layers)
+        self.norm = _fixed(weights["model.norm.weight"])
+
+    def _rms(self, x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+        variance = x.pow(2).mean(-1, keepdim=True)
+        return weight * (x * torch.rsqrt(variance + self.eps))
+
+    def _mask(self, attention_mask: torch.Tensor) -> tuple[torch.Tensor | None, bool]:
+        """SDPA's ``(attn_mask, is_causal)``: a 4-D boolean mask is used as given; a 2-D
+        padding mask becomes causal ∧ key-present, each position also seeing itself (a
+        padding query's row is never empty; its output is never read)."""
+        if attention_mask.dim() == 4:
+            return attention_mask, False
+        if bool(attention_mask.all()):
+            return None, True
+        width = attention_mask.shape[1]
+        causal = torch.ones(width, width, dtype=torch.bool, device=attention_mask.device).tril_()
+        itself = torch.eye(width, dtype=torch.bool, device=attention_mask.device)
+        return ((causal & attention_mask.bool()[:, None, :]) | itself)[:, None], False
+
+    def forward(
+        self, input_ids: torch.Tensor, attention_mask: torch.Tensor, position_ids: torch.Tensor, **_: Any
+    ) -> SimpleNamespace:
+        rows, width = input_ids.shape
+        heads, kv_heads, dim = self.heads, self.kv_heads, self.head_dim
+        mask, is_causal = self._mask(attention_mask)
+        freqs = position_ids[:, :, None].float() * self.inv_freq[None, None, :]
+        angles = torch.cat([freqs, freqs], -1)
+        cos, sin = angles.cos()[:, None], angles.sin()[:, None]
+
+        def rotate(t: torch.Tensor) -> torch.Tensor:
+            first, second = t[..., : dim // 2], t[..., dim // 2 :]
+            return t * cos + torch.cat([-second, first], -1) * sin
+
+        x = F.embedding(input_ids, self.embed)
+        for layer in self.layers:
+            q, k, v = F.linear(self._rms(x, layer.input_norm), layer.qkv).split(
+                [heads * dim, kv_heads * dim, kv_heads * dim], -1
+            )
+            q = rotate(q.view(rows, width, heads, dim).transpose(1, 2))
+            k = rotate(k.view(rows, width, kv_heads, dim).transpose(1, 2))
+            v = v.view(rows, width, kv_heads, dim).transpose(1, 2)
+            attended = F.scaled_dot_product_attention(
+                q, k, v, attn_mask=mask, is_causal=is_causal, enable_gqa=kv_heads != heads
+            )
+            x = x + F.linear(attended.transpose(1, 2).reshape(rows, width, heads * dim), layer.out)
+            gate, up = F.linear(self._rms(x, layer.post_norm), layer.gate_up).split(self.intermediate, -1)
+            x = x + F.linear(F.silu(gate) * up, layer.down)
+        return SimpleNamespace(last_hidden_state=self._rms(x, self.norm))
+
+
+class NativeLlama(torch.nn.Module):
+    """The model as scoring uses it: ``base_model(...)``, ``get_output_embeddings()`` and
+    ``config.final_logit_softcapping`` — the parts of transformers' interface it calls."""
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__()
+        from safetensors.torch import load_file
+
+        config = _config(folder)
+        weights = load_file(str(folder / WEIGHTS))
+        self.body = _Body(config, weights)
+        head = torch.nn.Linear(int(config["hidden_size"]), int(config["vocab_size"]), bias=False)
+        head.weight = self.body.embed if config.get("tie_word_embeddings", False) else _fixed(weights["lm_head.weight"])
+        self.head = head
+        self.config = SimpleNamespace(final_logit_softcapping=None)
+
+    @property
+    def base_model(self) -> _Body:
+        return self.body
+
+    def get_output_embeddings(self) -> torch.nn.Linear:
+        return self.head
