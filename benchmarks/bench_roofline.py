@@ -152,7 +152,7 @@ def main() -> None:
     batches = scorer.plan(requests)
     host_prep = time.perf_counter() - start
     params = non_embedding_params(model)
-    executed, positions = map(sum, zip(*(batch_flops(b, config, params) for b in batches)))
+    executed, positions, scored_positions = map(sum, zip(*(batch_flops(b, config, params) for b in batches)))
     task = task_flops(encoded, config, params)
     typical_tokens = int(np.median([b.n_tokens for b in batches]))
     typical_scored = int(
@@ -179,6 +179,7 @@ def main() -> None:
         "pairs": len(requests),
         "non_embedding_params": params,
         "positions_executed": int(positions),
+        "scored_positions": int(scored_positions),
         "tokens_in_requests": sum(len(e.ids) for e in encoded),
         "gemm_gflops": {k: round(v, 1) for k, v in peaks.items()},
         "peak_gflops": round(peak, 1),

@@ -50,6 +50,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=600)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--dtype", default="float32", help="tailsplit's --dtype (the reference stays float32)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     with gzip.open(DEFAULT_DATA, "rt", encoding="utf-8") as handle:
@@ -65,7 +66,7 @@ def main() -> None:
     command_seconds(small, folder / "warm.parquet")  # the model cache and the OS file cache are warm
     rounds = []
     for k in range(args.rounds):
-        whole = command_seconds(data, folder / "scores.parquet")
+        whole = command_seconds(data, folder / "scores.parquet", "--dtype", args.dtype)
         start = time.perf_counter()
         reference_scores(scorer, encoded)
         reference = time.perf_counter() - start
@@ -74,7 +75,7 @@ def main() -> None:
         rounds.append({"tailsplit_score_s": round(whole, 2), "reference_s": round(reference, 2),
                        "ratio": round(reference / whole, 2), "three_pairs_s": round(fixed, 2),
                        "three_pairs_transformers_s": round(fixed_tf, 2)})  # fmt: skip
-        print(f"round {k + 1}: tailsplit score {whole:.1f} s (whole process) vs reference {reference:.1f} s "
+        print(f"round {k + 1}: tailsplit score --dtype {args.dtype} {whole:.1f} s (whole process) vs reference {reference:.1f} s "
               f"(after its model load) → {reference / whole:.2f}×; tailsplit score on 3 pairs {fixed:.2f} s "
               f"({fixed_tf:.2f} s with --implementation transformers)")  # fmt: skip
     ratios = [r["ratio"] for r in rounds]
@@ -82,7 +83,7 @@ def main() -> None:
         f"{args.n} pairs, {sum(len(e.ids) for e in encoded):,} tokens: whole-process ratio {min(ratios):.2f}–{max(ratios):.2f}×"
     )
     if args.json:
-        args.json.write_text(json.dumps({"n": args.n, "rounds": rounds}, indent=2) + "\n")
+        args.json.write_text(json.dumps({"n": args.n, "dtype": args.dtype, "rounds": rounds}, indent=2) + "\n")
 
 
 if __name__ == "__main__":
