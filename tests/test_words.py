@@ -1,0 +1,73 @@
+"""Word tokens equal NLTK's Treebank tokenizer (``NLTKWordTokenizer`` after tailsplit's
+sentence cut) on every text of the shared data and on generated strings."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tailsplit.words import split_sentences, word_lengths, word_tokens
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+nltk_tokenize = pytest.importorskip("nltk.tokenize")
+
+
+def nltk_tokens(text: str) -> list[str]:
+    tokenizer = nltk_tokenize.NLTKWordTokenizer()
+    return [tok for sentence in split_sentences(text) for tok in tokenizer.tokenize(sentence)]
+
+
+def strings(value: object) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from strings(item)
+
+
+def shared_texts() -> list[str]:
+    texts: set[str] = set()
+    for path in sorted(SHARED.glob("*/*.jsonl.gz")):
+        with gzip.open(path, "rt", encoding="utf-8") as handle:
+            for line in handle:
+                texts.update(strings(json.loads(line)))
+    return sorted(texts)
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="the shared data is not beside the checkout")
+def test_tokens_equal_nltk_on_every_text_of_the_shared_data() -> None:
+    texts = shared_texts()
+    assert len(texts) > 50_000  # SNLI, MNLI, ANLI, BoolQ, Spider (+ tables), SemEval, WSC
+    different = [t for t in texts if word_tokens(t) != nltk_tokens(t)]
+    assert different == []
+    assert word_lengths(texts, processes=2).tolist() == [len(nltk_tokens(t)) for t in texts]
+
+
+TRICKY = list("abcAB019 .,;:!?'\"`-()[]{}<>*@#$%&«»“”‘’„\u2013\u2014\t\n") + [
+    "can", "not", "gon", "na", "wan", "'t", "is", "n't", "'s", "'ll", "more", "'n", "d", "'ye", "...", "--", "''",
+    "é", "\u0301", "\u00a0", "\x1c", "ß", "٣",
+]  # fmt: skip
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(TRICKY), max_size=30).map("".join) | st.text(max_size=40))
+def test_tokens_equal_nltk_on_generated_strings(text: str) -> None:
+    assert word_tokens(text) == nltk_tokens(text)
+
+
+def test_lengths_count_each_distinct_text_once_in_input_order() -> None:
+    texts = ["A man sleeps.", "Two dogs, one cat!", "A man sleeps.", "", "He can't; she cannot."]
+    expected = [len(nltk_tokens(t)) for t in texts]
+    assert word_lengths(texts).tolist() == expected == [4, 6, 4, 0, 8]
+    assert word_lengths(texts, processes=2).tolist() == expected
+    assert word_lengths([]).dtype == np.int64 and len(word_lengths([])) == 0
