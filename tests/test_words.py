@@ -71,3 +71,19 @@ def test_lengths_count_each_distinct_text_once_in_input_order() -> None:
     assert word_lengths(texts).tolist() == expected == [4, 6, 4, 0, 8]
     assert word_lengths(texts, processes=2).tolist() == expected
     assert word_lengths([]).dtype == np.int64 and len(word_lengths([])) == 0
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.text(max_size=12) | st.sampled_from(TRICKY), max_size=6))
+def test_normalized_queries_equal_the_character_by_character_definition(texts: list[str]) -> None:
+    """Leakage and normalised folds drop punctuation through a cached translate table; it
+    equals the definition: lower case, each Unicode punctuation character a space, spaces collapsed."""
+    import unicodedata
+
+    from tailsplit.scoring.crossfit import normalized_queries
+
+    def definition(text: str) -> str:
+        kept = "".join(" " if unicodedata.category(c).startswith("P") else c for c in text.lower())
+        return " ".join(kept.split())
+
+    assert normalized_queries(texts + texts) == [definition(t) for t in texts + texts]

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tailsplit.errors import MissingDependencyError
-from tailsplit.scoring.crossfit import normalized_query
+from tailsplit.scoring.crossfit import normalized_queries
 
 MATCHES = ("exact", "normalized", "near")
 NEAR_JACCARD = 0.7
@@ -96,12 +96,12 @@ class DuplicateKeys:
 
     @staticmethod
     def build(queries: Sequence[str], contexts: Sequence[str] | None = None, *, near: bool = True) -> DuplicateKeys:
-        query_texts = [normalized_query(q) for q in queries]
+        query_texts = normalized_queries(queries)
         if contexts is None:
             exact = _keys(queries)
             normalized = _keys(query_texts)
         else:
-            context_texts = [normalized_query(c) for c in contexts]
+            context_texts = normalized_queries(contexts)
             exact = _keys(list(zip(contexts, queries)))
             normalized = _keys(list(zip(context_texts, query_texts)))
         pairs = None

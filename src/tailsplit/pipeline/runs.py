@@ -325,8 +325,12 @@ def run(
     clock = time.perf_counter()
     programs = dataset_program_features(dataset, config.data.program_kind, config.data.count)
     timings["programs_s"] = time.perf_counter() - clock
-    tokens = [word_tokens(t) for t in dataset.texts]  # once per run: the split's lengths, the analysis' counts
-    lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
+    tokens: list[list[str]] | None = None
+    if config.output.out is not None and config.output.analyze:  # once per run: lengths and the analysis' counts
+        tokens = [word_tokens(t) for t in dataset.texts]
+        lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
+    else:  # lengths alone: each distinct text counted once, on every core for large data
+        lengths = word_lengths(dataset.texts)
     check_before_work(
         dataset,
         config,
@@ -388,7 +392,7 @@ def run(
     return result
 
 
-def _analysis_of_run(result: RunResult, config: RunConfig, tokens: list[list[str]]) -> Any:
+def _analysis_of_run(result: RunResult, config: RunConfig, tokens: list[list[str]] | None) -> Any:
     """The split's analysis (``None``, with a note, if the analysis extra is not installed);
     ``tokens`` are the queries' word tokens."""
     from tailsplit.analysis.split_analysis import AnalysisInputs, analyze_split

@@ -38,8 +38,26 @@ def normalized_query(text: str) -> str:
     >>> normalized_query("A man,  sleeping.") == normalized_query("a man sleeping")
     True
     """
-    kept = "".join(" " if unicodedata.category(c).startswith("P") else c for c in text.lower())
-    return " ".join(kept.split())
+    return " ".join(text.lower().translate(_PUNCTUATION_TO_SPACE).split())
+
+
+def normalized_queries(texts: Sequence[str]) -> list[str]:
+    """:func:`normalized_query` of each text, each distinct text normalised once."""
+    memo: dict[str, str] = {}
+    return [memo[t] if t in memo else memo.setdefault(t, normalized_query(t)) for t in texts]
+
+
+class _PunctuationToSpace(dict[int, str]):
+    """``str.translate`` table: every Unicode punctuation character (category P*) to a space,
+    every other character to itself; filled lazily, one ``unicodedata`` lookup per character."""
+
+    def __missing__(self, code: int) -> str:
+        char = chr(code)
+        self[code] = value = " " if unicodedata.category(char).startswith("P") else char
+        return value
+
+
+_PUNCTUATION_TO_SPACE = _PunctuationToSpace()
 
 
 def fold_units(queries: Sequence[str], groups: Sequence[str] | None = None, *, match: str = "exact") -> list[str]:
@@ -55,7 +73,7 @@ def fold_units(queries: Sequence[str], groups: Sequence[str] | None = None, *, m
     if match not in FOLD_MATCHES:
         raise ConfigError(f"fold_match={match!r} is unknown; use one of {list(FOLD_MATCHES)}")
     n = len(queries)
-    texts = [normalized_query(q) for q in queries] if match == "normalized" else list(queries)
+    texts = normalized_queries(queries) if match == "normalized" else list(queries)
     columns = [_codes(texts)] + ([] if groups is None else [_codes(groups)])
     label = np.arange(n, dtype=np.int64)
     while True:
