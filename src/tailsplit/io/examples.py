@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,11 +55,11 @@ def load_examples(data: Any, fields: FieldMap) -> Dataset:
             sources.extend([str(path)] * (len(raw) - before))
     splits = tuple(r.split or "" for r in raw) if any(r.split is not None for r in raw) else None
 
-    texts = tuple(_required_text(r, fields.text, "--text") for r in raw)
-    contexts = None if fields.context is None else tuple(_required_text(r, fields.context, "--context") for r in raw)
-    labels = None if fields.label is None else tuple(_required_value(r, fields.label, "--label") for r in raw)
-    groups = None if fields.group is None else tuple(_required_value(r, fields.group, "--group") for r in raw)
-    programs = None if fields.program is None else tuple(_required_text(r, fields.program, "--program") for r in raw)
+    texts = _column(raw, fields.text, "--text", _required_text)
+    contexts = None if fields.context is None else _column(raw, fields.context, "--context", _required_text)
+    labels = None if fields.label is None else _column(raw, fields.label, "--label", _required_value)
+    groups = None if fields.group is None else _column(raw, fields.group, "--group", _required_value)
+    programs = None if fields.program is None else _column(raw, fields.program, "--program", _required_text)
     ids, generated = _resolve_ids(raw, fields.id, texts, contexts)
     return Dataset(
         records=tuple(r.record for r in raw),
@@ -76,6 +76,21 @@ def load_examples(data: Any, fields: FieldMap) -> Dataset:
         splits=splits,
         memory=memory,
     )
+
+
+def _column(
+    raw: list[RawRecord], name: str, option: str, checked: Callable[[RawRecord, str, str], str]
+) -> tuple[str, ...]:
+    """Field ``name`` of every record, as ``checked`` returns it (or raises a located error).
+
+    Fast path: when every record has ``name`` as a plain key, a non-blank string is taken as
+    it is — what ``checked`` would return for it; every other value goes through ``checked``.
+    """
+    try:
+        values = [r.record[name] for r in raw]
+    except (KeyError, TypeError):  # a dotted path, or a record without the field: the checked path
+        return tuple(checked(r, name, option) for r in raw)
+    return tuple(v if v.__class__ is str and v.strip() else checked(r, name, option) for r, v in zip(raw, values))
 
 
 def _fields_hint(record: dict[str, Any]) -> str:
@@ -117,7 +132,10 @@ def _resolve_ids(
     contexts: tuple[str, ...] | None,
 ) -> tuple[tuple[str, ...], bool]:
     """Ids from ``id_field`` when every record has it; generated when none has it."""
-    having = [r for r in raw if r.has(id_field)]
+    if all(id_field in r.record for r in raw):  # the usual case, checked without path lookups
+        having = raw
+    else:
+        having = [r for r in raw if r.has(id_field)]
     if not having:
         return tuple(
             _generated_id(i, texts[i], None if contexts is None else contexts[i]) for i in range(len(raw))
@@ -131,8 +149,7 @@ def _resolve_ids(
         )
     seen: dict[str, RawRecord] = {}
     ids = []
-    for r in raw:
-        value = _required_value(r, id_field, "--id")
+    for r, value in zip(raw, _column(raw, id_field, "--id", _required_value)):
         if value in seen:
             first = seen[value]
             where = f"{first.path}:{first.line}" if first.line is not None else f"{first.path} row {first.row}"

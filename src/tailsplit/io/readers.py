@@ -122,6 +122,21 @@ def _json_problem(exc: json.JSONDecodeError) -> str:
     return f"{exc.msg.removesuffix(' at')} at column {exc.colno}"
 
 
+_SCAN = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # the C scanner json.loads runs
+
+
+def _parse_line(text: str) -> Any:
+    """``json.loads(text)``, without its per-call set-up: the scanner reads one value after
+    JSON white space and only white space may follow; anything else goes to ``json.loads``,
+    which returns the same value or raises its own error."""
+    stripped = text.strip(" \t\n\r")
+    try:
+        value, end = _SCAN(stripped, 0)
+    except (StopIteration, json.JSONDecodeError, RecursionError):
+        return json.loads(text)
+    return value if end == len(stripped) else json.loads(text)
+
+
 def _read_jsonl(path: Path) -> Iterator[RawRecord]:
     row = 0
     for line_no, raw in numbered_lines(path):
@@ -137,7 +152,7 @@ def _read_jsonl(path: Path) -> Iterator[RawRecord]:
         if not text.strip():
             continue
         try:
-            record = json.loads(text)
+            record = _parse_line(text)
         except json.JSONDecodeError as exc:
             if row == 0 and text.strip() in ("[", "{"):
                 kind = "array" if text.strip() == "[" else "object"

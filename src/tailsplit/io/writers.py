@@ -70,10 +70,12 @@ def write_records(
     """Write ``records`` to ``path`` (not atomic by itself: call inside :func:`staged_dir`)."""
     schema = schema or InputSchema()
     if fmt == "jsonl":
+        # One encoder for every record (json.dumps with options builds one per call); the
+        # output is json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n", in blocks.
+        encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
         with open(path, "w", encoding="utf-8", newline="\n") as handle:
-            for record in records:
-                handle.write(json.dumps(record, ensure_ascii=False, allow_nan=False))
-                handle.write("\n")
+            for start in range(0, len(records), 4096):
+                handle.write("".join(encode(r) + "\n" for r in records[start : start + 4096]))
     elif fmt == "csv":
         _write_csv(path, records)
     elif fmt == "tsv":
