@@ -11,7 +11,9 @@ does not depend on their values), then times as subprocesses, in one run:
    --test-size 10000 --no-analyze`` (and ``--splitter random``), with peak memory;
 3. with ``--baseline-src DIR`` (a checkout's ``src`` folder of an earlier version), the same
    commands on that version, for the ratio — outputs compared byte for byte;
-4. with ``--analyze``, ``tailsplit analyze`` of the likelihood split (500 null splits).
+4. with ``--analyze``, ``tailsplit analyze`` of the likelihood split (500 null splits);
+5. with ``--ngram``, ``tailsplit score --method ngram`` (3 folds, trigram Kneser–Ney; and on
+   the baseline version) — scores compared.
 
 Run (about 5 minutes with the baseline):
 
@@ -118,6 +120,8 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=570_000)
     parser.add_argument("--baseline-src", help="an earlier version's src folder, run for the ratio")
     parser.add_argument("--analyze", action="store_true", help="also time tailsplit analyze")
+    parser.add_argument("--ngram", action="store_true", help="also time n-gram scoring")
+    parser.add_argument("--skip-split", action="store_true", help="only the optional steps")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="tailsplit-scale-"))
@@ -125,6 +129,10 @@ def main() -> None:
     print(f"{args.rows:,} SNLI-shaped pairs in {data} ({data.stat().st_size / 2**20:.0f} MiB)")
     result: dict = {"rows": args.rows}
 
+    if args.ngram:
+        ngram(data, folder, args.baseline_src, result)
+    if args.skip_split:
+        return finish(args, result)
     nltk_s, nltk_counts = lengths(data, "nltk")
     ours_s, our_counts = lengths(data, "tailsplit")
     assert nltk_counts == our_counts, "word counts differ from NLTK's"
@@ -158,8 +166,35 @@ def main() -> None:
         seconds, peak = timed([str(TAILSPLIT), "analyze", str(split), "--no-syntax"])
         result["analyze"] = {"seconds": round(seconds, 2), "peak_mib": round(peak)}
         print(f"analyze (500 null splits): {seconds:.1f} s, peak {peak:.0f} MiB")
+    finish(args, result)
+
+
+def finish(args: argparse.Namespace, result: dict) -> None:
     if args.json:
         args.json.write_text(json.dumps(result, indent=2) + "\n")
+
+
+def ngram(data: Path, folder: Path, baseline_src: str | None, result: dict) -> None:
+    import pyarrow.parquet as pq
+
+    row = {}
+    for version, src in (("tailsplit", None), ("baseline", baseline_src)):
+        if version == "baseline" and not src:
+            continue
+        out = folder / f"ngram-{version}.parquet"
+        args = [str(TAILSPLIT), "score", str(data), "--text", "hypothesis", "--id", "id", "--method", "ngram",
+                "--no-cache", "--overwrite", "--out", str(out)]  # fmt: skip
+        seconds, peak = timed(args, src)
+        row[version] = {"seconds": round(seconds, 2), "peak_mib": round(peak)}
+    line = f"n-gram scoring: {row['tailsplit']['seconds']:.1f} s, peak {row['tailsplit']['peak_mib']} MiB"
+    if "baseline" in row:
+        ours = pq.read_table(folder / "ngram-tailsplit.parquet").column("logprob_sum").to_numpy()
+        theirs = pq.read_table(folder / "ngram-baseline.parquet").column("logprob_sum").to_numpy()
+        row["max_abs_diff"] = float(np.max(np.abs(ours - theirs)))
+        line += (f"; baseline {row['baseline']['seconds']:.1f} s, peak {row['baseline']['peak_mib']} MiB "
+                 f"({row['baseline']['seconds'] / row['tailsplit']['seconds']:.1f}×); max |Δ| {row['max_abs_diff']:.1e}")  # fmt: skip
+    print(line)
+    result["ngram"] = row
 
 
 if __name__ == "__main__":

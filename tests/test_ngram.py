@@ -50,6 +50,23 @@ def test_sentence_logprob_is_the_sum_of_its_words() -> None:
     assert lm.logprob(["a", "b", "c"]) == pytest.approx(expected)
 
 
+@pytest.mark.parametrize("order", [1, 2, 3, 4])
+def test_sentence_logprob_equals_the_word_by_word_definition_exactly(order: int) -> None:
+    """logprob runs precomputed per-history steps; its floats are those of summing
+    log(prob(word, history)) word by word — unknown words and unseen histories included."""
+    from tailsplit.core import FieldMap
+    from tailsplit.io import load_examples
+    from tailsplit.words import word_tokens
+
+    dataset = load_examples(SAMPLE, FieldMap(text="hypothesis"))
+    sentences = [[w.lower() for w in word_tokens(t)] for t in dataset.texts[:1500]]
+    lm = KneserNeyLM(order).fit(sentences[:1000])
+    for sentence in sentences[1000:] + [["never", "seen", "words"], []]:
+        padded = ["<s>"] * (order - 1) + sentence + ["</s>"]
+        expected = sum(math.log(lm.prob(padded[i], padded[:i])) for i in range(order - 1, len(padded)))
+        assert lm.logprob(sentence) == expected
+
+
 def test_discounts_follow_counts_of_counts() -> None:
     d1, d2, d3 = modified_discounts({1: 100, 2: 40, 3: 20, 4: 10})
     y = 100 / 180

@@ -104,6 +104,15 @@ class KneserNeyLM:
             coc = Counter(c for nexts in counts.values() for c in nexts.values())
             self.levels.append(_Level(counts=dict(counts), discounts=modified_discounts(coc)))
         self._totals = [level.totals() for level in self.levels]
+        # Per level, per history: what one interpolation step needs, computed once here
+        # rather than at every scored token (same arithmetic, so the same floats as prob()).
+        self._steps = [
+            {
+                context: (total[0], (d1 * total[1] + d2 * total[2] + d3 * total[3]) / total[0], level.counts[context])
+                for context, total in totals.items()
+            }
+            for level, totals, (d1, d2, d3) in ((lv, t, lv.discounts) for lv, t in zip(self.levels, self._totals))
+        ]
         return self
 
     def prob(self, word: str, history: Sequence[str]) -> float:
@@ -128,9 +137,26 @@ class KneserNeyLM:
         return p
 
     def logprob(self, sentence: Sequence[str]) -> float:
-        """Natural-log probability of the sentence and its end marker."""
-        padded = [BOS] * (self.order - 1) + list(sentence) + [EOS]
-        return sum(math.log(self.prob(padded[i], padded[:i])) for i in range(self.order - 1, len(padded)))
+        """Natural-log probability of the sentence and its end marker: the sum of
+        ``log(prob(word, history))`` over its words, computed with the per-history steps."""
+        order, vocab = self.order, self.vocab
+        padded = [BOS] * (order - 1) + list(sentence) + [EOS]
+        uniform = 1.0 / (len(vocab) + 1)
+        levels = list(zip(range(order), self._steps, (level.discounts for level in self.levels)))
+        total = 0.0
+        for i in range(order - 1, len(padded)):
+            word = padded[i] if padded[i] in vocab else UNK
+            p = uniform
+            for level_index, steps, (d1, d2, d3) in levels:
+                step = steps.get(tuple(padded[i - level_index : i]) if level_index else ())
+                if step is None:
+                    continue  # unseen history: keep the lower-order estimate
+                count_sum, gamma, nexts = step
+                c = nexts.get(word, 0)
+                discount = 0.0 if c == 0 else (d1 if c == 1 else d2 if c == 2 else d3)
+                p = max(c - discount, 0.0) / count_sum + gamma * p
+            total += math.log(p)
+        return total
 
 
 class NgramFoldScorer:
@@ -142,15 +168,22 @@ class NgramFoldScorer:
 
     def __init__(self, order: int = 3) -> None:
         self.order = order
+        self._words: dict[str, list[str]] = {}  # each distinct query tokenised once, for every fold
 
     def identity(self) -> dict[str, Any]:
         return {"name": f"kneser-ney-{self.order}gram", "tokens": "nltk-treebank-lowercase"}
 
+    def words(self, text: str) -> list[str]:
+        words = self._words.get(text)
+        if words is None:
+            words = self._words[text] = [w.lower() for w in word_tokens(text)]
+        return words
+
     def fit_and_score(
         self, train: list[ScoreRequest], heldout: list[ScoreRequest], fold: int, train_sha256: str
     ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
-        lm = KneserNeyLM(self.order).fit(_words(r.query) for r in train)
-        sentences = [_words(r.query) for r in heldout]
+        lm = KneserNeyLM(self.order).fit(self.words(r.query) for r in train)
+        sentences = [self.words(r.query) for r in heldout]
         scores = np.array([lm.logprob(s) for s in sentences])
         counts = np.array([len(s) + 1 for s in sentences], dtype=np.int64)
         return (
@@ -158,7 +191,3 @@ class NgramFoldScorer:
             counts,
             {"vocabulary": len(lm.vocab), "discounts": [list(level.discounts) for level in lm.levels]},
         )
-
-
-def _words(text: str) -> list[str]:
-    return [w.lower() for w in word_tokens(text)]
