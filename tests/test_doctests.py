@@ -34,6 +34,8 @@ MODULES = [
     "tailsplit.cache",
     "tailsplit.config",
     "tailsplit.scoring.hf",
+    "tailsplit.scoring.models",
+    "tailsplit.words",
     "tailsplit.scoring.finetune",
     "tailsplit.scoring.crossfit",
     "tailsplit.analysis.syntax",

@@ -9,7 +9,8 @@ from typing import Annotated
 import typer
 
 from tailsplit.cli.app import app, friendly_errors, stdout
-from tailsplit.cli.options import CommandConfigOpt, IdField, Label, OutDir, Overwrite, Seed, Text, command_config
+from tailsplit.cli.options import CommandConfigOpt, IdField, Label, OutDir, Overwrite, Seed, Text
+from tailsplit.cli.recipes import command_config
 from tailsplit.errors import ConfigError
 
 OVERLAP_EXAMPLES = """

@@ -76,8 +76,8 @@ from tailsplit.cli.options import (
     Text,
     Truncation,
     Workers,
-    build_config,
 )
+from tailsplit.cli.recipes import build_config
 from tailsplit.cli.render import print_analysis, print_summary
 
 RUN_EXAMPLES = """

@@ -9,7 +9,8 @@ from typing import Annotated
 import typer
 
 from tailsplit.cli.app import app, friendly_errors, stdout
-from tailsplit.cli.options import CommandConfigOpt, OutDir, Overwrite, Seed, command_config
+from tailsplit.cli.options import CommandConfigOpt, OutDir, Overwrite, Seed
+from tailsplit.cli.recipes import command_config
 from tailsplit.errors import ConfigError
 
 SIMILARITY_EXAMPLES = """

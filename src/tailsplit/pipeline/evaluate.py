@@ -243,7 +243,7 @@ class _Models:
 def _check_models(config: EvaluateConfig, datas: list[dict[str, Any]]) -> _Models:
     """Baselines, encoder, recipe and device checked before anything trains."""
     from tailsplit.evaluate.encoder import EncoderRecipe, check_encoder_spec
-    from tailsplit.scoring.hf import check_device
+    from tailsplit.scoring.models import check_device
 
     requested = set()
     for data in datas:

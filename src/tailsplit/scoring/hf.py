@@ -54,6 +54,7 @@ from tailsplit.scoring.layout import (
 )
 from tailsplit.scoring.models import (
     ModelSource,
+    check_device,
     context_length,
     load_model,
     load_tokenizer,
@@ -229,18 +230,14 @@ class HFScorer:
         """``native`` or ``transformers``; ``implementation="native"`` on a checkpoint, device or
         dtype the native model does not cover is an error naming why."""
         if self._implementation is None:
-            from tailsplit.scoring.llama import unsupported
+            self._implementation = "transformers"
+            if self.implementation != "transformers":
+                from tailsplit.scoring.llama import unsupported
 
-            reason = unsupported(self.folder)
-            if reason is None and self.dtype in ("bfloat16", "float16"):
-                reason = f"dtype={self.dtype} (native runs float32 weights)"
-            if reason is None and self.resolved_device() != "cpu":
-                reason = "not on a CPU (GPU scoring runs transformers' model)"
-            if reason is not None and self.implementation == "native":
-                raise ConfigError(f"implementation=native cannot run model={self.model_spec!r}: {reason}; use auto")
-            self._implementation = (
-                "transformers" if reason is not None or self.implementation == "transformers" else "native"
-            )
+                reason = unsupported(self.folder, dtype=self.dtype, device=self.resolved_device())
+                if reason is not None and self.implementation == "native":
+                    raise ConfigError(f"implementation=native cannot run model={self.model_spec!r}: {reason}; use auto")
+                self._implementation = "native" if reason is None else "transformers"
         return self._implementation
 
     def resolved_device(self) -> str:
@@ -478,34 +475,6 @@ def _first_query_token(encoding: Any, boundary: int, n_tokens: int) -> int:
     if token is not None:
         return int(token)
     return next((i for i, (_, end) in enumerate(encoding.offsets) if end > boundary), n_tokens)
-
-
-def check_device(device: str) -> None:
-    """Refuse a device this machine cannot use, before any model loads.
-
-    >>> check_device("cpu"); check_device("auto")
-    """
-    if device in ("auto", "cpu"):
-        return
-    kind, _, number = device.partition(":")
-    if kind not in ("cuda", "mps") or (number and not number.isdigit()):
-        raise ConfigError(f"device={device!r} is unknown; use auto, cpu, cuda, cuda:N or mps")
-    import torch
-
-    if kind == "mps":
-        if not torch.backends.mps.is_available():
-            raise ConfigError(f"device={device!r} is not available on this machine; use --device cpu or auto")
-        return
-    if not torch.cuda.is_available():
-        raise ConfigError(
-            f"device={device!r} asks for CUDA, but this machine has no CUDA GPU (or torch is a "
-            "CPU build); use --device cpu or auto"
-        )
-    if number and int(number) >= torch.cuda.device_count():
-        raise ConfigError(
-            f"device={device!r} does not exist: this machine has {torch.cuda.device_count()} "
-            f"CUDA device(s), cuda:0 to cuda:{torch.cuda.device_count() - 1}"
-        )
 
 
 def _check_choice(name: str, value: str, options: tuple[str, ...]) -> None:

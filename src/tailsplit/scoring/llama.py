@@ -48,10 +48,13 @@ def _rope_theta(config: dict[str, Any]) -> float | None:
     return float(config.get("rope_theta", 10000.0))
 
 
-def unsupported(folder: Path) -> str | None:
-    """``None`` if the checkpoint in ``folder`` is one this module computes exactly, else why not."""
+def unsupported(folder: Path, *, dtype: str = "float32", device: str = "cpu") -> str | None:
+    """``None`` if this module computes the checkpoint in ``folder`` exactly, in ``dtype`` on
+    ``device``, else why not."""
     config = _config(folder)
     checks = {
+        f"dtype={dtype} (native runs float32 weights)": dtype in ("bfloat16", "float16"),
+        "not on a CPU (GPU scoring runs transformers' model)": device != "cpu",
         "model_type is not llama": config.get("model_type") != "llama",
         "activation is not silu": config.get("hidden_act", "silu") != "silu",
         "attention or MLP biases": bool(config.get("attention_bias") or config.get("mlp_bias")),

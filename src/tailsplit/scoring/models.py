@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tailsplit.errors import MissingDependencyError, OutputError, ScoringError
+from tailsplit.errors import ConfigError, MissingDependencyError, OutputError, ScoringError
 from tailsplit.fingerprint import sha256_file
 from tailsplit.log import logger
 
@@ -366,3 +366,31 @@ def _convert_gguf(source: ModelSource, digest: str, target: Path) -> Path:
         if verify_converted(target) is not None:  # another process may have won the race
             raise ScoringError(f"the converted model could not be cached: {exc}; pass --cache-dir") from None
     return target
+
+
+def check_device(device: str) -> None:
+    """Refuse a device this machine cannot use, before any model loads.
+
+    >>> check_device("cpu"); check_device("auto")
+    """
+    if device in ("auto", "cpu"):
+        return
+    kind, _, number = device.partition(":")
+    if kind not in ("cuda", "mps") or (number and not number.isdigit()):
+        raise ConfigError(f"device={device!r} is unknown; use auto, cpu, cuda, cuda:N or mps")
+    import torch
+
+    if kind == "mps":
+        if not torch.backends.mps.is_available():
+            raise ConfigError(f"device={device!r} is not available on this machine; use --device cpu or auto")
+        return
+    if not torch.cuda.is_available():
+        raise ConfigError(
+            f"device={device!r} asks for CUDA, but this machine has no CUDA GPU (or torch is a "
+            "CPU build); use --device cpu or auto"
+        )
+    if number and int(number) >= torch.cuda.device_count():
+        raise ConfigError(
+            f"device={device!r} does not exist: this machine has {torch.cuda.device_count()} "
+            f"CUDA device(s), cuda:0 to cuda:{torch.cuda.device_count() - 1}"
+        )
