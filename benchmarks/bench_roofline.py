@@ -33,16 +33,10 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from bench_scoring import DEFAULT_DATA, snli_requests
 
-from tailsplit.core import FieldMap
-from tailsplit.io import load_examples
-from tailsplit.prompts import BUILTIN_TEMPLATES
-from tailsplit.scoring.driver import build_requests
 from tailsplit.scoring.hf import HFScorer
 from tailsplit.scoring.layout import PADDING_OWNER, packed_layout, padded_layout
-
-HERE = Path(__file__).resolve().parent
-DEFAULT_DATA = HERE.parent / "examples" / "data" / "snli_dev_3000.jsonl.gz"
 
 CATEGORIES = {
     "matrix multiplies": ("aten::mm", "aten::addmm", "aten::bmm", "aten::matmul", "aten::linear", "aten::_mkl_linear"),
@@ -141,9 +135,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args()
 
-    dataset = load_examples(args.data, FieldMap(text="hypothesis", context="premise", label="label"))
-    dataset = dataset.subset(range(min(args.n, len(dataset))))
-    requests = build_requests(dataset, BUILTIN_TEMPLATES["snli"])
+    requests = snli_requests(args.data, args.n)
     scorer = HFScorer()
     model = scorer.transformers_model()  # parameter counts and shapes (the native model runs the same ones)
     config = model.config

@@ -60,6 +60,12 @@ def tailsplit_scores(scorer: HFScorer, requests: list) -> np.ndarray:
     return out
 
 
+def snli_requests(data: Path, n: int) -> list:
+    """The first ``n`` pairs of ``data`` as prompted SNLI requests (``snli`` template)."""
+    dataset = load_examples(data, FieldMap(text="hypothesis", context="premise", label="label"))
+    return build_requests(dataset.subset(range(min(n, len(dataset)))), BUILTIN_TEMPLATES["snli"])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -68,9 +74,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args()
 
-    dataset = load_examples(args.data, FieldMap(text="hypothesis", context="premise", label="label"))
-    dataset = dataset.subset(range(min(args.n, len(dataset))))
-    requests = build_requests(dataset, BUILTIN_TEMPLATES["snli"])
+    requests = snli_requests(args.data, args.n)
     scorer = HFScorer()
     encoded = scorer.encode(requests)
     n_tokens = sum(len(e.ids) for e in encoded)
