@@ -3,6 +3,7 @@ and the HTML page rendered in headless Chromium."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import shutil
@@ -39,6 +40,18 @@ def test_text_features_count_rare_words_sentences_and_syllables() -> None:
     assert features.unlisted_words.tolist() == [1, 0, 0]  # zyzzyva: not in the frequency list at all
     assert features.sentences.tolist() == [2, 1, 1]
     assert features.syllables[1] == 1 + 2 + 1  # a, hap-py, dog
+
+
+def test_text_counts_are_the_same_on_two_processes_and_per_distinct_text() -> None:
+    with gzip.open(SAMPLE, "rt", encoding="utf-8") as handle:
+        texts = [json.loads(line)["hypothesis"] for line in handle] + ["Zyzzyva. Obstreperous cats!", ""]
+    one = compute_text_counts(texts, processes=1)
+    two = compute_text_counts(texts, processes=2)
+    alone = [compute_text_counts([t], processes=1) for t in texts[:8]]
+    for name in ("words", "alpha_words", "rare_words", "unlisted_words", "sentences", "syllables"):
+        assert getattr(one, name).tolist() == getattr(two, name).tolist()
+        assert getattr(one, name)[:8].tolist() == [int(getattr(a, name)[0]) for a in alone]
+    assert len(compute_text_counts([]).words) == 0
 
 
 def test_fk_grade_formula() -> None:

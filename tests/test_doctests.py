@@ -26,6 +26,8 @@ MODULES = [
     "tailsplit.overlap.query",
     "tailsplit.analysis.null",
     "tailsplit.analysis.text_counts",
+    "tailsplit.analysis.leakage",
+    "tailsplit.analysis.near_duplicates",
     "tailsplit.shift.datasets",
     "tailsplit.shift.similarity",
     "tailsplit.shift.ood",

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import regex
@@ -111,29 +111,44 @@ def word_tokens(text: str) -> list[str]:
     return [tok for sentence in split_sentences(text) for tok in _sentence_tokens(sentence)]
 
 
-def _count(texts: Sequence[str]) -> list[int]:
-    return [len(word_tokens(t)) for t in texts]
+def _count(texts: Sequence[str]) -> np.ndarray:
+    return np.fromiter((len(word_tokens(t)) for t in texts), dtype=np.int64, count=len(texts))
 
 
 # Below this many distinct texts a second process costs more than it saves.
 _PARALLEL_MIN = 50_000
 
 
-def word_lengths(texts: Sequence[str], *, processes: int | None = None) -> np.ndarray:
-    """Number of word tokens per text, as int64: each distinct text tokenised once, on
-    ``processes`` processes (default: the usable cores, for 50,000 distinct texts or more)."""
+def per_distinct_text(
+    texts: Sequence[str], compute: Callable[[Sequence[str]], np.ndarray], *, processes: int | None = None
+) -> np.ndarray:
+    """``compute`` (texts → an array with one row per text, a module-level function) applied
+    to each distinct text once, on ``processes`` processes (default: the usable cores, for
+    50,000 distinct texts or more), its rows given back in the order of ``texts``.
+
+    >>> per_distinct_text(["a b", "c", "a b"], _count).tolist()
+    [2, 1, 2]
+    """
     codes: dict[str, int] = {}
     index = np.fromiter((codes.setdefault(t, len(codes)) for t in texts), dtype=np.int64, count=len(texts))
     distinct = list(codes)
     workers = processes or (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count())
     workers = max(1, min(workers or 1, 8))
     if workers == 1 or (processes is None and len(distinct) < _PARALLEL_MIN):
-        counts = _count(distinct)
+        rows = compute(distinct)
     else:
         import multiprocessing
 
         size = -(-len(distinct) // workers)
         chunks = [distinct[i : i + size] for i in range(0, len(distinct), size)]
         with multiprocessing.get_context("fork").Pool(len(chunks)) as pool:
-            counts = [n for part in pool.map(_count, chunks) for n in part]
-    return np.asarray(counts, dtype=np.int64)[index] if len(texts) else np.zeros(0, dtype=np.int64)
+            rows = np.concatenate(pool.map(compute, chunks))
+    return rows[index]
+
+
+def word_lengths(texts: Sequence[str], *, processes: int | None = None) -> np.ndarray:
+    """Number of word tokens per text, as int64: each distinct text tokenised once, on
+    ``processes`` processes (default: the usable cores, for 50,000 distinct texts or more)."""
+    if not len(texts):
+        return np.zeros(0, dtype=np.int64)
+    return per_distinct_text(texts, _count, processes=processes)

@@ -6,35 +6,34 @@ Three matches, each stricter one contained in the next:
 * ``normalized``: the same after lower-casing, dropping punctuation and collapsing whitespace
   (the normalisation ``--fold-match normalized`` uses);
 * ``near``: a near-duplicate — Jaccard similarity of word-bigram sets (a one-word text is its
-  word) of at least :data:`NEAR_JACCARD` between normalised texts, candidates found with MinHash
-  LSH (datasketch, 128 permutations) and each candidate pair confirmed by its exact Jaccard.
+  word) of at least :data:`NEAR_JACCARD` between normalised texts, every such pair found
+  exactly (:mod:`tailsplit.analysis.near_duplicates`).
 
 A pair is near another when its query is near the other's query *and* its context near the
-other's context (candidates from the queries' LSH, both Jaccards confirmed), so pairs that
-merely share a premise are not near duplicates.
+other's context, so pairs that merely share a premise are not near duplicates.
 
 Keys are computed once per dataset; the share of a split's evaluation rows that leak is then a
-``bincount`` over the train rows, cheap enough for hundreds of random splits.
+``bincount`` over the train rows — and against random splits, whose train part is everything
+else, a count over the evaluation rows alone, cheap enough for thousands of them.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from tailsplit.errors import MissingDependencyError
 from tailsplit.scoring.crossfit import normalized_queries
 
 MATCHES = ("exact", "normalized", "near")
 NEAR_JACCARD = 0.7
-NUM_PERM = 128
-SHINGLE_SEED = 1
 
 
 def shingles(normalized: str, prefix: str = "") -> set[str]:
-    """Word bigrams of a normalised text (the word itself for a one-word text).
+    """Word bigrams of a normalised text (the word itself for a one-word text) — the sets
+    :func:`~tailsplit.analysis.near_duplicates.bigram_sets` numbers.
 
     >>> sorted(shingles("a man sleeps"))
     ['a man', 'man sleeps']
@@ -45,44 +44,11 @@ def shingles(normalized: str, prefix: str = "") -> set[str]:
     return {f"{prefix}{a} {b}" for a, b in zip(words, words[1:])}
 
 
-def _keys(values: Sequence[object]) -> np.ndarray:
+def _keys(values: Sequence[object]) -> tuple[np.ndarray, list]:
+    """Per value the number of its distinct value (in order of first occurrence), and those."""
     index: dict[object, int] = {}
-    return np.fromiter((index.setdefault(v, len(index)) for v in values), dtype=np.int64, count=len(values))
-
-
-def near_duplicate_pairs(
-    shingle_sets: Sequence[set[str]], threshold: float = NEAR_JACCARD, also: Sequence[set[str]] | None = None
-) -> np.ndarray:
-    """``(m, 2)`` index pairs (both orders) of sets with Jaccard ≥ ``threshold`` (MinHash LSH
-    candidates, confirmed exactly) — and, with ``also``, whose ``also`` sets are as close too.
-    Empty sets have no near duplicates."""
-    try:
-        from datasketch import MinHash, MinHashLSH
-    except ImportError:
-        raise MissingDependencyError("datasketch", "analysis", "near-duplicate leakage") from None
-    live = [i for i, s in enumerate(shingle_sets) if s]
-    hashes = MinHash.bulk(
-        [[w.encode("utf-8") for w in sorted(shingle_sets[i])] for i in live], num_perm=NUM_PERM, seed=SHINGLE_SEED
-    )
-    lsh = MinHashLSH(threshold=threshold, num_perm=NUM_PERM)
-    for i, h in zip(live, hashes):
-        lsh.insert(i, h)
-    pairs = []
-    for i, h in zip(live, hashes):
-        for j in lsh.query(h):
-            if j > i:
-                if _close(shingle_sets[i], shingle_sets[j], threshold) and (
-                    also is None or _close(also[i], also[j], threshold)
-                ):
-                    pairs.append((i, j))
-    if not pairs:
-        return np.zeros((0, 2), dtype=np.int64)
-    one_way = np.asarray(pairs, dtype=np.int64)
-    return np.concatenate([one_way, one_way[:, ::-1]])
-
-
-def _close(a: set[str], b: set[str], threshold: float) -> bool:
-    return bool(a | b) and len(a & b) >= threshold * len(a | b)
+    codes = np.fromiter((index.setdefault(v, len(index)) for v in values), dtype=np.int64, count=len(values))
+    return codes, list(index)
 
 
 @dataclass(frozen=True)
@@ -92,28 +58,12 @@ class DuplicateKeys:
     view: str  # "query" or "pair"
     exact: np.ndarray
     normalized: np.ndarray
-    near: np.ndarray | None  # (m, 2) normalised-key pairs, None when not computed
+    near: np.ndarray | None  # (m, 2) normalised-key pairs i < j, None when not computed
 
     @staticmethod
     def build(queries: Sequence[str], contexts: Sequence[str] | None = None, *, near: bool = True) -> DuplicateKeys:
-        query_texts = normalized_queries(queries)
-        if contexts is None:
-            exact = _keys(queries)
-            normalized = _keys(query_texts)
-        else:
-            context_texts = normalized_queries(contexts)
-            exact = _keys(list(zip(contexts, queries)))
-            normalized = _keys(list(zip(context_texts, query_texts)))
-        pairs = None
-        if near:
-            # key k is the k-th distinct normalised text (or pair): its first row
-            first_rows = np.unique(normalized, return_index=True)[1]
-            query_sets = [shingles(query_texts[i]) for i in first_rows]
-            if contexts is None:
-                pairs = near_duplicate_pairs(query_sets)
-            else:
-                pairs = near_duplicate_pairs(query_sets, also=[shingles(context_texts[i]) for i in first_rows])
-        return DuplicateKeys("query" if contexts is None else "pair", exact, normalized, pairs)
+        """The query view, or with ``contexts`` the (context, query) pair view."""
+        return duplicate_views(queries, contexts, near=near)[-1]
 
     def leaked(self, match: str, train: np.ndarray) -> np.ndarray:
         """Per row: does a train row (another row, for a train row itself) match it?"""
@@ -127,21 +77,115 @@ class DuplicateKeys:
         others = counts[keys] - own > 0
         key_in_train = counts > 0
         near_key = np.zeros(len(counts), dtype=bool)
-        if len(self.near):
-            near_key[self.near[key_in_train[self.near[:, 1]], 0]] = True
+        first, second = self.near[:, 0], self.near[:, 1]
+        near_key[first[key_in_train[second]]] = True
+        near_key[second[key_in_train[first]]] = True
         return others | near_key[keys]
 
     def share(self, match: str, train: np.ndarray, rows: np.ndarray) -> float:
         """Share of ``rows`` (a mask) that match a train row."""
         return float(self.leaked(match, train)[rows].mean()) if rows.any() else float("nan")
 
+    def null_shares(self, match: str, eval_rows: np.ndarray) -> np.ndarray:
+        """Per row of ``eval_rows`` (``(n_splits, k)`` row numbers of random evaluation sets),
+        :meth:`share` of that set when train is every other row — counted over the evaluation
+        rows alone: a row leaks when its key, or (for ``near``) a key near it, has more rows in
+        the whole dataset than in the evaluation set."""
+        if match == "near" and self.near is None:
+            raise ValueError("near-duplicate pairs were not computed")
+        keys = self.exact if match == "exact" else self.normalized
+        total = np.bincount(keys, minlength=int(keys.max()) + 1 if len(keys) else 0)
+        witnesses = self._witnesses if match == "near" else None
+        in_eval = np.zeros(len(total), dtype=np.int64)
+        shares = np.full(len(eval_rows), np.nan)
+        for s, rows in enumerate(eval_rows):
+            if not len(rows):
+                continue
+            row_keys = keys[rows]
+            np.add.at(in_eval, row_keys, 1)
+            leaked = total[row_keys] > in_eval[row_keys]
+            if witnesses is not None:
+                leaked = _near_leaked(leaked, row_keys, witnesses, total, in_eval)
+            in_eval[row_keys] = 0
+            shares[s] = leaked.mean()
+        return shares
+
+    @functools.cached_property
+    def _witnesses(self) -> tuple[np.ndarray, np.ndarray]:
+        """CSR lists of each normalised key's near keys (both directions)."""
+        import scipy.sparse as sp
+
+        assert self.near is not None
+        n_keys = int(self.normalized.max()) + 1 if len(self.normalized) else 0
+        first, second = self.near[:, 0], self.near[:, 1]
+        ones = np.ones(2 * len(first), dtype=np.int8)
+        lists = sp.csr_matrix(
+            (ones, (np.concatenate([first, second]), np.concatenate([second, first]))), shape=(n_keys, n_keys)
+        )
+        return lists.indptr.astype(np.int64), lists.indices.astype(np.int64)
+
     def matches(self) -> tuple[str, ...]:
         return MATCHES if self.near is not None else MATCHES[:2]
 
 
+def _near_leaked(
+    leaked: np.ndarray,
+    row_keys: np.ndarray,
+    witnesses: tuple[np.ndarray, np.ndarray],
+    total: np.ndarray,
+    in_eval: np.ndarray,
+) -> np.ndarray:
+    """Rows not yet leaked whose key has a near key with a row outside the evaluation set:
+    one neighbour at a time, so most rows are settled by their first."""
+    indptr, neighbours = witnesses
+    leaked = leaked.copy()
+    open_rows = np.flatnonzero(~leaked)
+    start = indptr[row_keys[open_rows]]
+    degree = indptr[row_keys[open_rows] + 1] - start
+    step = 0
+    while len(open_rows):
+        more = degree > step
+        open_rows, start, degree = open_rows[more], start[more], degree[more]
+        if not len(open_rows):
+            break
+        near = neighbours[start + step]
+        hit = total[near] > in_eval[near]
+        leaked[open_rows[hit]] = True
+        open_rows, start, degree = open_rows[~hit], start[~hit], degree[~hit]
+        step += 1
+    return leaked
+
+
+def duplicate_views(
+    queries: Sequence[str], contexts: Sequence[str] | None = None, *, near: bool = True
+) -> list[DuplicateKeys]:
+    """The query view and, with ``contexts``, the (context, query) pair view, sharing the
+    normalised texts and word-bigram sets."""
+    from tailsplit.analysis import near_duplicates as nd
+
+    query_texts = normalized_queries(queries)
+    normalized, distinct = _keys(query_texts)
+    query_sets = nd.bigram_sets(distinct) if near else None
+    near_pairs = nd.similar_pairs(query_sets, NEAR_JACCARD) if query_sets is not None else None
+    views = [DuplicateKeys("query", _keys(queries)[0], normalized, near_pairs)]
+    if contexts is None:
+        return views
+    context_keys, context_distinct = _keys(normalized_queries(contexts))
+    pair_keys, pairs = _keys(list(zip(context_keys.tolist(), normalized.tolist())))
+    pair_near = None
+    if query_sets is not None:
+        context_sets = nd.bigram_sets(context_distinct)
+        chosen = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+        by_query, by_context = query_sets.take(chosen[:, 1]), context_sets.take(chosen[:, 0])
+        joined = nd.combined_sets(by_query, by_context)
+        pair_near = nd.similar_pairs(joined, NEAR_JACCARD, confirm=[by_query, by_context])
+    views.append(DuplicateKeys("pair", _keys(list(zip(contexts, queries)))[0], pair_keys, pair_near))
+    return views
+
+
 def repeated_queries(queries: Sequence[str]) -> tuple[int, int]:
     """(rows whose query another row shares, distinct queries that repeat)."""
-    keys = _keys(queries)
+    keys = _keys(queries)[0]
     counts = np.bincount(keys) if len(keys) else np.zeros(0, dtype=np.int64)
     return int(counts[counts > 1].sum()), int((counts > 1).sum())
 

@@ -231,7 +231,7 @@ def _leakage_markdown(analysis: SplitAnalysis) -> list[str]:
         "",
         "Share of each evaluation part whose query (or whole context + query pair) also occurs in train: "
         f"exactly, after case/punctuation/space normalisation, or as a near-duplicate (word-bigram Jaccard ≥ "
-        f"{NEAR_JACCARD}, MinHash LSH). A random split that leaks inflates its baseline; keep repeated "
+        f"{NEAR_JACCARD}, every such pair found). A random split that leaks inflates its baseline; keep repeated "
         "queries whole with `--group`.",
         "",
         "| part | " + " | ".join(header) + " |",

@@ -8,7 +8,6 @@ from a split folder on disk (:mod:`tailsplit.analysis.split_dir`).
 
 from __future__ import annotations
 
-import functools
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -16,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from tailsplit.analysis.leakage import DuplicateKeys, describe
+from tailsplit.analysis.leakage import describe, duplicate_views
 from tailsplit.analysis.null import (
     NullComparison,
     RatioStatistic,
@@ -308,9 +307,7 @@ def _leakage(
     queries = inputs.queries if inputs.queries is not None else (inputs.texts if inputs.text_kind == "query" else None)
     if queries is None:
         return {}, []
-    views = [DuplicateKeys.build(queries)]
-    if inputs.contexts is not None:
-        views.append(DuplicateKeys.build(queries, inputs.contexts))
+    views = duplicate_views(queries, inputs.contexts)
     train = inputs.parts == "train"
     parts: dict[str, dict[str, float]] = {"dev": {}, "test": {}}
     null = []
@@ -319,20 +316,10 @@ def _leakage(
             name = f"{view.view}_{match}"
             for part in parts:
                 parts[part][name] = round(view.share(match, train, inputs.parts == part), 6)
-            null.append(
-                per_split_null(
-                    f"{name}_in_train",
-                    describe(match, view.view),
-                    functools.partial(_eval_share, view, match),
-                    eval_mask,
-                    null_rows,
-                )
-            )
+            observed = view.share(match, ~eval_mask, eval_mask)
+            null_values = view.null_shares(match, null_rows)
+            null.append(NullComparison.of(f"{name}_in_train", describe(match, view.view), observed, null_values))
     return parts, null
-
-
-def _eval_share(view: DuplicateKeys, match: str, eval_mask: np.ndarray) -> float:
-    return view.share(match, ~eval_mask, eval_mask)
 
 
 def _agreement_parts(inputs: AnalysisInputs) -> dict[str, dict[str, float]]:

@@ -14,6 +14,7 @@ ratio of sums (so a random split's statistics are two matrix products away).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -21,7 +22,7 @@ from functools import lru_cache
 import numpy as np
 
 from tailsplit.errors import MissingDependencyError
-from tailsplit.words import split_sentences, word_tokens
+from tailsplit.words import per_distinct_text, split_sentences, word_tokens
 
 RARE_PER_MILLION = 1.0
 
@@ -58,45 +59,46 @@ def example_fk_grades(features: TextCounts) -> np.ndarray:
     )
 
 
+COLUMNS = ("words", "alpha_words", "rare_words", "unlisted_words", "sentences", "syllables")
+
+
 def compute_text_counts(
-    texts: Sequence[str], rare_per_million: float = RARE_PER_MILLION, *, tokens: Sequence[list[str]] | None = None
+    texts: Sequence[str], rare_per_million: float = RARE_PER_MILLION, *, processes: int | None = None
 ) -> TextCounts:
-    """Counts for every text; each distinct word is looked up once. ``tokens`` are the texts'
-    word tokens when the caller has them already (one tokenisation per run)."""
+    """Counts for every text: each distinct text counted once (on every core for 50,000 or
+    more), each distinct word looked up once per process."""
+    _word_resources()  # loaded before any worker starts, so forked workers share it
+    if len(texts):
+        count = functools.partial(_count_rows, threshold=rare_per_million / 1e6)
+        counts = per_distinct_text(texts, count, processes=processes)
+    else:
+        counts = np.zeros((0, len(COLUMNS)), dtype=np.int64)
+    return TextCounts(**{name: counts[:, j] for j, name in enumerate(COLUMNS)}, rare_per_million=rare_per_million)
+
+
+def _count_rows(texts: Sequence[str], threshold: float) -> np.ndarray:
+    """One row of :data:`COLUMNS` per text (rare: listed at most ``threshold`` per word)."""
     frequencies, syllables_of = _word_resources()
-    threshold = rare_per_million / 1e6
-    rare_memo: dict[str, tuple[bool, bool]] = {}  # word → (rare, unlisted)
-    syllable_memo: dict[str, int] = {}
-    n = len(texts)
-    columns = {
-        name: np.zeros(n, dtype=np.int64) for name in ("words", "alpha", "rare", "unlisted", "sentences", "syllables")
-    }
+    rare_memo: dict[str, tuple[bool, bool, int]] = {}  # word → (rare, unlisted, syllables)
+    out = np.zeros((len(texts), len(COLUMNS)), dtype=np.int64)
     for i, text in enumerate(texts):
-        words = word_tokens(text) if tokens is None else tokens[i]
+        words = word_tokens(text)
         alpha = [t.lower() for t in words if t.isalpha()]
-        columns["words"][i] = len(words)
-        columns["alpha"][i] = len(alpha)
-        columns["sentences"][i] = max(1, len(split_sentences(text)))
         rare = unlisted = syllables = 0
         for word in alpha:
-            if word not in rare_memo:
+            known = rare_memo.get(word)
+            if known is None:
                 frequency = frequencies.get(word)
-                rare_memo[word] = (frequency is not None and frequency <= threshold, frequency is None)
-                syllable_memo[word] = syllables_of(word)
-            is_rare, is_unlisted = rare_memo[word]
-            rare += is_rare
-            unlisted += is_unlisted
-            syllables += syllable_memo[word]
-        columns["rare"][i], columns["unlisted"][i], columns["syllables"][i] = rare, unlisted, syllables
-    return TextCounts(
-        words=columns["words"],
-        alpha_words=columns["alpha"],
-        rare_words=columns["rare"],
-        unlisted_words=columns["unlisted"],
-        sentences=columns["sentences"],
-        syllables=columns["syllables"],
-        rare_per_million=rare_per_million,
-    )
+                known = rare_memo[word] = (
+                    frequency is not None and frequency <= threshold,
+                    frequency is None,
+                    syllables_of(word),
+                )
+            rare += known[0]
+            unlisted += known[1]
+            syllables += known[2]
+        out[i] = (len(words), len(alpha), rare, unlisted, max(1, len(split_sentences(text))), syllables)
+    return out
 
 
 @lru_cache(maxsize=1)

@@ -11,7 +11,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -51,7 +51,10 @@ from tailsplit.registry import SCORERS
 from tailsplit.scoring.crossfit import FOLD_MATCHES, cross_score_dataset
 from tailsplit.scoring.driver import score_examples
 from tailsplit.splits import SPLITTERS, SplitInputs, Splitter, make_splitter
-from tailsplit.words import word_lengths, word_tokens
+from tailsplit.words import word_lengths
+
+if TYPE_CHECKING:
+    from tailsplit.analysis.text_counts import TextCounts
 
 
 def load_dataset(config: RunConfig) -> Dataset:
@@ -325,12 +328,8 @@ def run(
     clock = time.perf_counter()
     programs = dataset_program_features(dataset, config.data.program_kind, config.data.count)
     timings["programs_s"] = time.perf_counter() - clock
-    tokens: list[list[str]] | None = None
-    if config.output.out is not None and config.output.analyze:  # once per run: lengths and the analysis' counts
-        tokens = [word_tokens(t) for t in dataset.texts]
-        lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
-    else:  # lengths alone: each distinct text counted once, on every core for large data
-        lengths = word_lengths(dataset.texts)
+    counts = _query_text_counts(dataset, config)  # tokenised once: lengths and the analysis' counts
+    lengths = word_lengths(dataset.texts) if counts is None else counts.words
     check_before_work(
         dataset,
         config,
@@ -383,7 +382,7 @@ def run(
     if config.output.out is not None:
         if config.output.analyze:
             clock = time.perf_counter()
-            result = dataclasses.replace(result, analysis=_analysis_of_run(result, config, tokens))
+            result = dataclasses.replace(result, analysis=_analysis_of_run(result, config, counts))
             timings["analyze_s"] = time.perf_counter() - clock
         clock = time.perf_counter()
         out_dir, written = write_split(Path(config.output.out), result, overwrite=config.output.overwrite)
@@ -392,9 +391,24 @@ def run(
     return result
 
 
-def _analysis_of_run(result: RunResult, config: RunConfig, tokens: list[list[str]] | None) -> Any:
+def _query_text_counts(dataset: Dataset, config: RunConfig) -> TextCounts | None:
+    """The queries' text counts when an analysis of the queries follows (and its extra is
+    installed); their ``words`` are the lengths."""
+    if config.output.out is None or not config.output.analyze or config.output.analysis_text == "pair":
+        return None
+    from tailsplit.errors import MissingDependencyError
+
+    try:
+        from tailsplit.analysis.text_counts import compute_text_counts
+
+        return compute_text_counts(dataset.texts)
+    except MissingDependencyError:
+        return None
+
+
+def _analysis_of_run(result: RunResult, config: RunConfig, counts: TextCounts | None) -> Any:
     """The split's analysis (``None``, with a note, if the analysis extra is not installed);
-    ``tokens`` are the queries' word tokens."""
+    ``counts`` are the queries' text counts, when computed already."""
     from tailsplit.analysis.split_analysis import AnalysisInputs, analyze_split
     from tailsplit.analysis.split_dir import pair_text
     from tailsplit.errors import MissingDependencyError
@@ -418,15 +432,12 @@ def _analysis_of_run(result: RunResult, config: RunConfig, tokens: list[list[str
         contexts=dataset.contexts,
     )
     try:
-        from tailsplit.analysis.text_counts import compute_text_counts
-
-        counts = compute_text_counts(texts, tokens=tokens) if texts is dataset.texts else None
         return analyze_split(
             inputs,
             null_splits=config.output.null_splits,
             seed=config.split.seed,
             syntax=config.output.syntax,
-            text=counts,
+            text=counts if texts is dataset.texts else None,
         )
     except MissingDependencyError as exc:
         logger.info(f"no analysis report ({exc})")
