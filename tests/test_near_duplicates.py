@@ -118,3 +118,14 @@ def test_views_built_together_equal_views_built_alone() -> None:
         assert a.view == b.view
         assert a.exact.tolist() == b.exact.tolist() and a.normalized.tolist() == b.normalized.tolist()
         assert a.near is not None and b.near is not None and a.near.tolist() == b.near.tolist()
+
+
+def test_keys_number_texts_by_first_occurrence_even_with_a_lone_surrogate() -> None:
+    from tailsplit.analysis.leakage import _keys
+
+    assert _keys(["b", "a", "b", ""])[0].tolist() == [0, 1, 0, 2]
+    codes, distinct = _keys(["\ud800", "a", "\ud800"])  # JSON may escape one; UTF-8 cannot hold it
+    assert codes.tolist() == [0, 1, 0] and list(distinct) == ["\ud800", "a"]
+    view = DuplicateKeys.build(["\ud800 x", "a b", "\ud800 x"], ["c", "c", "c"])
+    assert view.leaked("exact", np.array([True, False, False])).tolist() == [False, False, True]
+    assert join(["\ud800 x y z", "\ud800 x y z", "\\ud800 x y z"], 0.7) == [[0, 1]]

@@ -44,11 +44,36 @@ def shingles(normalized: str, prefix: str = "") -> set[str]:
     return {f"{prefix}{a} {b}" for a, b in zip(words, words[1:])}
 
 
-def _keys(values: Sequence[object]) -> tuple[np.ndarray, list]:
-    """Per value the number of its distinct value (in order of first occurrence), and those."""
-    index: dict[object, int] = {}
-    codes = np.fromiter((index.setdefault(v, len(index)) for v in values), dtype=np.int64, count=len(values))
-    return codes, list(index)
+def _keys(values: Sequence[str]) -> tuple[np.ndarray, Sequence[str]]:
+    """Per text the number of its distinct text (in order of first occurrence), and those
+    texts — hashed by Arrow (a lone surrogate, which UTF-8 cannot hold: by a dict).
+
+    >>> codes, distinct = _keys(["b", "a", "b"])
+    >>> codes.tolist(), list(distinct)
+    ([0, 1, 0], ['b', 'a'])
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
+        encoded = pc.dictionary_encode(pa.array(values, type=pa.large_string()))
+    except (pa.ArrowException, UnicodeEncodeError):
+        index: dict[str, int] = {}
+        codes = np.fromiter((index.setdefault(v, len(index)) for v in values), dtype=np.int64, count=len(values))
+        return codes, list(index)
+    return encoded.indices.to_numpy().astype(np.int64), encoded.dictionary.to_pylist()
+
+
+def _pair_keys(first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row the number of its distinct ``(first, second)`` code pair (in order of first
+    occurrence), and those pairs as an ``(m, 2)`` array."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    span = int(second.max()) + 1 if len(second) else 1
+    encoded = pc.dictionary_encode(pa.array(first * span + second, type=pa.int64()))
+    distinct = encoded.dictionary.to_numpy()
+    return encoded.indices.to_numpy().astype(np.int64), np.column_stack([distinct // span, distinct % span])
 
 
 @dataclass(frozen=True)
@@ -167,19 +192,19 @@ def duplicate_views(
     normalized, distinct = _keys(query_texts)
     query_sets = nd.bigram_sets(distinct) if near else None
     near_pairs = nd.similar_pairs(query_sets, NEAR_JACCARD) if query_sets is not None else None
-    views = [DuplicateKeys("query", _keys(queries)[0], normalized, near_pairs)]
+    exact = _keys(queries)[0]
+    views = [DuplicateKeys("query", exact, normalized, near_pairs)]
     if contexts is None:
         return views
     context_keys, context_distinct = _keys(normalized_queries(contexts))
-    pair_keys, pairs = _keys(list(zip(context_keys.tolist(), normalized.tolist())))
+    pair_keys, pairs = _pair_keys(context_keys, normalized)
     pair_near = None
     if query_sets is not None:
         context_sets = nd.bigram_sets(context_distinct)
-        chosen = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-        by_query, by_context = query_sets.take(chosen[:, 1]), context_sets.take(chosen[:, 0])
+        by_query, by_context = query_sets.take(pairs[:, 1]), context_sets.take(pairs[:, 0])
         joined = nd.combined_sets(by_query, by_context)
         pair_near = nd.similar_pairs(joined, NEAR_JACCARD, confirm=[by_query, by_context])
-    views.append(DuplicateKeys("pair", _keys(list(zip(contexts, queries)))[0], pair_keys, pair_near))
+    views.append(DuplicateKeys("pair", _pair_keys(_keys(contexts)[0], exact)[0], pair_keys, pair_near))
     return views
 
 

@@ -188,7 +188,10 @@ def _bigram_codes(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    array = pa.array(texts, type=pa.large_string())
+    try:
+        array = pa.array(texts, type=pa.large_string())
+    except (pa.ArrowException, UnicodeEncodeError):  # a lone surrogate: escape every text alike
+        array = pa.array([t.encode("unicode_escape").decode("ascii") for t in texts], type=pa.large_string())
     words = pc.split_pattern(array, " ")
     n_words = pc.list_value_length(words).to_numpy().astype(np.int64)
     empty = np.asarray(pc.equal(array, "").to_numpy(zero_copy_only=False), dtype=bool)

@@ -69,26 +69,28 @@ def load_split_dir(
     programs: list[str] = []
     parts: list[str] = []
     for part in SPLIT_PARTS:
-        path = _part_file(folder, manifest, part)
-        for raw in read_records(path):
-            get = raw.value
-            for name in (text_field, id_field, label_field, program_field, context_field, pair_field):
-                if name is not None and not raw.has(name):
-                    raise raw.error("is missing", field=name, fix="analyze the folder tailsplit wrote, unchanged")
-            ids.append(str(get(id_field)))
-            texts.append(
-                pair_text(str(get(context_field)), str(get(text_field))) if context_field else str(get(text_field))
-            )
-            queries.append(str(get(text_field)))
-            if pair_field is not None:
-                contexts.append(str(get(pair_field)))
-            parts.append(part)
-            if label_field is not None:
-                labels.append(label_to_str(get(label_field)))
-            if agreement_field is not None:
-                agreement.append(_agreement(raw, agreement_field, labels[-1]))
-            if program_field is not None:
-                programs.append(str(get(program_field)))
+        raw = list(read_records(_part_file(folder, manifest, part)))
+        columns = {
+            name: [str(v) for v in _values(raw, name)]
+            for name in (text_field, id_field, program_field, context_field, pair_field)
+            if name is not None
+        }
+        part_labels = [label_to_str(v) for v in _values(raw, label_field)] if label_field is not None else []
+        ids += columns[id_field]
+        queries += columns[text_field]
+        texts += (
+            [pair_text(c, t) for c, t in zip(columns[context_field], columns[text_field])]
+            if context_field
+            else columns[text_field]
+        )
+        if pair_field is not None:
+            contexts += columns[pair_field]
+        parts += [part] * len(raw)
+        labels += part_labels
+        if agreement_field is not None:
+            agreement += [_agreement(r, agreement_field, gold) for r, gold in zip(raw, part_labels)]
+        if program_field is not None:
+            programs += columns[program_field]
     logprob_sum, n_tokens = _scores(folder, ids)
     return AnalysisInputs(
         name=folder.name,
@@ -108,6 +110,18 @@ def load_split_dir(
         agreement=np.asarray(agreement, dtype=np.float64).reshape(-1, 2) if agreement_field is not None else None,
         agreement_field=agreement_field,
     )
+
+
+def _values(raw: list[Any], name: str) -> list[Any]:
+    """Field ``name`` of every record: by plain key when every record has it, else through
+    each record's own lookup (dotted paths), a missing field a located error."""
+    try:
+        return [r.record[name] for r in raw]
+    except (KeyError, TypeError):
+        for r in raw:
+            if not r.has(name):
+                raise r.error("is missing", field=name, fix="analyze the folder tailsplit wrote, unchanged") from None
+        return [r.value(name) for r in raw]
 
 
 def _agreement(raw: Any, name: str, gold: str) -> tuple[float, float]:
