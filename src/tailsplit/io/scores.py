@@ -176,6 +176,10 @@ def _parse_number(raw: Any, name: str, value: str) -> float:
 
 def _numbers(path: Path, table: dict[str, list[Any]], name: str, order: np.ndarray, dataset: Dataset) -> np.ndarray:
     values = table[name]
+    if set(map(type, values)) <= {float, int}:  # no bool, None or text: only non-finite numbers left to find
+        numbers = np.asarray(values, dtype=np.float64)
+        if np.isfinite(numbers).all():
+            return numbers[order]
     for row, value in enumerate(values):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
             ids = [label_to_str(v) for v in table["id"]]

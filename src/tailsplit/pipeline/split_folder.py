@@ -3,6 +3,8 @@ reports, manifest) and how it is written — all or nothing, inside ``--out``.""
 
 from __future__ import annotations
 
+import itertools
+import operator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -136,7 +138,10 @@ def check_added_columns(dataset: Dataset, *, with_scores: bool) -> None:
         added.append(SOURCE_COLUMN)
     if has_split_column(dataset):
         added.append(SPLIT_COLUMN)
-    for i, record in enumerate(dataset.records):
+    records = dataset.records
+    if not any(any(map(operator.contains, records, itertools.repeat(name))) for name in added):
+        return  # the common case, checked at C speed; the loop below only locates a clash
+    for i, record in enumerate(records):
         clash = next((name for name in added if name in record), None)
         if clash is not None:
             raise InputError(
