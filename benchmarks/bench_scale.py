@@ -11,11 +11,12 @@ does not depend on their values), then times as subprocesses, in one run:
    --test-size 10000 --no-analyze`` (and ``--splitter random``), with peak memory;
 3. with ``--baseline-src DIR`` (a checkout's ``src`` folder of an earlier version), the same
    commands on that version, for the ratio — outputs compared byte for byte;
-4. with ``--analyze``, ``tailsplit analyze`` of the likelihood split (500 null splits);
+4. with ``--analyze``, ``tailsplit analyze`` of the likelihood split (500 null splits; and on
+   the baseline version — its near-duplicate shares differ where its MinHash LSH missed pairs);
 5. with ``--ngram``, ``tailsplit score --method ngram`` (3 folds, trigram Kneser–Ney; and on
    the baseline version) — scores compared.
 
-Run (about 5 minutes with the baseline):
+Run (about 9 minutes with the baseline and ``--analyze``):
 
     python benchmarks/bench_scale.py --rows 570000 [--baseline-src ../old/src] [--analyze]
 """
@@ -162,10 +163,24 @@ def main() -> None:
         print(line)
         result[f"split_{name}"] = row
     if args.analyze:
-        split = folder / "likelihood-tailsplit"
-        seconds, peak = timed([str(TAILSPLIT), "analyze", str(split), "--no-syntax"])
-        result["analyze"] = {"seconds": round(seconds, 2), "peak_mib": round(peak)}
-        print(f"analyze (500 null splits): {seconds:.1f} s, peak {peak:.0f} MiB")
+        row = {}
+        for version, src in (("tailsplit", None), ("baseline", args.baseline_src)):
+            if version == "baseline" and not src:
+                continue
+            split = folder / f"likelihood-{version}"
+            seconds, peak = timed([str(TAILSPLIT), "analyze", str(split), "--no-syntax"], src)
+            analysis = json.loads((split / "analysis.json").read_text(encoding="utf-8"))
+            near = {c["name"]: c["observed"] for c in analysis["against_null"] if c["name"].endswith("near_in_train")}
+            row[version] = {"seconds": round(seconds, 2), "peak_mib": round(peak), "near_shares": near}
+        line = (
+            f"analyze (500 null splits): {row['tailsplit']['seconds']:.1f} s, peak {row['tailsplit']['peak_mib']} MiB"
+        )
+        if "baseline" in row:
+            line += (f"; baseline {row['baseline']['seconds']:.1f} s, peak {row['baseline']['peak_mib']} MiB "
+                     f"({row['baseline']['seconds'] / row['tailsplit']['seconds']:.1f}×); near-duplicate shares "
+                     f"{row['tailsplit']['near_shares']} (exact join) vs {row['baseline']['near_shares']} (baseline)")  # fmt: skip
+        result["analyze"] = row
+        print(line)
     finish(args, result)
 
 

@@ -120,7 +120,7 @@ def test_views_built_together_equal_views_built_alone() -> None:
         assert a.near is not None and b.near is not None and a.near.tolist() == b.near.tolist()
 
 
-def test_keys_number_texts_by_first_occurrence_even_with_a_lone_surrogate() -> None:
+def test_keys_and_near_duplicates_take_a_lone_surrogate() -> None:
     from tailsplit.analysis.leakage import _keys
 
     assert _keys(["b", "a", "b", ""])[0].tolist() == [0, 1, 0, 2]

@@ -189,7 +189,7 @@ def _bigram_codes(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     import pyarrow.compute as pc
 
     try:
-        array = pa.array(texts, type=pa.large_string())
+        array = texts if isinstance(texts, (pa.Array, pa.ChunkedArray)) else pa.array(texts, type=pa.large_string())
     except (pa.ArrowException, UnicodeEncodeError):  # a lone surrogate: escape every text alike
         array = pa.array([t.encode("unicode_escape").decode("ascii") for t in texts], type=pa.large_string())
     words = pc.split_pattern(array, " ")
