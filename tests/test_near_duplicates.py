@@ -14,11 +14,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tailsplit.analysis import near_duplicates
-from tailsplit.analysis.leakage import MATCHES, DuplicateKeys, duplicate_views, shingles
+from tailsplit.analysis.leakage import MATCHES, DuplicateKeys, duplicate_views
 from tailsplit.analysis.near_duplicates import bigram_sets, combined_sets, similar_pairs
 from tailsplit.scoring.crossfit import normalized_queries
 
 SNLI_DEV = Path(__file__).resolve().parents[2] / "shared" / "data" / "snli" / "dev.jsonl.gz"
+
+
+def shingles(normalized: str) -> set[str]:
+    """The definition the join numbers: word bigrams (a one-word text: the word itself)."""
+    words = normalized.split()
+    return set(words) if len(words) < 2 else {f"{a} {b}" for a, b in zip(words, words[1:])}
 
 
 def _close(a: set[str], b: set[str], threshold: float) -> bool:

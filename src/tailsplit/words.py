@@ -119,6 +119,11 @@ def _count(texts: Sequence[str]) -> np.ndarray:
 _PARALLEL_MIN = 50_000
 
 
+def usable_cores() -> int:
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 def per_distinct_text(
     texts: Sequence[str], compute: Callable[[Sequence[str]], np.ndarray], *, processes: int | None = None
 ) -> np.ndarray:
@@ -132,8 +137,7 @@ def per_distinct_text(
     codes: dict[str, int] = {}
     index = np.fromiter((codes.setdefault(t, len(codes)) for t in texts), dtype=np.int64, count=len(texts))
     distinct = list(codes)
-    workers = processes or (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count())
-    workers = max(1, min(workers or 1, 8))
+    workers = max(1, min(processes or usable_cores(), 8))
     if workers == 1 or (processes is None and len(distinct) < _PARALLEL_MIN):
         rows = compute(distinct)
     else:

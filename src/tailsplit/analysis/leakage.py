@@ -31,19 +31,6 @@ MATCHES = ("exact", "normalized", "near")
 NEAR_JACCARD = 0.7
 
 
-def shingles(normalized: str, prefix: str = "") -> set[str]:
-    """Word bigrams of a normalised text (the word itself for a one-word text) — the sets
-    :func:`~tailsplit.analysis.near_duplicates.bigram_sets` numbers.
-
-    >>> sorted(shingles("a man sleeps"))
-    ['a man', 'man sleeps']
-    """
-    words = normalized.split()
-    if len(words) < 2:
-        return {prefix + w for w in words}
-    return {f"{prefix}{a} {b}" for a, b in zip(words, words[1:])}
-
-
 def _keys(values: Sequence[str]) -> tuple[np.ndarray, list[str]]:
     """Per text the number of its distinct text (in order of first occurrence), and those
     texts. (A dict: hashing through Arrow was no faster here and held 220 MB more at 570k

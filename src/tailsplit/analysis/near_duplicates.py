@@ -17,13 +17,13 @@ none and no near duplicate.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from tailsplit.errors import MissingDependencyError
+from tailsplit.words import usable_cores
 
 # Rows per block of the candidate product (bounds its memory), and the fewest sets for which a
 # second process pays for itself.
@@ -95,7 +95,7 @@ def similar_pairs(sets: TokenSets, threshold: float, *, confirm: Sequence[TokenS
         raise MissingDependencyError("scipy", "analysis", "near-duplicate leakage") from None
     job = _Join(sets, threshold, confirm)
     blocks = [(a, min(a + _BLOCK_ROWS, len(sets))) for a in range(0, len(sets), _BLOCK_ROWS)]
-    workers = min(2, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+    workers = min(2, usable_cores())
     if workers > 1 and len(sets) >= _PARALLEL_MIN:
         import multiprocessing
 
