@@ -717,11 +717,11 @@ def test_disk_full_while_writing_outputs_leaves_nothing(tmp_path: Path, monkeypa
     real = split_folder.write_records
     written: list[str] = []
 
-    def fills_up(path: Path, records: object, fmt: str, schema: object = None) -> None:
+    def fills_up(path: Path, records: object, fmt: str, schema: object = None, added: object = None) -> None:
         if written:
             raise OSError(errno.ENOSPC, "No space left on device")
         written.append(str(path))
-        real(path, records, fmt, schema)  # type: ignore[arg-type]
+        real(path, records, fmt, schema, added)  # type: ignore[arg-type]
 
     monkeypatch.setattr(split_folder, "write_records", fills_up)
     code, output = run_cli(ws, ["run", "good.jsonl", "--text", "hypothesis", *RUN, "--out", "out"])

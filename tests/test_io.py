@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 from conftest import FIXTURES, write_jsonl
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tailsplit.core import FieldMap
 from tailsplit.errors import InputError
@@ -128,3 +130,141 @@ def test_gzip_jsonl_is_read(tmp_path: Path) -> None:
     path = tmp_path / "d.jsonl.gz"
     path.write_bytes(gzip.compress(b'{"q": "hello"}\n'))
     assert load_examples(path, FieldMap(text="q")).texts == ("hello",)
+
+
+def _reference_jsonl(data: bytes) -> tuple[list[tuple[dict, int]], int | None]:
+    """JSON Lines read the plain way — each line decoded and ``json.loads``-ed on its own —
+    as (records with their line numbers, the line of the first error or ``None``)."""
+    lines = data.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    records = []
+    for number, raw in enumerate(lines, start=1):
+        try:
+            text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            if not text.strip():
+                continue
+            value = json.loads(text)
+        except ValueError:
+            return records, number
+        if not isinstance(value, dict):
+            return records, number
+        records.append((value, number))
+    return records, None
+
+
+_LINES = st.sampled_from(
+    [
+        b'{"q": "plain", "n": 1}',
+        b'{"q": "caf\xc3\xa9 \xf0\x9f\x98\x80", "x": [1.5, null, true]}',
+        b'  {"q": "leading space"}',
+        b'{"q": "trailing"}   \t',
+        b'{"q": "crlf"}\r',
+        b"",
+        b"   ",
+        b"\t\r",
+        b'{"q": "nested", "o": {"a": {"b": [[]]}}}',
+        b'{"q": NaN, "big": 123456789012345678901234567890}',
+        b'{"q": "escaped \\u00e9 \\n \\"quote\\""}',
+        b'{"q": "two"} {"q": "values"}',
+        b'{"q": "unclosed"',
+        b'["an array"]',
+        b"42",
+        b"null",
+        b'{"q": "bad byte \xe9"}',
+        b"}",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(_LINES, max_size=12), bom=st.booleans(), final_newline=st.booleans(), block=st.integers(1, 64))
+def test_jsonl_reader_equals_reading_line_by_line(
+    lines: list[bytes], bom: bool, final_newline: bool, block: int
+) -> None:
+    """The block reader (json's scanner run in place over decoded blocks) yields the records
+    and line numbers a line-by-line ``json.loads`` gives, and stops at the same line on an
+    error — for every block size, so lines crossing block boundaries are covered."""
+    import tempfile
+    from unittest import mock
+
+    from tailsplit.io import readers
+
+    data = (b"\xef\xbb\xbf" if bom else b"") + b"\n".join(lines) + (b"\n" if final_newline and lines else b"")
+    expected, error_line = _reference_jsonl(data)
+    with tempfile.TemporaryDirectory() as folder, mock.patch.object(readers, "_BLOCK_BYTES", block):
+        path = Path(folder) / "d.jsonl"
+        path.write_bytes(data)
+        got = []
+        try:
+            for raw in readers.read_records(path):
+                got.append((raw.record, raw.line))
+        except InputError as exc:
+            assert exc.line == error_line, (exc, error_line)
+        else:
+            assert error_line is None
+    assert json.dumps(got) == json.dumps(expected)  # NaN compared by spelling
+
+
+def test_damaged_gzip_is_one_located_error(tmp_path: Path) -> None:
+    whole = gzip.compress(b"".join(b'{"q": "line %d"}\n' % i for i in range(5000)))
+    path = bad(tmp_path, whole[: len(whole) // 2], "cut.jsonl.gz")
+    with pytest.raises(InputError, match=r"cut.jsonl.gz: cannot be read after line \d+ \(the gzip stream ends early"):
+        load_examples(path, FieldMap(text="q"))
+
+
+_JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(st.characters(codec="utf-8"), max_size=6),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    records=st.lists(st.dictionaries(st.sampled_from(["q", "é", 'a"b', "n"]), _JSON_VALUES, max_size=3), max_size=9),
+    kinds=st.lists(st.sampled_from(["float", "int", "bool", "str", "none", "mixed"]), max_size=4),
+    block=st.integers(1, 5),
+    data=st.data(),
+)
+def test_jsonl_with_added_columns_is_json_dumps_of_the_merged_rows(
+    records: list[dict], kinds: list[str], block: int, data: st.DataObject
+) -> None:
+    """Appended columns are spliced into each record's encoding; the file is byte for byte
+    json.dumps of {**record, **added} (the spelling every earlier split folder has)."""
+    import tempfile
+    from unittest import mock
+
+    import numpy as np
+
+    from tailsplit.io import writers
+
+    n = len(records)
+    strategies = {
+        "float": st.floats(allow_nan=False, allow_infinity=False),
+        "int": st.integers(-(2**62), 2**62),
+        "bool": st.booleans(),
+        "str": st.text(st.characters(codec="utf-8"), max_size=5),
+        "none": st.none(),
+        "mixed": _JSON_VALUES,
+    }
+    added: dict[str, object] = {}
+    for number, kind in enumerate(kinds):
+        values = data.draw(st.lists(strategies[kind], min_size=n, max_size=n))
+        as_array = kind in ("float", "int", "bool") and data.draw(st.booleans())
+        added[f"added {number} \u00e9\n"] = np.asarray(values) if as_array and values else values
+    merged = [
+        {**record, **{name: (v.tolist() if hasattr(v, "tolist") else v)[i] for name, v in added.items()}}
+        for i, record in enumerate(records)
+    ]
+    expected = "".join(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n" for row in merged)
+    with tempfile.TemporaryDirectory() as folder, mock.patch.object(writers, "_BLOCK_ROWS", block):
+        path = Path(folder) / "out.jsonl"
+        writers.write_records(path, records, "jsonl", added=added)  # type: ignore[arg-type]
+        assert path.read_text(encoding="utf-8") == expected
+        writers.write_records(path, merged, "jsonl")
+        assert path.read_text(encoding="utf-8") == expected

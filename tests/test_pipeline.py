@@ -105,11 +105,11 @@ def test_a_failed_write_leaves_no_partial_output(tmp_path: Path, monkeypatch: py
     real = split_folder.write_records
     written = []
 
-    def failing(path, records, fmt, schema=None):  # noqa: ANN001
+    def failing(path, records, fmt, schema=None, added=None):  # noqa: ANN001
         if written:
             raise OSError("disk full")
         written.append(path)
-        real(path, records, fmt, schema)
+        real(path, records, fmt, schema, added)
 
     monkeypatch.setattr(split_folder, "write_records", failing)
     with pytest.raises(OutputError, match="disk full"):

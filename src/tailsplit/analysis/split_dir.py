@@ -16,7 +16,7 @@ from tailsplit.analysis.split_analysis import AnalysisInputs
 from tailsplit.core import SPLIT_PARTS
 from tailsplit.errors import ConfigError, InputError
 from tailsplit.io.examples import label_to_str
-from tailsplit.io.readers import read_records
+from tailsplit.io.readers import read_all
 from tailsplit.programs.sets import extract_program_features
 
 
@@ -69,7 +69,7 @@ def load_split_dir(
     programs: list[str] = []
     parts: list[str] = []
     for part in SPLIT_PARTS:
-        raw = list(read_records(_part_file(folder, manifest, part)))
+        raw = read_all(_part_file(folder, manifest, part))
         columns = {
             name: [str(v) for v in _values(raw, name)]
             for name in (text_field, id_field, program_field, context_field, pair_field)
@@ -149,7 +149,7 @@ def read_split_parts(folder: str | Path) -> tuple[dict[str, Any], dict[str, list
     """(manifest, raw records of each part) of a split folder."""
     folder = Path(folder)
     manifest = read_manifest(folder)
-    return manifest, {part: list(read_records(_part_file(folder, manifest, part))) for part in SPLIT_PARTS}
+    return manifest, {part: read_all(_part_file(folder, manifest, part)) for part in SPLIT_PARTS}
 
 
 def describe_split(manifest: dict[str, Any]) -> str:

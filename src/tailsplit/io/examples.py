@@ -16,7 +16,7 @@ from typing import Any
 from tailsplit.core import Dataset, FieldMap
 from tailsplit.errors import ConfigError, InputError
 from tailsplit.io.memory import is_in_memory, read_memory
-from tailsplit.io.readers import RawRecord, read_records
+from tailsplit.io.readers import RawRecord, read_all
 
 SOURCE_COLUMN = "source_file"
 SPLIT_COLUMN = "source_split"  # the Hugging Face split of each row of a pooled DatasetDict
@@ -49,7 +49,7 @@ def load_examples(data: Any, fields: FieldMap) -> Dataset:
         sources = []
         for path in paths:
             before = len(raw)
-            raw.extend(read_records(path))
+            raw.extend(read_all(path))
             if len(raw) == before:
                 raise InputError("holds no records", path=path, fix="check that it is the right file")
             sources.extend([str(path)] * (len(raw) - before))

@@ -142,13 +142,13 @@ def scores_from_column(dataset: Dataset, field: str, *, model_name: str | None =
 def _read_table(path: Path) -> tuple[dict[str, list[Any]], dict[str, Any]]:
     """Columns of a score file (Parquet; CSV or JSON Lines for scores made elsewhere) and
     tailsplit's metadata, if it wrote the file."""
-    from tailsplit.io.readers import detect_format, read_records
+    from tailsplit.io.readers import detect_format, read_all
 
     fmt = detect_format(path)
     if fmt != "parquet":
         if fmt not in ("jsonl", "csv", "tsv"):
             raise InputError("is not a score file", path=path, fix="give a Parquet, CSV or JSON Lines score file")
-        raws = list(read_records(path))
+        raws = read_all(path)
         names = list(dict.fromkeys(k for r in raws for k in r.record))
         columns: dict[str, list[Any]] = {name: [] for name in names}
         for raw in raws:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from json.encoder import encode_basestring  # type: ignore[attr-defined]  # the C function json's encoder uses
 from pathlib import Path
 from typing import Any
 
@@ -65,18 +67,25 @@ def arrow_table(
 
 
 def write_records(
-    path: Path, records: Sequence[Mapping[str, Any]], fmt: str, schema: InputSchema | None = None
+    path: Path,
+    records: Sequence[Mapping[str, Any]],
+    fmt: str,
+    schema: InputSchema | None = None,
+    added: Mapping[str, Sequence[Any]] | None = None,
 ) -> None:
-    """Write ``records`` to ``path`` (not atomic by itself: call inside :func:`staged_dir`)."""
+    """Write ``records`` to ``path`` (not atomic by itself: call inside :func:`staged_dir`),
+    each with the columns ``added`` appended (name → one value per record; the names must be
+    new to the records), as if written as ``{**record, name: value, ...}``."""
     schema = schema or InputSchema()
     if fmt == "jsonl":
-        # One encoder for every record (json.dumps with options builds one per call); the
-        # output is json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n", in blocks.
-        encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
         with open(path, "w", encoding="utf-8", newline="\n") as handle:
-            for start in range(0, len(records), 4096):
-                handle.write("".join(encode(r) + "\n" for r in records[start : start + 4096]))
-    elif fmt == "csv":
+            handle.writelines(_jsonl_blocks(records, added or {}))
+        return
+    if added:
+        names = list(added)
+        columns = [_plain(added[name]) for name in names]
+        records = [{**record, **dict(zip(names, values))} for record, *values in zip(records, *columns)]
+    if fmt == "csv":
         _write_csv(path, records)
     elif fmt == "tsv":
         _write_tsv(path, records)
@@ -90,6 +99,54 @@ def write_records(
         save_hf(path, records, schema.arrow, schema.class_labels)
     else:
         raise ConfigError(f"format={fmt!r} is not a writable format; use one of {sorted(OUTPUT_SUFFIX)}")
+
+
+_BLOCK_ROWS = 4096
+
+
+def _jsonl_blocks(records: Sequence[Mapping[str, Any]], added: Mapping[str, Sequence[Any]]) -> Iterator[str]:
+    """``json.dumps(row, ensure_ascii=False, allow_nan=False) + "\\n"`` of every row, in blocks
+    of lines, through one encoder. An appended column is not put into a copy of each record:
+    its encoded ``, "name": value`` is spliced before the record's closing brace, which is
+    the same text (``added``'s names are new to the records, so they come last)."""
+    encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
+    prefixes = [f", {encode_basestring(name)}: " for name in added]
+    for start in range(0, len(records), _BLOCK_ROWS):
+        block = records[start : start + _BLOCK_ROWS]
+        if not added:
+            yield "".join([encode(record) + "\n" for record in block])
+            continue
+        columns = [
+            list(map(prefix.__add__, _encoded(_plain(values[start : start + _BLOCK_ROWS]), encode)))
+            for prefix, values in zip(prefixes, added.values())
+        ]
+        tails = map("".join, zip(*columns))
+        yield "".join(
+            [
+                (encode(record)[:-1] if record else "{" + tail[2:]) + (tail if record else "") + "}\n"
+                for record, tail in zip(block, tails)
+            ]
+        )
+
+
+def _plain(values: Sequence[Any]) -> list[Any]:
+    """Python values (a NumPy array's items as Python floats, ints, bools)."""
+    return values.tolist() if hasattr(values, "tolist") else list(values)
+
+
+def _encoded(values: list[Any], encode: Any) -> list[str]:
+    """The JSON text of each value, by type at C speed where a column holds one type (the
+    text ``encode`` gives: floats by ``float.__repr__``, strings by ``encode_basestring``)."""
+    kinds = set(map(type, values))
+    if kinds == {float} and all(map(math.isfinite, values)):
+        return list(map(float.__repr__, values))
+    if kinds == {int}:
+        return list(map(int.__repr__, values))
+    if kinds == {str}:
+        return list(map(encode_basestring, values))
+    if kinds == {bool}:
+        return ["true" if value else "false" for value in values]
+    return list(map(encode, values))
 
 
 def _columns(records: Sequence[Mapping[str, Any]]) -> list[str]:

@@ -9,7 +9,7 @@ import numpy as np
 
 from tailsplit.errors import InputError
 from tailsplit.io.examples import label_to_str
-from tailsplit.io.readers import read_records
+from tailsplit.io.readers import read_all
 
 
 def prediction_correctness(
@@ -17,7 +17,7 @@ def prediction_correctness(
 ) -> np.ndarray:
     """Per test example (in order): is its prediction the gold label? Predictions carry the
     example's id, or — when none has an id field — come one per test row, in order."""
-    raws = list(read_records(path))
+    raws = read_all(path)
     positional = all(not raw.has(id_field) for raw in raws)
     if positional and len(raws) != len(test_ids):
         raise InputError(

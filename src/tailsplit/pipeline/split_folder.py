@@ -64,14 +64,17 @@ def write_split(out_dir: Path, result: RunResult, *, overwrite: bool) -> tuple[P
     dataset, scores, split = result.dataset, result.scores, result.split
     fmt = output_format(dataset, result.manifest.get("config", {}).get("output", {}).get("format"))
     schema = input_schema(dataset) if fmt in ("parquet", "hf") else None
-    records = output_records(dataset, scores)
+    check_added_columns(dataset, with_scores=scores is not None)
+    added = added_columns(dataset, scores)
     inputs = [
         *dataset.input_paths,
         *([result.manifest["scores_file"]["path"]] if "scores_file" in result.manifest else []),
     ]
     with staged_output(out_dir, overwrite=overwrite, inputs=inputs) as folder:
         for part, idx in split.parts().items():
-            write_records(folder / f"{part}{OUTPUT_SUFFIX[fmt]}", [records[i] for i in idx], fmt, schema)
+            part_added = {name: _take(values, idx) for name, values in added.items()}
+            records = [dataset.records[i] for i in idx]
+            write_records(folder / f"{part}{OUTPUT_SUFFIX[fmt]}", records, fmt, schema, part_added)
         if scores is not None:
             meta = {k: result.manifest.get(k) for k in ("method", "model", "template", "backend", "folds")}
             folder.write_bytes(
@@ -156,28 +159,35 @@ def has_split_column(dataset: Dataset) -> bool:
     return dataset.splits is not None and len(set(dataset.splits)) > 1
 
 
+def added_columns(dataset: Dataset, scores: ScoreTable | None) -> dict[str, Any]:
+    """The columns a split folder appends to each input record, in order: scores, a
+    generated id, the source file (pooled inputs) and split (a pooled DatasetDict) — each a
+    NumPy array or a sequence with one value per record."""
+    n = len(dataset)
+    added: dict[str, Any] = {}
+    if scores is not None:
+        counted = scores.has_token_counts
+        added["logprob_sum"] = np.asarray(scores.logprob_sum, dtype=np.float64)
+        added["n_tokens"] = np.asarray(scores.n_tokens, dtype=np.int64) if counted else [None] * n
+        added["logprob_mean"] = np.asarray(scores.logprob_mean, dtype=np.float64) if counted else [None] * n
+        added["truncated"] = np.asarray(scores.truncated, dtype=bool)
+    if dataset.ids_generated:
+        added[dataset.fields.id] = dataset.ids
+    if len(set(dataset.sources)) > 1:
+        added[SOURCE_COLUMN] = dataset.sources
+    if has_split_column(dataset):
+        added[SPLIT_COLUMN] = dataset.splits
+    return added
+
+
+def _take(values: Any, idx: np.ndarray) -> Any:
+    return values[idx] if isinstance(values, np.ndarray) else [values[i] for i in idx]
+
+
 def output_records(dataset: Dataset, scores: ScoreTable | None) -> list[dict[str, Any]]:
-    """Each input record with score columns (and generated id, source file) appended."""
+    """Each input record with the columns of :func:`added_columns` appended."""
     check_added_columns(dataset, with_scores=scores is not None)
-    pooled = len(set(dataset.sources)) > 1
-    split_column = has_split_column(dataset)
-    out = []
-    mean = scores.logprob_mean if scores is not None else np.zeros(0)  # computed once, not per row
-    counted = scores is not None and scores.has_token_counts
-    for i, record in enumerate(dataset.records):
-        row = dict(record)
-        if scores is not None:
-            row.update(
-                logprob_sum=float(scores.logprob_sum[i]),
-                n_tokens=int(scores.n_tokens[i]) if counted else None,
-                logprob_mean=float(mean[i]) if counted else None,
-                truncated=bool(scores.truncated[i]),
-            )
-        if dataset.ids_generated:
-            row[dataset.fields.id] = dataset.ids[i]
-        if pooled:
-            row[SOURCE_COLUMN] = dataset.sources[i]
-        if split_column:
-            row[SPLIT_COLUMN] = dataset.splits[i]  # type: ignore[index]
-        out.append(row)
-    return out
+    added = added_columns(dataset, scores)
+    names = list(added)
+    columns = [v.tolist() if isinstance(v, np.ndarray) else v for v in added.values()]
+    return [{**record, **dict(zip(names, values))} for record, *values in zip(dataset.records, *columns)]
