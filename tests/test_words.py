@@ -70,6 +70,8 @@ def test_lengths_count_each_distinct_text_once_in_input_order() -> None:
     expected = [len(nltk_tokens(t)) for t in texts]
     assert word_lengths(texts).tolist() == expected == [4, 6, 4, 0, 8]
     assert word_lengths(texts, processes=2).tolist() == expected
+    assert word_lengths(texts, processes=8).tolist() == expected  # more processes than distinct texts
+    assert word_lengths(["A man sleeps."] * 3, processes=2).tolist() == [4, 4, 4]  # one chunk: no fork
     assert word_lengths([]).dtype == np.int64 and len(word_lengths([])) == 0
 
 

@@ -141,13 +141,38 @@ def per_distinct_text(
     if workers == 1 or (processes is None and len(distinct) < _PARALLEL_MIN):
         rows = compute(distinct)
     else:
-        import multiprocessing
-
-        size = -(-len(distinct) // workers)
-        chunks = [distinct[i : i + size] for i in range(0, len(distinct), size)]
-        with multiprocessing.get_context("fork").Pool(len(chunks)) as pool:
-            rows = np.concatenate(pool.map(compute, chunks))
+        rows = _forked_chunks(distinct, compute, workers)
     return rows[index]
+
+
+_FORKED: tuple[Sequence[str], Callable[[Sequence[str]], np.ndarray]] | None = None
+
+
+def _forked_chunk(bounds: tuple[int, int]) -> np.ndarray:
+    assert _FORKED is not None
+    texts, compute = _FORKED
+    return compute(texts[bounds[0] : bounds[1]])
+
+
+def _forked_chunks(texts: Sequence[str], compute: Callable[[Sequence[str]], np.ndarray], workers: int) -> np.ndarray:
+    """``compute`` of ``texts`` in ``workers`` chunks: the first in this process, the others
+    in forked processes that find the texts in their copy of this module (only the chunk
+    bounds and the result rows cross between processes)."""
+    import multiprocessing
+
+    global _FORKED
+    size = -(-len(texts) // workers)
+    bounds = [(start, min(start + size, len(texts))) for start in range(0, len(texts), size)]
+    if len(bounds) == 1:
+        return compute(texts)
+    _FORKED = (texts, compute)
+    try:
+        with multiprocessing.get_context("fork").Pool(len(bounds) - 1) as pool:
+            others = pool.map_async(_forked_chunk, bounds[1:])
+            first = compute(texts[bounds[0][0] : bounds[0][1]])
+            return np.concatenate([first, *others.get()])
+    finally:
+        _FORKED = None
 
 
 def word_lengths(texts: Sequence[str], *, processes: int | None = None) -> np.ndarray:
