@@ -45,6 +45,19 @@ def _keys(values: Sequence[str]) -> tuple[np.ndarray, list[str]]:
     return codes, list(index)
 
 
+def _exact_and_normalized_keys(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Per text its exact and its normalised key (:func:`_keys` of the texts, and of their
+    normalised forms), and the distinct normalised texts — each distinct text normalised once.
+
+    >>> exact, normalized, distinct = _exact_and_normalized_keys(["A b.", "a b", "A b.", "c"])
+    >>> exact.tolist(), normalized.tolist(), distinct
+    ([0, 1, 0, 2], [0, 0, 0, 1], ['a b', 'c'])
+    """
+    exact, texts_once = _keys(texts)
+    codes, distinct = _keys(normalized_queries(texts_once))
+    return exact, codes[exact], distinct
+
+
 def _pair_keys(first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per row the number of its distinct ``(first, second)`` code pair (in order of first
     occurrence), and those pairs as an ``(m, 2)`` array."""
@@ -169,15 +182,13 @@ def duplicate_views(
     normalised texts and word-bigram sets."""
     from tailsplit.analysis import near_duplicates as nd
 
-    query_texts = normalized_queries(queries)
-    normalized, distinct = _keys(query_texts)
+    exact, normalized, distinct = _exact_and_normalized_keys(queries)
     query_sets = nd.bigram_sets(distinct) if near else None
     near_pairs = nd.similar_pairs(query_sets, NEAR_JACCARD) if query_sets is not None else None
-    exact = _keys(queries)[0]
     views = [DuplicateKeys("query", exact, normalized, near_pairs)]
     if contexts is None:
         return views
-    context_keys, context_distinct = _keys(normalized_queries(contexts))
+    context_exact, context_keys, context_distinct = _exact_and_normalized_keys(contexts)
     pair_keys, pairs = _pair_keys(context_keys, normalized)
     pair_near = None
     if query_sets is not None:
@@ -185,7 +196,7 @@ def duplicate_views(
         by_query, by_context = query_sets.take(pairs[:, 1]), context_sets.take(pairs[:, 0])
         joined = nd.combined_sets(by_query, by_context)
         pair_near = nd.similar_pairs(joined, NEAR_JACCARD, confirm=[by_query, by_context])
-    views.append(DuplicateKeys("pair", _pair_keys(_keys(contexts)[0], exact)[0], pair_keys, pair_near))
+    views.append(DuplicateKeys("pair", _pair_keys(context_exact, exact)[0], pair_keys, pair_near))
     return views
 
 
