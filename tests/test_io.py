@@ -268,3 +268,18 @@ def test_jsonl_with_added_columns_is_json_dumps_of_the_merged_rows(
         assert path.read_text(encoding="utf-8") == expected
         writers.write_records(path, merged, "jsonl")
         assert path.read_text(encoding="utf-8") == expected
+
+
+def test_reading_restores_the_garbage_collector_even_after_an_error(tmp_path: Path) -> None:
+    import gc
+
+    path = bad(tmp_path, b'{"q": "fine"}\n{"q": \n')
+    for enabled in (True, False):
+        gc.enable() if enabled else gc.disable()
+        try:
+            with pytest.raises(InputError, match="bad.jsonl:2"):
+                load_examples(path, FieldMap(text="q"))
+            assert load_examples(FIXTURES / "pairs.jsonl", PAIRS).texts
+            assert gc.isenabled() is enabled
+        finally:
+            gc.enable()
