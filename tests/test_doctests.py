@@ -9,6 +9,7 @@ import pytest
 
 MODULES = [
     "tailsplit.errors",
+    "tailsplit.forking",
     "tailsplit.words",
     "tailsplit.progress",
     "tailsplit.rng",

@@ -17,12 +17,13 @@ distinct text once, across both cores for large inputs.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Sequence
 
 import numpy as np
 import regex
+
+from tailsplit.forking import on_cores, usable_cores
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _CLOSERS = "»”’"
@@ -119,15 +120,10 @@ def _count(texts: Sequence[str]) -> np.ndarray:
 _PARALLEL_MIN = 50_000
 
 
-def usable_cores() -> int:
-    """The cores this process may run on."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
-
 def per_distinct_text(
     texts: Sequence[str], compute: Callable[[Sequence[str]], np.ndarray], *, processes: int | None = None
 ) -> np.ndarray:
-    """``compute`` (texts → an array with one row per text, a module-level function) applied
+    """``compute`` (texts → an array with one row per text) applied
     to each distinct text once, on ``processes`` processes (default: the usable cores, for
     50,000 distinct texts or more), its rows given back in the order of ``texts``.
 
@@ -141,38 +137,10 @@ def per_distinct_text(
     if workers == 1 or (processes is None and len(distinct) < _PARALLEL_MIN):
         rows = compute(distinct)
     else:
-        rows = _forked_chunks(distinct, compute, workers)
+        rows = np.concatenate(
+            on_cores(lambda start, stop: compute(distinct[start:stop]), len(distinct), workers=workers)
+        )
     return rows[index]
-
-
-_FORKED: tuple[Sequence[str], Callable[[Sequence[str]], np.ndarray]] | None = None
-
-
-def _forked_chunk(bounds: tuple[int, int]) -> np.ndarray:
-    assert _FORKED is not None
-    texts, compute = _FORKED
-    return compute(texts[bounds[0] : bounds[1]])
-
-
-def _forked_chunks(texts: Sequence[str], compute: Callable[[Sequence[str]], np.ndarray], workers: int) -> np.ndarray:
-    """``compute`` of ``texts`` in ``workers`` chunks: the first in this process, the others
-    in forked processes that find the texts in their copy of this module (only the chunk
-    bounds and the result rows cross between processes)."""
-    import multiprocessing
-
-    global _FORKED
-    size = -(-len(texts) // workers)
-    bounds = [(start, min(start + size, len(texts))) for start in range(0, len(texts), size)]
-    if len(bounds) == 1:
-        return compute(texts)
-    _FORKED = (texts, compute)
-    try:
-        with multiprocessing.get_context("fork").Pool(len(bounds) - 1) as pool:
-            others = pool.map_async(_forked_chunk, bounds[1:])
-            first = compute(texts[bounds[0][0] : bounds[0][1]])
-            return np.concatenate([first, *others.get()])
-    finally:
-        _FORKED = None
 
 
 def word_lengths(texts: Sequence[str], *, processes: int | None = None) -> np.ndarray:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tailsplit.errors import MissingDependencyError
-from tailsplit.words import usable_cores
+from tailsplit.forking import map_forked, usable_cores
 
 # Rows per block of the candidate product (bounds its memory), and the fewest sets for which a
 # second process pays for itself.
@@ -95,29 +95,11 @@ def similar_pairs(sets: TokenSets, threshold: float, *, confirm: Sequence[TokenS
         raise MissingDependencyError("scipy", "analysis", "near-duplicate leakage") from None
     job = _Join(sets, threshold, confirm)
     blocks = [(a, min(a + _BLOCK_ROWS, len(sets))) for a in range(0, len(sets), _BLOCK_ROWS)]
-    workers = min(2, usable_cores())
-    if workers > 1 and len(sets) >= _PARALLEL_MIN:
-        import multiprocessing
-
-        global _JOB
-        _JOB = job  # the forked workers inherit the matrices instead of receiving a copy
-        try:
-            with multiprocessing.get_context("fork").Pool(workers) as pool:
-                parts = pool.map(_run_block, blocks[::-1])  # big sets last in order, first to start
-        finally:
-            _JOB = None
-    else:
-        parts = [job.block(a, b) for a, b in blocks]
+    workers = min(2, usable_cores()) if len(sets) >= _PARALLEL_MIN else 1
+    # big sets last in order, first to start; the workers inherit the matrices
+    parts = map_forked(lambda block: job.block(*block), blocks[::-1], workers=workers)
     pairs = np.concatenate(parts) if parts else np.zeros((0, 2), dtype=np.int64)
     return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))] if len(pairs) else np.zeros((0, 2), dtype=np.int64)
-
-
-_JOB: _Join | None = None
-
-
-def _run_block(block: tuple[int, int]) -> np.ndarray:
-    assert _JOB is not None
-    return _JOB.block(*block)
 
 
 class _Join:

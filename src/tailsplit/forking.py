@@ -1,0 +1,71 @@
+"""Work on every usable core through forked processes that inherit this process' memory.
+
+A task is set here before the fork, so the workers find it (and the data it reads) in their
+copy of the parent's memory: only chunk bounds or items go to a worker and only results
+come back. Where processes cannot fork (Windows), everything runs in this process.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+_TASK: Callable[..., Any] | None = None
+
+
+def usable_cores() -> int:
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def can_fork() -> bool:
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def _run(*args: Any) -> Any:
+    assert _TASK is not None
+    return _TASK(*args)
+
+
+def _run_bounds(bounds: tuple[int, int]) -> Any:
+    return _run(*bounds)
+
+
+def on_cores(task: Callable[[int, int], T], size: int, *, workers: int) -> list[T]:
+    """``task(start, stop)`` for ``workers`` contiguous chunks of ``range(size)``: the first
+    chunk in this process while forked processes do the others; the results in chunk order.
+
+    >>> on_cores(lambda start, stop: list(range(start, stop)), 5, workers=2)
+    [[0, 1, 2], [3, 4]]
+    """
+    global _TASK
+    chunk = -(-size // max(workers, 1)) if size else 1
+    bounds = [(start, min(start + chunk, size)) for start in range(0, size, chunk)] or [(0, 0)]
+    if len(bounds) == 1 or not can_fork():
+        return [task(a, b) for a, b in bounds]
+    _TASK = task
+    try:
+        with multiprocessing.get_context("fork").Pool(len(bounds) - 1) as pool:
+            others = pool.map_async(_run_bounds, bounds[1:])
+            first = task(*bounds[0])
+            return [first, *others.get()]
+    finally:
+        _TASK = None
+
+
+def map_forked(task: Callable[[Any], T], items: Sequence[Any], *, workers: int) -> list[T]:
+    """``[task(item) for item in items]`` on ``workers`` forked processes, each taking the
+    next item when it is free (for items of uneven cost)."""
+    global _TASK
+    if workers < 2 or len(items) < 2 or not can_fork():
+        return [task(item) for item in items]
+    _TASK = task
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            return pool.map(_run, items)
+    finally:
+        _TASK = None

@@ -1,0 +1,31 @@
+"""Work split over forked processes gives what the same work gives in one process."""
+
+from __future__ import annotations
+
+import pytest
+
+from tailsplit import forking
+
+
+@pytest.mark.parametrize(("size", "workers"), [(0, 2), (1, 2), (5, 2), (7, 3), (4, 8), (10, 1)])
+def test_on_cores_covers_every_row_once_in_order(size: int, workers: int) -> None:
+    data = [f"row {i}" for i in range(size)]  # read by the forked workers from their copy of memory
+    chunks = forking.on_cores(lambda start, stop: data[start:stop], size, workers=workers)
+    assert [row for chunk in chunks for row in chunk] == data
+    assert len(chunks) <= max(workers, 1) and forking._TASK is None
+
+
+def test_map_forked_keeps_item_order_and_raises_a_worker_error() -> None:
+    offset = 1000
+    assert forking.map_forked(lambda item: item + offset, list(range(9)), workers=2) == list(range(1000, 1009))
+
+    def fails(item: int) -> int:
+        if item == 3:
+            raise ValueError("item 3")
+        return item
+
+    with pytest.raises(ValueError, match="item 3"):
+        forking.map_forked(fails, list(range(6)), workers=2)
+    with pytest.raises(ValueError, match="item 3"):
+        forking.on_cores(lambda start, stop: [fails(i) for i in range(start, stop)], 6, workers=2)
+    assert forking._TASK is None
