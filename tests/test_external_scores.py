@@ -98,3 +98,61 @@ def test_score_file_problems_are_one_line(tmp_path: Path) -> None:
     assert both.exit_code == 2 and "pass one" in both.output
     alone = CliRunner().invoke(app, split_args(path, tmp_path / "o", "--splitter", "random", "--model-name", "m"))
     assert alone.exit_code == 2 and "--model-name" in alone.output
+
+
+def test_parquet_scores_match_by_arrow_as_the_python_path_does(tmp_path: Path) -> None:
+    """Text ids are matched by Arrow's hashing, other ids in Python: the same scores in the
+    data's order either way, shuffled or not; every mismatch is one located error."""
+    from tailsplit.core import FieldMap
+    from tailsplit.errors import InputError
+    from tailsplit.io import load_examples
+    from tailsplit.io.scores import read_score_file
+
+    dataset = load_examples(data(tmp_path), FieldMap(text="text", id="id"))
+    rng = np.random.default_rng(0)
+    shuffled = rng.permutation(100)
+    lp = -rng.gamma(2.0, 3.0, 100)
+    counts = rng.integers(1, 20, 100)
+    flags = rng.random(100) < 0.2
+    scores = tmp_path / "s.parquet"
+
+    def read(**columns: object) -> tuple:
+        pq.write_table(pa.table(columns), scores)
+        table, _ = read_score_file(scores, dataset)
+        return table.logprob_sum.tolist(), table.n_tokens.tolist(), table.truncated.tolist()
+
+    ids = np.array([f"e{i}" for i in shuffled])
+    by_arrow = read(id=ids, logprob_sum=lp[shuffled], n_tokens=counts[shuffled], truncated=flags[shuffled])
+    assert by_arrow == (lp.tolist(), counts.tolist(), flags.tolist())
+    as_objects = pa.array([f"e{i}" for i in shuffled], pa.large_string())  # not Arrow's string type: Python path
+    assert (
+        read(id=as_objects, logprob_sum=lp[shuffled], n_tokens=counts[shuffled], truncated=flags[shuffled]) == by_arrow
+    )
+    with_nulls = pa.array([None if i == 5 else bool(f) for i, f in enumerate(flags[shuffled])])
+    assert read(id=ids, logprob_sum=lp[shuffled], truncated=with_nulls)[2] == [
+        bool(flags[i]) and i != shuffled[5] for i in range(100)
+    ]
+
+    problems = {
+        "repeats id 'e7'": dict(id=[*ids[:99], "e7"], logprob_sum=lp),
+        "has no score for id": dict(id=[*ids[:99], "x"], logprob_sum=lp),
+        "scores for ids that are not in the data": dict(id=[*ids, "x"], logprob_sum=[*lp, 0.0]),
+        "has nan for id": dict(id=ids, logprob_sum=[*lp[:50], float("nan"), *lp[51:]]),
+        "has None for id": dict(id=ids, logprob_sum=pa.array([*lp[:3], None, *lp[4:]])),
+    }
+    for message, columns in problems.items():
+        with pytest.raises(InputError, match=message):
+            read(**columns)
+
+
+def test_a_repeated_id_late_in_a_large_score_file_is_found_at_once(tmp_path: Path) -> None:
+    from tailsplit.core import FieldMap
+    from tailsplit.errors import InputError
+    from tailsplit.io import load_examples
+    from tailsplit.io.scores import read_score_file
+
+    dataset = load_examples(data(tmp_path), FieldMap(text="text", id="id"))
+    ids = [f"x{i}" for i in range(200_000)] + ["x199999"]  # quadratic search would take minutes
+    pq.write_table(pa.table({"id": ids, "logprob_sum": [0.0] * len(ids)}), tmp_path / "s.parquet")
+    with pytest.raises(InputError, match="repeats id 'x199999'"):
+        read_score_file(tmp_path / "s.parquet", dataset)

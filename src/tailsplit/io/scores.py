@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +68,7 @@ def read_score_file(
     path = Path(path)
     if not path.exists():
         raise InputError("does not exist", path=path, fix="run tailsplit score first, or check the path")
-    table, meta = _read_table(path)
+    table, meta, arrow = _read_table(path)
     missing = [c for c in ("id", "logprob_sum") if c not in table]
     if missing:
         raise InputError(
@@ -76,12 +77,15 @@ def read_score_file(
             fix="a score file needs id and logprob_sum (total log-probability of the query); n_tokens, "
             "truncated and text_sha256 are optional",
         )
-    ids = [label_to_str(v) for v in table["id"]]
-    row_of = {value: row for row, value in enumerate(ids)}
-    if len(row_of) != len(ids):
-        repeated = next(i for i in ids if ids.count(i) > 1)
-        raise InputError(f"repeats id {repeated!r}", path=path, field="id", fix="give each example one score")
-    order = _align(path, ids, row_of, dataset)
+    order = _arrow_order(arrow, dataset) if arrow is not None else None
+    if order is None:  # ids that are not all text, or a problem to name
+        ids = [label_to_str(v) for v in table["id"]]
+        row_of = {value: row for row, value in enumerate(ids)}
+        if len(row_of) != len(ids):
+            seen: set[str] = set()
+            repeated = next(i for i in ids if i in seen or seen.add(i))  # type: ignore[func-returns-value]
+            raise InputError(f"repeats id {repeated!r}", path=path, field="id", fix="give each example one score")
+        order = _align(path, ids, row_of, dataset)
     if "text_sha256" in table:
         digests = np.asarray(table["text_sha256"], dtype=object)[order]
         for i, text in enumerate(dataset.texts):
@@ -93,17 +97,13 @@ def read_score_file(
                     field="text_sha256",
                     fix="score this dataset, or pass the data it was made from",
                 )
-    logprob_sum = _numbers(path, table, "logprob_sum", order, dataset)
+    logprob_sum = _numbers(path, table, "logprob_sum", order, dataset, arrow)
     n_tokens = (
-        _numbers(path, table, "n_tokens", order, dataset).astype(np.int64)
-        if "n_tokens" in table and all(v is not None for v in table["n_tokens"])
+        _numbers(path, table, "n_tokens", order, dataset, arrow).astype(np.int64)
+        if "n_tokens" in table and _no_nulls(table, "n_tokens", arrow)
         else np.zeros(len(dataset), dtype=np.int64)
     )
-    truncated = (
-        np.asarray([bool(v) for v in table["truncated"]], dtype=bool)[order]
-        if "truncated" in table
-        else np.zeros(len(dataset), dtype=bool)
-    )
+    truncated = _flags(table, "truncated", arrow)[order] if "truncated" in table else np.zeros(len(dataset), dtype=bool)
     if model_name:
         meta = {**meta, "model": {"name": model_name}}
     if "model" not in meta:
@@ -139,9 +139,10 @@ def scores_from_column(dataset: Dataset, field: str, *, model_name: str | None =
     return scores, meta
 
 
-def _read_table(path: Path) -> tuple[dict[str, list[Any]], dict[str, Any]]:
-    """Columns of a score file (Parquet; CSV or JSON Lines for scores made elsewhere) and
-    tailsplit's metadata, if it wrote the file."""
+def _read_table(path: Path) -> tuple[Mapping[str, list[Any]], dict[str, Any], Any]:
+    """Columns of a score file (Parquet; CSV or JSON Lines for scores made elsewhere),
+    tailsplit's metadata if it wrote the file, and the Arrow table of a Parquet file (its
+    columns then become Python lists only when asked for)."""
     from tailsplit.io.readers import detect_format, read_all
 
     fmt = detect_format(path)
@@ -159,12 +160,53 @@ def _read_table(path: Path) -> tuple[dict[str, list[Any]], dict[str, Any]]:
                 if name in ("logprob_sum", "n_tokens") and isinstance(value, str):
                     value = _parse_number(raw, name, value)
                 columns[name].append(value)
-        return columns, {}
+        return columns, {}, None
     from tailsplit.io.readers import read_parquet_table
 
     table = read_parquet_table(path)
     meta_raw = (table.schema.metadata or {}).get(_META_KEY)
-    return table.to_pydict(), json.loads(meta_raw) if meta_raw else {}
+    return _ArrowColumns(table), json.loads(meta_raw) if meta_raw else {}, table
+
+
+class _ArrowColumns(Mapping[str, list[Any]]):
+    """A Parquet table's columns as Python lists, each converted when first asked for."""
+
+    def __init__(self, table: Any) -> None:
+        self._table = table
+        self._lists: dict[str, list[Any]] = {}
+
+    def __getitem__(self, name: str) -> list[Any]:
+        if name not in self._lists:
+            if name not in self._table.column_names:
+                raise KeyError(name)
+            self._lists[name] = self._table.column(name).to_pylist()
+        return self._lists[name]
+
+    def __contains__(self, name: object) -> bool:  # without converting the column
+        return name in self._table.column_names
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table.column_names)
+
+    def __len__(self) -> int:
+        return len(self._table.column_names)
+
+
+def _arrow_order(table: Any, dataset: Dataset) -> np.ndarray | None:
+    """Row of each example in a Parquet score file, matched by Arrow's hashing when the ids
+    are text without nulls or repeats and match the data one to one; else ``None`` (the
+    Python path then matches them, or names what is wrong)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    ids = table.column("id")
+    if not pa.types.is_string(ids.type) or ids.null_count or len(ids) != len(dataset):
+        return None
+    ids = ids.combine_chunks()
+    if pc.count_distinct(ids).as_py() != len(ids):
+        return None
+    order = pc.index_in(pa.array(dataset.ids, pa.string()), value_set=ids)
+    return None if order.null_count else order.to_numpy().astype(np.int64)
 
 
 def _parse_number(raw: Any, name: str, value: str) -> float:
@@ -174,7 +216,18 @@ def _parse_number(raw: Any, name: str, value: str) -> float:
         raise raw.error(f"is {value!r}, not a number", field=name, fix="write a number") from None
 
 
-def _numbers(path: Path, table: dict[str, list[Any]], name: str, order: np.ndarray, dataset: Dataset) -> np.ndarray:
+def _numbers(
+    path: Path, table: Mapping[str, list[Any]], name: str, order: np.ndarray, dataset: Dataset, arrow: Any
+) -> np.ndarray:
+    if arrow is not None:  # a Parquet column of numbers without nulls: no Python values needed
+        import pyarrow as pa
+
+        column = arrow.column(name)
+        numeric = pa.types.is_integer(column.type) or pa.types.is_floating(column.type)
+        if numeric and not column.null_count:
+            numbers = column.to_numpy().astype(np.float64)
+            if np.isfinite(numbers).all():
+                return numbers[order]
     values = table[name]
     if set(map(type, values)) <= {float, int}:  # no bool, None or text: only non-finite numbers left to find
         numbers = np.asarray(values, dtype=np.float64)
@@ -191,6 +244,23 @@ def _numbers(path: Path, table: dict[str, list[Any]], name: str, order: np.ndarr
                 fix="rescore those examples or remove them from the data",
             )
     return np.asarray(values, dtype=np.float64)[order]
+
+
+def _no_nulls(table: Mapping[str, list[Any]], name: str, arrow: Any) -> bool:
+    if arrow is not None:
+        return not arrow.column(name).null_count
+    return all(v is not None for v in table[name])
+
+
+def _flags(table: Mapping[str, list[Any]], name: str, arrow: Any) -> np.ndarray:
+    """``bool(value)`` of each value of a column."""
+    if arrow is not None:
+        import pyarrow as pa
+
+        column = arrow.column(name)
+        if pa.types.is_boolean(column.type) and not column.null_count:
+            return column.to_numpy(zero_copy_only=False).astype(bool)
+    return np.asarray([bool(v) for v in table[name]], dtype=bool)
 
 
 def _align(path: Path, ids: list[str], row_of: dict[str, int], dataset: Dataset) -> np.ndarray:
