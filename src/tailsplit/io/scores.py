@@ -104,6 +104,11 @@ def read_score_file(
         else np.zeros(len(dataset), dtype=np.int64)
     )
     truncated = _flags(table, "truncated", arrow)[order] if "truncated" in table else np.zeros(len(dataset), dtype=bool)
+    if arrow is not None:
+        import pyarrow as pa
+
+        del arrow, table
+        pa.default_memory_pool().release_unused()  # the pool would keep what reading freed
     if model_name:
         meta = {**meta, "model": {"name": model_name}}
     if "model" not in meta:
@@ -194,18 +199,17 @@ class _ArrowColumns(Mapping[str, list[Any]]):
 
 def _arrow_order(table: Any, dataset: Dataset) -> np.ndarray | None:
     """Row of each example in a Parquet score file, matched by Arrow's hashing when the ids
-    are text without nulls or repeats and match the data one to one; else ``None`` (the
-    Python path then matches them, or names what is wrong)."""
+    are text without nulls and match the data one to one; else ``None`` (the Python path
+    then matches them, or names what is wrong)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     ids = table.column("id")
     if not pa.types.is_string(ids.type) or ids.null_count or len(ids) != len(dataset):
         return None
-    ids = ids.combine_chunks()
-    if pc.count_distinct(ids).as_py() != len(ids):
-        return None
-    order = pc.index_in(pa.array(dataset.ids, pa.string()), value_set=ids)
+    # Every one of the data's distinct ids found among as many score ids: they are those
+    # ids, each once (so no repeat to look for).
+    order = pc.index_in(pa.array(dataset.ids, pa.string()), value_set=ids.combine_chunks())
     return None if order.null_count else order.to_numpy().astype(np.int64)
 
 
