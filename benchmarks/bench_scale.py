@@ -14,11 +14,15 @@ does not depend on their values), then times as subprocesses, in one run:
 4. with ``--analyze``, ``tailsplit analyze`` of the likelihood split (500 null splits; and on
    the baseline version — its near-duplicate shares differ where its MinHash LSH missed pairs);
 5. with ``--ngram``, ``tailsplit score --method ngram`` (3 folds, trigram Kneser–Ney; and on
-   the baseline version) — scores compared.
+   the baseline version) — scores compared;
+6. with ``--reference``, a plain pandas script of the same likelihood split (SPEC's recipe
+   with NLTK's Treebank tokenizer — not the authors' code), and how much of tailsplit's
+   evaluation set it shares;
+7. with ``--read``, reading the rows as JSON Lines and as CSV (best of 3; and on the baseline).
 
-Run (about 9 minutes with the baseline and ``--analyze``):
+Run (about 11 minutes with the baseline, ``--analyze``, ``--reference`` and ``--read``):
 
-    python benchmarks/bench_scale.py --rows 570000 [--baseline-src ../old/src] [--analyze]
+    python benchmarks/bench_scale.py --rows 570000 [--baseline-src ../old/src] [--analyze] [--reference] [--read]
 """
 
 from __future__ import annotations
@@ -110,6 +114,62 @@ print(json.dumps({"seconds": time.perf_counter() - start, "counts": counts}))
 """
 
 
+READ = """
+import gc, sys, time
+from tailsplit.io import readers
+best = float("inf")
+for _ in range(3):
+    start = time.perf_counter()
+    rows = readers.read_all(sys.argv[1]) if hasattr(readers, "read_all") else list(readers.read_records(sys.argv[1]))
+    best = min(best, time.perf_counter() - start)
+    del rows
+    gc.collect()
+print(best)
+"""
+
+# A plain pandas script of the same split (SPEC's recipe, not the authors' code): NLTK's
+# Treebank tokenizer for lengths, 10 quantile buckets, per label and bucket the lowest
+# scores to evaluation, trimmed to the exact size, dev/test at random.
+REFERENCE = """
+import json, sys, time
+import numpy as np, pandas as pd
+from nltk.tokenize import NLTKWordTokenizer
+data, scores, out = sys.argv[1:4]
+start = time.perf_counter()
+df = pd.read_json(data, lines=True, dtype=False)
+df = df.merge(pd.read_parquet(scores)[["id", "logprob_sum"]], on="id", how="left", validate="one_to_one")
+clock = time.perf_counter()
+tok = NLTKWordTokenizer()
+df["length"] = [len(tok.tokenize(t)) for t in df["hypothesis"]]
+tokenize_s = time.perf_counter() - clock
+df["bucket"] = pd.qcut(df["length"].rank(method="first"), 10, labels=False)
+n_eval = 20000
+picked = []
+for _, group in df.groupby(["label", "bucket"]):
+    picked.append(group.nsmallest(int(round(n_eval / len(df) * len(group))), "logprob_sum"))
+chosen = pd.concat(picked).sort_values("logprob_sum", kind="stable")
+if len(chosen) > n_eval:
+    chosen = chosen.iloc[:n_eval]
+elif len(chosen) < n_eval:
+    rest = df.drop(index=chosen.index).nsmallest(n_eval - len(chosen), "logprob_sum")
+    chosen = pd.concat([chosen, rest])
+order = np.random.default_rng(0).permutation(chosen.index.to_numpy())
+parts = {"train": df.drop(index=chosen.index), "dev": df.loc[order[:10000]], "test": df.loc[order[10000:]]}
+for name, part in parts.items():
+    part.drop(columns=["length", "bucket", "logprob_sum"]).to_json(
+        f"{out}/{name}.jsonl", orient="records", lines=True, force_ascii=False
+    )
+print(json.dumps({"seconds": time.perf_counter() - start, "tokenize_s": tokenize_s,
+                  "eval_ids": sorted(df.loc[chosen.index, "id"])}))
+"""
+
+
+def read_rate(path: Path, src: str | None) -> float:
+    env = {**os.environ, **({"PYTHONPATH": src} if src else {})}
+    done = subprocess.run([sys.executable, "-c", READ, str(path)], capture_output=True, text=True, env=env, check=True)
+    return float(done.stdout)
+
+
 def lengths(data: Path, how: str) -> tuple[float, list[int]]:
     done = subprocess.run([sys.executable, "-c", LENGTHS, str(data), how], capture_output=True, text=True, check=True)
     result = json.loads(done.stdout)
@@ -122,6 +182,8 @@ def main() -> None:
     parser.add_argument("--baseline-src", help="an earlier version's src folder, run for the ratio")
     parser.add_argument("--analyze", action="store_true", help="also time tailsplit analyze")
     parser.add_argument("--ngram", action="store_true", help="also time n-gram scoring")
+    parser.add_argument("--reference", action="store_true", help="also time a plain pandas script of the split")
+    parser.add_argument("--read", action="store_true", help="also time reading the rows (JSON Lines and CSV)")
     parser.add_argument("--skip-split", action="store_true", help="only the optional steps")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
@@ -162,6 +224,10 @@ def main() -> None:
                      f"({row['baseline']['seconds'] / row['tailsplit']['seconds']:.1f}×); outputs identical: {same}")  # fmt: skip
         print(line)
         result[f"split_{name}"] = row
+    if args.reference:
+        reference(data, scores, folder, result)
+    if args.read:
+        reading(data, folder, args.baseline_src, result)
     if args.analyze:
         row = {}
         for version, src in (("tailsplit", None), ("baseline", args.baseline_src)):
@@ -182,6 +248,49 @@ def main() -> None:
         result["analyze"] = row
         print(line)
     finish(args, result)
+
+
+def reference(data: Path, scores: Path, folder: Path, result: dict) -> None:
+    out = folder / "reference"
+    out.mkdir(exist_ok=True)
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", REFERENCE, str(data), str(scores), str(out)],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    wall = time.perf_counter() - start
+    ran = json.loads(done.stdout)
+    ours = {json.loads(line)["id"] for p in ("dev", "test")
+            for line in (folder / "likelihood-tailsplit" / f"{p}.jsonl").read_text(encoding="utf-8").splitlines()}  # fmt: skip
+    shared = len(ours & set(ran["eval_ids"])) / len(ours)
+    result["reference"] = {"seconds": round(wall, 2), "tokenize_s": round(ran["tokenize_s"], 2),
+                           "eval_shared_with_tailsplit": round(shared, 4)}  # fmt: skip
+    ratio = wall / result["split_likelihood"]["tailsplit"]["seconds"]
+    print(
+        f"reference pandas script: {wall:.1f} s ({ran['tokenize_s']:.1f} s tokenising; tailsplit {ratio:.1f}× "
+        f"faster); {100 * shared:.1f}% of tailsplit's evaluation set is also its evaluation set"
+    )
+
+
+def reading(data: Path, folder: Path, baseline_src: str | None, result: dict) -> None:
+    import csv
+
+    table = folder / "snli_large.csv"
+    with open(data, encoding="utf-8") as rows, open(table, "w", encoding="utf-8", newline="") as out:
+        records = [json.loads(line) for line in rows]
+        writer = csv.DictWriter(out, fieldnames=list(records[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(records)
+    row: dict = {}
+    for fmt, path in (("jsonl", data), ("csv", table)):
+        row[fmt] = {"tailsplit_s": round(read_rate(path, None), 2)}
+        if baseline_src:
+            row[fmt]["baseline_s"] = round(read_rate(path, baseline_src), 2)
+        line = f"reading {fmt} (best of 3): {row[fmt]['tailsplit_s']:.2f} s"
+        if baseline_src:
+            line += (
+                f"; baseline {row[fmt]['baseline_s']:.2f} s ({row[fmt]['baseline_s'] / row[fmt]['tailsplit_s']:.1f}×)"
+            )
+        print(line)
+    result["reading"] = row
 
 
 def finish(args: argparse.Namespace, result: dict) -> None:

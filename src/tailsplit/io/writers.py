@@ -125,10 +125,7 @@ def _jsonl_blocks(records: Sequence[Mapping[str, Any]], added: Mapping[str, Sequ
         ]
         tails = map("".join, zip(*columns))
         yield "".join(
-            [
-                (encode(record)[:-1] if record else "{" + tail[2:]) + (tail if record else "") + "}\n"
-                for record, tail in zip(block, tails)
-            ]
+            [(encode(record)[:-1] + tail if record else "{" + tail[2:]) + "}\n" for record, tail in zip(block, tails)]
         )
 
 
