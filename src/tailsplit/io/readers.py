@@ -127,11 +127,15 @@ def numbered_lines(path: Path) -> Iterator[tuple[int, bytes]]:
             for line_no, raw in enumerate(handle, start=1):
                 yield line_no, raw
     except (OSError, EOFError, zlib.error) as exc:
-        raise InputError(
-            f"cannot be read after line {line_no} ({_gzip_reason(exc)})",
-            path=path,
-            fix="the file is damaged or incomplete; download or copy it again",
-        ) from None
+        raise _damaged(path, line_no, exc) from None
+
+
+def _damaged(path: Path, lines_read: int, exc: BaseException) -> InputError:
+    return InputError(
+        f"cannot be read after line {lines_read} ({_gzip_reason(exc)})",
+        path=path,
+        fix="the file is damaged or incomplete; download or copy it again",
+    )
 
 
 def _gzip_reason(exc: BaseException) -> str:
@@ -216,11 +220,7 @@ def decoded_blocks(path: Path) -> Iterator[tuple[int, str]]:
                 if not chunk:
                     return
     except (OSError, EOFError, zlib.error) as exc:
-        raise InputError(
-            f"cannot be read after line {line_no - 1} ({_gzip_reason(exc)})",
-            path=path,
-            fix="the file is damaged or incomplete; download or copy it again",
-        ) from None
+        raise _damaged(path, line_no - 1, exc) from None
 
 
 def _decode_block(path: Path, first_line: int, block: bytes) -> Iterator[tuple[int, str]]:
