@@ -64,7 +64,6 @@ def write_split(out_dir: Path, result: RunResult, *, overwrite: bool) -> tuple[P
     dataset, scores, split = result.dataset, result.scores, result.split
     fmt = output_format(dataset, result.manifest.get("config", {}).get("output", {}).get("format"))
     schema = input_schema(dataset) if fmt in ("parquet", "hf") else None
-    check_added_columns(dataset, with_scores=scores is not None)
     added = added_columns(dataset, scores)
     inputs = [
         *dataset.input_paths,
@@ -162,7 +161,9 @@ def has_split_column(dataset: Dataset) -> bool:
 def added_columns(dataset: Dataset, scores: ScoreTable | None) -> dict[str, Any]:
     """The columns a split folder appends to each input record, in order: scores, a
     generated id, the source file (pooled inputs) and split (a pooled DatasetDict) — each a
-    NumPy array or a sequence with one value per record."""
+    NumPy array or a sequence with one value per record. A record that already has one of
+    them is refused (:func:`check_added_columns`)."""
+    check_added_columns(dataset, with_scores=scores is not None)
     n = len(dataset)
     added: dict[str, Any] = {}
     if scores is not None:
@@ -186,7 +187,6 @@ def _take(values: Any, idx: np.ndarray) -> Any:
 
 def output_records(dataset: Dataset, scores: ScoreTable | None) -> list[dict[str, Any]]:
     """Each input record with the columns of :func:`added_columns` appended."""
-    check_added_columns(dataset, with_scores=scores is not None)
     added = added_columns(dataset, scores)
     names = list(added)
     columns = [v.tolist() if isinstance(v, np.ndarray) else v for v in added.values()]
