@@ -77,6 +77,10 @@ def bad(tmp_path: Path, content: bytes, name: str = "bad.jsonl") -> Path:
         (b'{"hypothesis": "ok"}\n{"hypothesis": "broken"\n', r"bad.jsonl:2: is not valid JSON"),
         (b'{"hypothesis": "ok"}\n["a list"]\n', r"bad.jsonl:2: holds a JSON array"),
         (
+            b'{"hypothesis": "ok"}\n{"x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n",
+            r"bad.jsonl:2: nests arrays or objects too deeply to read; flatten that record",
+        ),
+        (
             b'{"hypothesis": "ok"}\n{"premise": "no hypothesis"}\n',
             r"bad.jsonl:2: field 'hypothesis' is missing; the record has 'premise'; choose the field with --text",
         ),

@@ -155,25 +155,17 @@ def _json_problem(exc: json.JSONDecodeError) -> str:
 _SCAN = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # the C scanner json.loads runs
 
 
-def _parse_line(text: str) -> Any:
-    """``json.loads(text)``, without its per-call set-up: the scanner reads one value after
-    JSON white space and only white space may follow; anything else goes to ``json.loads``,
-    which returns the same value or raises its own error."""
-    stripped = text.strip(" \t\n\r")
-    try:
-        value, end = _SCAN(stripped, 0)
-    except (StopIteration, json.JSONDecodeError, RecursionError):
-        return json.loads(text)
-    return value if end == len(stripped) else json.loads(text)
-
-
 def _read_line(path: Path, line_no: int, text: str, row: int) -> dict[str, Any] | None:
     """One JSON Lines line read on its own: its object, ``None`` for a blank line, or an
     :class:`InputError` naming what is wrong with it."""
     if not text.strip():
         return None
     try:
-        record = _parse_line(text)
+        record = json.loads(text)
+    except RecursionError:
+        raise InputError(
+            "nests arrays or objects too deeply to read", path=path, line=line_no, fix="flatten that record"
+        ) from None
     except json.JSONDecodeError as exc:
         if row == 0 and text.strip() in ("[", "{"):
             kind = "array" if text.strip() == "[" else "object"
@@ -197,7 +189,7 @@ def _read_line(path: Path, line_no: int, text: str, row: int) -> dict[str, Any] 
 _BLOCK_BYTES = 1 << 23
 
 
-def decoded_blocks(path: Path) -> Iterator[tuple[int, str]]:
+def _decoded_blocks(path: Path) -> Iterator[tuple[int, str]]:
     """(number of the first line, text) of consecutive blocks of whole lines, decoded as
     UTF-8 (a byte-order mark at the start dropped); a line that is not UTF-8 is an
     :class:`InputError` naming it, as is a damaged gzip stream."""
@@ -246,7 +238,7 @@ def _read_jsonl(path: Path) -> Iterator[RawRecord]:
     row = 0
     name = str(path)
     scan = _SCAN
-    for line_no, text in decoded_blocks(path):
+    for line_no, text in _decoded_blocks(path):
         pos, size, find = 0, len(text), text.find
         while pos < size:
             stop = find("\n", pos)
@@ -266,7 +258,7 @@ def _read_jsonl(path: Path) -> Iterator[RawRecord]:
 
 
 def _decode_whole(path: Path) -> str:
-    return "".join(text for _, text in decoded_blocks(path))
+    return "".join(text for _, text in _decoded_blocks(path))
 
 
 def _check_header(path: Path, header: list[str] | None) -> list[str]:
