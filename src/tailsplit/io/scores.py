@@ -68,7 +68,7 @@ def read_score_file(
     path = Path(path)
     if not path.exists():
         raise InputError("does not exist", path=path, fix="run tailsplit score first, or check the path")
-    table, meta, arrow = _read_table(path)
+    table, meta = _read_table(path)
     missing = [c for c in ("id", "logprob_sum") if c not in table]
     if missing:
         raise InputError(
@@ -77,7 +77,7 @@ def read_score_file(
             fix="a score file needs id and logprob_sum (total log-probability of the query); n_tokens, "
             "truncated and text_sha256 are optional",
         )
-    order = _arrow_order(arrow, dataset) if arrow is not None else None
+    order = table.order(dataset)
     if order is None:  # ids that are not all text, or a problem to name
         ids = [label_to_str(v) for v in table["id"]]
         row_of = {value: row for row, value in enumerate(ids)}
@@ -97,18 +97,14 @@ def read_score_file(
                     field="text_sha256",
                     fix="score this dataset, or pass the data it was made from",
                 )
-    logprob_sum = _numbers(path, table, "logprob_sum", order, dataset, arrow)
+    logprob_sum = _numbers(path, table, "logprob_sum", order)
     n_tokens = (
-        _numbers(path, table, "n_tokens", order, dataset, arrow).astype(np.int64)
-        if "n_tokens" in table and _no_nulls(table, "n_tokens", arrow)
+        _numbers(path, table, "n_tokens", order).astype(np.int64)
+        if "n_tokens" in table and table.no_nulls("n_tokens")
         else np.zeros(len(dataset), dtype=np.int64)
     )
-    truncated = _flags(table, "truncated", arrow)[order] if "truncated" in table else np.zeros(len(dataset), dtype=bool)
-    if arrow is not None:
-        import pyarrow as pa
-
-        del arrow, table
-        pa.default_memory_pool().release_unused()  # the pool would keep what reading freed
+    truncated = table.flags("truncated")[order] if "truncated" in table else np.zeros(len(dataset), dtype=bool)
+    table.release()
     if model_name:
         meta = {**meta, "model": {"name": model_name}}
     if "model" not in meta:
@@ -144,10 +140,9 @@ def scores_from_column(dataset: Dataset, field: str, *, model_name: str | None =
     return scores, meta
 
 
-def _read_table(path: Path) -> tuple[Mapping[str, list[Any]], dict[str, Any], Any]:
-    """Columns of a score file (Parquet; CSV or JSON Lines for scores made elsewhere),
-    tailsplit's metadata if it wrote the file, and the Arrow table of a Parquet file (its
-    columns then become Python lists only when asked for)."""
+def _read_table(path: Path) -> tuple[_Columns, dict[str, Any]]:
+    """Columns of a score file (Parquet; CSV or JSON Lines for scores made elsewhere) and
+    tailsplit's metadata, if it wrote the file."""
     from tailsplit.io.readers import detect_format, read_all
 
     fmt = detect_format(path)
@@ -165,24 +160,61 @@ def _read_table(path: Path) -> tuple[Mapping[str, list[Any]], dict[str, Any], An
                 if name in ("logprob_sum", "n_tokens") and isinstance(value, str):
                     value = _parse_number(raw, name, value)
                 columns[name].append(value)
-        return columns, {}, None
+        return _Columns(columns), {}
     from tailsplit.io.readers import read_parquet_table
 
     table = read_parquet_table(path)
     meta_raw = (table.schema.metadata or {}).get(_META_KEY)
-    return _ArrowColumns(table), json.loads(meta_raw) if meta_raw else {}, table
+    return _ArrowColumns(table), json.loads(meta_raw) if meta_raw else {}
 
 
-class _ArrowColumns(Mapping[str, list[Any]]):
-    """A Parquet table's columns as Python lists, each converted when first asked for."""
+class _Columns(Mapping[str, list[Any]]):
+    """A score file's columns as Python lists, and what is read from them: the row of each
+    example, number and flag arrays (:class:`_ArrowColumns` takes faster paths)."""
+
+    def __init__(self, lists: dict[str, list[Any]]) -> None:
+        self._lists = lists
+
+    def __getitem__(self, name: str) -> list[Any]:
+        return self._lists[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._lists)
+
+    def __len__(self) -> int:
+        return len(self._lists)
+
+    def order(self, dataset: Dataset) -> np.ndarray | None:
+        """Row of each example, when found without Python values (else ``None``)."""
+        return None
+
+    def numbers(self, name: str) -> np.ndarray | None:
+        """The column as float64 when it holds only numbers (``None``: something else to name)."""
+        values = self[name]
+        return np.asarray(values, dtype=np.float64) if set(map(type, values)) <= {float, int} else None
+
+    def no_nulls(self, name: str) -> bool:
+        return all(v is not None for v in self[name])
+
+    def flags(self, name: str) -> np.ndarray:
+        """``bool(value)`` of each value."""
+        return np.asarray([bool(v) for v in self[name]], dtype=bool)
+
+    def release(self) -> None:
+        """Drop what reading held."""
+        self._lists = {}
+
+
+class _ArrowColumns(_Columns):
+    """A Parquet table's columns: Python lists only when asked for, arrays taken from Arrow."""
 
     def __init__(self, table: Any) -> None:
+        super().__init__({})
         self._table = table
-        self._lists: dict[str, list[Any]] = {}
 
     def __getitem__(self, name: str) -> list[Any]:
         if name not in self._lists:
-            if name not in self._table.column_names:
+            if name not in self:
                 raise KeyError(name)
             self._lists[name] = self._table.column(name).to_pylist()
         return self._lists[name]
@@ -196,21 +228,46 @@ class _ArrowColumns(Mapping[str, list[Any]]):
     def __len__(self) -> int:
         return len(self._table.column_names)
 
+    def order(self, dataset: Dataset) -> np.ndarray | None:
+        """Matched by Arrow's hashing when the ids are text without nulls and match the data
+        one to one (else ``None``: the Python path matches them, or names what is wrong)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
 
-def _arrow_order(table: Any, dataset: Dataset) -> np.ndarray | None:
-    """Row of each example in a Parquet score file, matched by Arrow's hashing when the ids
-    are text without nulls and match the data one to one; else ``None`` (the Python path
-    then matches them, or names what is wrong)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
+        ids = self._table.column("id")
+        if not pa.types.is_string(ids.type) or ids.null_count or len(ids) != len(dataset):
+            return None
+        # Every one of the data's distinct ids found among as many score ids: they are those
+        # ids, each once (so no repeat to look for).
+        order = pc.index_in(pa.array(dataset.ids, pa.string()), value_set=ids.combine_chunks())
+        return None if order.null_count else order.to_numpy().astype(np.int64)
 
-    ids = table.column("id")
-    if not pa.types.is_string(ids.type) or ids.null_count or len(ids) != len(dataset):
-        return None
-    # Every one of the data's distinct ids found among as many score ids: they are those
-    # ids, each once (so no repeat to look for).
-    order = pc.index_in(pa.array(dataset.ids, pa.string()), value_set=ids.combine_chunks())
-    return None if order.null_count else order.to_numpy().astype(np.int64)
+    def numbers(self, name: str) -> np.ndarray | None:
+        import pyarrow as pa
+
+        column = self._table.column(name)
+        if (pa.types.is_integer(column.type) or pa.types.is_floating(column.type)) and not column.null_count:
+            return column.to_numpy().astype(np.float64)
+        return super().numbers(name)
+
+    def no_nulls(self, name: str) -> bool:
+        return not self._table.column(name).null_count
+
+    def flags(self, name: str) -> np.ndarray:
+        import pyarrow as pa
+
+        column = self._table.column(name)
+        if pa.types.is_boolean(column.type) and not column.null_count:
+            return column.to_numpy(zero_copy_only=False).astype(bool)
+        return super().flags(name)
+
+    def release(self) -> None:
+        """Drop the table and give back the Arrow pool's freed memory (it would keep it)."""
+        import pyarrow as pa
+
+        super().release()
+        self._table = pa.table({})
+        pa.default_memory_pool().release_unused()
 
 
 def _parse_number(raw: Any, name: str, value: str) -> float:
@@ -220,23 +277,11 @@ def _parse_number(raw: Any, name: str, value: str) -> float:
         raise raw.error(f"is {value!r}, not a number", field=name, fix="write a number") from None
 
 
-def _numbers(
-    path: Path, table: Mapping[str, list[Any]], name: str, order: np.ndarray, dataset: Dataset, arrow: Any
-) -> np.ndarray:
-    if arrow is not None:  # a Parquet column of numbers without nulls: no Python values needed
-        import pyarrow as pa
-
-        column = arrow.column(name)
-        numeric = pa.types.is_integer(column.type) or pa.types.is_floating(column.type)
-        if numeric and not column.null_count:
-            numbers = column.to_numpy().astype(np.float64)
-            if np.isfinite(numbers).all():
-                return numbers[order]
+def _numbers(path: Path, table: _Columns, name: str, order: np.ndarray) -> np.ndarray:
+    numbers = table.numbers(name)
+    if numbers is not None and np.isfinite(numbers).all():
+        return numbers[order]
     values = table[name]
-    if set(map(type, values)) <= {float, int}:  # no bool, None or text: only non-finite numbers left to find
-        numbers = np.asarray(values, dtype=np.float64)
-        if np.isfinite(numbers).all():
-            return numbers[order]
     for row, value in enumerate(values):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
             ids = [label_to_str(v) for v in table["id"]]
@@ -248,23 +293,6 @@ def _numbers(
                 fix="rescore those examples or remove them from the data",
             )
     return np.asarray(values, dtype=np.float64)[order]
-
-
-def _no_nulls(table: Mapping[str, list[Any]], name: str, arrow: Any) -> bool:
-    if arrow is not None:
-        return not arrow.column(name).null_count
-    return all(v is not None for v in table[name])
-
-
-def _flags(table: Mapping[str, list[Any]], name: str, arrow: Any) -> np.ndarray:
-    """``bool(value)`` of each value of a column."""
-    if arrow is not None:
-        import pyarrow as pa
-
-        column = arrow.column(name)
-        if pa.types.is_boolean(column.type) and not column.null_count:
-            return column.to_numpy(zero_copy_only=False).astype(bool)
-    return np.asarray([bool(v) for v in table[name]], dtype=bool)
 
 
 def _align(path: Path, ids: list[str], row_of: dict[str, int], dataset: Dataset) -> np.ndarray:
