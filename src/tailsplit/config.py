@@ -25,6 +25,7 @@ CLI options override recipe values. Example::
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import tomllib
 import types
@@ -36,6 +37,63 @@ from typing import Any
 from tailsplit.core import FieldMap
 from tailsplit.errors import ConfigError
 
+
+@dataclass(frozen=True)
+class Bounds:
+    """The allowed range of a numeric option (each value of a list option), declared once on
+    its config field; NaN and infinities are never allowed."""
+
+    low: float | None = None
+    high: float | None = None
+
+    def describe(self) -> str:
+        if self.low is None and self.high is None:
+            return "a finite number"
+        if self.low is not None and self.high is not None:
+            return f"between {self.low} and {self.high}"
+        return f"at least {self.low}" if self.low is not None else f"at most {self.high}"
+
+    def allows(self, value: float) -> bool:
+        return (
+            math.isfinite(value)
+            and (self.low is None or value >= self.low)
+            and (self.high is None or value <= self.high)
+        )
+
+
+def bounded(default: Any, low: float | None = None, high: float | None = None) -> Any:
+    """A dataclass field whose numbers must lie in [low, high] (see :func:`check_bounds`)."""
+    return field(default=default, metadata={"bounds": Bounds(low, high)})
+
+
+def check_bounds(config: Any) -> None:
+    """Refuse a numeric option outside its declared range, naming the option and the range.
+
+    >>> check_bounds(OverlapConfig(k=0))
+    Traceback (most recent call last):
+    tailsplit.errors.ConfigError: --k=0 must be at least 1; give a value at least 1
+    """
+    for f in dataclasses.fields(config):
+        bounds = f.metadata.get("bounds")
+        if bounds is None:
+            continue
+        value = getattr(config, f.name)
+        for item in value if isinstance(value, (list, tuple)) else [value]:
+            if item is None or isinstance(item, bool) or not isinstance(item, (int, float)):
+                continue  # absent, or a type error that the type checks report
+            if not bounds.allows(item):
+                flag = "--" + f.name.replace("_", "-")
+                raise ConfigError(f"{flag}={value!r} must be {bounds.describe()}; give a value {bounds.describe()}")
+
+
+class Checked:
+    """Config classes whose fields declare their ranges: checked when built (and again by the
+    pipeline, since fields may be set afterwards)."""
+
+    def __post_init__(self) -> None:
+        check_bounds(self)
+
+
 NULL_SPLITS = 500  # random splits in each null distribution, unless asked otherwise
 SCORING_METHODS = ("prompted", "ngram", "kfold")
 SCORING_ENGINES = ("local", "ray")
@@ -43,7 +101,7 @@ ANALYSIS_TEXTS = ("query", "pair")
 
 
 @dataclass
-class DataConfig:
+class DataConfig(Checked):
     """Where the examples come from — files (``paths``), a table in memory (``table``: a pandas
     DataFrame, pyarrow Table, datasets Dataset or DatasetDict, or a list of dicts; Python only)
     or a Hugging Face hub dataset (``dataset = "NAME[:CONFIG]"``, needs network) — and which
@@ -70,18 +128,18 @@ class DataConfig:
 
 
 @dataclass
-class ScoringConfig:
+class ScoringConfig(Checked):
     method: str = "prompted"
-    folds: int = 3
+    folds: int = bounded(3, 2)
     fold_seed: int = 0
     fold_match: str = "exact"
-    ngram_order: int = 3
+    ngram_order: int = bounded(3, 1)
     finetune_preset: str | None = None
-    finetune_steps: int | None = None
-    finetune_batch_size: int | None = None
-    finetune_learning_rate: float | None = None
-    finetune_eval_every: int | None = None
-    finetune_lora_rank: int | None = None
+    finetune_steps: int | None = bounded(None, 1)
+    finetune_batch_size: int | None = bounded(None, 1)
+    finetune_learning_rate: float | None = bounded(None, 0)
+    finetune_eval_every: int | None = bounded(None, 1)
+    finetune_lora_rank: int | None = bounded(None, 1)
     finetune_full: bool = False
     backend: str = "hf"
     model: str = "smollm2"
@@ -89,12 +147,12 @@ class ScoringConfig:
     label_words: dict[str, str] = field(default_factory=dict)
     device: str = "auto"
     dtype: str = "float32"
-    batch_tokens: int | None = None
-    max_batch_size: int | None = None
+    batch_tokens: int | None = bounded(None, 1)
+    max_batch_size: int | None = bounded(None, 1)
     start_token: str = "bos"
     score_eos: bool = False
     end_token: str = "eos"
-    max_tokens: int | None = None
+    max_tokens: int | None = bounded(None, 1)
     truncation: str = "left"
     share_prefix: str = "auto"
     implementation: str = "auto"
@@ -102,10 +160,10 @@ class ScoringConfig:
     use_cache: bool = True
     engine: str = "local"
     ray_address: str | None = None
-    workers: int = 1
-    cpus_per_worker: float = 1.0
-    gpus_per_worker: float = 0.0
-    shard_tokens: int = 2_000_000
+    workers: int = bounded(1, 1)
+    cpus_per_worker: float = bounded(1.0, 0)
+    gpus_per_worker: float = bounded(0.0, 0)
+    shard_tokens: int = bounded(2_000_000, 1)
 
     def scorer_params(self, factory: Any) -> dict[str, Any]:
         """Keyword arguments for the backend ``factory``: the config fields its signature names
@@ -133,7 +191,7 @@ class ScoringConfig:
 
 
 @dataclass
-class SplitConfig:
+class SplitConfig(Checked):
     splitter: str = "likelihood"
     dev_size: float | int = 0.1
     test_size: float | int = 0.1
@@ -143,7 +201,7 @@ class SplitConfig:
     balance_labels: bool = False
     atom_constraint: bool = False
     length_of: str = "text"
-    max_iterations: int | None = None
+    max_iterations: int | None = bounded(None, 0)
     seed: int = 0
 
     def splitter_params(self, accepted: list[str]) -> dict[str, Any]:
@@ -165,7 +223,7 @@ class SplitConfig:
 
 
 @dataclass
-class OutputConfig:
+class OutputConfig(Checked):
     out: str | None = None
     overwrite: bool = False
     analyze: bool = True
@@ -176,7 +234,7 @@ class OutputConfig:
 
 
 @dataclass
-class OverlapConfig:
+class OverlapConfig(Checked):
     """``tailsplit overlap``: a test set audited against a corpus."""
 
     test: list[str] = field(default_factory=list)
@@ -188,16 +246,16 @@ class OverlapConfig:
     index_dir: str | None = None
     query_kind: str = "generic"
     required_fields: list[str] = field(default_factory=list)
-    window: int = 10
-    k: int = 5
-    ngram_orders: tuple[int, ...] = (8, 13)
-    k1: float = 1.5
-    b: float = 0.75
-    threshold: float | None = None
-    top_quantile: float | None = None
+    window: int = bounded(10, 0)
+    k: int = bounded(5, 1)
+    ngram_orders: tuple[int, ...] = bounded((8, 13), 1)
+    k1: float = bounded(1.5, 0)
+    b: float = bounded(0.75, 0, 1)
+    threshold: float | None = bounded(None)
+    top_quantile: float | None = bounded(None, 0, 1)
     predictions: str | None = None
     prediction_field: str = "prediction"
-    shards: int = 1
+    shards: int = bounded(1, 1)
     engine: str = "local"
     ray_address: str | None = None
     seed: int = 0
@@ -370,40 +428,40 @@ def load_config(path: str | Path) -> RunConfig:
 
 
 @dataclass
-class SimilarityConfig:
+class SimilarityConfig(Checked):
     """``tailsplit similarity``: how far apart datasets (or a split's parts) are."""
 
     datasets: list[str] = field(default_factory=list)  # [NAME=]PATH[@FIELD[+FIELD...]]
     splits: list[str] = field(default_factory=list)  # split folders; their parts become datasets
     encoder: str | None = None
-    batch_size: int = 64
-    max_examples: int | None = None
-    mmd_sample: int = 1000
-    permutations: int = 200
+    batch_size: int = bounded(64, 1)
+    max_examples: int | None = bounded(None, 2)
+    mmd_sample: int = bounded(1000, 2)
+    permutations: int = bounded(200, 1)
     seed: int = 0
     out: str | None = None
     overwrite: bool = False
 
 
 @dataclass
-class OodRankConfig:
+class OodRankConfig(Checked):
     """``tailsplit ood-rank``: OOD candidates for an ID dataset, by BOSS's criteria."""
 
     id: str = ""
     candidates: str = ""  # CSV: name, path, fields, source[, accuracy]
-    id_accuracy: float | None = None
-    max_similarity: float | None = None
-    min_drop: float = 0.0
+    id_accuracy: float | None = bounded(None)
+    max_similarity: float | None = bounded(None)
+    min_drop: float = bounded(0.0)
     encoder: str | None = None
-    batch_size: int = 64
-    max_examples: int | None = None
+    batch_size: int = bounded(64, 1)
+    max_examples: int | None = bounded(None, 2)
     seed: int = 0
     out: str | None = None
     overwrite: bool = False
 
 
 @dataclass
-class CorrelateConfig:
+class CorrelateConfig(Checked):
     """``tailsplit correlate``: Type I / II / III fits of (ID, OOD) accuracy points."""
 
     points: str = ""
@@ -413,7 +471,7 @@ class CorrelateConfig:
 
 
 @dataclass
-class EvaluateConfig:
+class EvaluateConfig(Checked):
     """``tailsplit evaluate``: baselines trained on each split's train part, scored on test."""
 
     split_dirs: list[str] = field(default_factory=list)
@@ -424,10 +482,10 @@ class EvaluateConfig:
     zero_shot: bool = False  # also the split's LM as a zero-shot classifier
     zero_shot_template: str | None = None  # [default: the split's scoring template]
     encoder: str | None = None  # embed/encoder baselines [default: bundled all-MiniLM-L6-v2]
-    max_steps: int = 800  # encoder baseline: training steps (batch 32)
-    max_train: int | None = None  # encoder baseline: subsample train (quick looks)
+    max_steps: int = bounded(800, 1)  # encoder baseline: training steps (batch 32)
+    max_train: int | None = bounded(None, 1)  # encoder baseline: subsample train (quick looks)
     device: str = "auto"  # encoder baseline: cpu, cuda, cuda:N, auto
-    leakage_threshold: float = 0.05  # mark random baselines whose test queries overlap train more
+    leakage_threshold: float = bounded(0.05, 0, 1)  # mark random baselines whose test queries overlap train more
     seed: int = 0
     out: str | None = None
     overwrite: bool = False

@@ -206,6 +206,12 @@ def _as_labels(values: Any, n: int, name: str) -> np.ndarray:
     array = np.asarray(values, dtype=object)
     if array.ndim != 1 or len(array) != n:
         raise ConfigError(f"{name} has shape {array.shape}, but X has {n} rows; give one value per row")
+    missing = next((i for i, v in enumerate(array) if v is None or (isinstance(v, float) and v != v)), None)
+    if missing is not None:
+        raise ConfigError(
+            f"{name} is {array[missing]!r} at row {missing}; missing values are not equal to each other, "
+            f"so give every row a {name.rstrip('s')} value (or drop those rows)"
+        )
     return np.asarray([label_to_str(v.item() if hasattr(v, "item") else v) for v in array], dtype=object)
 
 

@@ -62,6 +62,7 @@ def read_memory(data: Any) -> MemoryTable:
         if bad is not None:
             raise ConfigError(f"data item {bad} is a {type(data[bad]).__name__}, not a dict; pass one dict per example")
         raws = [RawRecord(dict(r), name, i) for i, r in enumerate(data, start=1)]
+        _refuse_bad_text(raws)
         return MemoryTable("list[dict]", raws, content_sha256(r.record for r in raws), "jsonl")
     kind = _kind(data)
     if kind == "pandas.DataFrame":
@@ -70,7 +71,11 @@ def read_memory(data: Any) -> MemoryTable:
         if data.columns.duplicated().any():
             dupes = sorted({str(c) for c in data.columns[data.columns.duplicated()]})
             raise ConfigError(f"the DataFrame repeats column names {dupes}; give every column a distinct name")
-        table = pa.Table.from_pandas(data, preserve_index=False)
+        try:
+            table = pa.Table.from_pandas(data, preserve_index=False)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, UnicodeError, OverflowError):
+            _refuse_frame(data, name)
+            raise
         return _from_arrow(kind, table, name)
     if kind == "pyarrow.Table":
         return _from_arrow(kind, data, name)
@@ -83,6 +88,34 @@ def read_memory(data: Any) -> MemoryTable:
     raise ConfigError(
         f"data of type {type(data).__name__} cannot be read; pass file paths, a pandas DataFrame, a pyarrow "
         "Table, a datasets Dataset or DatasetDict, or a list of dicts"
+    )
+
+
+def _refuse_bad_text(raws: list[RawRecord]) -> None:
+    """A located error for the first record holding text that is not Unicode (a lone surrogate)."""
+    from tailsplit.io.values import text_problem
+
+    for raw in raws:
+        found = text_problem(raw.record)
+        if found:
+            raise raw.error(found[1], field=found[0] or None, fix="fix that text or remove the row")
+
+
+def _refuse_frame(frame: Any, name: str) -> None:
+    """Why a DataFrame cannot become an Arrow table, with its row and column: text that is not
+    Unicode, or a column whose values are of different kinds (``str`` and ``int``)."""
+    from tailsplit.io.values import check_writable
+
+    raws = [RawRecord(r, name, i) for i, r in enumerate(frame.to_dict("records"), start=1)]
+    _refuse_bad_text(raws)
+    import pyarrow as pa
+
+    check_writable(
+        [r.record for r in raws],
+        "parquet",
+        lambda i: (name, i + 1),
+        json_safe=True,
+        arrow=lambda records: pa.Table.from_pandas(frame, preserve_index=False),
     )
 
 

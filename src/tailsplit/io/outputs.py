@@ -183,8 +183,26 @@ def check_output_folder(
                 f"{MANIFEST}); --overwrite replaces only tailsplit's own output folders, "
                 "so choose another folder"
             )
+        _check_only_listed_files(out, option)
     _check_writable(resolved.parent, option, out)
+    claim_output(out, option)
     return out
+
+
+def _check_only_listed_files(folder: Path, option: str) -> None:
+    """Refuse to replace a folder holding a file its manifest does not list (a file the user
+    added): ``--overwrite`` replaces what tailsplit wrote, nothing else."""
+    manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    listed = set(manifest.get("outputs") or {}) | {MANIFEST}
+    for path in sorted(folder.rglob("*")):
+        if path.is_dir() and not path.is_symlink():
+            continue
+        name = path.relative_to(folder).as_posix()
+        if name not in listed:
+            raise ConfigError(
+                f"{option}={str(folder)!r} holds {name!r}, which tailsplit did not write (its {MANIFEST} "
+                "does not list it); --overwrite would delete it, so move that file out or choose another folder"
+            )
 
 
 def check_output_file(
@@ -198,8 +216,64 @@ def check_output_file(
     _check_not_input(out, inputs, option)
     if out.exists() and not overwrite:
         raise ConfigError(f"{option}={str(out)!r} already exists; choose another file name or pass --overwrite")
+    if out.is_symlink() or (out.exists() and not out.is_file()):
+        raise ConfigError(f"{option}={str(out)!r} is not a plain file; name a new file")
     _check_writable(_absolute(out).parent, option, out)
+    claim_output(out, option)
     return out
+
+
+# Outputs this process is writing: resolved path -> the open file holding its lock. A second
+# process (another tailsplit run) that claims the same output is refused until this one has
+# published it or exited; the kernel drops the lock when a process ends, however it ends.
+_CLAIMS: dict[Path, Any] = {}
+
+
+def _lock_path(resolved: Path) -> Path:
+    from tailsplit.cache import default_cache_dir
+    from tailsplit.fingerprint import sha256_text
+
+    return default_cache_dir() / "locks" / f"{sha256_text(str(resolved))[:32]}.lock"
+
+
+def claim_output(out: str | Path, option: str = "--out") -> None:
+    """Hold an exclusive lock on the output ``out`` for this process (kept until
+    :func:`release_output`, or until the process ends). Refuses an output another running
+    tailsplit process holds: two runs started on the same ``--out`` never replace each other.
+    The lock file lives in tailsplit's cache, so nothing is created beside the output."""
+    import fcntl
+
+    resolved = _absolute(out)
+    if resolved in _CLAIMS:
+        return
+    lock = _lock_path(resolved)
+    try:
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(lock, "a+", encoding="utf-8")
+    except OSError:
+        return  # a cache that cannot be written: writing the output itself will say so
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.seek(0)
+        holder = handle.read().split(" ", 1)[0] or "unknown"
+        handle.close()
+        raise ConfigError(
+            f"{option}={str(out)!r} is being written by another tailsplit run (process {holder}); "
+            "wait for it to finish, or choose another folder"
+        ) from None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(f"{os.getpid()} {resolved}\n")
+    handle.flush()
+    _CLAIMS[resolved] = handle
+
+
+def release_output(out: str | Path) -> None:
+    """Give up this process's claim on ``out`` (after publishing it, or giving up)."""
+    handle = _CLAIMS.pop(_absolute(out), None)
+    if handle is not None:
+        handle.close()
 
 
 def _pid_alive(pid: int) -> bool:
@@ -316,15 +390,38 @@ def staged_output(out: str | Path, *, overwrite: bool, inputs: Sequence[str | Pa
     :class:`OutputError` naming the path.
     """
     out = check_output_folder(out, overwrite=overwrite, inputs=inputs)
-    with _staged(out) as staging:
-        yield OutputFolder(staging)
+    try:
+        with _staged(out) as staging:
+            yield OutputFolder(staging)
+    finally:
+        release_output(out)
 
 
-def staged_cache_folder(target: str | Path) -> AbstractContextManager[Path]:
+def check_cache_folder(
+    folder: str | Path, *, markers: Sequence[str], inputs: Sequence[str | Path] = (), option: str = "--cache-dir"
+) -> Path:
+    """Refuse a folder that tailsplit would build a cache in (a corpus index, a converted
+    model) when it is a system folder, an existing file, an input of the run (or holds or
+    lies inside one), or a non-empty folder without one of tailsplit's ``markers`` files:
+    a cache folder obeys the rules of ``--out``."""
+    folder = Path(folder)
+    _check_not_system(folder, option)
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        raise ConfigError(f"{option}={str(folder)!r} is an existing file; name a new or empty folder")
+    _check_not_input(folder, inputs, option)
+    if folder.is_dir() and any(folder.iterdir()) and not any((folder / m).exists() for m in markers):
+        raise ConfigError(
+            f"{option}={str(folder)!r} holds files that tailsplit did not write; give a new or empty folder"
+        )
+    return folder
+
+
+def staged_cache_folder(target: str | Path, *, markers: Sequence[str]) -> AbstractContextManager[Path]:
     """Build a cache folder (converted model, corpus index) in staging and publish it in one
-    rename, replacing a previous copy that tailsplit made; same staging, cleanup and
-    permission rules as :func:`staged_output`. The caller decides that ``target`` is its own."""
-    return _staged(Path(target))
+    rename, replacing a previous copy that tailsplit made (it holds one of ``markers``); same
+    staging, cleanup and permission rules as :func:`staged_output`, and the rules of
+    :func:`check_cache_folder` are checked again first."""
+    return _staged(check_cache_folder(target, markers=markers))
 
 
 def _publish(staging: Path, out: Path) -> None:
@@ -346,6 +443,8 @@ def write_output_file(out: str | Path, data: bytes, *, overwrite: bool, inputs: 
         replace_file_bytes(out, data)
     except OSError as exc:
         raise write_failure(exc, out) from None
+    finally:
+        release_output(out)
     return out
 
 

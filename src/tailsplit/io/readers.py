@@ -152,7 +152,44 @@ def _json_problem(exc: json.JSONDecodeError) -> str:
     return f"{exc.msg.removesuffix(' at')} at column {exc.colno}"
 
 
-_SCAN = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # the C scanner json.loads runs
+class _NotJson(ValueError):
+    """``NaN``, ``Infinity`` or ``-Infinity``: Python's json writes them, JSON has no such values."""
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _NotJson(name)
+
+
+class _Constant:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+# The C scanner json.loads runs, refusing NaN and infinities (the C scanner calls parse_constant).
+_SCAN = json.JSONDecoder(parse_constant=_refuse_constant).scan_once  # type: ignore[attr-defined]
+
+
+def _constant_field(value: Any, path: str = "") -> tuple[str, str] | None:
+    """(field path, constant) of the first NaN / infinity in a record parsed with markers."""
+    if isinstance(value, _Constant):
+        return path, value.name
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        found = _constant_field(item, f"{path}[{key}]" if isinstance(key, int) else (f"{path}.{key}" if path else key))
+        if found:
+            return found
+    return None
+
+
+def _refuse_text(path: Path, line_no: int, record: dict[str, Any]) -> None:
+    """An :class:`InputError` for a record holding a lone surrogate (from a ``\\udXXX`` escape)."""
+    from tailsplit.io.values import text_problem
+
+    found = text_problem(record)
+    if found:
+        raise InputError(
+            found[1], path=path, line=line_no, field=found[0] or None, fix="fix the \\u escape or remove the row"
+        )
 
 
 def _read_line(path: Path, line_no: int, text: str, row: int) -> dict[str, Any] | None:
@@ -161,7 +198,17 @@ def _read_line(path: Path, line_no: int, text: str, row: int) -> dict[str, Any] 
     if not text.strip():
         return None
     try:
-        record = json.loads(text)
+        record = json.loads(text, parse_constant=_refuse_constant)
+    except _NotJson:
+        found = _constant_field(json.loads(text, parse_constant=_Constant))
+        field, name = found if found else (None, "NaN")
+        raise InputError(
+            f"holds {name}, which is not JSON (Python's json.dumps writes it unless allow_nan=False)",
+            path=path,
+            line=line_no,
+            field=field,
+            fix="write null or a number",
+        ) from None
     except RecursionError:
         raise InputError(
             "nests arrays or objects too deeply to read", path=path, line=line_no, fix="flatten that record"
@@ -240,17 +287,21 @@ def _read_jsonl(path: Path) -> Iterator[RawRecord]:
     scan = _SCAN
     for line_no, text in _decoded_blocks(path):
         pos, size, find = 0, len(text), text.find
+        # A lone surrogate can only come from a \\uD800-\\uDFFF escape: look closer only then.
+        escapes = "\\ud" in text or "\\uD" in text
         while pos < size:
             stop = find("\n", pos)
             if stop < 0:
                 stop = size
             try:
                 record, end = scan(text, pos)
-            except (StopIteration, json.JSONDecodeError, RecursionError):
+            except (StopIteration, json.JSONDecodeError, RecursionError, _NotJson):
                 record, end = None, -1
             if record.__class__ is not dict or end > stop or (end < stop and text[end:stop].strip(" \t\r")):
                 record = _read_line(path, line_no, text[pos:stop], row)
             if record is not None:
+                if escapes:
+                    _refuse_text(path, line_no, record)
                 row += 1
                 yield RawRecord(record, name, row, line_no)
             pos = stop + 1

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -98,13 +98,30 @@ def read_score_file(
                     fix="score this dataset, or pass the data it was made from",
                 )
     logprob_sum = _numbers(path, table, "logprob_sum", order)
-    n_tokens = (
-        _numbers(path, table, "n_tokens", order).astype(np.int64)
-        if "n_tokens" in table and table.no_nulls("n_tokens")
-        else np.zeros(len(dataset), dtype=np.int64)
-    )
-    truncated = table.flags("truncated")[order] if "truncated" in table else np.zeros(len(dataset), dtype=bool)
+    _check_log_probabilities(logprob_sum, dataset, lambda i: (path, int(order[i]) + 1), "logprob_sum")
+    n_tokens = np.zeros(len(dataset), dtype=np.int64)
+    if "n_tokens" in table and table.no_nulls("n_tokens"):
+        counts = _numbers(path, table, "n_tokens", order)
+        bad = np.flatnonzero((counts < 0) | (counts != np.floor(counts)))
+        if len(bad):
+            raise InputError(
+                f"has {float(counts[bad[0]])!r} for id {dataset.ids[bad[0]]!r}, not a count of tokens",
+                path=path,
+                row=int(order[bad[0]]) + 1,
+                field="n_tokens",
+                fix="write the number of scored tokens, a whole number ≥ 0",
+            )
+        n_tokens = counts.astype(np.int64)
+    truncated = table.flags("truncated", path)[order] if "truncated" in table else np.zeros(len(dataset), dtype=bool)
     table.release()
+    if model_name and "model" in meta:
+        recorded = meta["model"].get("name") if isinstance(meta["model"], dict) else meta["model"]
+        raise InputError(
+            f"was written by tailsplit and records its model ({recorded!r}); --model-name={model_name!r} "
+            "names the model of scores made elsewhere",
+            path=path,
+            fix="drop --model-name (the recorded identity is kept)",
+        )
     if model_name:
         meta = {**meta, "model": {"name": model_name}}
     if "model" not in meta:
@@ -130,6 +147,7 @@ def scores_from_column(dataset: Dataset, field: str, *, model_name: str | None =
                 fix="give every record its total log-probability there, or score with tailsplit score",
             )
         values[i] = float(value)
+    _check_log_probabilities(values, dataset, dataset.location, field)
     scores = ScoreTable(
         ids=dataset.ids,
         logprob_sum=values,
@@ -138,6 +156,24 @@ def scores_from_column(dataset: Dataset, field: str, *, model_name: str | None =
     )
     meta = {"method": "external", "score_column": field, "model": {"name": model_name or "unknown"}}
     return scores, meta
+
+
+def _check_log_probabilities(
+    values: np.ndarray, dataset: Dataset, locate: Callable[[int], tuple[Any, int]], field: str
+) -> None:
+    """Refuse a positive score: a total log-probability is at most 0, and positive numbers are
+    almost always negative log-likelihoods (losses), which would silently give a reverse split."""
+    positive = np.flatnonzero(values > 0)
+    if len(positive):
+        where, row = locate(int(positive[0]))
+        raise InputError(
+            f"is {float(values[positive[0]])!r} for id {dataset.ids[positive[0]]!r}, above 0, which no log-probability "
+            f"is ({len(positive)} of {len(values)} scores are positive)",
+            path=where,
+            row=row,
+            field=field,
+            fix="if these are negative log-likelihoods (losses), negate them",
+        )
 
 
 def _read_table(path: Path) -> tuple[_Columns, dict[str, Any]]:
@@ -196,9 +232,22 @@ class _Columns(Mapping[str, list[Any]]):
     def no_nulls(self, name: str) -> bool:
         return all(v is not None for v in self[name])
 
-    def flags(self, name: str) -> np.ndarray:
-        """``bool(value)`` of each value."""
-        return np.asarray([bool(v) for v in self[name]], dtype=bool)
+    def flags(self, name: str, path: Path | None = None) -> np.ndarray:
+        """Each value as a flag, strictly: a boolean, 0 or 1, or the text true / false / 1 / 0
+        (any case); anything else (``yes``, null, 2) is a located error."""
+        flags = np.empty(len(self[name]), dtype=bool)
+        for row, value in enumerate(self[name]):
+            flag = _FLAGS.get(value.strip().lower() if isinstance(value, str) else value)
+            if flag is None or (isinstance(value, float) and not isinstance(value, bool)):
+                raise InputError(
+                    f"has {value!r}, not true or false",
+                    path=path,
+                    row=row + 1,
+                    field=name,
+                    fix="write true or false (or 1 or 0)",
+                )
+            flags[row] = flag
+        return flags
 
     def release(self) -> None:
         """Drop what reading held."""
@@ -253,13 +302,13 @@ class _ArrowColumns(_Columns):
     def no_nulls(self, name: str) -> bool:
         return not self._table.column(name).null_count
 
-    def flags(self, name: str) -> np.ndarray:
+    def flags(self, name: str, path: Path | None = None) -> np.ndarray:
         import pyarrow as pa
 
         column = self._table.column(name)
         if pa.types.is_boolean(column.type) and not column.null_count:
             return column.to_numpy(zero_copy_only=False).astype(bool)
-        return super().flags(name)
+        return super().flags(name, path)
 
     def release(self) -> None:
         """Drop the table and give back the Arrow pool's freed memory (it would keep it)."""
@@ -268,6 +317,10 @@ class _ArrowColumns(_Columns):
         super().release()
         self._table = pa.table({})
         pa.default_memory_pool().release_unused()
+
+
+# What a flag may be written as (True == 1 and False == 0 as dict keys, so 1 and 0 are in too).
+_FLAGS: dict[Any, bool] = {True: True, False: False, "true": True, "false": False, "1": True, "0": False}
 
 
 def _parse_number(raw: Any, name: str, value: str) -> float:

@@ -318,8 +318,7 @@ def open_or_build_index(config: OverlapConfig) -> OverlapIndex:
                 f"index_dir={str(folder)!r} holds an index of another corpus or other settings; "
                 "give a new folder or delete it"
             )
-    check_index_dir(folder)
-    with staged_cache_folder(folder) as staging:
+    with staged_cache_folder(folder, markers=INDEX_MARKERS) as staging:
         build_index(
             iter_corpus(config.corpus, config.corpus_field),
             staging,
@@ -332,13 +331,5 @@ def open_or_build_index(config: OverlapConfig) -> OverlapIndex:
     return OverlapIndex.load(folder)
 
 
-def check_index_dir(folder: Path) -> None:
-    """Refuse to replace a folder that is not a tailsplit index (``--index-dir`` names the user's folder)."""
-    if (
-        folder.is_dir()
-        and any(folder.iterdir())
-        and not any((folder / name).exists() for name in ("index.json", "shards.json"))
-    ):
-        raise ConfigError(
-            f"index_dir={str(folder)!r} holds files that are not a tailsplit index; give a new or empty folder"
-        )
+# Files that mark a folder as a tailsplit index (one index, or a sharded one).
+INDEX_MARKERS = ("index.json", "shards.json")

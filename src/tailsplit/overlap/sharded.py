@@ -35,7 +35,7 @@ from tailsplit.io.outputs import staged_cache_folder
 from tailsplit.overlap.audit import ExampleAudit, PartAnswer, answer_queries, merge_answers
 from tailsplit.overlap.bm25 import CorpusStats
 from tailsplit.overlap.corpus import CorpusPart, iter_part, split_into_parts
-from tailsplit.overlap.index import INDEX_VERSION, OverlapIndex, check_index_dir, collect, finish, index_key
+from tailsplit.overlap.index import INDEX_MARKERS, INDEX_VERSION, OverlapIndex, collect, finish, index_key
 from tailsplit.overlap.query import StructuredQuery
 from tailsplit.ray_cluster import RayCluster
 
@@ -129,8 +129,7 @@ def open_or_build_sharded(config: OverlapConfig, executor: Any) -> ShardedIndex:
                 f"index_dir={str(folder)!r} holds an index of another corpus or other settings; "
                 "give a new folder or delete it"
             )
-    check_index_dir(folder)
-    with staged_cache_folder(folder) as staging:
+    with staged_cache_folder(folder, markers=INDEX_MARKERS) as staging:
         _build(config, executor, staging, key)
     return ShardedIndex.load(folder)
 

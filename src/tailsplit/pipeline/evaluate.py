@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from tailsplit.config import EvaluateConfig
+from tailsplit.config import EvaluateConfig, check_bounds
 from tailsplit.errors import ConfigError, MissingDependencyError
 from tailsplit.evaluate.baselines import (
     BASELINES,
@@ -53,6 +53,7 @@ def baselines_for(data: dict[str, Any], requested: list[str], input_fields: list
 def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dict[str, Any]:
     """Train and score every requested baseline on every split (or score the given
     predictions); the comparison table."""
+    check_bounds(config)
     from tailsplit.analysis.split_dir import describe_split, read_split_parts
     from tailsplit.registry import EXTRACTORS
 

@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tailsplit._version import __version__
+from tailsplit.config import check_bounds
 from tailsplit.core import Dataset
 from tailsplit.errors import ConfigError, InputError
 from tailsplit.io.examples import load_examples
-from tailsplit.io.outputs import check_output_folder, staged_output
+from tailsplit.io.outputs import check_cache_folder, check_output_folder, staged_output
 from tailsplit.io.readers import detect_format
 from tailsplit.io.writers import OUTPUT_SUFFIX, output_format_for, write_records
 from tailsplit.pipeline.manifest import input_records
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 
 def audit_overlap(config: OverlapConfig, *, command: list[str] | None = None) -> dict[str, Any]:
     """``tailsplit overlap``: audit a test set against a corpus; write the partition."""
+    check_bounds(config)
     from tailsplit.core import FieldMap
     from tailsplit.overlap.audit import audit_all, partition_overlap
     from tailsplit.overlap.index import open_or_build_index
@@ -39,10 +41,24 @@ def audit_overlap(config: OverlapConfig, *, command: list[str] | None = None) ->
     for path in config.corpus:
         if not Path(path).is_file():
             raise InputError("does not exist or is not a file", path=path, fix="check the --corpus path")
+    if config.index_dir is not None:
+        from tailsplit.overlap.index import INDEX_MARKERS
+
+        read = [*config.test, *config.corpus, *([config.predictions] if config.predictions else [])]
+        check_cache_folder(
+            config.index_dir,
+            markers=INDEX_MARKERS,
+            inputs=[*read, *([config.out] if config.out else [])],
+            option="--index-dir",
+        )
     if config.out is not None:
         check_output_folder(config.out, overwrite=config.overwrite, inputs=overlap_inputs(config))
     started = time.perf_counter()
     test = load_examples(config.test, FieldMap(text=config.text, id=config.id, label=config.label))
+    if config.out is not None:
+        from tailsplit.pipeline.split_folder import check_parts_writable
+
+        check_parts_writable(test, None)
     extractor = QUERY_EXTRACTORS.create(
         config.query_kind,
         window=config.window,

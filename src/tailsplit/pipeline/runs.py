@@ -27,6 +27,7 @@ from tailsplit.config import (
     RunConfig,
     ScoringConfig,
     SplitConfig,
+    check_bounds,
 )
 from tailsplit.core import Dataset, ScoreTable, SplitIndices
 from tailsplit.errors import ConfigError, InputError
@@ -44,7 +45,7 @@ from tailsplit.io.writers import check_output_format
 from tailsplit.log import logger
 from tailsplit.pipeline.manifest import input_records
 from tailsplit.pipeline.result import RunResult
-from tailsplit.pipeline.split_folder import check_added_columns, report_files, write_split
+from tailsplit.pipeline.split_folder import check_added_columns, check_parts_writable, report_files, write_split
 from tailsplit.programs.sets import COUNTS, ProgramFeatures, dataset_program_features
 from tailsplit.prompts import PromptTemplate, resolve_template
 from tailsplit.registry import SCORERS
@@ -59,6 +60,8 @@ if TYPE_CHECKING:
 
 def load_dataset(config: RunConfig) -> Dataset:
     """The examples of ``config.data``: its files, its in-memory table, or its hub dataset."""
+    for section in (config.data, config.scoring, config.split, config.output):
+        check_bounds(section)
     data = config.data
     given = [name for name, value in (("paths", data.paths), ("table", data.table), ("dataset", data.dataset))
              if value is not None and (name != "paths" or len(value))]  # fmt: skip
@@ -191,6 +194,8 @@ def check_before_work(
         check_output_folder(output.out, overwrite=output.overwrite, inputs=inputs)
     if output.format is not None:
         check_output_format(output.format)
+    if output.out is not None:
+        check_parts_writable(dataset, output.format)
     if output.analysis_text not in ANALYSIS_TEXTS:
         raise ConfigError(f"analysis_text={output.analysis_text!r} is unknown; use one of {list(ANALYSIS_TEXTS)}")
     if output.analysis_text == "pair" and dataset.contexts is None:

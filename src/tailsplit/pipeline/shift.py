@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from tailsplit.analysis.plots import figure_files
-from tailsplit.config import CorrelateConfig, OodRankConfig, SimilarityConfig
+from tailsplit.config import CorrelateConfig, OodRankConfig, SimilarityConfig, check_bounds
 from tailsplit.errors import ConfigError, InputError
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.outputs import check_output_folder, strict_json
@@ -57,6 +57,7 @@ def _split_part_texts(folder: str) -> dict[str, list[str]]:
 
 def similarity(config: SimilarityConfig, *, command: list[str] | None = None) -> dict[str, Any]:
     """Centroid cosine ×100 and MMD between every pair of datasets (and split parts)."""
+    check_bounds(config)
     from tailsplit.shift.similarity import centroid_similarity, mmd_matrix
 
     specs = [DatasetSpec.parse(s) for s in config.datasets]
@@ -164,6 +165,7 @@ def _number(path: str, line: int, row: dict[str, str], name: str, *, required: b
 
 def ood_rank(config: OodRankConfig, *, command: list[str] | None = None) -> dict[str, Any]:
     """Embed the ID dataset and every candidate; decide and rank by BOSS's criteria."""
+    check_bounds(config)
     from tailsplit.shift.ood import Candidate, rank_candidates
     from tailsplit.shift.similarity import centroid_similarity
 

@@ -111,6 +111,26 @@ def output_format(dataset: Dataset, requested: str | None) -> str:
     return output_format_for(detect_format(Path(dataset.input_paths[0])))
 
 
+def check_parts_writable(dataset: Dataset, requested: str | None) -> None:
+    """Refuse, before any work, records that the parts' format cannot write (a value JSON
+    cannot hold, a tab in a TSV cell, a column with values of different kinds for Parquet)."""
+    from tailsplit.io.values import check_writable
+    from tailsplit.io.writers import arrow_table
+
+    fmt = output_format(dataset, requested)
+    schema = input_schema(dataset) if fmt in ("parquet", "hf") else InputSchema()
+    json_safe = dataset.memory is None and all(
+        detect_format(Path(p)) in ("jsonl", "csv", "tsv") for p in dataset.input_paths
+    )
+    check_writable(
+        dataset.records,
+        fmt,
+        dataset.location,
+        json_safe=json_safe,
+        arrow=lambda records: arrow_table(records, schema.arrow, schema.class_labels),
+    )
+
+
 def input_schema(dataset: Dataset) -> InputSchema:
     """The input's column types (Parquet files sharing one schema, datasets folders, typed
     in-memory tables); none for text formats, whose types are inferred."""

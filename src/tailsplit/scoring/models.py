@@ -354,7 +354,7 @@ def _convert_gguf(source: ModelSource, digest: str, target: Path) -> Path:
         del model.config.quantization_config
     setattr(model, "hf_quantizer", None)  # noqa: B010 - transformers types the attribute as a module
     try:
-        with staged_cache_folder(target) as staging:
+        with staged_cache_folder(target, markers=[SOURCE_RECORD]) as staging:
             model.save_pretrained(staging)
             tokenizer.save_pretrained(staging)
             files = {path.name: _file_record(path) for path in sorted(staging.iterdir())}

@@ -78,7 +78,14 @@ class LikelihoodSplitter(Splitter):
         elif inputs.n_tokens is None:
             raise ConfigError("rank='logprob_mean' divides by token counts; give n_tokens, or rank by logprob_sum")
         else:
-            keys = inputs.logprob_sum / np.maximum(inputs.n_tokens, 1)
+            uncounted = np.flatnonzero(np.asarray(inputs.n_tokens) < 1)
+            if len(uncounted):
+                raise ConfigError(
+                    f"n_tokens is {int(inputs.n_tokens[uncounted[0]])} at row {int(uncounted[0]) + 1} "
+                    f"({len(uncounted)} rows below 1); rank='logprob_mean' divides logprob_sum by the "
+                    "scored tokens, so give every row its count of 1 or more, or rank by logprob_sum"
+                )
+            keys = inputs.logprob_sum / inputs.n_tokens
         bad = np.flatnonzero(~np.isfinite(keys))
         if len(bad):
             raise ConfigError(

@@ -1,0 +1,171 @@
+"""Values a record may hold: what every reader accepts and what each output format can write.
+
+Two checks, both before any model loads:
+
+- :func:`text_problem` — every string (value or key) is Unicode text. A JSON escape such as
+  ``"\\ud800"`` decodes to a lone surrogate, which no UTF-8 writer, tokenizer or Arrow column
+  can hold; it is refused where the record is read.
+- :func:`check_writable` — the records can be written in the run's output format: JSON-based
+  formats (JSON Lines, CSV cells holding lists) hold finite numbers and JSON types only, TSV
+  cells hold no tab or line break, Parquet and ``save_to_disk`` folders need one Arrow type
+  per column. A run that would fail while writing is refused with the row and field instead.
+
+>>> text_problem({"a": ["ok", "bad \\ud800"]})
+("a[1]", 'holds a lone surrogate (\\\\ud800), which is not Unicode text')
+>>> text_problem({"a": "fine"}) is None
+True
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from tailsplit.errors import InputError
+
+# Where a row is: (file or table kind, record number), as Dataset.location gives it.
+Locate = Callable[[int], tuple[str, int]]
+_JSON_SCALARS = (str, int, float, bool, type(None))
+
+
+def _surrogate(text: str) -> str | None:
+    """The first lone surrogate of ``text`` as an escape (``\\ud800``), or None."""
+    if text.isascii():
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"\\u{ord(text[exc.start]):04x}"
+    return None
+
+
+def _join(path: str, key: str) -> str:
+    return key if not path else f"{path}.{key}"
+
+
+def text_problem(value: Any, path: str = "") -> tuple[str, str] | None:
+    """(field path, problem) of the first string or key in ``value`` that is not Unicode text."""
+    if isinstance(value, str):
+        bad = _surrogate(value)
+        return None if bad is None else (path, f"holds a lone surrogate ({bad}), which is not Unicode text")
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if isinstance(key, str) and (bad := _surrogate(key)) is not None:
+                return (_join(path, repr(key)), f"has a name with a lone surrogate ({bad})")
+            found = text_problem(item, _join(path, str(key)))
+            if found:
+                return found
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            found = text_problem(item, f"{path}[{i}]")
+            if found:
+                return found
+    return None
+
+
+def json_problem(value: Any, path: str = "") -> tuple[str, str] | None:
+    """(field path, problem) of the first value JSON cannot hold: NaN or an infinity, a key
+    that is not text, a type other than text, number, boolean, null, list or object."""
+    if value is None or value.__class__ in (str, int, bool):
+        return None
+    if isinstance(value, float):
+        return None if math.isfinite(value) else (path, f"holds {value!r}, which JSON cannot hold")
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return (_join(path, repr(key)), f"has a name of type {type(key).__name__}, not text")
+            found = json_problem(item, _join(path, key))
+            if found:
+                return found
+        return None
+    if isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            found = json_problem(item, f"{path}[{i}]")
+            if found:
+                return found
+        return None
+    if isinstance(value, _JSON_SCALARS):  # subclasses of str / int
+        return None
+    return (path, f"holds a {type(value).__name__} value, which JSON cannot hold")
+
+
+def check_writable(
+    records: Sequence[Mapping[str, Any]],
+    fmt: str,
+    locate: Locate,
+    *,
+    json_safe: bool,
+    arrow: Callable[[Sequence[Mapping[str, Any]]], Any] | None = None,
+) -> None:
+    """Refuse, naming the row and field, records that ``fmt`` cannot write.
+
+    ``json_safe``: the records came from a text format (JSON Lines, CSV, TSV), whose reader
+    already holds them to JSON values, so JSON-based formats need no walk. ``arrow`` builds
+    the Arrow table of Parquet and ``save_to_disk`` outputs (with the input's schema).
+    """
+    if fmt in ("jsonl", "csv", "tsv") and not json_safe:
+        for i, record in enumerate(records):
+            found = json_problem(record)
+            if found:
+                _refuse(locate, i, found, "write null or a plain value, or keep it with --format parquet")
+    if fmt == "tsv":
+        for i, record in enumerate(records):
+            for name, value in record.items():
+                cell = value if isinstance(value, str) else repr(value)
+                if "\t" in cell or "\n" in cell or "\r" in cell:
+                    _refuse(
+                        locate, i, (name, "holds a tab or line break, which TSV cannot hold"),
+                        "write JSON Lines or CSV instead (--format jsonl)",
+                    )  # fmt: skip
+    if fmt in ("parquet", "hf") and arrow is not None:
+        _check_arrow(records, locate, arrow)
+
+
+def _refuse(locate: Locate, i: int, found: tuple[str, str], fix: str) -> None:
+    path, number = locate(i)
+    raise InputError(found[1], path=path, row=number, field=found[0] or None, fix=fix)
+
+
+def _check_arrow(records: Sequence[Mapping[str, Any]], locate: Locate, arrow: Callable[..., Any]) -> None:
+    """Build the Arrow table; when a column cannot be one Arrow type, name its first row whose
+    value is of another kind than the column's first value."""
+    import pyarrow as pa
+
+    try:
+        arrow(records)
+        return
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OverflowError) as exc:
+        reason = str(exc).splitlines()[0]
+    names: dict[str, None] = {}
+    for record in records:
+        names.update(dict.fromkeys(record))
+    for name in names:
+        first: tuple[int, str] | None = None
+        for i, record in enumerate(records):
+            value = record.get(name)
+            if value is None:
+                continue
+            kind = _kind(value)
+            if first is None:
+                first = (i, kind)
+            elif kind != first[1]:
+                where, number = locate(first[0])
+                _refuse(
+                    locate, i,
+                    (name, f"is {_a(kind)} here but {_a(first[1])} in {where} row {number}"),
+                    "give the field one type in every row, or write JSON Lines (--format jsonl)",
+                )  # fmt: skip
+    path, number = locate(0)
+    raise InputError(
+        f"cannot be written as an Arrow table ({reason})", path=path, fix="write JSON Lines instead (--format jsonl)"
+    )
+
+
+def _kind(value: Any) -> str:
+    """What Arrow tells apart: a number (int and float share a column), or the Python type."""
+    return "number" if isinstance(value, (int, float)) and not isinstance(value, bool) else type(value).__name__
+
+
+def _a(noun: str) -> str:
+    return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"

@@ -1,0 +1,291 @@
+"""Trust at every edge: each case a hostile-input review found, as a test. Paths written go
+through the output rules, records are validated where they are read, values and options are
+strict, console output survives any locale, damaged files are named for what they are."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from tailsplit.cli import app
+from tests.conftest import write_jsonl
+
+runner = CliRunner()
+LABELS = ("entailment", "neutral", "contradiction")
+
+
+def pairs(n: int = 30) -> list[dict]:
+    return [
+        {
+            "id": f"p{i}",
+            "premise": f"A person number {i} walks.",
+            "hypothesis": f"Someone walks {i} times today.",
+            "label": LABELS[i % 3],
+        }
+        for i in range(n)
+    ]
+
+
+def refused(args: list[str], *fragments: str) -> str:
+    """The command exits 2 with one line (no traceback) holding every fragment."""
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert "Traceback" not in result.output
+    message = " ".join(result.output.split())
+    for fragment in fragments:
+        assert fragment in message, message
+    return message
+
+
+def ok(args: list[str]) -> str:
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def split_args(data: Path, out: Path, *extra: str) -> list[str]:
+    return ["split", str(data), "--text", "hypothesis", "--label", "label", "--splitter", "random",
+            "--no-analyze", "--out", str(out), *extra]  # fmt: skip
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+# -- 1. every path written goes through the output rules ------------------------------------
+
+
+def overlap_args(tmp_path: Path, *extra: str) -> list[str]:
+    test = write_jsonl(tmp_path / "t.jsonl", pairs())
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("".join(f"someone walks {i} times today\n" for i in range(40)), encoding="utf-8")
+    return ["overlap", "--test", str(test), "--text", "hypothesis", "--corpus", str(corpus), *extra]
+
+
+def test_index_dir_never_replaces_a_file_or_an_input(tmp_path: Path) -> None:
+    user_file = tmp_path / "some" / "file.csv"
+    user_file.parent.mkdir()
+    user_file.write_text("a,b\n1,2\n", encoding="utf-8")
+    args = overlap_args(tmp_path, "--out", str(tmp_path / "o"))
+    refused([*args, "--index-dir", str(user_file)], "--index-dir=", "is an existing file")
+    assert user_file.read_text(encoding="utf-8") == "a,b\n1,2\n"
+    before = (tmp_path / "t.jsonl").read_bytes()
+    refused([*args, "--index-dir", str(tmp_path / "t.jsonl")], "--index-dir=")
+    assert (tmp_path / "t.jsonl").read_bytes() == before
+    refused([*args, "--index-dir", str(tmp_path)], "--index-dir=")  # holds the inputs
+    refused([*args, "--index-dir", str(tmp_path / "o" / "index")], "an input of this run")  # inside the output
+    refused([*args, "--index-dir", "/proc/index"], "system folder")
+    assert not (tmp_path / "o").exists()
+    ok([*args, "--index-dir", str(tmp_path / "index")])
+    ok([*args, "--index-dir", str(tmp_path / "index"), "--overwrite"])  # reused, not refused
+
+
+def test_overwrite_keeps_a_file_the_user_added(tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", pairs())
+    out = tmp_path / "o"
+    ok(split_args(data, out))
+    (out / "my_notes.txt").write_text("notes\n", encoding="utf-8")
+    refused([*split_args(data, out), "--overwrite"], "'my_notes.txt'", "did not write")
+    assert (out / "my_notes.txt").read_text(encoding="utf-8") == "notes\n"
+    (out / "my_notes.txt").unlink()
+    ok([*split_args(data, out), "--overwrite"])
+
+
+def test_a_second_run_on_the_same_output_is_refused_while_the_first_runs(tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", pairs())
+    out = tmp_path / "o"
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys, time; from tailsplit.io.outputs import claim_output; claim_output(sys.argv[1]); "
+         "print('held', flush=True); time.sleep(60)", str(out)],
+        stdout=subprocess.PIPE, text=True, env=os.environ.copy(),
+    )  # fmt: skip
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        refused(split_args(data, out), "being written by another tailsplit run", str(holder.pid))
+        assert not out.exists()
+    finally:
+        holder.kill()
+        holder.wait()
+    ok(split_args(data, out))  # the lock dies with its process
+
+
+# -- 2. every record is validated where it is read ------------------------------------------
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_json_lines_with_nan_or_infinity_are_refused_at_read_time(tmp_path: Path, constant: str) -> None:
+    rows = pairs()
+    lines = [json.dumps(r) for r in rows]
+    lines[3] = lines[3][:-1] + f', "extra": {{"x": [1, {constant}]}}}}'
+    data = tmp_path / "d.jsonl"
+    data.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    refused(split_args(data, tmp_path / "o"), "d.jsonl:4:", "'extra.x[1]'", constant, "write null or a number")
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv", "tsv", "parquet"])
+def test_a_lone_surrogate_is_refused_at_read_time_for_every_format(tmp_path: Path, fmt: str) -> None:
+    rows = pairs()
+    rows[4]["hypothesis"] = "abc \ud800 def"
+    data = write_jsonl(tmp_path / "d.jsonl", rows)  # json.dumps escapes it as \ud800
+    refused([*split_args(data, tmp_path / "o"), "--format", fmt], "d.jsonl:5:", "'hypothesis'", "lone surrogate")
+    assert not (tmp_path / "o").exists()
+    rows[4]["hypothesis"] = "fine"
+    rows[6]["note\udc80"] = "x"  # in a field name
+    data = write_jsonl(tmp_path / "d.jsonl", rows)
+    refused(split_args(data, tmp_path / "o"), "d.jsonl:7:", "lone surrogate")
+
+
+def test_a_lone_surrogate_in_memory_is_refused() -> None:
+    from tailsplit.core import FieldMap
+    from tailsplit.errors import InputError
+    from tailsplit.io.examples import load_examples
+
+    rows = pairs()
+    rows[2]["premise"] = "x \udfff"
+    with pytest.raises(InputError, match=r"row 3: field 'premise' holds a lone surrogate"):
+        load_examples(rows, FieldMap(text="hypothesis"))
+    pd = pytest.importorskip("pandas")
+    with pytest.raises(InputError, match=r"row 3: field 'premise' holds a lone surrogate"):
+        load_examples(pd.DataFrame(rows, dtype=object), FieldMap(text="hypothesis"))
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "hf"])
+def test_a_column_of_mixed_types_is_refused_before_work_for_typed_formats(tmp_path: Path, fmt: str) -> None:
+    rows = pairs()
+    rows[5]["extra"] = 1
+    rows[9]["extra"] = "one"
+    data = write_jsonl(tmp_path / "d.jsonl", rows)
+    refused([*split_args(data, tmp_path / "o"), "--format", fmt], "'extra'", "is a str here but a number")
+    assert not (tmp_path / "o").exists()
+    ok([*split_args(data, tmp_path / "o"), "--format", "jsonl"])  # JSON holds it as it is
+
+
+def test_a_dataframe_column_of_mixed_types_is_a_located_error() -> None:
+    pd = pytest.importorskip("pandas")
+    from tailsplit.core import FieldMap
+    from tailsplit.errors import InputError
+    from tailsplit.io.examples import load_examples
+
+    frame = pd.DataFrame(pairs())
+    frame["label"] = ["a", 1] * 15
+    with pytest.raises(InputError, match=r"row 2: field 'label' is a number here but a str in pandas.DataFrame row 1"):
+        load_examples(frame, FieldMap(text="hypothesis", label="label"))
+
+
+def test_a_tab_in_a_field_is_refused_before_work_for_tsv(tmp_path: Path) -> None:
+    rows = pairs()
+    rows[7]["premise"] = "tab\there"
+    data = write_jsonl(tmp_path / "d.jsonl", rows)
+    refused([*split_args(data, tmp_path / "o"), "--format", "tsv"], "row 8", "'premise'", "TSV cannot hold")
+
+
+def test_typed_values_json_cannot_hold_are_refused_before_work(tmp_path: Path) -> None:
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    rows = pairs()
+    table = pa.Table.from_pylist(rows).append_column("weight", pa.array([1.0] * 29 + [math.nan]))
+    pq.write_table(table, tmp_path / "d.parquet")
+    ok(split_args(tmp_path / "d.parquet", tmp_path / "o"))  # Parquet holds NaN
+    refused([*split_args(tmp_path / "d.parquet", tmp_path / "o2"), "--format", "jsonl"], "row 30", "'weight'", "nan")
+
+
+# -- 5. values and options are strict ------------------------------------------------------
+
+
+def score_csv(tmp_path: Path, column: str, values: list[str], name: str = "s.csv") -> Path:
+    path = tmp_path / name
+    lines = [f"id,logprob_sum,{column}"] + [f"p{i},-{i + 1}.5,{v}" for i, v in enumerate(values)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_score_file_flags_are_parsed_strictly(tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", pairs())
+    ok([*split_args(data, tmp_path / "o"), "--splitter", "likelihood", "--scores",
+        str(score_csv(tmp_path, "truncated", ["False"] * 29 + ["TRUE"]))])  # fmt: skip
+    parts = [json.loads(line) for p in ("train", "dev", "test") for line in open(tmp_path / "o" / f"{p}.jsonl")]
+    assert sum(r["truncated"] for r in parts) == 1
+    bad = score_csv(tmp_path, "truncated", ["false"] * 10 + ["yes"] * 20, "bad.csv")
+    refused([*split_args(data, tmp_path / "o2"), "--splitter", "likelihood", "--scores", str(bad)],
+            "bad.csv: row 11", "'truncated'", "'yes'")  # fmt: skip
+
+
+def test_positive_scores_and_negative_token_counts_are_refused(tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", pairs())
+    positive = tmp_path / "pos.csv"
+    positive.write_text("id,logprob_sum\n" + "".join(f"p{i},{i + 1}.5\n" for i in range(30)), encoding="utf-8")
+    refused([*split_args(data, tmp_path / "o"), "--splitter", "likelihood", "--scores", str(positive)],
+            "'logprob_sum'", "above 0", "negate them")  # fmt: skip
+    counts = score_csv(tmp_path, "n_tokens", ["3"] * 3 + ["-1"] + ["3"] * 26, "n.csv")
+    refused([*split_args(data, tmp_path / "o"), "--splitter", "likelihood", "--scores", str(counts)],
+            "row 4", "'n_tokens'", "-1.0")  # fmt: skip
+    rows = pairs()
+    for i, r in enumerate(rows):
+        r["score"] = 2.0 + i
+    data = write_jsonl(tmp_path / "s.jsonl", rows)
+    refused([*split_args(data, tmp_path / "o"), "--splitter", "likelihood", "--score-column", "score"], "above 0")
+
+
+def test_model_name_does_not_replace_a_recorded_identity(tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", pairs())
+    ok(["score", str(data), "--text", "hypothesis", "--backend", "fake", "--out", str(tmp_path / "s.parquet")])
+    refused([*split_args(data, tmp_path / "o"), "--splitter", "likelihood", "--scores", str(tmp_path / "s.parquet"),
+             "--model-name", "other"], "records its model", "'fake:smollm2'")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "option",
+    [["--k", "0"], ["--k", "-1"], ["--threshold", "nan"], ["--k1", "-1"], ["--ngram-orders", "0"],
+     ["--b", "2"], ["--top-quantile", "1.5"], ["--shards", "0"]],
+)  # fmt: skip
+def test_overlap_options_out_of_range_are_refused(tmp_path: Path, option: list[str]) -> None:
+    refused([*overlap_args(tmp_path, "--out", str(tmp_path / "o")), *option], f"{option[0]}=", "must be")
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(
+    "option",
+    [["--permutations", "0"], ["--mmd-sample", "-5"], ["--max-examples", "0"], ["--batch-size", "0"]],
+)
+def test_similarity_options_out_of_range_are_refused(tmp_path: Path, option: list[str]) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", pairs())
+    refused(["similarity", f"a={data}@hypothesis", f"b={data}@premise", *option],
+            f"{option[0]}=", "must be at least")  # fmt: skip
+
+
+def test_ood_rank_and_ngram_order_out_of_range_are_refused(tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", pairs())
+    refused(["ood-rank", "--id", f"a={data}@hypothesis", "--candidates", str(tmp_path / "c.csv"),
+             "--id-accuracy", "nan"], "--id-accuracy=nan", "finite")  # fmt: skip
+    refused(["run", str(data), "--text", "hypothesis", "--method", "ngram", "--ngram-order", "0",
+             "--out", str(tmp_path / "o")], "--ngram-order=0")  # fmt: skip
+
+
+def test_the_python_api_refuses_what_the_cli_refuses() -> None:
+    from tailsplit.errors import ConfigError
+    from tailsplit.model_selection import LikelihoodSplit, RandomSplit
+
+    n = 40
+    X = np.arange(n).reshape(-1, 1)
+    cv = LikelihoodSplit(scores=-np.arange(1.0, n + 1), n_tokens=np.zeros(n, int), rank="logprob_mean")
+    with pytest.raises(ConfigError, match="n_tokens is 0 at row 1"):
+        next(cv.split(X))
+    groups = [float("nan")] * 20 + list(range(20))
+    with pytest.raises(ConfigError, match="groups is nan at row 0"):
+        next(RandomSplit().split(X, groups=groups))
+    from tailsplit.config import OverlapConfig
+
+    with pytest.raises(ConfigError, match="--k=0 must be at least 1"):
+        OverlapConfig(k=0)
