@@ -4,6 +4,7 @@ strict, console output survives any locale, damaged files are named for what the
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import os
@@ -289,3 +290,179 @@ def test_the_python_api_refuses_what_the_cli_refuses() -> None:
 
     with pytest.raises(ConfigError, match="--k=0 must be at least 1"):
         OverlapConfig(k=0)
+
+
+# -- 3. reports and terminals are inert ----------------------------------------------------
+
+LINK = "[click](javascript:alert(1))"
+IMAGE = "<img src=x onerror=alert(2)>"
+ESCAPE = "\x1b]0;pwned\x07\x1b[2J"
+
+
+class _Elements(__import__("html.parser").parser.HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[tuple[str, list[tuple[str, str | None]]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.found.append((tag, attrs))
+
+
+def assert_inert(page: str, *, holds_data: bool = True) -> None:
+    """No link or image made from data, no event handler, no javascript: URL."""
+    parser = _Elements()
+    parser.feed(page)
+    for tag, attrs in parser.found:
+        if tag == "a":  # report.md links its own figure files, nothing else
+            assert dict(attrs).get("href", "").startswith("figures/"), attrs
+            continue
+        assert tag not in ("img", "script", "iframe"), (tag, attrs)
+        for name, value in attrs:
+            assert not name.startswith("on"), (tag, name)
+            assert "javascript:" not in (value or "").lower(), (tag, name, value)
+    assert "alert(1)" in page or not holds_data  # the data is there, as text
+
+
+def hostile_rows(n: int = 60) -> list[dict]:
+    rows = []
+    for i in range(n):
+        rows.append(
+            {
+                "id": f"{LINK}{i}",
+                "premise": f"A person {i} walks {IMAGE}.",
+                "hypothesis": f"Someone {LINK} walks {i} times " + "far " * (i % 7),
+                "label": [LINK, IMAGE, "plain"][i % 3],
+            }
+        )
+    return rows
+
+
+def test_hostile_data_stays_text_in_every_report(tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", hostile_rows())
+    out = tmp_path / "[o](javascript:3)"
+    scores = tmp_path / "s.parquet"
+    ok(["score", str(data), "--text", "hypothesis", "--backend", "fake", "--out", str(scores)])
+    common = ["--text", "hypothesis", "--context", "premise", "--label", "label", "--null-splits", "20", "--no-syntax"]
+    ok(["split", str(data), *common, "--scores", str(scores), "--out", str(out)])
+    for seed in ("0", "1"):
+        ok(["split", str(data), *common, "--splitter", "random", "--seed", seed, "--out", str(tmp_path / f"r{seed}")])
+    ok(["evaluate", str(out), str(tmp_path / "r0"), str(tmp_path / "r1"), "--out", str(tmp_path / "eval")])
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("".join(f"someone {LINK} walks {i} times\n" for i in range(30)), encoding="utf-8")
+    ok(["overlap", "--test", str(data), "--text", "hypothesis", "--corpus", str(corpus), "--out", str(tmp_path / "ov")])
+    ok(["export", "hf", str(out), "--out", str(tmp_path / "hf")])
+    import markdown
+
+    pages = {
+        "split": (out / "report.html").read_text(encoding="utf-8"),
+        "evaluate": (tmp_path / "eval" / "report.html").read_text(encoding="utf-8"),
+        "overlap": (tmp_path / "ov" / "report.html").read_text(encoding="utf-8"),
+        "card": markdown.markdown((tmp_path / "hf" / "README.md").read_text(encoding="utf-8").split("---", 2)[2],
+                                  extensions=["tables"]),  # fmt: skip
+        "summary": markdown.markdown((out / "summary.md").read_text(encoding="utf-8"), extensions=["tables"]),
+        "report.md": markdown.markdown((out / "report.md").read_text(encoding="utf-8"), extensions=["tables"]),
+    }
+    for name, page in pages.items():
+        if name == "evaluate":
+            assert "javascript:" in page  # the folder name, as text
+            parser = _Elements()
+            parser.feed(page)
+            assert all("javascript:" not in (v or "") for _, attrs in parser.found for _, v in attrs), name
+        else:
+            assert_inert(page, holds_data=name != "card")
+    from tests.test_analysis import chromium
+
+    browser = chromium()
+    if browser is not None:
+        for name in ("split", "evaluate", "overlap"):
+            page = {"split": out, "evaluate": tmp_path / "eval", "overlap": tmp_path / "ov"}[name] / "report.html"
+            dom = subprocess.run(
+                [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                 f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", page.resolve().as_uri()],
+                capture_output=True, text=True, timeout=120, check=False,
+            ).stdout  # fmt: skip
+            parser = _Elements()
+            parser.feed(dom)
+            assert not [t for t, _ in parser.found if t in ("img", "a", "script", "iframe")], name
+
+
+def test_labels_with_terminal_escapes_are_printed_as_escapes(tmp_path: Path) -> None:
+    rows = pairs()
+    for r in rows[:10]:
+        r["label"] = f"evil{ESCAPE}"
+    data = write_jsonl(tmp_path / "d.jsonl", rows)
+    output = ok(split_args(data, tmp_path / "o"))
+    assert "\x1b" not in output and "\x07" not in output
+    assert "evil\\x1b]0;pwned\\x07" in output
+    message = refused(["split", str(data), "--text", f"nope{ESCAPE}", "--splitter", "random", "--out",
+                       str(tmp_path / "o2")])  # fmt: skip
+    assert "\x1b" not in message and "nope\\x1b" in message
+
+
+# -- 6. environments and damaged files ------------------------------------------------------
+
+
+def test_console_output_survives_an_ascii_locale(tmp_path: Path) -> None:
+    rows = pairs()
+    for r in rows:
+        r["label"] = {"entailment": "já", "neutral": "нейтр", "contradiction": "矛盾"}[r["label"]]
+    data = write_jsonl(tmp_path / "d.jsonl", rows)
+    env = {**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0", "PYTHONIOENCODING": ""}
+    done = subprocess.run(
+        [sys.executable, "-m", "tailsplit.cli", *split_args(data, tmp_path / "o")],
+        capture_output=True, text=True, env=env, timeout=300, check=False, encoding="utf-8", errors="replace",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
+    assert "j\\xe1" in done.stdout or "já" in done.stdout
+
+
+def test_a_gzip_crc_error_is_named_as_damage_not_as_another_format(tmp_path: Path) -> None:
+    blob = bytearray(gzip.compress("".join(json.dumps(r) + "\n" for r in pairs()).encode()))
+    blob[-8] ^= 0xFF  # the CRC-32 in the trailer
+    path = tmp_path / "d.jsonl.gz"
+    path.write_bytes(bytes(blob))
+    message = refused(split_args(path, tmp_path / "o"), "d.jsonl.gz")
+    assert "not a gzip file" not in message and "checksum" in message
+
+
+def test_a_recipe_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", pairs())
+    recipe = tmp_path / "r.toml"
+    recipe.write_bytes(
+        b"\xef\xbb\xbf"
+        + f'[data]\npaths = ["{data.name}"]\ntext = "hypothesis"\n[split]\nsplitter = "random"\n'.encode()
+        + b'[output]\nout = "o"\nanalyze = false\n'
+    )
+    ok(["split", "--config", str(recipe)])
+    assert (tmp_path / "o" / "manifest.json").exists()
+
+
+def test_a_full_disk_under_the_score_cache_does_not_invite_deleting_it(tmp_path: Path) -> None:
+    import errno
+    import sqlite3
+
+    from tailsplit.cache import ScoreCache
+
+    cache = ScoreCache(tmp_path / "cache")
+    full = sqlite3.OperationalError("database or disk is full")
+    full.sqlite_errorcode = 13  # type: ignore[attr-defined]  # SQLITE_FULL
+    message = str(cache.failure(full))
+    assert "safe to delete" not in message and "space" in message
+    assert errno.ENOSPC  # the OS's name for it, for the reader
+
+
+def test_blank_lines_read_as_fast_as_records(tmp_path: Path) -> None:
+    """Many blank lines must not fall back to a per-line path: count the fallback calls."""
+    from tailsplit.io import readers
+
+    path = tmp_path / "blank.jsonl"
+    path.write_text("\n" * 200_000 + json.dumps({"text": "a"}) + "\n" + " \n" * 1000, encoding="utf-8")
+    calls = []
+    original = readers._read_line
+    readers._read_line = lambda *a: calls.append(1) or original(*a)  # type: ignore[assignment]
+    try:
+        assert [r.record for r in readers.read_records(path)] == [{"text": "a"}]
+    finally:
+        readers._read_line = original  # type: ignore[assignment]
+    assert len(calls) <= 1000  # whitespace-only lines may still be read one by one; empty lines are not

@@ -20,6 +20,8 @@ from tailsplit.errors import CacheError
 from tailsplit.log import logger
 
 SCHEMA_VERSION = 1
+_SQLITE_FULL = 13
+_SQLITE_DAMAGED = (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB
 
 
 def default_cache_dir() -> Path:
@@ -78,11 +80,7 @@ class ScoreCache:
             )
             self._db.commit()
         except sqlite3.DatabaseError as exc:
-            raise CacheError(
-                f"the score cache {str(self.path)!r} cannot be used ({exc}); it holds only cached "
-                "scores, so it is safe to delete it (the next run scores again), or pass "
-                "--cache-dir to use another folder"
-            ) from None
+            raise self.failure(exc) from None
         except OSError as exc:
             raise CacheError(
                 f"the score cache folder {str(self.path.parent)!r} cannot be written "
@@ -119,24 +117,34 @@ class ScoreCache:
             self._db.executemany("INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?, ?)", replace)
             self._db.commit()
         except sqlite3.DatabaseError as exc:
-            raise self._failure(exc) from None
+            raise self.failure(exc) from None
         self._damaged_keys.difference_update(v[0] for v in replace)
 
     def _execute(self, sql: str, params: Sequence[Any]) -> list[Any]:
         try:
             return self._db.execute(sql, params).fetchall()
         except sqlite3.DatabaseError as exc:
-            raise self._failure(exc) from None
+            raise self.failure(exc) from None
 
-    def _failure(self, exc: Exception) -> CacheError:
-        if "full" in str(exc).lower():
+    def failure(self, exc: Exception) -> CacheError:
+        """One line for a database error: only a damaged file (SQLite's CORRUPT / NOTADB) is
+        called safe to delete; a full disk or an I/O error says what to fix instead, since the
+        cache itself is then sound."""
+        code = getattr(exc, "sqlite_errorcode", None)
+        primary = None if code is None else code & 0xFF
+        if primary == _SQLITE_FULL or "full" in str(exc).lower():
             return CacheError(
                 f"the score cache {str(self.path)!r} cannot grow ({exc}); free some space "
                 "or pass --cache-dir on another disk; scores cached so far are kept"
             )
+        if primary in _SQLITE_DAMAGED or (primary is None and "malformed" in str(exc).lower()):
+            return CacheError(
+                f"the score cache {str(self.path)!r} is damaged ({exc}); it holds only cached "
+                "scores, so it is safe to delete it (the next run scores again), or pass --cache-dir"
+            )
         return CacheError(
-            f"the score cache {str(self.path)!r} is damaged ({exc}); it holds only cached "
-            "scores, so it is safe to delete it (the next run scores again)"
+            f"the score cache {str(self.path)!r} cannot be used ({exc}); check the disk and the "
+            "folder's permissions, or pass --cache-dir to use another folder"
         )
 
     def get_note(self, key: str) -> Any:
@@ -148,7 +156,7 @@ class ScoreCache:
             self._db.execute("INSERT OR REPLACE INTO notes VALUES (?, ?)", (key, json.dumps(value, sort_keys=True)))
             self._db.commit()
         except sqlite3.DatabaseError as exc:
-            raise self._failure(exc) from None
+            raise self.failure(exc) from None
 
     def close(self) -> None:
         self._db.close()

@@ -385,7 +385,7 @@ def _example(hint: Any) -> str:
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8-sig"))  # a byte-order mark is dropped
     except (FileNotFoundError, IsADirectoryError):
         raise ConfigError(f"config={str(path)!r} does not exist or is not a file; check the path") from None
     except UnicodeDecodeError:

@@ -12,6 +12,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
+from tailsplit.render import markdown_code
 from tailsplit._version import __version__
 
 
@@ -66,7 +67,7 @@ def provenance_items(manifest: Mapping[str, Any]) -> list[tuple[str, str]]:
 def provenance_markdown(manifest: Mapping[str, Any]) -> list[str]:
     """A Markdown block (values in code spans, so data paths are shown literally)."""
     lines = ["**Provenance**", ""]
-    lines += [f"- {label}: `{value.replace('`', 'ʼ')}`" for label, value in provenance_items(manifest)]
+    lines += [f"- {label}: {markdown_code(value)}" for label, value in provenance_items(manifest)]
     return lines + [""]
 
 

@@ -27,7 +27,10 @@ def pyplot() -> Any:
     except ImportError:
         raise MissingDependencyError("matplotlib", "analysis", "the report's figures") from None
     matplotlib.use("Agg")
-    matplotlib.rcParams.update({"svg.fonttype": "path", "svg.hashsalt": "tailsplit", "font.size": 9})
+    # text.parse_math off: a label such as "$x$" is shown as written, not typeset (or a mathtext error)
+    matplotlib.rcParams.update(
+        {"svg.fonttype": "path", "svg.hashsalt": "tailsplit", "font.size": 9, "text.parse_math": False}
+    )
     import matplotlib.pyplot as plt
 
     return plt

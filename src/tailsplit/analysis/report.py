@@ -11,6 +11,7 @@ import html
 from typing import TYPE_CHECKING, Any
 
 from tailsplit._version import __version__
+from tailsplit.render import markdown_text
 from tailsplit.analysis.compare import SplitComparison
 from tailsplit.analysis.null import NullComparison
 from tailsplit.analysis.program_metrics import render_program_markdown
@@ -63,8 +64,8 @@ def _value(name: str, value: float, spread: bool = False) -> str:
 
 
 def markdown_cell(text: Any) -> str:
-    """Text safe inside a Markdown table cell (HTML escaped, pipes and newlines neutralised)."""
-    return html.escape(str(text)).replace("|", "&#124;").replace("\n", " ").replace("\r", " ")
+    """Text shown literally inside a Markdown table cell (:func:`tailsplit.render.markdown_text`)."""
+    return markdown_text(text)
 
 
 def render_markdown(

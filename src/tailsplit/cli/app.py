@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.text import Text as RichText
 
 from tailsplit.errors import TailsplitError
+from tailsplit.render import console_text
 
 app = typer.Typer(
     add_completion=False,
@@ -45,7 +46,21 @@ def _main(
 
     from tailsplit.log import configure
 
+    _survive_any_locale()
+
     configure(logging.DEBUG if verbose else logging.WARNING if quiet else logging.INFO)
+
+
+def _survive_any_locale() -> None:
+    """Under a locale whose encoding cannot spell every character (``LC_ALL=C`` without UTF-8
+    mode, as in many containers and cluster jobs), print what it cannot as ``\\u`` escapes
+    instead of failing with UnicodeEncodeError."""
+    import sys
+
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+        if encoding != "utf8" and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
 
 
 def friendly_errors(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -57,7 +72,9 @@ def friendly_errors(func: Callable[..., Any]) -> Callable[..., Any]:
             return func(*args, **kwargs)
         except TailsplitError as exc:
             stderr.print(
-                RichText("error:", style="bold red") + RichText(" " + str(exc)), highlight=False, soft_wrap=True
+                RichText("error:", style="bold red") + RichText(" " + console_text(str(exc))),
+                highlight=False,
+                soft_wrap=True,
             )
             raise typer.Exit(2) from None
         except KeyboardInterrupt:

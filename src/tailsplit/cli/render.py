@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tailsplit.cli.app import stdout
+from tailsplit.render import console_text
 
 if TYPE_CHECKING:
     from tailsplit.analysis.compare import SplitComparison
@@ -22,7 +23,7 @@ def print_summary(result: RunResult) -> None:
         table.add_column(column, justify="left" if column in ("part", "labels") else "right", no_wrap=True)
     for s in result.summaries:
         total = max(s.size, 1)
-        labels = "\n".join(f"{k} {100 * v / total:.1f}%" for k, v in s.label_counts.items()) or "-"
+        labels = "\n".join(f"{console_text(k)} {100 * v / total:.1f}%" for k, v in s.label_counts.items()) or "-"
         table.add_row(
             s.part,
             str(s.size),

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tailsplit._version import __version__
+from tailsplit.render import markdown_code, markdown_text
 
 
 def _yaml_value(value: Any) -> str:
@@ -65,30 +66,44 @@ def dataset_card(manifest: Mapping[str, Any], analysis: Mapping[str, Any] | None
     lines = ["---"]
     for key, value in front.items():
         lines.append(f"{key}: {_yaml_value(value)}")
-    lines += ["---", "", f"# tailsplit split: {description}", ""]
+    # Everything below the front matter is rendered by the hub: data-derived text (paths, field
+    # names in the command and template, label words, model names) is escaped or code.
+    lines += ["---", "", f"# tailsplit split: {markdown_text(description)}", ""]
     lines += [
-        f"Made with tailsplit {front['tailsplit_version']}: `{' '.join(manifest.get('command', []))}`.",
+        f"Made with tailsplit {markdown_text(front['tailsplit_version'])}: "
+        f"{markdown_code(' '.join(map(str, manifest.get('command', []))))}.",
         "",
         "| part | examples |",
         "|---|---:|",
-        *[f"| {name} | {count} |" for name, count in front["sizes"].items()],
+        *[f"| {name} | {markdown_text(count)} |" for name, count in front["sizes"].items()],
         "",
-        f"- Split: {description}; seed {front['seed']}.",
-        f"- Model: {front['model']}.",
+        f"- Split: {markdown_text(description)}; seed {markdown_text(front['seed'])}.",
+        f"- Model: {markdown_text(front['model'])}.",
     ]
     if template:
+        words = template.get("label_words") or {}
         lines.append(
-            f"- Template: `{template.get('template')}` (label words: {template.get('label_words') or 'none'})."
+            f"- Template: {markdown_code(template.get('template'))} (label words: "
+            f"{markdown_code(json.dumps(words, ensure_ascii=False)) if words else 'none'})."
         )
     lines += [f"- Input: {_input_text(i)}" for i in front["inputs"]]
     found = headline(analysis)
     if found:
-        lines += ["", "## Analysis: the evaluation set against random splits", "", *[f"- {line}" for line in found]]
+        lines += [
+            "",
+            "## Analysis: the evaluation set against random splits",
+            "",
+            *[f"- {markdown_text(line)}" for line in found],
+        ]
     lines += ["", "The development part is named `validation`, as Hugging Face names it.", ""]
     return "\n".join(lines)
 
 
 def _input_text(record: Mapping[str, Any]) -> str:
     if "in_memory" in record:
-        return f"a {record['in_memory']} of {record.get('rows')} rows, content sha256 {record.get('content_sha256')}"
-    return f"`{record.get('path')}` ({record.get('rows')} rows, sha256 {record.get('sha256')})"
+        return markdown_text(
+            f"a {record['in_memory']} of {record.get('rows')} rows, content sha256 {record.get('content_sha256')}"
+        )
+    return f"{markdown_code(record.get('path'))} ({markdown_text(record.get('rows'))} rows, sha256 " + (
+        f"{markdown_text(record.get('sha256'))})"
+    )

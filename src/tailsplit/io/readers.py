@@ -139,6 +139,8 @@ def _damaged(path: Path, lines_read: int, exc: BaseException) -> InputError:
 
 
 def _gzip_reason(exc: BaseException) -> str:
+    if isinstance(exc, gzip.BadGzipFile) and str(exc).startswith(("CRC check failed", "Incorrect length")):
+        return f"the gzip checksum does not match ({exc}): the data is damaged"
     if isinstance(exc, gzip.BadGzipFile):
         return "not a gzip file, although the name ends in .gz"
     if isinstance(exc, EOFError):
@@ -293,6 +295,10 @@ def _read_jsonl(path: Path) -> Iterator[RawRecord]:
             stop = find("\n", pos)
             if stop < 0:
                 stop = size
+            if stop == pos:  # an empty line: nothing to read (and no exception to raise)
+                pos += 1
+                line_no += 1
+                continue
             try:
                 record, end = scan(text, pos)
             except (StopIteration, json.JSONDecodeError, RecursionError, _NotJson):

@@ -1,0 +1,50 @@
+"""Text made inert where it lands: Markdown (and the HTML rendered from it), and terminals.
+
+Data — texts, labels, ids, field names, paths — reaches reports and consoles. There it must
+stay text: no link, image or emphasis from a ``[click](javascript:…)`` in a label, no HTML
+from ``<img onerror=…>`` in a field name, no terminal escape sequence from a label that
+would retitle or clear a terminal.
+
+>>> markdown_text("[click](javascript:alert(1)) <b>")
+'\\\\[click\\\\](javascript:alert(1)) &lt;b&gt;'
+>>> markdown_code("a `b` c")
+'`` a `b` c ``'
+>>> console_text("red \\x1b[31m label")
+'red \\\\x1b[31m label'
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+# Characters that start Markdown inline syntax inside a line: links and images ([ ] and the
+# ! before them), emphasis (* _ ~), code spans (`), escapes (\). HTML and autolinks are
+# taken care of by escaping < > & as HTML entities.
+_MARKDOWN_INLINE = re.compile(r"([\\`*_\[\]~!])")
+# C0 and C1 control characters except tab and newline, and DEL: what terminals act on.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def markdown_text(text: Any) -> str:
+    """``text`` shown literally in Markdown and in the HTML made from it (one line: table
+    cells and list items; pipes and line breaks neutralised)."""
+    escaped = html.escape(_MARKDOWN_INLINE.sub(r"\\\1", str(text)), quote=True)
+    return escaped.replace("|", "&#124;").replace("\n", " ").replace("\r", " ")
+
+
+def markdown_code(text: Any) -> str:
+    """``text`` as a Markdown code span (shown literally, HTML included), fenced by more
+    backticks than any run inside it, on one line."""
+    value = str(text).replace("\n", " ").replace("\r", " ")
+    longest = max((len(run) for run in re.findall(r"`+", value)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if value.startswith("`") or value.endswith("`") or longest else ""
+    return f"{fence}{pad}{value}{pad}{fence}"
+
+
+def console_text(text: Any) -> str:
+    """``text`` with control characters shown as escapes (``\\x1b``), so a label or id printed
+    on a terminal cannot move the cursor, retitle or clear it."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), str(text))
