@@ -357,8 +357,9 @@ def test_hostile_data_stays_text_in_every_report(tmp_path: Path) -> None:
         "split": (out / "report.html").read_text(encoding="utf-8"),
         "evaluate": (tmp_path / "eval" / "report.html").read_text(encoding="utf-8"),
         "overlap": (tmp_path / "ov" / "report.html").read_text(encoding="utf-8"),
-        "card": markdown.markdown((tmp_path / "hf" / "README.md").read_text(encoding="utf-8").split("---", 2)[2],
-                                  extensions=["tables"]),  # fmt: skip
+        "card": markdown.markdown(
+            (tmp_path / "hf" / "README.md").read_text(encoding="utf-8").split("---", 2)[2], extensions=["tables"]
+        ),  # fmt: skip
         "summary": markdown.markdown((out / "summary.md").read_text(encoding="utf-8"), extensions=["tables"]),
         "report.md": markdown.markdown((out / "report.md").read_text(encoding="utf-8"), extensions=["tables"]),
     }
@@ -466,3 +467,50 @@ def test_blank_lines_read_as_fast_as_records(tmp_path: Path) -> None:
     finally:
         readers._read_line = original  # type: ignore[assignment]
     assert len(calls) <= 1000  # whitespace-only lines may still be read one by one; empty lines are not
+
+
+# -- 4. state that tailsplit reads back is verified ----------------------------------------
+
+
+def edited_split(tmp_path: Path) -> tuple[Path, Path]:
+    data = write_jsonl(tmp_path / "d.jsonl", pairs(60))
+    out = tmp_path / "o"
+    ok([*split_args(data, out)[:-3], "--out", str(out)])  # with --no-analyze
+    return data, out
+
+
+@pytest.mark.parametrize("edit", ["remove a row", "empty a file", "copy train into dev", "delete a file"])
+def test_an_edited_split_folder_is_refused_by_every_reader(tmp_path: Path, edit: str) -> None:
+    _, out = edited_split(tmp_path)
+    train = (out / "train.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    target = out / ("dev.jsonl" if edit != "remove a row" else "train.jsonl")
+    if edit == "remove a row":
+        target.write_text("".join(train[1:]), encoding="utf-8")
+    elif edit == "empty a file":
+        target.write_text("", encoding="utf-8")
+    elif edit == "copy train into dev":
+        target.write_text(target.read_text(encoding="utf-8") + train[0], encoding="utf-8")
+    else:
+        target.unlink()
+    name = target.name
+    refused(["analyze", str(out), "--null-splits", "5", "--no-syntax"], name, "--accept-modified")
+    refused(["export", "hf", str(out), "--out", str(tmp_path / "hf")], name)
+    refused(["evaluate", str(out), "--out", str(tmp_path / "ev")], name)
+    assert not (tmp_path / "hf").exists() and not (tmp_path / "ev").exists()
+    if edit != "delete a file":
+        ok(["analyze", str(out), "--null-splits", "5", "--no-syntax", "--accept-modified"])
+        manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+        assert manifest["analyzed_modified_files"] == [name]
+
+
+def test_evaluate_refuses_one_folder_twice_and_splits_of_different_data(tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", pairs(60))
+    other = write_jsonl(tmp_path / "e.jsonl", pairs(61))
+    for name, source, seed in (("a", data, "0"), ("b", data, "1"), ("c", other, "0")):
+        ok([*split_args(source, tmp_path / name), "--seed", seed])
+    refused(["evaluate", str(tmp_path / "a"), str(tmp_path / "a")], "the same split twice")
+    import shutil
+
+    shutil.copytree(tmp_path / "a", tmp_path / "a-copy")
+    refused(["evaluate", str(tmp_path / "a"), str(tmp_path / "a-copy")], "the same split twice")
+    refused(["evaluate", str(tmp_path / "a"), str(tmp_path / "c")], "splits other data")

@@ -486,6 +486,7 @@ class EvaluateConfig(Checked):
     max_train: int | None = bounded(None, 1)  # encoder baseline: subsample train (quick looks)
     device: str = "auto"  # encoder baseline: cpu, cuda, cuda:N, auto
     leakage_threshold: float = bounded(0.05, 0, 1)  # mark random baselines whose test queries overlap train more
+    accept_modified: bool = False  # read split folders whose data files changed since tailsplit wrote them
     seed: int = 0
     out: str | None = None
     overwrite: bool = False

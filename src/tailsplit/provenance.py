@@ -12,8 +12,8 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from tailsplit.render import markdown_code
 from tailsplit._version import __version__
+from tailsplit.render import markdown_code
 
 
 def model_text(model: Mapping[str, Any] | None) -> str | None:

@@ -11,13 +11,13 @@ import html
 from typing import TYPE_CHECKING, Any
 
 from tailsplit._version import __version__
-from tailsplit.render import markdown_text
 from tailsplit.analysis.compare import SplitComparison
 from tailsplit.analysis.null import NullComparison
 from tailsplit.analysis.program_metrics import render_program_markdown
 from tailsplit.analysis.split_analysis import SplitAnalysis
 from tailsplit.errors import MissingDependencyError
 from tailsplit.provenance import provenance_html, provenance_markdown
+from tailsplit.render import markdown_text
 
 if TYPE_CHECKING:
     from tailsplit.analysis.plots import Figure

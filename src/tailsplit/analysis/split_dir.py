@@ -20,22 +20,64 @@ from tailsplit.io.readers import read_all
 from tailsplit.programs.sets import extract_program_features
 
 
-def read_manifest(folder: Path) -> dict[str, Any]:
+def read_manifest(folder: Path, *, accept_modified: bool = False) -> dict[str, Any]:
+    """The folder's manifest, after checking that every data file it lists (the parts and
+    ``scores.parquet``) still has the hash tailsplit wrote: a split folder edited since (a row
+    removed, a file emptied, a training row copied into dev) is refused, naming the file.
+    ``accept_modified`` reads it anyway; the manifest returned then lists the changed files
+    under ``modified_files`` (and the command's own manifest records them)."""
     path = folder / "manifest.json"
     if not path.is_file():
         raise ConfigError(
             f"split_dir={str(folder)!r} has no manifest.json; give a folder written by tailsplit run or tailsplit split"
         )
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        manifest = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise InputError(
             f"is not valid JSON ({exc.msg})", path=path, line=exc.lineno, fix="rewrite the split with tailsplit split"
         ) from None
+    if not isinstance(manifest, dict):
+        raise InputError("is not a tailsplit manifest", path=path, fix="rewrite the split with tailsplit split")
+    modified = modified_files(folder, manifest)
+    if modified and not accept_modified:
+        name, problem = modified[0]
+        raise InputError(
+            f"{problem} since tailsplit wrote it (its manifest.json records another sha256)",
+            path=folder / name,
+            fix="rewrite the split with tailsplit split, or pass --accept-modified to use the edited folder",
+        )
+    if modified:
+        manifest["modified_files"] = [name for name, _ in modified]
+    return manifest
+
+
+def _is_data_file(name: str) -> bool:
+    return name == "scores.parquet" or name.split("/")[0].split(".")[0] in SPLIT_PARTS
+
+
+def modified_files(folder: Path, manifest: dict[str, Any]) -> list[tuple[str, str]]:
+    """(file, what changed) for each data file the manifest lists whose content changed."""
+    from tailsplit.fingerprint import sha256_file
+
+    changed = []
+    for name, digest in (manifest.get("outputs") or {}).items():
+        if not _is_data_file(name):
+            continue
+        path = folder / name
+        if not path.is_file():
+            changed.append((name, "is missing"))
+        elif sha256_file(path) != digest:
+            changed.append((name, "was changed"))
+    return changed
 
 
 def load_split_dir(
-    folder: str | Path, text_kind: str | None = None, agreement_field: str | None = None
+    folder: str | Path,
+    text_kind: str | None = None,
+    agreement_field: str | None = None,
+    *,
+    accept_modified: bool = False,
 ) -> AnalysisInputs:
     """Columns of every example of the split in ``folder``, in train, dev, test order.
 
@@ -43,7 +85,7 @@ def load_split_dir(
     ``agreement_field`` names a field holding each example's annotator labels (a list; rows
     without it, or with an empty list, are not annotated)."""
     folder = Path(folder)
-    manifest = read_manifest(folder)
+    manifest = read_manifest(folder, accept_modified=accept_modified)
     data = manifest.get("config", {}).get("data", {})
     text_kind = text_kind or manifest.get("config", {}).get("output", {}).get("analysis_text", "query")
     text_field, label_field, program_field = data.get("text"), data.get("label"), data.get("program")
@@ -145,10 +187,12 @@ def pair_text(context: str, text: str) -> str:
     return f"{context.rstrip()} {text.lstrip()}"
 
 
-def read_split_parts(folder: str | Path) -> tuple[dict[str, Any], dict[str, list[Any]]]:
-    """(manifest, raw records of each part) of a split folder."""
+def read_split_parts(
+    folder: str | Path, *, accept_modified: bool = False
+) -> tuple[dict[str, Any], dict[str, list[Any]]]:
+    """(manifest, raw records of each part) of a split folder (verified: :func:`read_manifest`)."""
     folder = Path(folder)
-    manifest = read_manifest(folder)
+    manifest = read_manifest(folder, accept_modified=accept_modified)
     return manifest, {part: read_all(_part_file(folder, manifest, part)) for part in SPLIT_PARTS}
 
 

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from tailsplit.cli.app import app, friendly_errors, stdout
-from tailsplit.cli.options import CommandConfigOpt, OutDir, Overwrite, Seed
+from tailsplit.cli.options import AcceptModified, CommandConfigOpt, OutDir, Overwrite, Seed
 from tailsplit.cli.recipes import command_config
 from tailsplit.log import logger
 
@@ -108,6 +108,7 @@ def evaluate(
             help="Mark random baselines whose test queries occur in train (exactly, after normalisation) more often than this share.",
         ),
     ] = 0.05,
+    accept_modified: AcceptModified = False,
     seed: Seed = None,
     out: OutDir = None,
     overwrite: Overwrite = False,

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from tailsplit.cli.app import app, friendly_errors, stdout
-from tailsplit.cli.options import Overwrite
+from tailsplit.cli.options import AcceptModified, Overwrite
 
 export_app = typer.Typer(
     help="Hand a split to other tools: an lm-evaluation-harness task, or a Hugging Face dataset folder with a card.",
@@ -57,9 +57,11 @@ def lm_eval(
 
 @export_app.command("hf")
 @friendly_errors
-def hf(split_dir: SplitDir, out: ExportOut, overwrite: Overwrite = False) -> None:
+def hf(
+    split_dir: SplitDir, out: ExportOut, overwrite: Overwrite = False, accept_modified: AcceptModified = False
+) -> None:
     """Write the split as a Hugging Face DatasetDict folder (train/validation/test) with a dataset card."""
     from tailsplit.pipeline.export import export_hf
 
-    export_hf(split_dir, out, overwrite=overwrite, command=sys.argv)
+    export_hf(split_dir, out, overwrite=overwrite, command=sys.argv, accept_modified=accept_modified)
     stdout.print(f"wrote {out} (load_from_disk, then push_to_hub)", markup=False, highlight=False)

@@ -386,6 +386,13 @@ Seed = Annotated[
 OutDir = Annotated[
     Path | None, typer.Option("--out", rich_help_panel="Output", help="Output folder (written atomically).")
 ]
+AcceptModified = Annotated[
+    bool,
+    typer.Option(
+        "--accept-modified",
+        help="Read split folders whose data files changed since tailsplit wrote them (recorded in the manifest).",
+    ),
+]
 Overwrite = Annotated[
     bool, typer.Option("--overwrite", rich_help_panel="Output", help="Replace a non-empty output folder.")
 ]

@@ -10,6 +10,7 @@ import typer
 
 from tailsplit.cli.app import app, friendly_errors, stdout
 from tailsplit.cli.options import (
+    AcceptModified,
     AnalysisText,
     AtomConstraint,
     Backend,
@@ -335,6 +336,7 @@ def analyze(
             help="Field holding each example's annotator labels (a list): agreement with the gold label and label entropy, against random splits.",
         ),
     ] = None,
+    accept_modified: AcceptModified = False,
 ) -> None:
     """Analyse a split against random splits; writes report.html, report.md and analysis.json into it."""
     from tailsplit import pipeline
@@ -347,6 +349,7 @@ def analyze(
         text_kind=analysis_text,
         syntax=syntax,
         agreement_field=agreement_field,
+        accept_modified=accept_modified,
     )
     print_analysis(analysis, comparisons)
     stdout.print(f"wrote {split_dir}/report.html, report.md, analysis.json")

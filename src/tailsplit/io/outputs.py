@@ -462,7 +462,13 @@ def replace_file_bytes(path: Path, data: bytes) -> None:
         raise
 
 
-def update_reports(folder: str | Path, files: dict[str, str | bytes], *, inputs: Sequence[str | Path] = ()) -> None:
+def update_reports(
+    folder: str | Path,
+    files: dict[str, str | bytes],
+    *,
+    inputs: Sequence[str | Path] = (),
+    extra: dict[str, Any] | None = None,
+) -> None:
     """Replace report files inside a folder tailsplit wrote and refresh its manifest's hashes.
 
     Used by ``tailsplit analyze``, which adds its reports to the split folder it reads.
@@ -482,6 +488,7 @@ def update_reports(folder: str | Path, files: dict[str, str | bytes], *, inputs:
         outputs = dict(manifest.get("outputs") or {})
         outputs.update({name: sha256_file(folder / name) for name in files})
         manifest["outputs"] = outputs
+        manifest.update(extra or {})
         replace_file_bytes(manifest_path, strict_json(manifest).encode("utf-8"))
     except OSError as exc:
         raise write_failure(exc, folder) from None

@@ -233,8 +233,8 @@ class _Columns(Mapping[str, list[Any]]):
         return all(v is not None for v in self[name])
 
     def flags(self, name: str, path: Path | None = None) -> np.ndarray:
-        """Each value as a flag, strictly: a boolean, 0 or 1, or the text true / false / 1 / 0
-        (any case); anything else (``yes``, null, 2) is a located error."""
+        """Each value as a flag, strictly: a boolean, 0 or 1, the text true / false / 1 / 0 (any
+        case), or null / empty (false); anything else (``yes``, ``no``, 2) is a located error."""
         flags = np.empty(len(self[name]), dtype=bool)
         for row, value in enumerate(self[name]):
             flag = _FLAGS.get(value.strip().lower() if isinstance(value, str) else value)
@@ -319,8 +319,11 @@ class _ArrowColumns(_Columns):
         pa.default_memory_pool().release_unused()
 
 
-# What a flag may be written as (True == 1 and False == 0 as dict keys, so 1 and 0 are in too).
-_FLAGS: dict[Any, bool] = {True: True, False: False, "true": True, "false": False, "1": True, "0": False}
+# What a flag may be written as (True == 1 and False == 0 as dict keys, so 1 and 0 are in too);
+# null (and an empty CSV cell) is "not known to be truncated".
+_FLAGS: dict[Any, bool] = {
+    True: True, False: False, "true": True, "false": False, "1": True, "0": False, None: False, "": False,
+}  # fmt: skip
 
 
 def _parse_number(raw: Any, name: str, value: str) -> float:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from tailsplit.config import EvaluateConfig, check_bounds
+from tailsplit.core import SPLIT_PARTS
 from tailsplit.errors import ConfigError, MissingDependencyError
 from tailsplit.evaluate.baselines import (
     BASELINES,
@@ -68,7 +70,8 @@ def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dic
         )
     if config.out is not None:
         check_output_folder(config.out, overwrite=config.overwrite, inputs=[*config.split_dirs, *config.predictions])
-    folders = [read_split_parts(folder) for folder in config.split_dirs]  # every folder read before any training
+    folders = [read_split_parts(folder, accept_modified=config.accept_modified) for folder in config.split_dirs]
+    check_comparable(config.split_dirs, [manifest for manifest, _ in folders])  # every folder read before training
     models = _check_models(config, [m.get("config", {}).get("data", {}) for m, _ in folders])
     scores, details, scored = [], [], []
     leakage: dict[str, dict[str, float]] = {}
@@ -142,6 +145,35 @@ def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dic
         )
         result["outputs"] = list(manifest["outputs"])
     return result
+
+
+def check_comparable(split_dirs: list[str], manifests: list[dict[str, Any]]) -> None:
+    """Refuse a table that would compare what cannot be compared: one folder named twice (or
+    two copies of one split), or splits of different data (their inputs' hashes differ)."""
+    import os
+
+    seen: dict[str, str] = {}
+    for folder, manifest in zip(split_dirs, manifests):
+        parts = {k: v for k, v in (manifest.get("outputs") or {}).items() if k.split(".")[0] in SPLIT_PARTS}
+        for key in (os.path.realpath(folder), json.dumps(parts, sort_keys=True)):
+            if key in seen:
+                raise ConfigError(
+                    f"split_dirs names the same split twice ({seen[key]!r} and {folder!r}); "
+                    "give each split once (random baselines need different seeds)"
+                )
+            seen[key] = folder
+    inputs = [_data_identity(m) for m in manifests]
+    for folder, identity in zip(split_dirs[1:], inputs[1:]):
+        if identity != inputs[0]:
+            raise ConfigError(
+                f"{folder!r} splits other data than {split_dirs[0]!r} (the inputs' hashes differ); "
+                "evaluate compares splits of one dataset, so give splits made from the same data"
+            )
+
+
+def _data_identity(manifest: dict[str, Any]) -> list[str]:
+    """The sorted content hashes of a split's inputs (files or an in-memory table)."""
+    return sorted(str(i.get("sha256") or i.get("content_sha256")) for i in manifest.get("inputs") or [])
 
 
 def _test_leakage(parts: dict[str, list[Any]], data: dict[str, Any]) -> dict[str, float]:

@@ -37,13 +37,14 @@ def export_lm_eval(
     template: str | None = None,
     overwrite: bool = False,
     command: list[str] | None = None,
+    accept_modified: bool = False,
 ) -> dict[str, Any]:
     """Write ``<name>.yaml`` and train/validation/test JSON Lines into ``out``; the manifest."""
     from tailsplit.analysis.split_dir import describe_split, read_split_parts
 
     split_dir = Path(split_dir)
     check_output_folder(out, overwrite=overwrite, inputs=[split_dir])
-    manifest, parts = read_split_parts(split_dir)
+    manifest, parts = read_split_parts(split_dir, accept_modified=accept_modified)
     data = manifest.get("config", {}).get("data", {})
     prompt = _split_template(manifest, template)
     task = task_name(name or f"tailsplit_{split_dir.name}")
@@ -72,7 +73,12 @@ def export_lm_eval(
 
 
 def export_hf(
-    split_dir: str | Path, out: str | Path, *, overwrite: bool = False, command: list[str] | None = None
+    split_dir: str | Path,
+    out: str | Path,
+    *,
+    overwrite: bool = False,
+    command: list[str] | None = None,
+    accept_modified: bool = False,
 ) -> dict[str, Any]:
     """Write a ``DatasetDict`` folder (train/validation/test) with a dataset card into ``out``."""
     from tailsplit.analysis.split_dir import describe_split, read_split_parts
@@ -80,7 +86,7 @@ def export_hf(
 
     split_dir = Path(split_dir)
     check_output_folder(out, overwrite=overwrite, inputs=[split_dir])
-    manifest, parts = read_split_parts(split_dir)
+    manifest, parts = read_split_parts(split_dir, accept_modified=accept_modified)
     with quiet_datasets() as datasets:
         dataset_dict = datasets.DatasetDict(
             {PARTS[part]: hf_dataset([r.record for r in records]) for part, records in parts.items()}

@@ -458,6 +458,7 @@ def analyze(
     text_kind: str | None = None,
     syntax: bool | None = None,
     agreement_field: str | None = None,
+    accept_modified: bool = False,
 ) -> Any:
     """``tailsplit analyze``: analyse a split folder and write its reports into it.
 
@@ -475,20 +476,21 @@ def analyze(
         raise ConfigError(f"analysis_text={text_kind!r} is unknown; use one of {list(ANALYSIS_TEXTS)}")
     from tailsplit.analysis.split_dir import read_manifest
 
-    inputs = load_split_dir(split_dir, text_kind, agreement_field)
-    manifest = read_manifest(Path(split_dir))
+    inputs = load_split_dir(split_dir, text_kind, agreement_field, accept_modified=accept_modified)
+    manifest = read_manifest(Path(split_dir), accept_modified=accept_modified)
     if syntax is None:
         syntax = bool(manifest.get("config", {}).get("output", {}).get("syntax", True))
     analysis = analyze_split(inputs, null_splits=null_splits, seed=seed, syntax=syntax)
     comparisons = []
     figures = {}
     for other_dir in compare or []:
-        other = load_split_dir(other_dir, inputs.text_kind)
+        other = load_split_dir(other_dir, inputs.text_kind, accept_modified=accept_modified)
         comparisons.append(
             (compare_splits(inputs, other), analyze_split(other, null_splits=0, seed=seed, syntax=syntax))
         )
         figure = comparison_figure(inputs, other)
         if figure is not None:
             figures[f"Scores in {inputs.name} against scores in {other.name}"] = figure
-    update_reports(split_dir, report_files(analysis, comparisons, manifest, figures))
+    extra = {"analyzed_modified_files": manifest["modified_files"]} if "modified_files" in manifest else {}
+    update_reports(split_dir, report_files(analysis, comparisons, manifest, figures), extra=extra)
     return analysis, comparisons
