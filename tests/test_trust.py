@@ -514,3 +514,82 @@ def test_evaluate_refuses_one_folder_twice_and_splits_of_different_data(tmp_path
     shutil.copytree(tmp_path / "a", tmp_path / "a-copy")
     refused(["evaluate", str(tmp_path / "a"), str(tmp_path / "a-copy")], "the same split twice")
     refused(["evaluate", str(tmp_path / "a"), str(tmp_path / "c")], "splits other data")
+
+
+# -- 7. a generative safety net ------------------------------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+HOSTILE_TEXT = st.one_of(
+    st.text(max_size=12),
+    st.sampled_from(["", " ", LINK, IMAGE, ESCAPE, "a\tb", "a\nb", "\ud800", "$x$", "NaN", "`", "|"]),
+)
+HOSTILE_VALUE = st.one_of(
+    HOSTILE_TEXT,
+    st.integers(-5, 5),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.booleans(),
+    st.none(),
+    st.lists(st.integers(0, 3), max_size=2),
+)
+
+
+@st.composite
+def hostile_dataset(draw: st.DrawFn) -> tuple[list[dict], list[str]]:
+    n = draw(st.integers(1, 14))
+    rows = []
+    for i in range(n):
+        row = {"id": draw(st.one_of(st.just(f"r{i}"), HOSTILE_VALUE)), "text": draw(HOSTILE_TEXT)}
+        if draw(st.booleans()):
+            row["label"] = draw(HOSTILE_VALUE)
+        if draw(st.booleans()):
+            row[draw(HOSTILE_TEXT)] = draw(HOSTILE_VALUE)
+        rows.append(row)
+    options = draw(
+        st.lists(
+            st.sampled_from(
+                [["--label", "label"], ["--balance-labels"], ["--format", "parquet"], ["--format", "tsv"],
+                 ["--format", "csv"], ["--dev-size", "0.3"], ["--test-size", "2"], ["--test-size", "-1"],
+                 ["--group", "label"], ["--length-buckets", "3"], ["--seed", "-3"]]
+            ),
+            max_size=3,
+        )
+    )  # fmt: skip
+    return rows, [o for option in options for o in option]
+
+
+def write_raw_jsonl(path: Path, rows: list[dict]) -> None:
+    """Rows as Python's json.dumps writes them (NaN, Infinity and \\ud800 escapes included)."""
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+@settings(max_examples=int(os.environ.get("TAILSPLIT_HOSTILE_EXAMPLES", "40")), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=hostile_dataset())
+def test_split_keeps_its_contract_on_hostile_input(tmp_path: Path, case: tuple[list[dict], list[str]]) -> None:
+    import shutil
+
+    rows, options = case
+    work = tmp_path / "case"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir()
+    data = work / "d.jsonl"
+    write_raw_jsonl(data, rows)
+    before = data.read_bytes()
+    out = work / "o"
+    result = runner.invoke(app, ["split", str(data), "--text", "text", "--splitter", "random", "--no-analyze",
+                                 "--out", str(out), *options])  # fmt: skip
+    assert data.read_bytes() == before
+    assert sorted(p.name for p in work.iterdir()) in (["d.jsonl"], ["d.jsonl", "o"])
+    if result.exit_code == 0:
+        manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+        assert sum(manifest["sizes"].values()) == len(rows)
+    else:
+        assert result.exit_code == 2, (result.exception, result.output)
+        assert isinstance(result.exception, SystemExit), result.exception
+        assert not out.exists()
+        lines = [line for line in result.output.splitlines() if line.strip() and not line.startswith("warning:")]
+        assert lines and lines[0].startswith(("error:", "Usage:")), result.output
+        if lines[0].startswith("error:"):
+            assert len(lines) == 1 and "Traceback" not in result.output, result.output
