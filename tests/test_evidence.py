@@ -256,7 +256,7 @@ def test_analyze_agreement_field_compares_annotators_with_gold(tmp_path: Path) -
     assert pooled("unanimous") == pytest.approx(0.5)
     against = {c["name"]: c for c in analysis["against_null"]}
     assert 0.6 < against["annotator_agreement"]["observed"] < 1.0 and "label_entropy" in against
-    assert "Annotator agreement (annotator_labels)" in (tmp_path / "split" / "report.md").read_text()
+    assert "Annotator agreement (annotator\\_labels)" in (tmp_path / "split" / "report.md").read_text()
 
     rows[3]["annotator_labels"] = "neutral"
     bad = write_jsonl(tmp_path / "bad.jsonl", rows)

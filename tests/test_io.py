@@ -136,9 +136,14 @@ def test_gzip_jsonl_is_read(tmp_path: Path) -> None:
     assert load_examples(path, FieldMap(text="q")).texts == ("hello",)
 
 
+def _not_json(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
+
+
 def _reference_jsonl(data: bytes) -> tuple[list[tuple[dict, int]], int | None]:
-    """JSON Lines read the plain way — each line decoded and ``json.loads``-ed on its own —
-    as (records with their line numbers, the line of the first error or ``None``)."""
+    """JSON Lines read the plain way — each line decoded and ``json.loads``-ed on its own,
+    NaN and infinities refused (they are not JSON) — as (records with their line numbers, the
+    line of the first error or ``None``)."""
     lines = data.split(b"\n")
     if lines[-1] == b"":
         lines.pop()
@@ -148,7 +153,7 @@ def _reference_jsonl(data: bytes) -> tuple[list[tuple[dict, int]], int | None]:
             text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
             if not text.strip():
                 continue
-            value = json.loads(text)
+            value = json.loads(text, parse_constant=_not_json)
         except ValueError:
             return records, number
         if not isinstance(value, dict):

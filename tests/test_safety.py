@@ -267,7 +267,7 @@ def test_user_text_prints_literally(tmp_path: Path) -> None:
     )
     assert "[positive]" in output and "[bold]x" in output and "[/]" in output
     summary = (tmp_path / "o" / "summary.md").read_text(encoding="utf-8")
-    assert "[positive]" in summary
+    assert "\\[positive\\]" in summary  # Markdown-escaped: shown as [positive], never a link
 
 
 def test_text_files_are_utf8_whatever_the_locale(tmp_path: Path) -> None:
