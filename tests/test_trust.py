@@ -564,8 +564,11 @@ def write_raw_jsonl(path: Path, rows: list[dict]) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
 
 
-@settings(max_examples=int(os.environ.get("TAILSPLIT_HOSTILE_EXAMPLES", "40")), deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=int(os.environ.get("TAILSPLIT_HOSTILE_EXAMPLES", "40")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(case=hostile_dataset())
 def test_split_keeps_its_contract_on_hostile_input(tmp_path: Path, case: tuple[list[dict], list[str]]) -> None:
     import shutil
