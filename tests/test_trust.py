@@ -106,7 +106,7 @@ def test_a_second_run_on_the_same_output_is_refused_while_the_first_runs(tmp_pat
     out = tmp_path / "o"
     holder = subprocess.Popen(
         [sys.executable, "-c",
-         "import sys, time; from tailsplit.io.outputs import claim_output; claim_output(sys.argv[1]); "
+         "import sys, time; from tailsplit.io.claims import claim_output; claim_output(sys.argv[1]); "
          "print('held', flush=True); time.sleep(60)", str(out)],
         stdout=subprocess.PIPE, text=True, env=os.environ.copy(),
     )  # fmt: skip
@@ -537,21 +537,28 @@ HOSTILE_VALUE = st.one_of(
 
 @st.composite
 def hostile_dataset(draw: st.DrawFn) -> tuple[list[dict], list[str]]:
-    n = draw(st.integers(1, 14))
+    """Mostly ordinary rows (so that runs get through to the writers and reports), labels and
+    extra fields from a hostile pool, and up to two fields anywhere replaced by a hostile value."""
+    n = draw(st.integers(3, 16))
+    label_pool = draw(st.lists(st.sampled_from(["a", "b", LINK, IMAGE, ESCAPE, "$x$", "`", "|", 1, True, 2.5]),
+                               min_size=1, max_size=3))  # fmt: skip
+    extra = draw(st.sampled_from(["note", IMAGE, LINK, "a.b", "a\tb"]))
     rows = []
     for i in range(n):
-        row = {"id": draw(st.one_of(st.just(f"r{i}"), HOSTILE_VALUE)), "text": draw(HOSTILE_TEXT)}
+        row = {"id": f"r{i}", "text": f"words number {i} " + "x " * draw(st.integers(0, 3))}
+        row["label"] = label_pool[i % len(label_pool)]
         if draw(st.booleans()):
-            row["label"] = draw(HOSTILE_VALUE)
-        if draw(st.booleans()):
-            row[draw(HOSTILE_TEXT)] = draw(HOSTILE_VALUE)
+            row[extra] = draw(st.one_of(HOSTILE_TEXT, st.integers(-3, 3), st.booleans()))
         rows.append(row)
+    for _ in range(draw(st.integers(0, 2))):
+        row = rows[draw(st.integers(0, n - 1))]
+        row[draw(st.sampled_from(["id", "text", "label", extra]))] = draw(HOSTILE_VALUE)
     options = draw(
         st.lists(
             st.sampled_from(
                 [["--label", "label"], ["--balance-labels"], ["--format", "parquet"], ["--format", "tsv"],
-                 ["--format", "csv"], ["--dev-size", "0.3"], ["--test-size", "2"], ["--test-size", "-1"],
-                 ["--group", "label"], ["--length-buckets", "3"], ["--seed", "-3"]]
+                 ["--format", "csv"], ["--format", "hf"], ["--dev-size", "0.3"], ["--test-size", "2"],
+                 ["--test-size", "-1"], ["--group", "label"], ["--seed", "-3"], ["--group", extra]]
             ),
             max_size=3,
         )
@@ -596,3 +603,127 @@ def test_split_keeps_its_contract_on_hostile_input(tmp_path: Path, case: tuple[l
         assert lines and lines[0].startswith(("error:", "Usage:")), result.output
         if lines[0].startswith("error:"):
             assert len(lines) == 1 and "Traceback" not in result.output, result.output
+
+
+def test_a_converted_model_rewritten_with_its_old_size_and_time_is_hashed_again(
+    model_cache: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    from tailsplit.scoring.models import verify_converted
+
+    (converted,) = [p for p in (model_cache / "models").iterdir() if not p.name.startswith(".")]
+    copy = tmp_path / "copy"
+    shutil.copytree(converted, copy)
+    assert verify_converted(copy) is None  # times differ from the record: hashed, same bytes, record refreshed
+    weights = copy / "model.safetensors"
+    stat = weights.stat()
+    with open(weights, "r+b") as handle:
+        handle.seek(stat.st_size - 1000)
+        handle.write(bytes(10))
+    os.utime(weights, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # old size, old modification time
+    assert weights.stat().st_mtime_ns == stat.st_mtime_ns and weights.stat().st_size == stat.st_size
+    assert "other contents" in (verify_converted(copy) or "")
+
+
+def test_a_damaged_embedding_cache_row_is_encoded_again(tmp_path: Path) -> None:
+    import sqlite3
+
+    from tailsplit.errors import CacheError
+    from tailsplit.shift.encoder import EmbeddingCache
+
+    cache = EmbeddingCache(tmp_path)
+    cache.put_many([("k1", np.ones(4)), ("k2", np.full(4, 2.0))])
+    cache.close()
+    db = sqlite3.connect(tmp_path / "embeddings-v2.sqlite")
+    db.execute("UPDATE vectors SET vector = ? WHERE key = 'k1'", (np.full(4, 9.0, dtype="<f4").tobytes(),))
+    db.commit()
+    db.close()
+    cache = EmbeddingCache(tmp_path)
+    found = cache.get_many(["k1", "k2"])
+    assert list(found) == ["k2"]  # the changed row is a miss
+    cache.put_many([("k1", np.ones(4))])
+    assert np.array_equal(cache.get_many(["k1"])["k1"], np.ones(4))
+    cache.close()
+    (tmp_path / "embeddings-v2.sqlite").write_bytes(b"not a database at all" * 100)
+    for suffix in ("-wal", "-shm"):
+        (tmp_path / f"embeddings-v2.sqlite{suffix}").unlink(missing_ok=True)
+    with pytest.raises(CacheError, match="damaged.*safe to delete"):
+        EmbeddingCache(tmp_path).get_many(["k1"])
+
+
+def test_a_truncated_or_changed_overlap_index_is_rebuilt(tmp_path: Path) -> None:
+    args = overlap_args(tmp_path, "--index-dir", str(tmp_path / "index"))
+    first = ok([*args, "--out", str(tmp_path / "o1")])
+    tokens = tmp_path / "index" / "tokens.npy"
+    tokens.write_bytes(tokens.read_bytes()[:-8])  # truncated
+    ok([*args, "--out", str(tmp_path / "o2")])
+    audit = [(tmp_path / o / "audit.jsonl").read_bytes() for o in ("o1", "o2")]
+    assert audit[0] == audit[1] and first
+    blob = tmp_path / "index" / "texts.bin"
+    data = bytearray(blob.read_bytes())
+    data[0] ^= 1  # same size, other bytes
+    blob.write_bytes(bytes(data))
+    ok([*args, "--out", str(tmp_path / "o3")])
+    assert (tmp_path / "o3" / "audit.jsonl").read_bytes() == audit[0]
+
+
+NUMBERS = st.sampled_from(["0", "-1", "1", "2", "0.5", "nan", "inf", "-inf", "1e309", "x", ""])
+
+
+@st.composite
+def hostile_command(draw: st.DrawFn) -> tuple[list[dict], str, list[str]]:
+    rows, _ = draw(hostile_dataset())
+    command = draw(st.sampled_from(["score", "overlap", "run-ngram"]))
+    options: list[str] = []
+    if command == "overlap":
+        for flag in draw(st.lists(st.sampled_from(["--k", "--threshold", "--k1", "--b", "--top-quantile", "--window"]),
+                                  max_size=2, unique=True)):  # fmt: skip
+            options += [flag, draw(NUMBERS)]
+    if command == "run-ngram":
+        for flag in draw(st.lists(st.sampled_from(["--ngram-order", "--folds", "--dev-size", "--null-splits"]),
+                                  max_size=2, unique=True)):  # fmt: skip
+            options += [flag, draw(NUMBERS)]
+    return rows, command, options
+
+
+@settings(max_examples=int(os.environ.get("TAILSPLIT_HOSTILE_EXAMPLES", "40")), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+@given(case=hostile_command())
+def test_other_commands_keep_the_contract_on_hostile_input(
+    tmp_path: Path, case: tuple[list[dict], str, list[str]]
+) -> None:
+    import shutil
+
+    rows, command, options = case
+    work = tmp_path / "case"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir()
+    data = work / "d.jsonl"
+    write_raw_jsonl(data, rows)
+    corpus = work / "c.txt"
+    corpus.write_text("some text\nr1 other words\n", encoding="utf-8")
+    inputs = {p.name: p.read_bytes() for p in (data, corpus)}
+    out = work / "o"
+    args = {
+        "score": ["score", str(data), "--text", "text", "--backend", "fake", "--out", str(work / "o.parquet")],
+        "overlap": ["overlap", "--test", str(data), "--text", "text", "--corpus", str(corpus), "--index-dir",
+                    str(work / "index"), "--out", str(out)],
+        "run-ngram": ["run", str(data), "--text", "text", "--method", "ngram", "--folds", "2", "--no-syntax",
+                      "--out", str(out)],
+    }[command]  # fmt: skip
+    result = runner.invoke(app, [*args, *options])
+    assert {p.name: p.read_bytes() for p in (data, corpus)} == inputs
+    allowed = {"d.jsonl", "c.txt", "o", "o.parquet", "index"}
+    assert {p.name for p in work.iterdir()} <= allowed
+    if result.exit_code != 0:
+        assert result.exit_code == 2, (result.exception, result.output)
+        assert isinstance(result.exception, SystemExit), result.exception
+        assert not out.exists() and not (work / "o.parquet").exists()
+        lines = [line for line in result.output.splitlines() if line.strip() and not line.startswith("warning:")]
+        assert lines and lines[0].startswith(("error:", "Usage:")), result.output
+        if lines[0].startswith("error:"):
+            assert len(lines) == 1, result.output
+    elif command == "overlap":
+        manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+        assert manifest["overlap"] + manifest["clean"] == len(rows)

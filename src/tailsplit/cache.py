@@ -42,6 +42,28 @@ def row_checksum(key: str, logprob_sum: float, n_tokens: int, truncated: bool) -
     return zlib.crc32(payload)
 
 
+def cache_failure(what: str, path: Path, exc: Exception) -> CacheError:
+    """One line for a cache database error: only a damaged file (SQLite's CORRUPT / NOTADB)
+    is called safe to delete; a full disk or an I/O error says what to fix instead, since the
+    cache itself is then sound."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    primary = None if code is None else code & 0xFF
+    if primary == _SQLITE_FULL or "full" in str(exc).lower():
+        return CacheError(
+            f"the {what} {str(path)!r} cannot grow ({exc}); free some space "
+            "or pass --cache-dir on another disk; what it cached so far is kept"
+        )
+    if primary in _SQLITE_DAMAGED or (primary is None and ("malformed" in str(exc) or "not a database" in str(exc))):
+        return CacheError(
+            f"the {what} {str(path)!r} is damaged ({exc}); it holds only cached values, so it is "
+            "safe to delete it (the next run computes them again), or pass --cache-dir"
+        )
+    return CacheError(
+        f"the {what} {str(path)!r} cannot be used ({exc}); check the disk and the folder's "
+        "permissions, or pass --cache-dir to use another folder"
+    )
+
+
 def _add_checksum_column(db: sqlite3.Connection) -> None:
     """Caches made before checksums get the column (their rows keep NULL: no checksum)."""
     try:
@@ -127,25 +149,8 @@ class ScoreCache:
             raise self.failure(exc) from None
 
     def failure(self, exc: Exception) -> CacheError:
-        """One line for a database error: only a damaged file (SQLite's CORRUPT / NOTADB) is
-        called safe to delete; a full disk or an I/O error says what to fix instead, since the
-        cache itself is then sound."""
-        code = getattr(exc, "sqlite_errorcode", None)
-        primary = None if code is None else code & 0xFF
-        if primary == _SQLITE_FULL or "full" in str(exc).lower():
-            return CacheError(
-                f"the score cache {str(self.path)!r} cannot grow ({exc}); free some space "
-                "or pass --cache-dir on another disk; scores cached so far are kept"
-            )
-        if primary in _SQLITE_DAMAGED or (primary is None and "malformed" in str(exc).lower()):
-            return CacheError(
-                f"the score cache {str(self.path)!r} is damaged ({exc}); it holds only cached "
-                "scores, so it is safe to delete it (the next run scores again), or pass --cache-dir"
-            )
-        return CacheError(
-            f"the score cache {str(self.path)!r} cannot be used ({exc}); check the disk and the "
-            "folder's permissions, or pass --cache-dir to use another folder"
-        )
+        """One line for a database error (:func:`cache_failure`)."""
+        return cache_failure("score cache", self.path, exc)
 
     def get_note(self, key: str) -> Any:
         rows = self._execute("SELECT value FROM notes WHERE key = ?", (key,))

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tailsplit.errors import ConfigError
+from tailsplit.log import logger
 from tailsplit.overlap.bm25 import CorpusStats, bm25_weights, bm25s_module, document_frequencies, save_retriever
 from tailsplit.overlap.corpus import CorpusEntry
 from tailsplit.overlap.ngrams import ngram_hashes, word_hashes
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
     from tailsplit.config import OverlapConfig
 
 
-INDEX_VERSION = 3
+INDEX_VERSION = 4  # 4: index.json records each file's size and sha256
 _BATCH = 50_000
 
 
@@ -218,9 +219,43 @@ def finish(
         **info,
         "build_seconds": round(time.perf_counter() - started, 3),
     }
-    (folder / "index.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     (folder / "vocab.json").unlink()
     (folder / "collected.json").unlink()
+    record["files"] = index_files(folder)
+    (folder / "index.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+
+
+def index_files(folder: Path) -> dict[str, dict[str, Any]]:
+    """Size and sha256 of every file of an index folder but ``index.json``."""
+    from tailsplit.fingerprint import sha256_file
+
+    return {
+        p.relative_to(folder).as_posix(): {"size": p.stat().st_size, "sha256": sha256_file(p)}
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.name != "index.json"
+    }
+
+
+def index_problem(folder: Path) -> str | None:
+    """Why the index in ``folder`` cannot be used as it is — built by another version, or a
+    file missing, truncated or changed since it was built — or ``None`` when it verifies."""
+    try:
+        info = json.loads((folder / "index.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        return f"its index.json cannot be read ({exc})"
+    if not isinstance(info, dict) or info.get("version") != INDEX_VERSION:
+        return "it was built by another tailsplit version"
+    for name, expected in (info.get("files") or {}).items():
+        path = folder / name
+        if not path.is_file():
+            return f"{name} is missing"
+        if path.stat().st_size != expected.get("size"):
+            return f"{name} has {path.stat().st_size} bytes instead of {expected.get('size')}"
+    current = index_files(folder)
+    changed = next((n for n, e in (info.get("files") or {}).items() if current[n]["sha256"] != e.get("sha256")), None)
+    if changed is not None or not info.get("files"):
+        return f"{changed or 'its file list'} does not match what was built"
+    return None
 
 
 class _BlobWriter:
@@ -309,7 +344,10 @@ def open_or_build_index(config: OverlapConfig) -> OverlapIndex:
 
     key = index_key(config)
     folder = Path(config.index_dir) if config.index_dir else default_cache_dir() / "overlap" / key
-    if (folder / "index.json").exists():
+    problem = index_problem(folder) if (folder / "index.json").exists() else None
+    if problem is not None:
+        logger.warning(f"the overlap index in {folder} is rebuilt: {problem}")
+    elif (folder / "index.json").exists():
         index = OverlapIndex.load(folder)
         if index.info.get("key") == key:
             return index

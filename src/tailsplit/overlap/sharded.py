@@ -32,10 +32,19 @@ import numpy as np
 
 from tailsplit.errors import ConfigError
 from tailsplit.io.outputs import staged_cache_folder
+from tailsplit.log import logger
 from tailsplit.overlap.audit import ExampleAudit, PartAnswer, answer_queries, merge_answers
 from tailsplit.overlap.bm25 import CorpusStats
 from tailsplit.overlap.corpus import CorpusPart, iter_part, split_into_parts
-from tailsplit.overlap.index import INDEX_MARKERS, INDEX_VERSION, OverlapIndex, collect, finish, index_key
+from tailsplit.overlap.index import (
+    INDEX_MARKERS,
+    INDEX_VERSION,
+    OverlapIndex,
+    collect,
+    finish,
+    index_key,
+    index_problem,
+)
 from tailsplit.overlap.query import StructuredQuery
 from tailsplit.ray_cluster import RayCluster
 
@@ -113,6 +122,20 @@ class ShardedIndex:
         return ShardedIndex(folder, record["shards"], record["info"])
 
 
+def sharded_problem(folder: Path) -> str | None:
+    """Why a sharded index cannot be used as it is (:func:`index_problem` of each shard)."""
+    try:
+        record = json.loads((folder / "shards.json").read_text(encoding="utf-8"))
+        names = [shard["folder"] for shard in record["shards"]]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return f"its shards.json cannot be read ({exc})"
+    for name in names:
+        problem = index_problem(folder / name)
+        if problem is not None:
+            return f"shard {name}: {problem}"
+    return None
+
+
 def open_or_build_sharded(config: OverlapConfig, executor: Any) -> ShardedIndex:
     """The sharded index of ``config.corpus`` in ``config.index_dir`` (or the cache), reused
     when its key matches, else built there through ``executor`` (staged)."""
@@ -120,7 +143,10 @@ def open_or_build_sharded(config: OverlapConfig, executor: Any) -> ShardedIndex:
 
     key = f"{index_key(config)}-shards{config.shards}"
     folder = Path(config.index_dir) if config.index_dir else default_cache_dir() / "overlap" / key
-    if (folder / "shards.json").exists():
+    problem = sharded_problem(folder) if (folder / "shards.json").exists() else None
+    if problem is not None:
+        logger.warning(f"the sharded overlap index in {folder} is rebuilt: {problem}")
+    elif (folder / "shards.json").exists():
         index = ShardedIndex.load(folder)
         if index.info.get("key") == key:
             return index

@@ -69,7 +69,7 @@ def audit_overlap(config: OverlapConfig, *, command: list[str] | None = None) ->
         single = open_or_build_index(config)
         built_s = time.perf_counter() - started
         audits = audit_all(single, test.ids, test.texts, queries, k=config.k)
-        info, ngram_orders = single.info, single.ngram_orders
+        info, ngram_orders = {k: v for k, v in single.info.items() if k != "files"}, single.ngram_orders
     else:
         executor = make_executor(config.engine, config.ray_address)
         try:

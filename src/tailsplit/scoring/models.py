@@ -296,9 +296,11 @@ SOURCE_RECORD = "tailsplit-source.json"
 def _converted_gguf(source: ModelSource, cache_dir: Path) -> Path:
     """A safetensors copy of a GGUF model, made once (atomically) and verified on every use.
 
-    The copy records the size and sha256 of each of its files; a file whose size or mtime
-    differs from the record is hashed again, and a copy that does not verify is rebuilt
-    (scores are keyed by the GGUF hash, so a damaged copy would cache wrong scores).
+    The copy records the size, modification and change times and sha256 of each of its
+    files; a file whose size or either time differs from the record is hashed again, and a
+    copy that does not verify is rebuilt (scores are keyed by the GGUF hash, so a damaged copy
+    would cache wrong scores). The change time (ctime) cannot be set back by a program, so a
+    file rewritten with its old size and modification time restored is hashed again too.
     """
     assert source.gguf_file is not None  # only GGUF sources are converted
     digest = sha256_file(source.folder / source.gguf_file)
@@ -311,9 +313,14 @@ def _converted_gguf(source: ModelSource, cache_dir: Path) -> Path:
     return _convert_gguf(source, digest, target)
 
 
-def _file_record(path: Path) -> dict[str, Any]:
+def _file_record(path: Path, sha256: str | None = None) -> dict[str, Any]:
     stat = path.stat()
-    return {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": sha256_file(path)}
+    return {
+        "size": stat.st_size,
+        "mtime_ns": stat.st_mtime_ns,
+        "ctime_ns": stat.st_ctime_ns,
+        "sha256": sha256 or sha256_file(path),
+    }
 
 
 def verify_converted(folder: Path) -> str | None:
@@ -323,6 +330,7 @@ def verify_converted(folder: Path) -> str | None:
         files = record["files"]
     except (OSError, ValueError, KeyError, TypeError):
         return "has no record of its files"
+    refreshed = False
     for name, expected in files.items():
         path = folder / name
         if not path.is_file():
@@ -330,8 +338,18 @@ def verify_converted(folder: Path) -> str | None:
         stat = path.stat()
         if stat.st_size != expected["size"]:
             return f"has {name} of {stat.st_size} bytes instead of {expected['size']}"
-        if stat.st_mtime_ns != expected["mtime_ns"] and sha256_file(path) != expected["sha256"]:
-            return f"has {name} with other contents than were written"
+        if (stat.st_mtime_ns, stat.st_ctime_ns) != (expected["mtime_ns"], expected.get("ctime_ns")):
+            if sha256_file(path) != expected["sha256"]:
+                return f"has {name} with other contents than were written"
+            files[name] = _file_record(path, expected["sha256"])  # same bytes: remember the new times
+            refreshed = True
+    if refreshed:
+        from tailsplit.io.outputs import replace_file_bytes
+
+        try:
+            replace_file_bytes(folder / SOURCE_RECORD, json.dumps(record, indent=2).encode("utf-8"))
+        except OSError:
+            pass  # a read-only cache: verified again (hashed) next time
     return None
 
 

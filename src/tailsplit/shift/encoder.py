@@ -10,6 +10,7 @@ longest first in batches (sentence-transformers sorts by length), on the GPU whe
 from __future__ import annotations
 
 import sqlite3
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from tailsplit.errors import ConfigError, MissingDependencyError
+from tailsplit.cache import cache_failure
+from tailsplit.errors import CacheError, ConfigError, MissingDependencyError
+from tailsplit.log import logger
 
 
 @dataclass(frozen=True)
@@ -51,34 +54,72 @@ class EncoderSource:
         return EncoderSource(name, spec, sha256_text(name))
 
 
+def vector_checksum(key: str, blob: bytes) -> int:
+    """CRC-32 of a row's key and vector bytes, so a damaged row is seen."""
+    return zlib.crc32(key.encode("utf-8") + blob)
+
+
 class EmbeddingCache:
-    """SQLite table ``sha256(model identity, text) → float32 vector``."""
+    """SQLite table ``sha256(model identity, text) → (float32 vector, checksum)``.
+
+    A row whose checksum does not match its key and vector (a changed byte, a vector of the
+    wrong length) is treated as a miss, reported once, and encoded again; a database that
+    cannot be opened or read is one line that says whether deleting it is safe."""
 
     def __init__(self, directory: str | Path) -> None:
-        self.path = Path(directory) / "embeddings-v1.sqlite"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, timeout=60)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL) WITHOUT ROWID"
-        )
-        self._db.commit()
+        self.path = Path(directory) / "embeddings-v2.sqlite"
+        self._damaged: set[str] = set()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, timeout=60)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL, "
+                "checksum INTEGER NOT NULL) WITHOUT ROWID"
+            )
+            self._db.commit()
+        except sqlite3.DatabaseError as exc:
+            raise cache_failure("embedding cache", self.path, exc) from None
+        except OSError as exc:
+            raise CacheError(
+                f"the embedding cache folder {str(self.path.parent)!r} cannot be written "
+                f"({exc.strerror or exc}); pass --cache-dir"
+            ) from None
 
     def get_many(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
         found = {}
-        for start in range(0, len(keys), 500):
-            chunk = list(keys[start : start + 500])
-            for key, blob in self._db.execute(
-                f"SELECT key, vector FROM vectors WHERE key IN ({','.join('?' * len(chunk))})", chunk
-            ):
-                found[key] = np.frombuffer(blob, dtype="<f4")
+        damaged = 0
+        try:
+            for start in range(0, len(keys), 500):
+                chunk = list(keys[start : start + 500])
+                for key, blob, checksum in self._db.execute(
+                    f"SELECT key, vector, checksum FROM vectors WHERE key IN ({','.join('?' * len(chunk))})", chunk
+                ):
+                    if checksum != vector_checksum(key, blob) or len(blob) % 4:
+                        damaged += 1
+                        self._damaged.add(key)
+                        continue
+                    found[key] = np.frombuffer(blob, dtype="<f4")
+        except sqlite3.DatabaseError as exc:
+            raise cache_failure("embedding cache", self.path, exc) from None
+        if damaged:
+            logger.warning(f"{damaged} damaged rows in the embedding cache {self.path} are ignored and encoded again")
         return found
 
     def put_many(self, rows: Sequence[tuple[str, np.ndarray]]) -> None:
-        self._db.executemany(
-            "INSERT OR IGNORE INTO vectors VALUES (?, ?)", [(k, np.asarray(v, dtype="<f4").tobytes()) for k, v in rows]
-        )
-        self._db.commit()
+        values = []
+        for key, vector in rows:
+            blob = np.asarray(vector, dtype="<f4").tobytes()
+            values.append((key, blob, vector_checksum(key, blob)))
+        try:
+            self._db.executemany("INSERT OR IGNORE INTO vectors VALUES (?, ?, ?)", values)
+            self._db.executemany(
+                "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)", [v for v in values if v[0] in self._damaged]
+            )
+            self._db.commit()
+        except sqlite3.DatabaseError as exc:
+            raise cache_failure("embedding cache", self.path, exc) from None
+        self._damaged.difference_update(v[0] for v in values)
 
     def close(self) -> None:
         self._db.close()
