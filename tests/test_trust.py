@@ -727,3 +727,54 @@ def test_other_commands_keep_the_contract_on_hostile_input(
     elif command == "overlap":
         manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
         assert manifest["overlap"] + manifest["clean"] == len(rows)
+
+
+_KEYS = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=6)
+_LEAVES = st.one_of(
+    st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(), _KEYS, st.sampled_from([LINK, "a\tb", "x\ny"])
+)
+_VALUES = st.recursive(_LEAVES, lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                                       st.dictionaries(_KEYS, inner, max_size=3)), max_leaves=6)  # fmt: skip
+
+
+@settings(max_examples=int(os.environ.get("TAILSPLIT_HOSTILE_EXAMPLES", "60")), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+@given(records=st.lists(st.dictionaries(_KEYS, _VALUES, max_size=4), min_size=1, max_size=6))
+def test_records_accepted_for_a_format_are_written_in_it(tmp_path: Path, records: list[dict]) -> None:
+    """The property behind "no crash after scoring": whatever check_writable lets through (it
+    runs before any model loads), the writer writes; JSON Lines reads back equal."""
+    from tailsplit.errors import InputError
+    from tailsplit.io.readers import read_records
+    from tailsplit.io.values import check_writable
+    from tailsplit.io.writers import OUTPUT_FORMATS, OUTPUT_SUFFIX, arrow_table, write_records
+
+    for fmt in OUTPUT_FORMATS:
+        path = tmp_path / f"out-{fmt}{OUTPUT_SUFFIX[fmt]}"
+        try:
+            check_writable(records, fmt, lambda i: ("mem", i + 1), json_safe=False, arrow=arrow_table)
+        except InputError:
+            continue
+        write_records(path, records, fmt)
+        if fmt == "jsonl":
+            assert [r.record for r in read_records(path)] == records
+
+
+def test_export_hf_refuses_a_column_of_mixed_types_before_writing(tmp_path: Path) -> None:
+    rows = pairs(30)
+    rows[3]["extra"] = 1
+    rows[20]["extra"] = "one"
+    data = write_jsonl(tmp_path / "d.jsonl", rows)
+    ok(split_args(data, tmp_path / "o"))  # JSON Lines holds it
+    message = refused(["export", "hf", str(tmp_path / "o"), "--out", str(tmp_path / "hf")], "'extra'", "is a")
+    assert ".jsonl" in message and not (tmp_path / "hf").exists()
+
+
+def test_a_refused_run_gives_its_output_back(tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", pairs())
+    out = tmp_path / "o"
+    refused([*split_args(data, out), "--test-size", "40"], "test_size=40")  # after the output was claimed
+    claimed = subprocess.run(
+        [sys.executable, "-c", "import sys; from tailsplit.io.claims import claim_output; claim_output(sys.argv[1])",
+         str(out)], capture_output=True, text=True, env=os.environ.copy(), check=False,
+    )  # fmt: skip
+    assert claimed.returncode == 0, claimed.stderr

@@ -9,11 +9,16 @@ the output, and the kernel drops it when the process ends, however it ends.
 
 from __future__ import annotations
 
+import functools
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from tailsplit.errors import ConfigError
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 # Outputs this process is writing: resolved path -> the open file holding its lock. A second
 # process (another tailsplit run) that claims the same output is refused until this one has
@@ -66,3 +71,20 @@ def release_output(out: str | Path) -> None:
     handle = _CLAIMS.pop(Path(os.path.realpath(os.path.expanduser(str(out)))), None)
     if handle is not None:
         handle.close()
+
+
+def released_on_error(func: Callable[P, R]) -> Callable[P, R]:
+    """Run ``func``; if it raises, give up the claims it made (a run refused after its early
+    checks must not keep other processes off that output for the rest of this process)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        before = set(_CLAIMS)
+        try:
+            return func(*args, **kwargs)
+        except BaseException:
+            for path in set(_CLAIMS) - before:
+                release_output(path)
+            raise
+
+    return wrapper

@@ -10,6 +10,7 @@ import dataclasses
 import hashlib
 import itertools
 import json
+import math
 import operator
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -135,6 +136,8 @@ def _required_value(raw: RawRecord, name: str, option: str) -> str:
     value = raw.value(name)
     if value is None or (isinstance(value, str) and not value.strip()):
         raise raw.error("is empty or null", field=name, fix="fill it in or remove the row")
+    if isinstance(value, float) and not math.isfinite(value):  # a Parquet NaN: no class, no group
+        raise raw.error(f"is {value!r}, not a value", field=name, fix="fill it in or remove the row")
     return label_to_str(value)
 
 

@@ -346,18 +346,29 @@ def staged_output(out: str | Path, *, overwrite: bool, inputs: Sequence[str | Pa
 
 
 def check_cache_folder(
-    folder: str | Path, *, markers: Sequence[str], inputs: Sequence[str | Path] = (), option: str = "--cache-dir"
+    folder: str | Path,
+    *,
+    markers: Sequence[str] | None,
+    inputs: Sequence[str | Path] = (),
+    option: str = "--cache-dir",
 ) -> Path:
     """Refuse a folder that tailsplit would build a cache in (a corpus index, a converted
     model) when it is a system folder, an existing file, an input of the run (or holds or
-    lies inside one), or a non-empty folder without one of tailsplit's ``markers`` files:
-    a cache folder obeys the rules of ``--out``."""
+    lies inside one), or — when ``markers`` are given, for a folder tailsplit replaces whole —
+    a non-empty folder without one of tailsplit's ``markers`` files: a cache folder obeys the
+    rules of ``--out``. (``--cache-dir`` itself has no markers: tailsplit only adds its own
+    files and folders there, and replaces only those.)"""
     folder = Path(folder)
     _check_not_system(folder, option)
     if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
         raise ConfigError(f"{option}={str(folder)!r} is an existing file; name a new or empty folder")
     _check_not_input(folder, inputs, option)
-    if folder.is_dir() and any(folder.iterdir()) and not any((folder / m).exists() for m in markers):
+    if (
+        markers is not None
+        and folder.is_dir()
+        and any(folder.iterdir())
+        and not any((folder / m).exists() for m in markers)
+    ):
         raise ConfigError(
             f"{option}={str(folder)!r} holds files that tailsplit did not write; give a new or empty folder"
         )

@@ -113,11 +113,19 @@ def check_writable(
         for i, record in enumerate(records):
             for name, value in record.items():
                 cell = value if isinstance(value, str) else repr(value)
-                if "\t" in cell or "\n" in cell or "\r" in cell:
+                if any(c in text for text in (cell, str(name)) for c in "\t\n\r"):
                     _refuse(
                         locate, i, (name, "holds a tab or line break, which TSV cannot hold"),
                         "write JSON Lines or CSV instead (--format jsonl)",
                     )  # fmt: skip
+    if fmt == "hf":
+        for i, record in enumerate(records):
+            bad = _nul_name(record)
+            if bad is not None:
+                _refuse(
+                    locate, i, (bad, "has a NUL character in its name, which a Hugging Face dataset cannot hold"),
+                    "rename the field, or write Parquet (--format parquet)",
+                )  # fmt: skip
     if fmt in ("parquet", "hf") and arrow is not None:
         _check_arrow(records, locate, arrow)
 
@@ -133,10 +141,18 @@ def _check_arrow(records: Sequence[Mapping[str, Any]], locate: Locate, arrow: Ca
     import pyarrow as pa
 
     try:
-        arrow(records)
-        return
+        table = arrow(records)
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OverflowError) as exc:
         reason = str(exc).splitlines()[0]
+    else:
+        for field in table.schema:
+            if _has_empty_struct(field.type):
+                row = next((i for i, r in enumerate(records) if _holds_empty_object(r.get(field.name))), 0)
+                _refuse(
+                    locate, row, (field.name, "holds an object with no fields, which Parquet cannot store"),
+                    "drop the empty object or write JSON Lines (--format jsonl)",
+                )  # fmt: skip
+        return
     names: dict[str, None] = {}
     for record in records:
         names.update(dict.fromkeys(record))
@@ -160,6 +176,41 @@ def _check_arrow(records: Sequence[Mapping[str, Any]], locate: Locate, arrow: Ca
     raise InputError(
         f"cannot be written as an Arrow table ({reason})", path=path, fix="write JSON Lines instead (--format jsonl)"
     )
+
+
+def _nul_name(value: Any) -> str | None:
+    """The first field name (at any depth) holding a NUL character, or None."""
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if "\x00" in str(key):
+                return repr(key)
+            found = _nul_name(item)
+            if found is not None:
+                return found
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            found = _nul_name(item)
+            if found is not None:
+                return found
+    return None
+
+
+def _has_empty_struct(kind: Any) -> bool:
+    import pyarrow as pa
+
+    if pa.types.is_struct(kind):
+        return kind.num_fields == 0 or any(_has_empty_struct(kind.field(i).type) for i in range(kind.num_fields))
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        return _has_empty_struct(kind.value_type)
+    return False
+
+
+def _holds_empty_object(value: Any) -> bool:
+    if isinstance(value, Mapping):
+        return not value or any(_holds_empty_object(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_holds_empty_object(v) for v in value)
+    return False
 
 
 def _kind(value: Any) -> str:

@@ -21,6 +21,7 @@ from tailsplit.evaluate.baselines import (
 )
 from tailsplit.evaluate.table import SplitScore, table_csv, table_latex, table_markdown, table_rows
 from tailsplit.fingerprint import sha256_file
+from tailsplit.io.claims import released_on_error
 from tailsplit.io.examples import label_to_str
 from tailsplit.io.outputs import check_output_folder, strict_json
 from tailsplit.io.readers import field_value
@@ -52,6 +53,7 @@ def baselines_for(data: dict[str, Any], requested: list[str], input_fields: list
     return ["tfidf", "tfidf-text"] if data.get("context") or len(input_fields) > 1 else ["tfidf"]
 
 
+@released_on_error
 def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dict[str, Any]:
     """Train and score every requested baseline on every split (or score the given
     predictions); the comparison table."""

@@ -10,6 +10,7 @@ from typing import Any
 from tailsplit.errors import ConfigError
 from tailsplit.export.hf_card import dataset_card
 from tailsplit.export.lm_eval import PARTS, task_name, task_records, task_yaml
+from tailsplit.io.claims import released_on_error
 from tailsplit.io.examples import label_to_str
 from tailsplit.io.outputs import check_output_folder, staged_output
 from tailsplit.io.writers import write_records
@@ -29,6 +30,7 @@ def _split_template(manifest: dict[str, Any], template: str | None) -> Any:
     return resolve_template(scoring.get("template", "plain"), scoring.get("label_words") or {})
 
 
+@released_on_error
 def export_lm_eval(
     split_dir: str | Path,
     out: str | Path,
@@ -72,6 +74,23 @@ def export_lm_eval(
         )
 
 
+def _check_hf_writable(parts: dict[str, list[Any]]) -> None:
+    """Refuse, naming the part file and row, records a ``DatasetDict`` cannot hold (a column
+    whose values are of different kinds, across all parts, as one dataset's features)."""
+    from tailsplit.io.values import check_writable
+    from tailsplit.io.writers import arrow_table
+
+    raws = [raw for records in parts.values() for raw in records]
+    check_writable(
+        [raw.record for raw in raws],
+        "hf",
+        lambda i: (raws[i].path, raws[i].line or raws[i].row),
+        json_safe=True,
+        arrow=arrow_table,
+    )
+
+
+@released_on_error
 def export_hf(
     split_dir: str | Path,
     out: str | Path,
@@ -87,6 +106,7 @@ def export_hf(
     split_dir = Path(split_dir)
     check_output_folder(out, overwrite=overwrite, inputs=[split_dir])
     manifest, parts = read_split_parts(split_dir, accept_modified=accept_modified)
+    _check_hf_writable(parts)
     with quiet_datasets() as datasets:
         dataset_dict = datasets.DatasetDict(
             {PARTS[part]: hf_dataset([r.record for r in records]) for part, records in parts.items()}

@@ -15,6 +15,7 @@ from tailsplit._version import __version__
 from tailsplit.config import check_bounds
 from tailsplit.core import Dataset
 from tailsplit.errors import ConfigError, InputError
+from tailsplit.io.claims import released_on_error
 from tailsplit.io.examples import load_examples
 from tailsplit.io.outputs import check_cache_folder, check_output_folder, staged_output
 from tailsplit.io.readers import detect_format
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from tailsplit.config import OverlapConfig
 
 
+@released_on_error
 def audit_overlap(config: OverlapConfig, *, command: list[str] | None = None) -> dict[str, Any]:
     """``tailsplit overlap``: audit a test set against a corpus; write the partition."""
     check_bounds(config)

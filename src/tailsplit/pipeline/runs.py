@@ -33,8 +33,10 @@ from tailsplit.core import Dataset, ScoreTable, SplitIndices
 from tailsplit.errors import ConfigError, InputError
 from tailsplit.fields import has_field
 from tailsplit.fingerprint import sha256_file
+from tailsplit.io.claims import released_on_error
 from tailsplit.io.examples import load_examples
 from tailsplit.io.outputs import (
+    check_cache_folder,
     check_output_file,
     check_output_folder,
     update_reports,
@@ -150,6 +152,8 @@ def check_scoring(dataset: Dataset, config: ScoringConfig) -> PromptTemplate:
             raise ConfigError(f"template={template.name!r} uses {{{role}}}; name that field with {option}")
     template.check_labels(None if dataset.labels is None else set(dataset.labels), config.label_words)
     check_template_fields(dataset, template)
+    if config.cache_dir is not None:
+        check_cache_folder(config.cache_dir, markers=None, inputs=dataset.input_paths, option="--cache-dir")
     scoring_engine(config)
     if config.method != "ngram":
         SCORERS.create(
@@ -269,6 +273,7 @@ def split_dataset(
     return splitter.split(inputs), splitter, lengths
 
 
+@released_on_error
 def score(
     config: RunConfig, out_path: str | Path, *, progress: bool = False, command: list[str] | None = None
 ) -> tuple[ScoreTable, dict[str, Any]]:
@@ -293,6 +298,7 @@ def score(
     return scores, report
 
 
+@released_on_error
 def run(
     config: RunConfig,
     *,

@@ -14,6 +14,7 @@ from tailsplit.analysis.plots import figure_files
 from tailsplit.config import CorrelateConfig, OodRankConfig, SimilarityConfig, check_bounds
 from tailsplit.errors import ConfigError, InputError
 from tailsplit.fingerprint import sha256_file
+from tailsplit.io.claims import released_on_error
 from tailsplit.io.outputs import check_output_folder, strict_json
 from tailsplit.io.readers import read_csv_table
 from tailsplit.pipeline.manifest import command_provenance, write_outputs
@@ -55,6 +56,7 @@ def _split_part_texts(folder: str) -> dict[str, list[str]]:
     }
 
 
+@released_on_error
 def similarity(config: SimilarityConfig, *, command: list[str] | None = None) -> dict[str, Any]:
     """Centroid cosine ×100 and MMD between every pair of datasets (and split parts)."""
     check_bounds(config)
@@ -163,6 +165,7 @@ def _number(path: str, line: int, row: dict[str, str], name: str, *, required: b
     return number
 
 
+@released_on_error
 def ood_rank(config: OodRankConfig, *, command: list[str] | None = None) -> dict[str, Any]:
     """Embed the ID dataset and every candidate; decide and rank by BOSS's criteria."""
     check_bounds(config)
@@ -238,6 +241,7 @@ def ood_rank(config: OodRankConfig, *, command: list[str] | None = None) -> dict
     return {**result, "embedding": embedding}
 
 
+@released_on_error
 def correlate(config: CorrelateConfig, *, command: list[str] | None = None) -> dict[str, Any]:
     """Type I / II / III fits of the (id_acc, ood_acc) points, per group when given."""
     from tailsplit.shift.correlate import classify
