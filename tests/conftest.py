@@ -62,6 +62,22 @@ def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+NLI_LABELS = ("entailment", "neutral", "contradiction")
+
+
+def nli_pairs(n: int = 30, hypothesis: str = "Someone walks {i}.") -> list[dict]:
+    """``n`` small premise/hypothesis records with ids and the three labels in turn."""
+    return [
+        {
+            "id": f"p{i}",
+            "premise": f"A person number {i} walks.",
+            "hypothesis": hypothesis.format(i=i),
+            "label": NLI_LABELS[i % 3],
+        }
+        for i in range(n)
+    ]
+
+
 def write_jsonl(path: Path, rows: list[dict]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path

@@ -9,6 +9,9 @@ import pytest
 
 MODULES = [
     "tailsplit.errors",
+    "tailsplit.render",
+    "tailsplit.io.values",
+    "tailsplit.io.writers",
     "tailsplit.forking",
     "tailsplit.words",
     "tailsplit.progress",

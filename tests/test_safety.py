@@ -23,22 +23,11 @@ from typer.testing import CliRunner
 from tailsplit.cli import app
 from tailsplit.errors import InputError
 from tailsplit.io.readers import read_records
-from tests.conftest import write_jsonl
+from tests.conftest import NLI_LABELS, nli_pairs, write_jsonl
 
 runner = CliRunner()
-LABELS = ("entailment", "neutral", "contradiction")
-
-
-def pairs(n: int = 30) -> list[dict]:
-    return [
-        {
-            "id": f"p{i}",
-            "premise": f"A person number {i} walks.",
-            "hypothesis": f"Someone walks {i}.",
-            "label": LABELS[i % 3],
-        }
-        for i in range(n)
-    ]
+LABELS = NLI_LABELS
+pairs = nli_pairs
 
 
 def invoke(args: list[str]) -> str:

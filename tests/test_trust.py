@@ -17,22 +17,13 @@ import pytest
 from typer.testing import CliRunner
 
 from tailsplit.cli import app
-from tests.conftest import write_jsonl
+from tests.conftest import nli_pairs, write_jsonl
 
 runner = CliRunner()
-LABELS = ("entailment", "neutral", "contradiction")
 
 
 def pairs(n: int = 30) -> list[dict]:
-    return [
-        {
-            "id": f"p{i}",
-            "premise": f"A person number {i} walks.",
-            "hypothesis": f"Someone walks {i} times today.",
-            "label": LABELS[i % 3],
-        }
-        for i in range(n)
-    ]
+    return nli_pairs(n, hypothesis="Someone walks {i} times today.")
 
 
 def refused(args: list[str], *fragments: str) -> str:

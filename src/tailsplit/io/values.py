@@ -11,7 +11,7 @@ Two checks, both before any model loads:
   per column. A run that would fail while writing is refused with the row and field instead.
 
 >>> text_problem({"a": ["ok", "bad \\ud800"]})
-("a[1]", 'holds a lone surrogate (\\\\ud800), which is not Unicode text')
+('a[1]', 'holds a lone surrogate (\\\\ud800), which is not Unicode text')
 >>> text_problem({"a": "fine"}) is None
 True
 """
@@ -26,7 +26,6 @@ from tailsplit.errors import InputError
 
 # Where a row is: (file or table kind, record number), as Dataset.location gives it.
 Locate = Callable[[int], tuple[str, int]]
-_JSON_SCALARS = (str, int, float, bool, type(None))
 
 
 def _surrogate(text: str) -> str | None:
@@ -44,50 +43,64 @@ def _join(path: str, key: str) -> str:
     return key if not path else f"{path}.{key}"
 
 
-def text_problem(value: Any, path: str = "") -> tuple[str, str] | None:
-    """(field path, problem) of the first string or key in ``value`` that is not Unicode text."""
-    if isinstance(value, str):
-        bad = _surrogate(value)
-        return None if bad is None else (path, f"holds a lone surrogate ({bad}), which is not Unicode text")
+def first_problem(
+    value: Any,
+    leaf: Callable[[Any], str | None],
+    key: Callable[[Any], str | None],
+    path: str = "",
+) -> tuple[str, str] | None:
+    """(field path, problem) of the first field name (``key``) or value (``leaf``) in a nested
+    record that has a problem, in reading order; ``None`` when there is none."""
     if isinstance(value, Mapping):
-        for key, item in value.items():
-            if isinstance(key, str) and (bad := _surrogate(key)) is not None:
-                return (_join(path, repr(key)), f"has a name with a lone surrogate ({bad})")
-            found = text_problem(item, _join(path, str(key)))
-            if found:
-                return found
-    elif isinstance(value, (list, tuple)):
-        for i, item in enumerate(value):
-            found = text_problem(item, f"{path}[{i}]")
-            if found:
-                return found
-    return None
-
-
-def json_problem(value: Any, path: str = "") -> tuple[str, str] | None:
-    """(field path, problem) of the first value JSON cannot hold: NaN or an infinity, a key
-    that is not text, a type other than text, number, boolean, null, list or object."""
-    if value is None or value.__class__ in (str, int, bool):
-        return None
-    if isinstance(value, float):
-        return None if math.isfinite(value) else (path, f"holds {value!r}, which JSON cannot hold")
-    if isinstance(value, Mapping):
-        for key, item in value.items():
-            if not isinstance(key, str):
-                return (_join(path, repr(key)), f"has a name of type {type(key).__name__}, not text")
-            found = json_problem(item, _join(path, key))
+        for name, item in value.items():
+            problem = key(name)
+            if problem is not None:
+                return _join(path, repr(name)), problem
+            found = first_problem(item, leaf, key, _join(path, str(name)))
             if found:
                 return found
         return None
     if isinstance(value, (list, tuple)):
         for i, item in enumerate(value):
-            found = json_problem(item, f"{path}[{i}]")
+            found = first_problem(item, leaf, key, f"{path}[{i}]")
             if found:
                 return found
         return None
-    if isinstance(value, _JSON_SCALARS):  # subclasses of str / int
+    problem = leaf(value)
+    return None if problem is None else (path, problem)
+
+
+def _text_leaf(value: Any) -> str | None:
+    bad = _surrogate(value) if isinstance(value, str) else None
+    return None if bad is None else f"holds a lone surrogate ({bad}), which is not Unicode text"
+
+
+def _text_key(name: Any) -> str | None:
+    bad = _surrogate(name) if isinstance(name, str) else None
+    return None if bad is None else f"has a name with a lone surrogate ({bad})"
+
+
+def text_problem(value: Any) -> tuple[str, str] | None:
+    """(field path, problem) of the first string or key in ``value`` that is not Unicode text."""
+    return first_problem(value, _text_leaf, _text_key)
+
+
+def _json_leaf(value: Any) -> str | None:
+    if value is None or isinstance(value, (str, int)):  # bool is an int
         return None
-    return (path, f"holds a {type(value).__name__} value, which JSON cannot hold")
+    if isinstance(value, float):
+        return None if math.isfinite(value) else f"holds {value!r}, which JSON cannot hold"
+    return f"holds a {type(value).__name__} value, which JSON cannot hold"
+
+
+def _json_key(name: Any) -> str | None:
+    return None if isinstance(name, str) else f"has a name of type {type(name).__name__}, not text"
+
+
+def json_problem(value: Any) -> tuple[str, str] | None:
+    """(field path, problem) of the first value JSON cannot hold: NaN or an infinity, a key
+    that is not text, a type other than text, number, boolean, null, list or object."""
+    return first_problem(value, _json_leaf, _json_key)
 
 
 def check_writable(
@@ -180,19 +193,8 @@ def _check_arrow(records: Sequence[Mapping[str, Any]], locate: Locate, arrow: Ca
 
 def _nul_name(value: Any) -> str | None:
     """The first field name (at any depth) holding a NUL character, or None."""
-    if isinstance(value, Mapping):
-        for key, item in value.items():
-            if "\x00" in str(key):
-                return repr(key)
-            found = _nul_name(item)
-            if found is not None:
-                return found
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            found = _nul_name(item)
-            if found is not None:
-                return found
-    return None
+    found = first_problem(value, lambda _: None, lambda name: "NUL" if "\x00" in str(name) else None)
+    return None if found is None else found[0]
 
 
 def _has_empty_struct(kind: Any) -> bool:
