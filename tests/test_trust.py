@@ -678,7 +678,7 @@ def hostile_command(draw: st.DrawFn) -> tuple[list[dict], str, list[str]]:
     return rows, command, options
 
 
-@settings(max_examples=int(os.environ.get("TAILSPLIT_HOSTILE_EXAMPLES", "40")), deadline=None,
+@settings(max_examples=int(os.environ.get("TAILSPLIT_HOSTILE_EXAMPLES", "20")), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
 @given(case=hostile_command())
 def test_other_commands_keep_the_contract_on_hostile_input(
