@@ -769,3 +769,105 @@ def test_a_refused_run_gives_its_output_back(tmp_path: Path) -> None:
          str(out)], capture_output=True, text=True, env=os.environ.copy(), check=False,
     )  # fmt: skip
     assert claimed.returncode == 0, claimed.stderr
+
+
+@settings(max_examples=int(os.environ.get("TAILSPLIT_HOSTILE_EXAMPLES", "8")), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+@given(case=hostile_dataset())
+def test_readers_of_a_split_folder_keep_the_contract_on_hostile_data(
+    tmp_path: Path, case: tuple[list[dict], list[str]]
+) -> None:
+    """Whatever split a hostile dataset gives, analyze, export (hf, lm-eval) and evaluate
+    either work or refuse in one line, leaving the split folder as it was but for analyze's
+    reports."""
+    import shutil
+
+    rows, _ = case
+    work = tmp_path / "case"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir()
+    data = work / "d.jsonl"
+    write_raw_jsonl(data, rows)
+    split = work / "s"
+    made = runner.invoke(app, ["split", str(data), "--text", "text", "--label", "label", "--splitter", "random",
+                               "--no-analyze", "--out", str(split)])  # fmt: skip
+    if made.exit_code != 0:
+        return
+    parts = {p.name: p.read_bytes() for p in split.iterdir() if p.name.split(".")[0] in ("train", "dev", "test")}
+    for args in (
+        ["analyze", str(split), "--null-splits", "5", "--no-syntax"],
+        ["export", "hf", str(split), "--out", str(work / "hf")],
+        ["export", "lm-eval", str(split), "--out", str(work / "lm")],
+        ["evaluate", str(split), "--baseline", "tfidf", "--out", str(work / "ev")],
+    ):
+        result = runner.invoke(app, args)
+        if result.exit_code != 0:
+            assert result.exit_code == 2, (args, result.exception, result.output)
+            assert isinstance(result.exception, SystemExit), (args, result.exception)
+            lines = [line for line in result.output.splitlines() if line.strip() and not line.startswith("warning:")]
+            assert len(lines) == 1 and lines[0].startswith("error:"), (args, result.output)
+        assert {p.name: p.read_bytes() for p in split.iterdir() if p.name in parts} == parts
+    assert {p.name for p in work.iterdir()} <= {"d.jsonl", "s", "hf", "lm", "ev"}
+
+
+@settings(max_examples=int(os.environ.get("TAILSPLIT_HOSTILE_EXAMPLES", "30")), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+@given(
+    points=st.lists(st.tuples(st.sampled_from(["0.5", "0.9", "1", "nan", "inf", "-1", "x", "", "1e309"]),
+                              st.sampled_from(["0.4", "0.8", "nan", "2", "y", ""]),
+                              st.sampled_from(["a", LINK, ESCAPE, ""])), max_size=12)
+)  # fmt: skip
+def test_correlate_keeps_the_contract_on_hostile_points(tmp_path: Path, points: list[tuple[str, str, str]]) -> None:
+    import shutil
+
+    work = tmp_path / "case"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir()
+    csv_path = work / "p.csv"
+    csv_path.write_text("id_acc,ood_acc,group\n" + "".join(f"{a},{b},{g}\n" for a, b, g in points), encoding="utf-8")
+    result = runner.invoke(app, ["correlate", str(csv_path), "--out", str(work / "o")])
+    if result.exit_code != 0:
+        assert result.exit_code == 2, (result.exception, result.output)
+        assert isinstance(result.exception, SystemExit), result.exception
+        lines = [line for line in result.output.splitlines() if line.strip() and not line.startswith("warning:")]
+        assert len(lines) == 1 and lines[0].startswith("error:"), result.output
+        assert not (work / "o").exists()
+    assert {p.name for p in work.iterdir()} <= {"p.csv", "o"}
+
+
+@settings(max_examples=int(os.environ.get("TAILSPLIT_HOSTILE_EXAMPLES", "30")), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+@given(case=hostile_dataset())
+def test_the_python_api_keeps_the_contract_on_hostile_tables(
+    tmp_path: Path, case: tuple[list[dict], list[str]]
+) -> None:
+    """In memory (a list of dicts, as Python holds it: surrogates, NaN, numpy-free), ``run``
+    returns a result covering every row or raises a TailsplitError — never another exception."""
+    import copy
+
+    import tailsplit
+    from tailsplit.errors import TailsplitError
+
+    rows, _ = case
+    given_rows = copy.deepcopy(rows)
+    config = tailsplit.RunConfig()
+    config.data = tailsplit.DataConfig(table=rows, text="text", label="label")
+    config.split.splitter = "random"
+    config.output.analyze = False
+    try:
+        result = tailsplit.run(config)
+    except TailsplitError:
+        pass
+    else:
+        assert sum(len(p) for p in result.split.parts().values()) == len(rows)
+    assert repr(rows) == repr(given_rows)  # the caller's table is left as it was
+
+
+def test_evaluate_refuses_a_train_part_with_one_label_before_training(tmp_path: Path) -> None:
+    rows = pairs(30)
+    for r in rows:
+        r["label"] = "same"
+    data = write_jsonl(tmp_path / "d.jsonl", rows)
+    ok([*split_args(data, tmp_path / "s")])
+    refused(["evaluate", str(tmp_path / "s"), "--out", str(tmp_path / "ev")], "1 label(s)", "at least two classes")
+    assert not (tmp_path / "ev").exists()

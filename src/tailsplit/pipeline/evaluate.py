@@ -74,6 +74,8 @@ def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dic
         check_output_folder(config.out, overwrite=config.overwrite, inputs=[*config.split_dirs, *config.predictions])
     folders = [read_split_parts(folder, accept_modified=config.accept_modified) for folder in config.split_dirs]
     check_comparable(config.split_dirs, [manifest for manifest, _ in folders])  # every folder read before training
+    if not config.predictions:
+        _check_trainable(config, folders)
     models = _check_models(config, [m.get("config", {}).get("data", {}) for m, _ in folders])
     scores, details, scored = [], [], []
     leakage: dict[str, dict[str, float]] = {}
@@ -147,6 +149,27 @@ def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dic
         )
         result["outputs"] = list(manifest["outputs"])
     return result
+
+
+def _check_trainable(config: EvaluateConfig, folders: list[tuple[dict[str, Any], dict[str, list[Any]]]]) -> None:
+    """Refuse, before any training, a classifier baseline on a split whose train part has no
+    labels or a single label (a classifier needs two classes to learn anything)."""
+    for folder, (manifest, parts) in zip(config.split_dirs, folders):
+        data = manifest.get("config", {}).get("data", {})
+        classifiers = [b for b in baselines_for(data, config.baselines, config.input_fields) if b != "nn-sql"]
+        if not classifiers:
+            continue
+        if not data.get("label"):
+            raise ConfigError(
+                f"baseline={classifiers[0]!r} classifies labels, but {folder!r} was split without --label; "
+                "split with --label, or use --predictions"
+            )
+        labels = {label_to_str(raw.value(data["label"])) for raw in parts["train"] if raw.has(data["label"])}
+        if len(labels) < 2:
+            raise ConfigError(
+                f"the train part of {folder!r} holds {len(labels)} label(s) ({sorted(labels)!r}); "
+                f"baseline={classifiers[0]!r} needs at least two classes to learn; split more data"
+            )
 
 
 def check_comparable(split_dirs: list[str], manifests: list[dict[str, Any]]) -> None:
