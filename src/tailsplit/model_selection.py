@@ -76,7 +76,7 @@ class TailsplitCV:
 
     def __repr__(self) -> str:
         changed = {k: v for k, v in self.get_params().items() if not _same(v, _defaults(type(self)).get(k))}
-        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
+        return f"{type(self).__name__}({', '.join(f'{k}={_short(v)}' for k, v in changed.items())})"
 
     def get_n_splits(self, X: Any = None, y: Any = None, groups: Any = None) -> int:
         return 1
@@ -198,6 +198,22 @@ def _column(X: Any, value: Any, n: int, name: str) -> np.ndarray | None:
     if array.ndim != 1 or len(array) != n:
         raise ConfigError(f"{name} has shape {array.shape}, but X has {n} rows; give one value per row")
     return array
+
+
+def _short(value: Any) -> str:
+    """A parameter as ``repr`` shows it: an array (or long list) by its shape and type, not
+    its values, as scikit-learn shows array parameters.
+
+    >>> _short(np.zeros(3)), _short("logprob_mean")
+    ('array(shape=(3,), dtype=float64)', "'logprob_mean'")
+    """
+    if hasattr(value, "shape") and hasattr(value, "dtype"):
+        return f"array(shape={tuple(value.shape)}, dtype={value.dtype})"
+    if isinstance(value, (list, tuple)) and len(value) > 6:
+        return f"{type(value).__name__}(len={len(value)})"
+    if type(value).__name__ in ("Series", "DataFrame"):
+        return f"{type(value).__name__}(shape={value.shape})"
+    return repr(value)
 
 
 def _as_labels(values: Any, n: int, name: str) -> np.ndarray:

@@ -63,6 +63,9 @@ class NullComparison:
         """E.g. ``"higher than in 99.8% of random splits"``."""
         if not np.isfinite(self.percentile):
             return "no null distribution"
+        if self.null_std == 0:  # no variation: a percentile or z would mean nothing
+            same = self.observed == self.null_mean
+            return "constant across random splits" + (" (this split too)" if same else "; this split differs")
         if self.percentile >= 50:
             return f"higher than in {self.percentile:.1f}% of random splits"
         return f"lower than in {100 - self.percentile:.1f}% of random splits"

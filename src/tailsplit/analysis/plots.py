@@ -29,7 +29,13 @@ def pyplot() -> Any:
     matplotlib.use("Agg")
     # text.parse_math off: a label such as "$x$" is shown as written, not typeset (or a mathtext error)
     matplotlib.rcParams.update(
-        {"svg.fonttype": "path", "svg.hashsalt": "tailsplit", "font.size": 9, "text.parse_math": False}
+        {
+            "svg.fonttype": "path",
+            "svg.hashsalt": "tailsplit",
+            "font.size": 9,
+            "text.parse_math": False,
+            "pdf.fonttype": 42,
+        }  # TrueType fonts in PDFs (Type 3, the default, is flagged by ACL pubcheck)
     )
     import matplotlib.pyplot as plt
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from tailsplit._version import __version__
 from tailsplit.analysis.compare import SplitComparison
 from tailsplit.analysis.null import NullComparison
@@ -164,7 +166,7 @@ def null_cells(null: list[NullComparison]) -> list[list[str]]:
             _value(c.name, c.observed),
             f"{_value(c.name, c.null_mean)} ± {_value(c.name, c.null_std, spread=True)}",
             f"{c.percentile:.1f}",
-            f"{c.z_score:.2f}",
+            f"{c.z_score:.2f}" if np.isfinite(c.z_score) else "–",
             c.verdict(),
         ]
         for c in null

@@ -85,7 +85,13 @@ def print_analysis(analysis: SplitAnalysis, comparisons: list[tuple[SplitCompari
     for column in ("statistic", "observed", "random mean", "percentile", "z"):
         table.add_column(column, justify="left" if column == "statistic" else "right")
     for c in analysis.null:
-        table.add_row(c.name, f"{c.observed:.4g}", f"{c.null_mean:.4g}", f"{c.percentile:.1f}", f"{c.z_score:.2f}")
+        table.add_row(
+            c.name,
+            f"{c.observed:.4g}",
+            f"{c.null_mean:.4g}",
+            f"{c.percentile:.1f}",
+            f"{c.z_score:.2f}" if c.z_score == c.z_score else "–",
+        )
     stdout.print(table)
     for comparison, _ in comparisons:
         stdout.print(
