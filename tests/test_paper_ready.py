@@ -43,3 +43,56 @@ def test_a_cross_validator_repr_shows_array_shapes_not_values() -> None:
 
     text = repr(LikelihoodSplit(scores=-np.arange(1.0, 10_001), dev_size=0.2))
     assert text == "LikelihoodSplit(scores=array(shape=(10000,), dtype=float64), dev_size=0.2)"
+
+
+def pdflatex() -> str | None:
+    import os
+    import shutil
+
+    import pytest
+
+    found = shutil.which("pdflatex")
+    if found is None and os.environ.get("TAILSPLIT_REQUIRE_LATEX"):
+        pytest.fail("TAILSPLIT_REQUIRE_LATEX is set but pdflatex is not installed")
+    return found
+
+
+def test_every_generated_latex_table_compiles_with_pdflatex(tmp_path: Path) -> None:
+    import subprocess
+
+    import pytest
+
+    latex = pdflatex()
+    if latex is None:
+        pytest.skip("pdflatex is not installed (CI installs texlive-latex-base and -recommended)")
+    rows = nli_pairs(90)
+    for i, r in enumerate(rows):
+        r["label"] = ["entailment ≥ 1", "neutral_é", "contradiction 中 [x]"][i % 3]
+    data = write_jsonl(tmp_path / "d.jsonl", rows)
+    common = ["--text", "hypothesis", "--label", "label", "--null-splits", "20", "--no-syntax"]
+    for name, seed in (("r0", "0"), ("r1", "1"), ("len", None)):
+        extra = ["--splitter", "random", "--seed", seed] if seed else ["--splitter", "length"]
+        result = runner.invoke(app, ["split", str(data), *common, *extra, "--out", str(tmp_path / name)])
+        assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["evaluate", str(tmp_path / "r0"), str(tmp_path / "r1"), str(tmp_path / "len"),
+                                 "--baseline", "tfidf", "--out", str(tmp_path / "ev")])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    tables = [*sorted((tmp_path / "len" / "tables").glob("*.tex")), tmp_path / "ev" / "table.tex"]
+    assert len(tables) == 3
+    for table in tables:
+        text = table.read_text(encoding="utf-8")
+        assert "nan" not in text and "≥" not in text and "\\label{tab:" in text
+        doc = tmp_path / f"doc-{table.stem}.tex"
+        doc.write_text(
+            "\\documentclass[twocolumn]{article}\n\\usepackage{booktabs}\n\\begin{document}\n"
+            f"\\input{{{table.as_posix()}}}\n\\end{{document}}\n",
+            encoding="utf-8",
+        )
+        done = subprocess.run(
+            [latex, "-interaction=nonstopmode", "-halt-on-error", doc.name],
+            cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, (table.name, done.stdout[-1500:])
+        assert (tmp_path / f"doc-{table.stem}.pdf").stat().st_size > 0
+        log = (tmp_path / f"doc-{table.stem}.log").read_text(encoding="utf-8", errors="replace")
+        assert "Overfull \\hbox" not in log, (table.name, text)  # fits its column, or spans both (table*)

@@ -1,17 +1,28 @@
 """Tables for papers: LaTeX (``booktabs``) and CSV, from one list of header cells and rows.
 
->>> print(latex_table(["split", "acc."], [["random", "79.9"], ["likelihood_50%", "72.3"]], "Test accuracy."))
+Every ``.tex`` table compiles with pdflatex in a minimal ``article`` with ``booktabs``: cell
+text is escaped, symbols pdflatex does not know as text (``≥``, ``±``, Greek letters) become
+math, other characters outside what pdflatex's default UTF-8 input sets up are written as
+``[U+XXXX]``, missing values (``nan``, ``-``, empty) as an en dash; columns whose cells are
+all numbers are right-aligned, text columns of long cells wrap; the label comes from the
+file name; a table too wide for one column of a two-column paper spans both (``table*``).
+
+>>> print(latex_table(["split", "acc."], [["random", "79.9"], ["likelihood_50%", "nan"]], "Test accuracy.", "acc"))
 \\begin{table}[t]
 \\centering
-\\begin{tabular}{ll}
+\\footnotesize
+\\sloppy
+\\setlength{\\tabcolsep}{4pt}
+\\begin{tabular}{lr}
 \\toprule
 split & acc. \\\\
 \\midrule
 random & 79.9 \\\\
-likelihood\\_50\\% & 72.3 \\\\
+likelihood\\_50\\% & -- \\\\
 \\bottomrule
 \\end{tabular}
 \\caption{Test accuracy.}
+\\label{tab:acc}
 \\end{table}
 <BLANKLINE>
 """
@@ -35,30 +46,104 @@ _LATEX_SPECIAL = {
     "}": r"\}",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
+    "/": r"\slash{}",  # a slash a line may break after (case/punctuation/space)
+    "[": "{[}",  # a cell starting with [ after \\ would be read as \\[length]
+    "]": "{]}",
 }
 _LATEX_PATTERN = re.compile("|".join(re.escape(k) for k in _LATEX_SPECIAL))
 
 
+# Symbols that pdflatex's text fonts lack, written as math.
+_LATEX_SYMBOLS = {
+    "≥": r"$\geq$", "≤": r"$\leq$", "±": r"$\pm$", "−": r"$-$", "×": r"$\times$", "→": r"$\rightarrow$",
+    "≈": r"$\approx$", "²": r"$^2$", "α": r"$\alpha$", "ρ": r"$\rho$", "Δ": r"$\Delta$", "µ": r"$\mu$",
+    "–": "--", "—": "---", "…": r"\ldots{}", "•": r"$\bullet$", "’": "'", "‘": "`", "“": "``", "”": "''",
+}  # fmt: skip
+_MISSING = {"nan", "-", "–", "", "none", "None"}
+_NUMBER = re.compile(r"^[-+−]?(\d[\d,]*\.?\d*|\.\d+)(e[-+]?\d+)?\s*(%|pp)?(\s*(±|\+/-)\s*[\d.]+\s*(%|pp)?)?$")
+
+
+def _char(ch: str) -> str:
+    if ch in _LATEX_SPECIAL:
+        return _LATEX_SPECIAL[ch]
+    if ch in _LATEX_SYMBOLS:
+        return _LATEX_SYMBOLS[ch]
+    if ord(ch) < 0x80 or 0xC0 <= ord(ch) <= 0xFF and ch not in "×÷ÐÞðþ":  # ASCII, Latin-1 letters OT1 has
+        return ch if ch.isprintable() else " "
+    return f"{{[}}U+{ord(ch):04X}{{]}}"
+
+
 def latex_escape(text: Any) -> str:
-    """Text shown literally in LaTeX (its special characters escaped)."""
-    return _LATEX_PATTERN.sub(lambda m: _LATEX_SPECIAL[m.group()], str(text))
+    """Text shown literally in LaTeX that pdflatex accepts as it is installed."""
+    return "".join(map(_char, str(text)))
 
 
-def latex_table(header: Sequence[str], rows: Sequence[Sequence[Any]], caption: str, align: str | None = None) -> str:
-    """A ``booktabs`` table (``\\usepackage{booktabs}``); every cell is escaped."""
-    align = align or "l" * len(header)
+def _cell(value: Any) -> str:
+    if isinstance(value, (list, tuple)):  # lines in one cell (of a p{} column)
+        return r" \newline ".join(latex_escape(item) for item in value) if value else "--"
+    return "--" if str(value).strip() in _MISSING else latex_escape(value)
+
+
+def _numeric(cells: Sequence[Any]) -> bool:
+    present = [str(c).strip() for c in cells if str(c).strip() not in _MISSING]
+    return bool(present) and all(_NUMBER.match(c) for c in present)
+
+
+def _header(text: str, width: int = 14) -> str:
+    """A header cell broken into lines of about ``width`` characters (``\\shortstack``), so a
+    long name does not widen a column of short numbers."""
+    words, lines = text.split(), [""]
+    for word in words:
+        lines[-1] = f"{lines[-1]} {word}".strip() if len(lines[-1]) + len(word) < width else lines[-1]
+        if word not in lines[-1].split():
+            lines.append(word)
+    if len(lines) == 1:
+        return latex_escape(text)
+    return r"\shortstack{" + r" \\ ".join(latex_escape(line) for line in lines) + "}"
+
+
+_WRAP_CHARS = 20  # a text column of longer cells wraps at about this many characters
+_COLUMN_CHARS = 62  # what fits across one column of a two-column paper at \\footnotesize
+
+
+def _width(value: Any) -> int:
+    items = value if isinstance(value, (list, tuple)) else [value]
+    return max((len(str(item)) for item in items), default=0)
+
+
+def latex_table(
+    header: Sequence[str], rows: Sequence[Sequence[Any]], caption: str, label: str, align: str | None = None
+) -> str:
+    """A ``booktabs`` table (``\\usepackage{booktabs}``) labelled ``tab:<label>``; every cell
+    is escaped (a list becomes lines in its cell); numeric columns right-aligned unless
+    ``align`` says otherwise; text columns of long cells wrap (``p{}``); a table whose
+    estimated width exceeds a column spans both (``table*``)."""
+    columns = list(zip(*rows)) if rows else [()] * len(header)
+    kinds = align or "".join("r" if _numeric(c) else "l" for c in columns)
+    chars = [max([_width(c) for c in column] + [min(len(h), 14)]) for column, h in zip(columns, header)]
+    listed = [any(isinstance(c, (list, tuple)) for c in column) for column in columns]
+    spec = "".join(
+        rf"p{{{min(n, _WRAP_CHARS) / 2:g}em}}" if (k == "l" and n > _WRAP_CHARS) or stacked else k
+        for k, n, stacked in zip(kinds, chars, listed)
+    )
+    estimate = sum(min(n, _WRAP_CHARS) + 2 for n in chars)
+    env = "table*" if estimate > _COLUMN_CHARS else "table"
     lines = [
-        r"\begin{table}[t]",
+        rf"\begin{{{env}}}[t]",
         r"\centering",
-        rf"\begin{{tabular}}{{{align}}}",
+        r"\footnotesize",
+        r"\sloppy",  # wrapped cells stretch their spaces rather than overflow the column
+        r"\setlength{\tabcolsep}{4pt}",
+        rf"\begin{{tabular}}{{{spec}}}",
         r"\toprule",
-        " & ".join(latex_escape(h) for h in header) + r" \\",
+        " & ".join(_header(h) for h in header) + r" \\",
         r"\midrule",
-        *[" & ".join(latex_escape(c) for c in row) + r" \\" for row in rows],
+        *[" & ".join(_cell(c) for c in row) + r" \\" for row in rows],
         r"\bottomrule",
         r"\end{tabular}",
         rf"\caption{{{latex_escape(caption)}}}",
-        r"\end{table}",
+        rf"\label{{tab:{re.sub(r'[^A-Za-z0-9:-]', '-', label)}}}",
+        rf"\end{{{env}}}",
     ]
     return "\n".join(lines) + "\n"
 

@@ -154,7 +154,7 @@ def table_latex(rows: Sequence[dict[str, Any]]) -> str:
         "Test score of a model trained on each split's train part; random splits pooled (mean ± std); "
         "brackets: paired bootstrap 95% intervals."
     )
-    return latex_table(header, cells, caption, align="lllrrr")
+    return latex_table(header, cells, caption, "evaluation", align="lllrrr")
 
 
 def _number_cells(r: dict[str, Any]) -> list[str]:

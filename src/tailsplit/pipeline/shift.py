@@ -129,7 +129,7 @@ def _write_similarity(out: Path, config: SimilarityConfig, result: dict[str, Any
     tables: dict[str, str] = {}
     for stem, (caption, matrix) in matrices.items():
         rows = [[name, *[str(v) for v in row]] for name, row in zip(names, matrix)]
-        tables[f"tables/{stem}.tex"] = latex_table(["", *names], rows, caption, align="l" + "r" * len(names))
+        tables[f"tables/{stem}.tex"] = latex_table(["", *names], rows, caption, stem, align="l" + "r" * len(names))
         tables[f"tables/{stem}.csv"] = csv_table(["", *names], rows)
     files: dict[str, str | bytes] = {
         "similarity.json": strict_json(stable),
