@@ -96,3 +96,26 @@ def test_every_generated_latex_table_compiles_with_pdflatex(tmp_path: Path) -> N
         assert (tmp_path / f"doc-{table.stem}.pdf").stat().st_size > 0
         log = (tmp_path / f"doc-{table.stem}.log").read_text(encoding="utf-8", errors="replace")
         assert "Overfull \\hbox" not in log, (table.name, text)  # fits its column, or spans both (table*)
+
+
+def test_export_hf_keeps_the_inputs_class_labels(tmp_path: Path) -> None:
+    datasets = __import__("pytest").importorskip("datasets")
+    names = ["entailment", "neutral", "contradiction"]
+    rows = nli_pairs(60)
+    features = datasets.Features(
+        {k: datasets.Value("string") for k in ("id", "premise", "hypothesis")}
+        | {"label": datasets.ClassLabel(names=names)}
+    )
+    table = datasets.Dataset.from_list([{**r, "label": names.index(r["label"])} for r in rows], features=features)
+    datasets.DatasetDict({"train": table}).save_to_disk(str(tmp_path / "in"))
+    result = runner.invoke(app, ["split", str(tmp_path / "in"), "--text", "hypothesis", "--label", "label",
+                                 "--splitter", "random", "--no-analyze", "--out", str(tmp_path / "s")])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["export", "hf", str(tmp_path / "s"), "--out", str(tmp_path / "hf")])
+    assert result.exit_code == 0, result.output
+    exported = datasets.load_from_disk(str(tmp_path / "hf"))
+    for part in ("train", "validation", "test"):
+        feature = exported[part].features["label"]
+        assert isinstance(feature, datasets.ClassLabel) and feature.names == names, (part, feature)
+    back = {r["id"]: names[r["label"]] for part in exported.values() for r in part}
+    assert back == {r["id"]: r["label"] for r in rows}

@@ -109,7 +109,10 @@ def export_hf(
     _check_hf_writable(parts)
     with quiet_datasets() as datasets:
         dataset_dict = datasets.DatasetDict(
-            {PARTS[part]: hf_dataset([r.record for r in records]) for part, records in parts.items()}
+            {
+                PARTS[part]: hf_dataset([r.record for r in records], None, manifest.get("class_labels") or None)
+                for part, records in parts.items()
+            }
         )
     analysis_path = split_dir / "analysis.json"
     analysis = json.loads(analysis_path.read_text(encoding="utf-8")) if analysis_path.is_file() else None

@@ -95,8 +95,14 @@ def write_split(out_dir: Path, result: RunResult, *, overwrite: bool) -> tuple[P
                     folder.write_bytes(name, content)
                 else:
                     folder.write_text(name, content)
+        labels = (schema or input_schema(dataset)).class_labels
         manifest = folder.write_manifest(
-            {**result.manifest, "timings": {k: round(v, 3) for k, v in result.timings.items()}}
+            {
+                **result.manifest,
+                # the input's ClassLabel names, in order: `export hf` gives the columns back their features
+                **({"class_labels": {k: list(v) for k, v in labels.items()}} if labels else {}),
+                "timings": {k: round(v, 3) for k, v in result.timings.items()},
+            }
         )
     return out_dir, manifest
 
