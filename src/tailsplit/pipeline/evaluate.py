@@ -161,8 +161,8 @@ def _check_trainable(config: EvaluateConfig, folders: list[tuple[dict[str, Any],
             continue
         if not data.get("label"):
             raise ConfigError(
-                f"baseline={classifiers[0]!r} classifies labels, but {folder!r} was split without --label; "
-                "split with --label, or use --predictions"
+                f"baseline={classifiers[0]!r} and the other baselines that classify labels need a label field, "
+                f"but {folder!r} was split without --label; split with --label, or use --predictions"
             )
         labels = {label_to_str(raw.value(data["label"])) for raw in parts["train"] if raw.has(data["label"])}
         if len(labels) < 2:
