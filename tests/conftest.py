@@ -78,6 +78,18 @@ def nli_pairs(n: int = 30, hypothesis: str = "Someone walks {i}.") -> list[dict]
     ]
 
 
+def external_tool(*names: str, required_by: str) -> str | None:
+    """The path of the first of ``names`` on PATH; ``None`` (the caller skips) unless the
+    environment variable ``required_by`` is set, as CI sets it: then its absence fails."""
+    import os
+    import shutil
+
+    found = next((path for path in map(shutil.which, names) if path), None)
+    if found is None and os.environ.get(required_by):
+        pytest.fail(f"{required_by} is set but {names[0]} is not installed")
+    return found
+
+
 def write_jsonl(path: Path, rows: list[dict]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SAMPLE, write_jsonl
+from conftest import SAMPLE, external_tool, write_jsonl
 from typer.testing import CliRunner
 
 from tailsplit import pipeline
@@ -214,10 +212,7 @@ def test_dataset_text_is_escaped_in_both_reports(tmp_path: Path) -> None:
 
 
 def chromium() -> str | None:
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found is None and os.environ.get("TAILSPLIT_REQUIRE_BROWSER"):
-        pytest.fail("TAILSPLIT_REQUIRE_BROWSER is set but chromium is not installed")
-    return found
+    return external_tool("chromium", "chromium-browser", required_by="TAILSPLIT_REQUIRE_BROWSER")
 
 
 def test_report_renders_in_headless_chromium_without_console_errors(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ import numpy as np
 from typer.testing import CliRunner
 
 from tailsplit.cli import app
-from tests.conftest import nli_pairs, write_jsonl
+from tests.conftest import external_tool, nli_pairs, write_jsonl
 
 runner = CliRunner()
 
@@ -46,15 +46,7 @@ def test_a_cross_validator_repr_shows_array_shapes_not_values() -> None:
 
 
 def pdflatex() -> str | None:
-    import os
-    import shutil
-
-    import pytest
-
-    found = shutil.which("pdflatex")
-    if found is None and os.environ.get("TAILSPLIT_REQUIRE_LATEX"):
-        pytest.fail("TAILSPLIT_REQUIRE_LATEX is set but pdflatex is not installed")
-    return found
+    return external_tool("pdflatex", required_by="TAILSPLIT_REQUIRE_LATEX")
 
 
 def test_every_generated_latex_table_compiles_with_pdflatex(tmp_path: Path) -> None:
