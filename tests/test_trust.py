@@ -570,6 +570,14 @@ def assert_refused_in_one_line(result: Any, *, usage_ok: bool = False) -> None:
     assert "Traceback" not in result.output
 
 
+def fresh_case(tmp_path: Path, rows: list[dict]) -> tuple[Path, Path]:
+    """An empty folder for one generated example (hypothesis reuses ``tmp_path``) holding
+    ``rows`` as ``d.jsonl``: (the folder, the data file)."""
+
+    work, data = fresh_case(tmp_path, rows)
+    return work, data
+
+
 def write_raw_jsonl(path: Path, rows: list[dict]) -> None:
     """Rows as Python's json.dumps writes them (NaN, Infinity and \\ud800 escapes included)."""
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
@@ -582,14 +590,9 @@ def write_raw_jsonl(path: Path, rows: list[dict]) -> None:
 )
 @given(case=hostile_dataset())
 def test_split_keeps_its_contract_on_hostile_input(tmp_path: Path, case: tuple[list[dict], list[str]]) -> None:
-    import shutil
 
     rows, options = case
-    work = tmp_path / "case"
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir()
-    data = work / "d.jsonl"
-    write_raw_jsonl(data, rows)
+    work, data = fresh_case(tmp_path, rows)
     before = data.read_bytes()
     out = work / "o"
     result = runner.invoke(app, ["split", str(data), "--text", "text", "--splitter", "random", "--no-analyze",
@@ -692,14 +695,9 @@ def hostile_command(draw: st.DrawFn) -> tuple[list[dict], str, list[str]]:
 def test_other_commands_keep_the_contract_on_hostile_input(
     tmp_path: Path, case: tuple[list[dict], str, list[str]]
 ) -> None:
-    import shutil
 
     rows, command, options = case
-    work = tmp_path / "case"
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir()
-    data = work / "d.jsonl"
-    write_raw_jsonl(data, rows)
+    work, data = fresh_case(tmp_path, rows)
     corpus = work / "c.txt"
     corpus.write_text("some text\nr1 other words\n", encoding="utf-8")
     inputs = {p.name: p.read_bytes() for p in (data, corpus)}
@@ -783,14 +781,9 @@ def test_readers_of_a_split_folder_keep_the_contract_on_hostile_data(
     """Whatever split a hostile dataset gives, analyze, export (hf, lm-eval) and evaluate
     either work or refuse in one line, leaving the split folder as it was but for analyze's
     reports."""
-    import shutil
 
     rows, _ = case
-    work = tmp_path / "case"
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir()
-    data = work / "d.jsonl"
-    write_raw_jsonl(data, rows)
+    work, data = fresh_case(tmp_path, rows)
     split = work / "s"
     made = runner.invoke(app, ["split", str(data), "--text", "text", "--label", "label", "--splitter", "random",
                                "--no-analyze", "--out", str(split)])  # fmt: skip
