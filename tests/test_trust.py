@@ -573,8 +573,13 @@ def assert_refused_in_one_line(result: Any, *, usage_ok: bool = False) -> None:
 def fresh_case(tmp_path: Path, rows: list[dict]) -> tuple[Path, Path]:
     """An empty folder for one generated example (hypothesis reuses ``tmp_path``) holding
     ``rows`` as ``d.jsonl``: (the folder, the data file)."""
+    import shutil
 
-    work, data = fresh_case(tmp_path, rows)
+    work = tmp_path / "case"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir()
+    data = work / "d.jsonl"
+    write_raw_jsonl(data, rows)
     return work, data
 
 
