@@ -3,7 +3,7 @@
 Every ``.tex`` table compiles with pdflatex in a minimal ``article`` with ``booktabs``: cell
 text is escaped, symbols pdflatex does not know as text (``≥``, ``±``, Greek letters) become
 math, other characters outside what pdflatex's default UTF-8 input sets up are written as
-``[U+XXXX]``, missing values (``nan``, ``-``, empty) as an en dash; columns whose cells are
+``[U+4E2D]`` (the code point), missing values (``nan``, ``-``, empty) as an en dash; columns whose cells are
 all numbers are right-aligned, text columns of long cells wrap; the label comes from the
 file name; a table too wide for one column of a two-column paper spans both (``table*``).
 

@@ -73,7 +73,7 @@ def read_memory(data: Any) -> MemoryTable:
             raise ConfigError(f"the DataFrame repeats column names {dupes}; give every column a distinct name")
         try:
             table = pa.Table.from_pandas(data, preserve_index=False)
-        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, UnicodeError, OverflowError):
+        except (pa.ArrowException, UnicodeError, OverflowError):
             _refuse_frame(data, name)
             raise
         return _from_arrow(kind, table, name)

@@ -172,20 +172,15 @@ class _Constant:
 _SCAN = json.JSONDecoder(parse_constant=_refuse_constant).scan_once  # type: ignore[attr-defined]
 
 
-def _constant_field(value: Any, path: str = "") -> tuple[str, str] | None:
+def _constant_field(record: Any) -> tuple[str, str] | None:
     """(field path, constant) of the first NaN / infinity in a record parsed with markers."""
-    if isinstance(value, _Constant):
-        return path, value.name
-    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
-    for key, item in items:
-        found = _constant_field(item, f"{path}[{key}]" if isinstance(key, int) else (f"{path}.{key}" if path else key))
-        if found:
-            return found
-    return None
+    from tailsplit.io.values import first_problem
+
+    return first_problem(record, lambda v: v.name if isinstance(v, _Constant) else None, lambda _: None)
 
 
 def _refuse_text(path: Path, line_no: int, record: dict[str, Any]) -> None:
-    """An :class:`InputError` for a record holding a lone surrogate (from a ``\\udXXX`` escape)."""
+    """An :class:`InputError` for a record holding a lone surrogate (from an escape such as ``\\ud800``)."""
     from tailsplit.io.values import text_problem
 
     found = text_problem(record)

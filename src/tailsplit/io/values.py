@@ -155,7 +155,7 @@ def _check_arrow(records: Sequence[Mapping[str, Any]], locate: Locate, arrow: Ca
 
     try:
         table = arrow(records)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OverflowError) as exc:
+    except (pa.ArrowException, OverflowError) as exc:  # invalid, type and unsupported-type errors
         reason = str(exc).splitlines()[0]
     else:
         for field in table.schema:

@@ -308,13 +308,7 @@ def _check_models(config: EvaluateConfig, datas: list[dict[str, Any]]) -> _Model
         requested.update(baselines_for(data, config.baselines, config.input_fields))
     location = identity = ""
     recipe = None
-    if requested & {"embed", "encoder"}:
-        for data in datas:
-            if not data.get("label"):
-                raise ConfigError(
-                    "the embed and encoder baselines classify labels; these split folders have none "
-                    "(split with --label)"
-                )
+    if requested & {"embed", "encoder"}:  # labels were checked by _check_trainable
         check_device(config.device)
         location, identity = check_encoder_spec(config.encoder)
         recipe = EncoderRecipe(max_steps=config.max_steps, max_train=config.max_train, seed=config.seed)

@@ -30,8 +30,7 @@ from tailsplit.config import (
     check_bounds,
 )
 from tailsplit.core import Dataset, ScoreTable, SplitIndices
-from tailsplit.errors import ConfigError, InputError
-from tailsplit.fields import has_field
+from tailsplit.errors import ConfigError
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.examples import load_examples
@@ -45,6 +44,7 @@ from tailsplit.io.outputs import (
 from tailsplit.io.scores import read_score_file, score_file_bytes, scores_from_column
 from tailsplit.io.writers import check_output_format
 from tailsplit.log import logger
+from tailsplit.pipeline.checks import check_template_fields, warn_repeated_queries
 from tailsplit.pipeline.manifest import input_records
 from tailsplit.pipeline.result import RunResult
 from tailsplit.pipeline.split_folder import check_added_columns, check_parts_writable, report_files, write_split
@@ -162,23 +162,6 @@ def check_scoring(dataset: Dataset, config: ScoringConfig) -> PromptTemplate:
     return template
 
 
-def check_template_fields(dataset: Dataset, template: PromptTemplate) -> None:
-    """Every record has each field the template names besides its roles (``{example.premise}``)."""
-    for name in template.placeholders:
-        if name in ("text", "context", "label"):
-            continue
-        missing = next((i for i, record in enumerate(dataset.records) if not has_field(record, name)), None)
-        if missing is not None:
-            path, number = dataset.location(missing)
-            raise InputError(
-                f"is missing (template={template.name!r} uses it)",
-                path=path,
-                row=number,
-                field=name,
-                fix="fill it in, or use a template whose fields every record has",
-            )
-
-
 def check_before_work(
     dataset: Dataset,
     config: RunConfig,
@@ -225,25 +208,6 @@ def check_before_work(
             truncated=np.zeros(len(dataset), dtype=bool),
         )
         split_dataset(dataset, placeholder, config.split, programs, splitter=planned, lengths=lengths)
-
-
-REPEATED_QUERY_WARNING = 0.01  # warn when this share of rows or more shares its query with another row
-
-
-def warn_repeated_queries(dataset: Dataset, config: RunConfig) -> None:
-    """One warning, before any scoring, when query texts repeat and no group keeps them whole:
-    a random split would then put the same query in train and test."""
-    from tailsplit.analysis.leakage import repeated_queries
-
-    if dataset.groups is not None or len(dataset) == 0:
-        return
-    rows, distinct = repeated_queries(dataset.texts)
-    if rows >= REPEATED_QUERY_WARNING * len(dataset):
-        logger.warning(
-            f"{rows} of {len(dataset)} rows ({100 * rows / len(dataset):.1f}%) share their query with "
-            f"another row ({distinct} distinct queries repeat); split parts may hold the same query — keep "
-            f"them whole with --group {config.data.text}"
-        )
 
 
 def build_splitter(config: SplitConfig) -> Splitter:
