@@ -90,5 +90,37 @@ def test_hf_export_is_a_dataset_dict_with_a_card(snli_split: Path, tmp_path: Pat
     assert 'split_method: "likelihood (prompted)"' in front
     assert '"validation": 30' in front and "fake:" in front and "snli" in front
     assert "random splits (percentile" in card
+    assert "Benchmarking Long-tail Generalization with Likelihood Splits" in card  # the method's paper
+    from huggingface_hub import DatasetCard
+
+    parsed = DatasetCard.load(out / "README.md")
+    assert parsed.data.split_method == "likelihood (prompted)" and parsed.data.license is None
+    assert "Godbole" in loaded["test"].info.citation
     manifest = json.loads((out / "manifest.json").read_text())
     assert "README.md" in manifest["outputs"] and manifest["export"] == "hf"
+
+
+def _manifest(**model: object) -> dict:
+    identity = {"name": "m", "weights_sha256": "ab" * 32, "scorer": "hf-causal-lm/2", "dtype": "float32",
+                "start_token": "bos"} | model  # fmt: skip
+    return {"method": "prompted", "model": identity, "config": {"scoring": {"backend": "hf", "model": "smollm2"}}}
+
+
+def test_lm_eval_model_arguments_say_what_reproduces_the_scores_and_what_cannot(tmp_path: Path) -> None:
+    from tailsplit.export.lm_eval_model import lm_eval_model
+
+    exact = lm_eval_model(_manifest(), tmp_path)
+    converted = tmp_path.resolve() / "models" / ("ab" * 12)
+    assert exact.exact and exact.model_args == f"pretrained={converted},dtype=float32,add_bos_token=True"
+    assert lm_eval_model(_manifest(dtype="bfloat16"), tmp_path).model_args.endswith("dtype=bfloat16,add_bos_token=True")
+    none = lm_eval_model(_manifest(start_token="none"), tmp_path)
+    assert none.exact and none.model_args.endswith("add_bos_token=False") and "non-empty prompt" in none.note
+    for model, why in [({"start_token": "eos"}, "start token 'eos'"), ({"dtype": "mixed-bfloat16"}, "0.05 nats"),
+                       ({"score_eos": True}, "end token"), ({"scorer": "hf-causal-lm/1"}, "rescore")]:  # fmt: skip
+        found = lm_eval_model(_manifest(**model), tmp_path)
+        assert not found.exact and found.model_args and why in found.note, (model, found)
+    kfold = {**_manifest(), "method": "kfold"}
+    assert lm_eval_model(kfold, tmp_path).model_args is None
+    hub = _manifest()
+    hub["config"]["scoring"]["model"] = "HuggingFaceTB/SmolLM2-360M"
+    assert lm_eval_model(hub, tmp_path).model_args.startswith("pretrained=HuggingFaceTB/SmolLM2-360M,")

@@ -144,6 +144,13 @@ def test_only_the_query_tokens_are_scored(scorer: HFScorer) -> None:
     first_token = tokenizer.decode([encoded.ids[encoded.first]])
     assert first_token == " How"
     assert tokenizer.decode(encoded.ids[encoded.first :]) == " How many heads are older than 56?"
+    # a space the tokenizer keeps apart from the query (before a digit) is scored all the same,
+    # as lm-eval scores the whitespace that ends its context
+    digits = ScoreRequest("This hypothesis is entailed: ", "2 Men are making a pool.")
+    (encoded,) = scorer.encode([digits])
+    assert tokenizer.decode([encoded.ids[encoded.first]]) == " "
+    assert tokenizer.decode(encoded.ids[encoded.first :]) == " 2 Men are making a pool."
+    assert tokenizer.decode(encoded.ids[: encoded.first]).endswith("entailed:")
 
 
 def test_start_token_policies_and_the_scored_end_token(scorer: HFScorer, requests_100) -> None:

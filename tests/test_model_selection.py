@@ -102,6 +102,28 @@ def test_predefined_split_matches(snli: pd.DataFrame) -> None:
         RandomSplit(dev_size=30, test_size=30, part="test").predefined_split(snli)
 
 
+def test_model_selection_on_dev_never_sees_the_test_part(snli: pd.DataFrame) -> None:
+    cv = LikelihoodSplit(scores=snli["logprob_sum"].to_numpy(), dev_size=60, test_size=60, balance_labels=True)
+    parts = cv.split_indices(snli, snli["label"])
+    rows, dev_fold = cv.train_dev_split(snli, snli["label"])
+    assert np.array_equal(rows, np.sort(np.concatenate([parts.train_idx, parts.dev_idx])))
+    assert not np.isin(parts.test_idx, rows).any()
+    ((train, dev),) = dev_fold.split()
+    assert np.array_equal(rows[train], np.sort(parts.train_idx)) and np.array_equal(rows[dev], np.sort(parts.dev_idx))
+    seen = []
+
+    class Spy(LogisticRegression):
+        def fit(self, X, y, sample_weight=None):  # noqa: N803 - scikit-learn's name
+            seen.append(X.shape[0])
+            return super().fit(X, y, sample_weight)
+
+    X, y = snli["hypothesis"], snli["label"]
+    search = GridSearchCV(make_pipeline(TfidfVectorizer(), Spy(max_iter=200)), {"spy__C": [0.1, 1.0]}, cv=dev_fold)
+    search.fit(X.iloc[rows], y.iloc[rows])
+    assert seen == [len(parts.train_idx)] * 2 + [len(rows)]  # two candidates on train, the refit on train + dev
+    assert 0.0 <= search.score(X.iloc[parts.test_idx], y.iloc[parts.test_idx]) <= 1.0
+
+
 def test_logprob_sum_needs_no_token_counts_but_mean_does(snli: pd.DataFrame) -> None:
     next(LikelihoodSplit(scores="logprob_sum", test_size=30, dev_size=30).split(snli))
     with pytest.raises(ConfigError, match="rank='logprob_mean' divides by token counts"):

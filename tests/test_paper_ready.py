@@ -28,6 +28,27 @@ def test_pdf_figures_embed_truetype_fonts_not_type3(tmp_path: Path) -> None:
         assert subtypes & {b"TrueType", b"CIDFontType2"}, (pdf.name, subtypes)
 
 
+def test_csv_tables_hold_numbers_one_quantity_per_column_with_units(tmp_path: Path) -> None:
+    import pandas as pd
+
+    rows = [{**r, "hypothesis": "Someone walks far " * (i % 5) + r["hypothesis"]} for i, r in enumerate(nli_pairs(60))]
+    data = write_jsonl(tmp_path / "d.jsonl", rows)
+    result = runner.invoke(app, ["split", str(data), "--text", "hypothesis", "--label", "label", "--splitter",
+                                 "length", "--null-splits", "20", "--no-syntax", "--out", str(tmp_path / "o")])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    parts = pd.read_csv(tmp_path / "o" / "tables" / "parts.csv")
+    assert list(parts["part"]) == ["train", "dev", "test"]
+    assert "rare words (% of words)" in parts and "label neutral (% of part)" in parts
+    numeric = parts.drop(columns=["part"]).dropna(axis=1, how="all")
+    assert all(pd.api.types.is_numeric_dtype(t) for t in numeric.dtypes), numeric.dtypes
+    null = pd.read_csv(tmp_path / "o" / "tables" / "against-random-splits.csv")
+    quantities = null.drop(columns=["statistic", "name", "unit", "verdict"]).dropna(axis=1, how="all")
+    assert all(pd.api.types.is_numeric_dtype(t) for t in quantities.dtypes), quantities.dtypes
+    words = null.set_index("name").loc["mean_words"]
+    assert words["observed"] > words["random splits: mean"] and words["random splits (n)"] == 20
+    assert null.loc[null["name"] == "rare_word_fraction", "unit"].item() == "%"
+
+
 def test_a_statistic_constant_across_random_splits_says_so() -> None:
     from tailsplit.analysis.null import NullComparison
 
@@ -111,3 +132,112 @@ def test_export_hf_keeps_the_inputs_class_labels(tmp_path: Path) -> None:
         assert isinstance(feature, datasets.ClassLabel) and feature.names == names, (part, feature)
     back = {r["id"]: names[r["label"]] for part in exported.values() for r in part}
     assert back == {r["id"]: r["label"] for r in rows}
+
+
+BIBTEX = "@inproceedings{bowman-etal-2015-large,\n  title = {A large annotated corpus for learning natural language inference},\n  year = {2015}\n}"
+
+
+def labelled_hf_split(tmp_path: Path, **info: str) -> tuple[Path, list[str]]:
+    """A random split of a ``save_to_disk`` DatasetDict with a ClassLabel column and ``info``."""
+    datasets = __import__("pytest").importorskip("datasets")
+    names = ["entailment", "neutral", "contradiction"]
+    features = datasets.Features(
+        {k: datasets.Value("string") for k in ("id", "premise", "hypothesis")}
+        | {"label": datasets.ClassLabel(names=names)}
+    )
+    rows = [{**r, "label": names.index(r["label"])} for r in nli_pairs(60)]
+    table = datasets.Dataset.from_list(rows, info=datasets.DatasetInfo(features=features, **info))
+    datasets.DatasetDict({"train": table}).save_to_disk(str(tmp_path / "in"))
+    result = runner.invoke(app, ["split", str(tmp_path / "in"), "--text", "hypothesis", "--label", "label",
+                                 "--splitter", "random", "--no-analyze", "--out", str(tmp_path / "s")])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    return tmp_path / "s", names
+
+
+def test_export_hf_puts_licence_citation_and_description_in_datasetinfo_and_a_parsable_card(tmp_path: Path) -> None:
+    datasets = __import__("pytest").importorskip("datasets")
+    from huggingface_hub import DatasetCard
+
+    split, _ = labelled_hf_split(tmp_path, dataset_name="snli", homepage="https://nlp.stanford.edu/projects/snli/")
+    (tmp_path / "snli.bib").write_text(BIBTEX, encoding="utf-8")
+    result = runner.invoke(app, ["export", "hf", str(split), "--out", str(tmp_path / "hf"), "--license",
+                                 "cc-by-sa-4.0", "--citation-file", str(tmp_path / "snli.bib")])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    exported = datasets.load_from_disk(str(tmp_path / "hf"))
+    for part in exported.values():
+        assert part.info.license == "cc-by-sa-4.0"
+        assert part.info.citation.startswith("@inproceedings{bowman-etal-2015-large")
+        assert "of snli" in part.info.description and part.info.homepage.startswith("https://nlp.stanford.edu")
+    card = DatasetCard.load(tmp_path / "hf" / "README.md")
+    assert card.data.license == "cc-by-sa-4.0" and card.data.source_datasets == ["snli"]
+    assert card.data.sizes == {"train": 48, "validation": 6, "test": 6}
+    assert "bowman-etal-2015-large" in card.text and "Licence: cc-by-sa-4.0" in card.text
+
+    # without options, the input's own licence is taken; with none at all the card says so
+    split2, _ = labelled_hf_split(tmp_path / "b", license="mit")
+    assert runner.invoke(app, ["export", "hf", str(split2), "--out", str(tmp_path / "hf2")]).exit_code == 0
+    assert DatasetCard.load(tmp_path / "hf2" / "README.md").data.license == "mit"
+    split3, _ = labelled_hf_split(tmp_path / "c")
+    result = runner.invoke(app, ["export", "hf", str(split3), "--out", str(tmp_path / "hf3")])
+    assert result.exit_code == 0 and "states no licence" in result.output
+    assert DatasetCard.load(tmp_path / "hf3" / "README.md").data.license is None
+
+
+def test_export_hf_pushes_data_and_card_that_load_dataset_reads_back(
+    tmp_path: Path, monkeypatch: __import__("pytest").MonkeyPatch
+) -> None:
+    """The upload goes to a local stand-in for the hub (a folder); `load_dataset` on that
+    folder reads what the hub would serve: ClassLabel features, the card, the licence."""
+    datasets = __import__("pytest").importorskip("datasets")
+    import shutil
+
+    from huggingface_hub import DatasetCard, HfApi
+
+    hub = tmp_path / "hub-standin"
+    calls = []
+    monkeypatch.setattr(HfApi, "create_repo", lambda self, repo_id, **kw: calls.append(("create", repo_id, kw)))
+
+    def upload_folder(self, *, repo_id, folder_path, repo_type, commit_message):
+        calls.append(("upload", repo_id, repo_type))
+        shutil.copytree(folder_path, hub / repo_id)
+
+    monkeypatch.setattr(HfApi, "upload_folder", upload_folder)
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf-cache"))
+    split, names = labelled_hf_split(tmp_path)
+    result = runner.invoke(app, ["export", "hf", str(split), "--out", str(tmp_path / "hf"), "--license", "mit",
+                                 "--push-to-hub", "someone/snli-ll"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert [c[0] for c in calls] == ["create", "upload"] and calls[1][1:] == ("someone/snli-ll", "dataset")
+    pushed = datasets.load_dataset(str(hub / "someone/snli-ll"))
+    assert {k: len(v) for k, v in pushed.items()} == {"train": 48, "validation": 6, "test": 6}
+    assert pushed["test"].features["label"] == datasets.ClassLabel(names=names)
+    local = datasets.load_from_disk(str(tmp_path / "hf"))
+    assert pushed["test"].to_list() == local["test"].to_list()
+    card = DatasetCard.load(hub / "someone/snli-ll" / "README.md")
+    assert card.data.license == "mit" and card.data.configs[0]["config_name"] == "default"
+    assert "tailsplit split: random" in card.text
+
+    bad = runner.invoke(app, ["export", "hf", str(split), "--out", str(tmp_path / "x"), "--push-to-hub", "a/b/c"])
+    assert bad.exit_code == 2 and "OWNER/NAME" in bad.output and not (tmp_path / "x").exists()
+
+
+def test_python_errors_name_keyword_arguments_and_the_command_line_names_flags(tmp_path: Path) -> None:
+    import pytest
+
+    import tailsplit
+    from tailsplit.config import OverlapConfig
+
+    config = tailsplit.RunConfig()
+    config.data = tailsplit.DataConfig(table=nli_pairs(30), text="hypothesis")
+    config.scoring.template = "snli"
+    with pytest.raises(tailsplit.ConfigError) as raised:
+        tailsplit.run(config)
+    assert "context=" in str(raised.value) and "--" not in str(raised.value)
+    with pytest.raises(tailsplit.ConfigError, match=r"^k=0 must be at least 1") as raised:
+        OverlapConfig(k=0)
+    data = write_jsonl(tmp_path / "d.jsonl", nli_pairs(30))
+    cli = runner.invoke(
+        app, ["run", str(data), "--text", "hypothesis", "--template", "snli", "--out", str(tmp_path / "o")]
+    )
+    assert cli.exit_code == 2 and "--context" in cli.output, cli.output

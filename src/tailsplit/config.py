@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from tailsplit.core import FieldMap
-from tailsplit.errors import ConfigError
+from tailsplit.errors import ConfigError, keyword_spelling
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,7 @@ class Checked:
     pipeline, since fields may be set afterwards)."""
 
     def __post_init__(self) -> None:
-        check_bounds(self)
+        keyword_spelling(check_bounds)(self)
 
 
 NULL_SPLITS = 500  # random splits in each null distribution, unless asked otherwise

@@ -3,11 +3,23 @@
 Every error says what is wrong *and* what to do about it, in the form
 ``"{param}={value!r} {problem}; {fix}"`` or, for data, ``"{file}:{line}: field {name!r} {problem}; {fix}"``.
 The CLI prints ``str(error)`` and exits with status 2, so the text is the whole user interface.
+
+Messages name options as command-line flags (``--label``, ``--k=0``). A call from Python gets
+them in its own spelling: the public functions are wrapped in :func:`keyword_spelling`, which
+rewrites each flag of an escaping error as the keyword argument (``label=``, ``k=0``,
+``--no-syntax`` as ``syntax=False``) unless the command line made the call
+(:func:`command_line_call`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import re
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from pathlib import Path
+from typing import Any, TypeVar
 
 
 class TailsplitError(Exception):
@@ -78,3 +90,75 @@ class CacheError(TailsplitError, RuntimeError):
 
 class ScoringError(TailsplitError, RuntimeError):
     """A language model could not be loaded or could not score an input."""
+
+
+_FROM_COMMAND_LINE: ContextVar[bool] = ContextVar("tailsplit_command_line", default=False)
+# a flag, then (for "--dev-size 0.1", "--label-word X=WORD") the value written after a space
+_FLAG = re.compile(
+    r"(?<![\w-])--(no-)?([a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?:=| ([0-9'\"{\[]\S*|[A-Z][A-Z_]*\b\S*|[\w-]+=\S+))?"
+)
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@contextlib.contextmanager
+def command_line_call() -> Iterator[None]:
+    """Inside the block, errors keep their command-line spelling (the CLI enters it)."""
+    token = _FROM_COMMAND_LINE.set(True)
+    try:
+        yield
+    finally:
+        _FROM_COMMAND_LINE.reset(token)
+
+
+def keyword_text(text: str) -> str:
+    """``text`` with each command-line flag written as a keyword argument.
+
+    >>> keyword_text("template='snli' uses {label}; name the field with --label")
+    "template='snli' uses {label}; name the field with label="
+    >>> keyword_text("--k=0 must be at least 1; drop --no-syntax or pass --dev-size 0.1")
+    'k=0 must be at least 1; drop syntax=False or pass dev_size=0.1'
+    >>> keyword_text("pass --label-word neutral=WORD, or --overwrite")
+    'pass label_word=neutral=WORD, or overwrite=True'
+    """
+
+    switches = _switches()
+
+    def spell(match: re.Match[str]) -> str:
+        name = match.group(2).replace("-", "_")
+        if match.group(1):
+            return f"{name}=False"
+        if name in switches and not match.group(0).endswith("=") and match.group(3) is None:
+            return f"{name}=True"
+        return f"{name}={match.group(3) or ''}"
+
+    return _FLAG.sub(spell, text)
+
+
+def keyword_spelling(func: F) -> F:
+    """``func`` whose escaping :class:`TailsplitError` names keyword arguments, not flags,
+    when it is called from Python rather than from the command line."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except TailsplitError as exc:
+            if not _FROM_COMMAND_LINE.get() and exc.args and isinstance(exc.args[0], str):
+                exc.args = (keyword_text(exc.args[0]), *exc.args[1:])
+            raise
+
+    return wrapper  # type: ignore[return-value]
+
+
+@functools.cache
+def _switches() -> frozenset[str]:
+    """Names of the configuration's on/off options (``overwrite``), written ``=True`` when named."""
+    import dataclasses
+
+    from tailsplit import config
+
+    names = set()
+    for value in vars(config).values():
+        if dataclasses.is_dataclass(value) and isinstance(value, type):
+            names |= {f.name for f in dataclasses.fields(value) if f.type in (bool, "bool")}
+    return frozenset(names)

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from tailsplit.core import SplitIndices
-from tailsplit.errors import ConfigError
+from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.splits import SPLITTERS, SplitInputs, Splitter
 
 PARTS = ("eval", "dev", "test")
@@ -87,6 +87,7 @@ class TailsplitCV:
         own = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
         return cls(**{name: getattr(self, name) for name in own})
 
+    @keyword_spelling
     def split_indices(self, X: Any, y: Any = None, groups: Any = None) -> SplitIndices:
         """The full train/dev/test split of ``X``."""
         if self.part not in PARTS:
@@ -114,6 +115,18 @@ class TailsplitCV:
                 "PredefinedSplit cannot express; use part='eval'"
             )
         return PredefinedSplit(fold)
+
+    def train_dev_split(self, X: Any, y: Any = None, groups: Any = None) -> tuple[np.ndarray, Any]:
+        """Model selection without the test part: ``(rows, cv)`` — the train and dev rows of ``X``
+        (in order), and a ``PredefinedSplit`` over ``X[rows]`` whose one fold trains on train and
+        validates on dev. ``GridSearchCV(model, grid, cv=cv).fit(X[rows], y[rows])`` then selects
+        on dev and refits on train + dev; the test part is left for the final score."""
+        from sklearn.model_selection import PredefinedSplit
+
+        indices = self.split_indices(X, y, groups)
+        rows = np.sort(np.concatenate([indices.train_idx, indices.dev_idx]))
+        fold = np.where(np.isin(rows, indices.dev_idx), 0, -1)
+        return rows, PredefinedSplit(fold)
 
     def _inputs(self, X: Any, y: Any, groups: Any, splitter: Splitter) -> SplitInputs:
         n = _n_rows(X)

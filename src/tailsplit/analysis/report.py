@@ -53,14 +53,19 @@ def headlines(analysis: SplitAnalysis) -> list[str]:
     return out
 
 
+def is_share(name: str) -> bool:
+    """Whether statistic ``name`` is a share (shown in percent)."""
+    return (
+        name.endswith(("_fraction", "share", "_in_train"))
+        or name.startswith("hardness_")
+        or name == ("annotator_agreement")
+    )
+
+
 def _value(name: str, value: float, spread: bool = False) -> str:
     if value != value:
         return "n/a"
-    if (
-        name.endswith(("_fraction", "share", "_in_train"))
-        or name.startswith("hardness_")
-        or name == "annotator_agreement"
-    ):
+    if is_share(name):
         return f"{100 * value:.2f}%" if not spread else f"{100 * value:.2f} pp"
     return f"{value:.3f}" if abs(value) < 10 else f"{value:.2f}"
 
@@ -189,6 +194,7 @@ def _parts_markdown(analysis: SplitAnalysis) -> list[str]:
 
 def analysis_tables(analysis: SplitAnalysis) -> dict[str, str]:
     """``tables/parts`` and ``tables/against-random-splits`` as LaTeX (booktabs) and CSV."""
+    from tailsplit.analysis.table_csv import null_csv_rows, parts_csv_rows
     from tailsplit.tables import csv_table, latex_table
 
     what = "queries" if analysis.text_kind == "query" else "texts (context + query)"
@@ -202,6 +208,10 @@ def analysis_tables(analysis: SplitAnalysis) -> dict[str, str]:
         ),
     }
     files = {}
+    csv_rows = {
+        "parts": parts_csv_rows(analysis.parts),
+        "against-random-splits": null_csv_rows(analysis.null, is_share),
+    }
     for name, (header, rows, caption) in tables.items():
         if name == "parts":  # one column per part in the paper: 12 statistics do not fit across a column
             latex_header = ["statistic", *[row[0] for row in rows]]
@@ -209,7 +219,7 @@ def analysis_tables(analysis: SplitAnalysis) -> dict[str, str]:
             files[f"tables/{name}.tex"] = latex_table(latex_header, latex_rows, caption, name)
         else:
             files[f"tables/{name}.tex"] = latex_table(header, rows, caption, name)
-        files[f"tables/{name}.csv"] = csv_table(header, rows)
+        files[f"tables/{name}.csv"] = csv_table(*csv_rows[name])  # numbers as numbers, units in the header
     return files
 
 

@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.text import Text as RichText
 
-from tailsplit.errors import TailsplitError
+from tailsplit.errors import TailsplitError, command_line_call
 from tailsplit.render import console_text
 
 app = typer.Typer(
@@ -69,7 +69,8 @@ def friendly_errors(func: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return func(*args, **kwargs)
+            with command_line_call():  # messages keep naming flags
+                return func(*args, **kwargs)
         except TailsplitError as exc:
             stderr.print(
                 RichText("error:", style="bold red") + RichText(" " + console_text(str(exc))),

@@ -26,7 +26,9 @@ LM_EVAL_EXAMPLES = """
 
     tailsplit export lm-eval snli-likelihood --out snli-ll-task
 
-    lm_eval --model hf --model_args pretrained=HuggingFaceTB/SmolLM2-135M-Instruct --include_path snli-ll-task --tasks tailsplit_snli_likelihood
+The command prints the lm_eval command that reproduces the split's scores: the weights that
+scored it (for the bundled model, tailsplit's float32 copy in its cache), their precision, and
+add_bos_token=True; the task's README.md and YAML metadata say the same.
 """
 
 
@@ -48,20 +50,66 @@ def lm_eval(
     from tailsplit.pipeline.export import export_lm_eval
 
     manifest = export_lm_eval(split_dir, out, name=task_name, template=template, overwrite=overwrite, command=sys.argv)
-    stdout.print(
-        f"wrote task {manifest['task']} to {out}; run it with lm_eval --include_path {out} --tasks {manifest['task']}",
-        markup=False,
-        highlight=False,
-    )
+    model = manifest["lm_eval_model"]
+    if model["model_args"] is None:
+        said = f"no lm-eval model reproduces the split's scores ({model['note']})"
+    elif model["exact"]:
+        said = "these model arguments reproduce the split's logprob_sum per example"
+    else:
+        said = f"these model arguments come closest to the split's scores, but {model['note']}"
+    stdout.print(f"wrote task {manifest['task']} to {out}; {said}:", markup=False, highlight=False)
+    stdout.print(manifest["lm_eval_command"], markup=False, highlight=False, soft_wrap=True)
 
 
 @export_app.command("hf")
 @friendly_errors
 def hf(
-    split_dir: SplitDir, out: ExportOut, overwrite: Overwrite = False, accept_modified: AcceptModified = False
+    split_dir: SplitDir,
+    out: ExportOut,
+    license: Annotated[
+        str | None,
+        typer.Option(
+            "--license",
+            help="Licence id for the card and DatasetInfo (e.g. cc-by-sa-4.0) [default: the input's own, if it has one].",
+        ),
+    ] = None,
+    citation_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--citation-file",
+            help="BibTeX of the source dataset for the card and DatasetInfo [default: the input's own, if it has one].",
+        ),
+    ] = None,
+    push_to_hub: Annotated[
+        str | None,
+        typer.Option(
+            "--push-to-hub",
+            help="Also upload the dataset and its card to this hub dataset repository (OWNER/NAME; needs network "
+            "and a login).",
+        ),
+    ] = None,
+    overwrite: Overwrite = False,
+    accept_modified: AcceptModified = False,
 ) -> None:
     """Write the split as a Hugging Face DatasetDict folder (train/validation/test) with a dataset card."""
     from tailsplit.pipeline.export import export_hf
 
-    export_hf(split_dir, out, overwrite=overwrite, command=sys.argv, accept_modified=accept_modified)
-    stdout.print(f"wrote {out} (load_from_disk, then push_to_hub)", markup=False, highlight=False)
+    manifest = export_hf(
+        split_dir,
+        out,
+        overwrite=overwrite,
+        command=sys.argv,
+        accept_modified=accept_modified,
+        license=license,
+        citation_file=citation_file,
+        push_to_hub=push_to_hub,
+    )
+    stdout.print(f"wrote {out} (datasets.load_from_disk reads it)", markup=False, highlight=False)
+    if manifest.get("hub_url"):
+        stdout.print(f"pushed to {manifest['hub_url']} (datasets.load_dataset reads it)", markup=False, highlight=False)
+    if not manifest.get("license"):
+        stdout.print(
+            "note: the card states no licence; the source dataset's applies — give it with --license",
+            markup=False,
+            highlight=False,
+        )

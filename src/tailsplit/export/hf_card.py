@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from tailsplit._version import __version__
@@ -44,12 +45,75 @@ def headline(analysis: Mapping[str, Any] | None, part: str = "evaluation set") -
     return lines
 
 
-def dataset_card(manifest: Mapping[str, Any], analysis: Mapping[str, Any] | None, description: str) -> str:
-    """README.md for the exported folder."""
+METHOD_PAPERS = {
+    "likelihood": (
+        "Godbole and Jia, Benchmarking Long-tail Generalization with Likelihood Splits (Findings of EACL 2023)",
+        """@inproceedings{godbole-jia-2023-likelihood-splits,
+  title = {Benchmarking Long-tail Generalization with Likelihood Splits},
+  author = {Godbole, Ameya and Jia, Robin},
+  booktitle = {Findings of the Association for Computational Linguistics: EACL 2023},
+  year = {2023}
+}""",
+    ),
+    "tmcd": (
+        "Shaw, Chang, Pasupat and Toutanova, Compositional Generalization and Natural Language Variation: "
+        "Can a Semantic Parsing Approach Handle Both? (ACL 2021)",
+        """@inproceedings{shaw-etal-2021-compositional,
+  title = {Compositional Generalization and Natural Language Variation: Can a Semantic Parsing Approach Handle Both?},
+  author = {Shaw, Peter and Chang, Ming-Wei and Pasupat, Panupong and Toutanova, Kristina},
+  booktitle = {Proceedings of the 59th Annual Meeting of the Association for Computational Linguistics},
+  year = {2021}
+}""",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class CardSource:
+    """What the card says of the data it re-splits: licence, citation, name, description, homepage."""
+
+    license: str | None = None
+    citation: str | None = None
+    name: str | None = None
+    description: str | None = None
+    homepage: str | None = None
+
+
+def method_paper(manifest: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(reference, BibTeX) of the paper that defined the split's method, if one did."""
+    splitter = manifest.get("config", {}).get("split", {}).get("splitter") or manifest.get("splitter", {}).get("name")
+    return METHOD_PAPERS.get(str(splitter))
+
+
+def info_description(description: str, source: CardSource) -> str:
+    """``DatasetInfo.description`` of the exported dataset: the split, then the source's own."""
+    text = f"A tailsplit re-split ({description}) of {source.name or 'the source dataset'}; made with tailsplit."
+    return f"{text}\n\n{source.description}" if source.description else text
+
+
+def info_citation(manifest: Mapping[str, Any], source: CardSource) -> str:
+    """``DatasetInfo.citation``: the source dataset's citation, then the method's paper."""
+    paper = method_paper(manifest)
+    return "\n\n".join(c for c in (source.citation, paper[1] if paper else None) if c)
+
+
+def dataset_card(
+    manifest: Mapping[str, Any],
+    analysis: Mapping[str, Any] | None,
+    description: str,
+    source: CardSource | None = None,
+) -> str:
+    """README.md for the exported folder (a card ``huggingface_hub.DatasetCard`` parses)."""
+    source = source or CardSource()
     sizes = manifest.get("sizes", {})
     template = manifest.get("template") or {}
     model = manifest.get("model")
-    front = {
+    front: dict[str, Any] = {}
+    if source.license:
+        front["license"] = source.license
+    if source.name:
+        front["source_datasets"] = [source.name]
+    front |= {
         "pretty_name": f"tailsplit {description}",
         "tags": ["tailsplit", "likelihood-split", "challenge-split"],
         "tailsplit_version": manifest.get("tailsplit_version", __version__),
@@ -96,7 +160,36 @@ def dataset_card(manifest: Mapping[str, Any], analysis: Mapping[str, Any] | None
             *[f"- {markdown_text(line)}" for line in found],
         ]
     lines += ["", "The development part is named `validation`, as Hugging Face names it.", ""]
+    lines += _source_lines(source)
+    paper = method_paper(manifest)
+    if paper or source.citation:
+        lines += ["## Citation", ""]
+        if source.citation:
+            lines += [f"The source dataset ({markdown_text(source.name or 'as given')}):", "", "```bibtex",
+                      *_fenced(source.citation), "```", ""]  # fmt: skip
+        if paper:
+            lines += [f"The split method: {markdown_text(paper[0])}.", "", "```bibtex", paper[1], "```", ""]
     return "\n".join(lines)
+
+
+def _source_lines(source: CardSource) -> list[str]:
+    lines = ["## Source data and licence", ""]
+    if source.name:
+        lines.append(
+            f"Re-split from {markdown_text(source.name)}"
+            + (f" ({markdown_text(source.homepage)})." if source.homepage else ".")
+        )
+    lines.append(
+        f"Licence: {markdown_text(source.license)} (the source dataset's terms apply to the split)."
+        if source.license
+        else "Licence: not stated — the source dataset's licence applies; give it with `--license` when exporting."
+    )
+    return [*lines, ""]
+
+
+def _fenced(text: str) -> list[str]:
+    """``text`` safe inside a code fence (a line of backticks would close it)."""
+    return [line.replace("```", "`\u200b``") for line in text.splitlines()]
 
 
 def _input_text(record: Mapping[str, Any]) -> str:

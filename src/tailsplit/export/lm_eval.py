@@ -5,25 +5,51 @@ classification tailsplit's own ``evaluate --baseline lm-zero-shot`` runs: one pr
 (the template with that label's word), the query as the shared continuation, and the label
 whose prompt makes the query most likely as the prediction — lm-eval's "multiple input"
 ``multiple_choice`` task (as Winogrande). Without labels, it is the query's likelihood under
-its prompt (``loglikelihood``; perplexity and greedy-match accuracy), the quantity the split
-was ranked by.
+its prompt (``loglikelihood``), the quantity the split was ranked by, reported as lm-eval's
+rolling-likelihood tasks report theirs — word perplexity, byte perplexity and bits per byte
+of the scored text (units every tokenizer shares) — with greedy-match accuracy.
+
+Prompt and query are handed to lm-eval as they are: lm-eval moves the prompt's trailing
+whitespace into the continuation, which is where tailsplit's scored text starts too
+(:mod:`tailsplit.scoring.hf`), so the per-example log-likelihood of the gold prompt is the
+split's ``logprob_sum`` under the model arguments of :mod:`tailsplit.export.lm_eval_model`.
 
 The data files carry each record's fields plus ``tailsplit_prompts`` (one per label),
-``tailsplit_gold`` (index of the gold label), ``tailsplit_prompt`` and ``tailsplit_query``.
+``tailsplit_gold`` (index of the gold label), ``tailsplit_prompt``, ``tailsplit_query``, and
+for likelihood tasks ``tailsplit_words``/``tailsplit_bytes`` (words and UTF-8 bytes of the
+scored text).
 """
 
 from __future__ import annotations
 
 import json
 import re
+import shlex
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from tailsplit.errors import ConfigError
+from tailsplit.export.lm_eval_model import LmEvalModel
 from tailsplit.io.examples import label_to_str
 from tailsplit.prompts import PromptTemplate
+from tailsplit.render import markdown_code, markdown_text
 
 PARTS = {"train": "train", "dev": "validation", "test": "test"}
+METRICS_MODULE = "tailsplit_metrics"
+METRICS_SOURCE = '''"""Metrics of a tailsplit likelihood task: the log-likelihood per word and per byte of the
+scored text, as lm-eval's rolling-likelihood tasks report (a sum's exp per document is not)."""
+
+
+def process_results(doc, results):
+    loglikelihood, is_greedy = results[0]
+    return {
+        "word_perplexity": (loglikelihood, doc["tailsplit_words"]),
+        "byte_perplexity": (loglikelihood, doc["tailsplit_bytes"]),
+        "bits_per_byte": (loglikelihood, doc["tailsplit_bytes"]),
+        "acc": int(is_greedy),
+    }
+'''
 
 
 def task_name(name: str) -> str:
@@ -56,7 +82,11 @@ def task_records(
             ]
             row["tailsplit_gold"] = labels.index(gold)
         else:
-            row["tailsplit_prompt"] = template.render(raw.record, text=text, context=context, label=None)[0]
+            prompt = template.render(raw.record, text=text, context=context, label=None)[0]
+            scored = prompt[len(prompt.rstrip()) :] + text
+            row["tailsplit_prompt"] = prompt
+            row["tailsplit_words"] = len(scored.split())
+            row["tailsplit_bytes"] = len(scored.encode("utf-8"))
         row["tailsplit_query"] = text
         out.append(row)
     return out
@@ -90,9 +120,16 @@ def task_yaml(name: str, data_files: Mapping[str, str], classification: bool, ab
         lines += [
             "output_type: loglikelihood",
             "doc_to_text: tailsplit_prompt",
+            f"process_results: !function {METRICS_MODULE}.process_results",
             "metric_list:",
-            "  - metric: perplexity",
-            "    aggregation: perplexity",
+            "  - metric: word_perplexity",
+            "    aggregation: weighted_perplexity",
+            "    higher_is_better: false",
+            "  - metric: byte_perplexity",
+            "    aggregation: weighted_perplexity",
+            "    higher_is_better: false",
+            "  - metric: bits_per_byte",
+            "    aggregation: bits_per_byte",
             "    higher_is_better: false",
             "  - metric: acc",
             "    aggregation: mean",
@@ -101,3 +138,59 @@ def task_yaml(name: str, data_files: Mapping[str, str], classification: bool, ab
     lines += ["metadata:", "  version: 1.0"]
     lines += [f"  tailsplit_{key}: {json.dumps(value, ensure_ascii=False)}" for key, value in about.items()]
     return "\n".join(lines) + "\n"
+
+
+def lm_eval_command(task: str, folder: Path, model: LmEvalModel) -> str:
+    """The shell command that runs the task (with the scoring model's arguments when there are any)."""
+    args = model.model_args or "pretrained=MODEL"
+    return shlex.join(
+        ["lm_eval", "--model", "hf", "--model_args", args, "--include_path", str(folder), "--tasks", task]
+        + ["--log_samples", "--output_path", str(folder.parent / f"{folder.name}-results")]
+    )
+
+
+def task_readme(task: str, description: str, labels: list[str] | None, model: LmEvalModel, command: str) -> str:
+    """README.md of the exported task: what it measures, how to run it, what reproduces tailsplit's scores."""
+    if labels is not None:
+        what = (
+            f"Zero-shot classification over {len(labels)} labels ({markdown_text(', '.join(labels))}): one prompt per "
+            "label, the query as the shared continuation, accuracy of the most likely label. With `--log_samples`, "
+            "each sample's `resps[doc.tailsplit_gold]` is the log-likelihood of the query under the gold prompt."
+        )
+    else:
+        what = (
+            "The query's log-likelihood under its prompt, reported as word perplexity, byte perplexity and bits "
+            "per byte of the scored text (the query with the whitespace before it), as lm-eval's "
+            "rolling-likelihood tasks report theirs. With `--log_samples`, each sample's `resps[0]` is that "
+            "log-likelihood."
+        )
+    if model.model_args is None:
+        scores = f"No lm-eval model reproduces this split's scores: {markdown_text(model.note)}."
+    elif model.exact:
+        scores = (
+            f"These model arguments reproduce tailsplit's scores — {markdown_text(model.note)} (to float rounding): "
+            f"{markdown_code(model.model_args)}."
+        )
+    else:
+        scores = (
+            f"The closest model arguments are {markdown_code(model.model_args)}, but they do not reproduce every "
+            f"score: {markdown_text(model.note)}."
+        )
+    return "\n".join(
+        [
+            f"# lm-evaluation-harness task {markdown_text(task)}",
+            "",
+            f"A tailsplit split ({markdown_text(description)}) as an lm-evaluation-harness task.",
+            "",
+            what,
+            "",
+            scores,
+            "",
+            "Run it:",
+            "",
+            f"    {command}",
+            "",
+            "Any other model runs the same task with its own `--model_args`.",
+            "",
+        ]
+    )

@@ -33,6 +33,8 @@ class MemoryTable:
     schema: Any = None
     # ClassLabel names per column of a Hugging Face table (for features on the way back out).
     class_labels: Mapping[str, list[str]] | None = None
+    # A Hugging Face table's own description, citation, licence, homepage and name (for cards).
+    about: Mapping[str, str] | None = None
 
 
 def is_in_memory(data: Any) -> bool:
@@ -159,9 +161,25 @@ def _from_hf(kind: str, splits: list[tuple[str | None, Any]], name: str) -> Memo
         where = name if split is None else f"{name}[{split}]"
         for row, record in enumerate(table.to_pylist(), start=1):
             raws.append(RawRecord(decode_class_labels(record, names), where, row, split=split))
+    about = hf_about(splits[0][1].info)
     return MemoryTable(
-        kind, raws, content_sha256(r.record for r in raws), "parquet", schema=schema, class_labels=labels or None
+        kind,
+        raws,
+        content_sha256(r.record for r in raws),
+        "parquet",
+        schema=schema,
+        class_labels=labels or None,
+        about=about or None,
     )
+
+
+HF_ABOUT = ("dataset_name", "config_name", "description", "citation", "license", "homepage")
+
+
+def hf_about(info: Any) -> dict[str, str]:
+    """The non-empty descriptive fields of a ``datasets.DatasetInfo`` (name, description,
+    citation, licence, homepage), which an exported card and ``DatasetInfo`` carry on."""
+    return {key: str(value).strip() for key in HF_ABOUT if (value := getattr(info, key, None)) and str(value).strip()}
 
 
 def content_sha256(records: Iterable[Mapping[str, Any]]) -> str:

@@ -10,7 +10,7 @@ import numpy as np
 
 from tailsplit.config import EvaluateConfig, check_bounds
 from tailsplit.core import SPLIT_PARTS
-from tailsplit.errors import ConfigError, MissingDependencyError
+from tailsplit.errors import ConfigError, MissingDependencyError, keyword_spelling
 from tailsplit.evaluate.baselines import (
     BASELINES,
     BaselineResult,
@@ -54,6 +54,7 @@ def baselines_for(data: dict[str, Any], requested: list[str], input_fields: list
 
 
 @released_on_error
+@keyword_spelling
 def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dict[str, Any]:
     """Train and score every requested baseline on every split (or score the given
     predictions); the comparison table."""

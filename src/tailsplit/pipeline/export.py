@@ -7,11 +7,24 @@ import os
 from pathlib import Path
 from typing import Any
 
-from tailsplit.errors import ConfigError
-from tailsplit.export.hf_card import dataset_card
-from tailsplit.export.lm_eval import PARTS, task_name, task_records, task_yaml
+from tailsplit.cache import default_cache_dir
+from tailsplit.errors import ConfigError, keyword_spelling
+from tailsplit.export.hf_card import CardSource, dataset_card, info_citation, info_description
+from tailsplit.export.hf_hub import HUB_FOLDER, check_repo_id, push_hub_folder, write_hub_folder
+from tailsplit.export.lm_eval import (
+    METRICS_MODULE,
+    METRICS_SOURCE,
+    PARTS,
+    lm_eval_command,
+    task_name,
+    task_readme,
+    task_records,
+    task_yaml,
+)
+from tailsplit.export.lm_eval_model import lm_eval_model
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.examples import label_to_str
+from tailsplit.io.memory import HF_ABOUT
 from tailsplit.io.outputs import check_output_folder, staged_output
 from tailsplit.io.writers import write_records
 from tailsplit.prompts import resolve_template
@@ -31,6 +44,7 @@ def _split_template(manifest: dict[str, Any], template: str | None) -> Any:
 
 
 @released_on_error
+@keyword_spelling
 def export_lm_eval(
     split_dir: str | Path,
     out: str | Path,
@@ -57,17 +71,32 @@ def export_lm_eval(
         raise ConfigError(f"template={prompt.name!r} uses {{context}} but the split has no context field")
     final = Path(os.path.realpath(os.path.expanduser(str(out))))
     files = {PARTS[part]: str(final / f"{PARTS[part]}.jsonl") for part in parts}
-    about = {"split": describe_split(manifest), "template": prompt.template, "labels": labels or []}
+    scoring = manifest.get("config", {}).get("scoring", {})
+    reproduce = lm_eval_model(manifest, Path(scoring.get("cache_dir") or default_cache_dir()))
+    run = lm_eval_command(task, final, reproduce)
+    about = {
+        "split": describe_split(manifest),
+        "template": prompt.template,
+        "labels": labels or [],
+        "model_args": reproduce.model_args,
+        "reproduces_logprob_sum": reproduce.exact,
+        "reproduction_note": reproduce.note,
+    }
     with staged_output(Path(out), overwrite=overwrite, inputs=[split_dir]) as folder:
         for part, records in parts.items():
             write_records(folder / f"{PARTS[part]}.jsonl", task_records(records, data, prompt, labels), "jsonl")
         folder.write_text(f"{task}.yaml", task_yaml(task, files, labels is not None, about))
+        if labels is None:
+            folder.write_text(f"{METRICS_MODULE}.py", METRICS_SOURCE)
+        folder.write_text("README.md", task_readme(task, describe_split(manifest), labels, reproduce, run))
         return folder.write_manifest(
             {
                 "tailsplit_version": _version(),
                 "command": command or [],
                 "export": "lm-eval",
                 "task": task,
+                "lm_eval_model": reproduce.describe(),
+                "lm_eval_command": run,
                 "split_dir": str(split_dir),
                 "split_manifest_sha256": _sha(split_dir / "manifest.json"),
             }
@@ -91,6 +120,7 @@ def _check_hf_writable(parts: dict[str, list[Any]]) -> None:
 
 
 @released_on_error
+@keyword_spelling
 def export_hf(
     split_dir: str | Path,
     out: str | Path,
@@ -98,15 +128,26 @@ def export_hf(
     overwrite: bool = False,
     command: list[str] | None = None,
     accept_modified: bool = False,
+    license: str | None = None,
+    citation_file: str | Path | None = None,
+    push_to_hub: str | None = None,
 ) -> dict[str, Any]:
-    """Write a ``DatasetDict`` folder (train/validation/test) with a dataset card into ``out``."""
+    """Write a ``DatasetDict`` folder (train/validation/test) with a dataset card into ``out``
+    (and, with ``push_to_hub``, its hub layout in ``out/hub``, uploaded after the export is
+    complete). Description, citation and licence go into every part's ``DatasetInfo`` and the
+    card: ``license`` and ``citation_file`` (BibTeX) first, else the input's own metadata."""
     from tailsplit.analysis.split_dir import describe_split, read_split_parts
     from tailsplit.io.hf import hf_dataset, quiet_datasets
 
     split_dir = Path(split_dir)
-    check_output_folder(out, overwrite=overwrite, inputs=[split_dir])
+    if push_to_hub is not None:
+        check_repo_id(push_to_hub)
+    citation = _citation(citation_file)
+    check_output_folder(out, overwrite=overwrite, inputs=[split_dir, *([citation_file] if citation_file else [])])
     manifest, parts = read_split_parts(split_dir, accept_modified=accept_modified)
     _check_hf_writable(parts)
+    description = describe_split(manifest)
+    source = card_source(manifest, license, citation)
     with quiet_datasets() as datasets:
         dataset_dict = datasets.DatasetDict(
             {
@@ -114,20 +155,87 @@ def export_hf(
                 for part, records in parts.items()
             }
         )
+        for dataset in dataset_dict.values():
+            dataset.info.description = info_description(description, source)
+            dataset.info.citation = info_citation(manifest, source)
+            dataset.info.license = source.license or ""
+            dataset.info.homepage = source.homepage or ""
     analysis_path = split_dir / "analysis.json"
     analysis = json.loads(analysis_path.read_text(encoding="utf-8")) if analysis_path.is_file() else None
+    card = dataset_card(manifest, analysis, description, source)
     with staged_output(Path(out), overwrite=overwrite, inputs=[split_dir]) as folder, quiet_datasets():
         dataset_dict.save_to_disk(str(folder.path))
-        folder.write_text("README.md", dataset_card(manifest, analysis, describe_split(manifest)))
-        return folder.write_manifest(
+        folder.write_text("README.md", card)
+        if push_to_hub is not None:
+            write_hub_folder(folder / HUB_FOLDER, dataset_dict, card)
+        written = folder.write_manifest(
             {
                 "tailsplit_version": _version(),
                 "command": command or [],
                 "export": "hf",
+                "license": source.license,
+                "push_to_hub": push_to_hub,
                 "split_dir": str(split_dir),
                 "split_manifest_sha256": _sha(split_dir / "manifest.json"),
             }
         )
+    if push_to_hub is not None:
+        message = f"tailsplit {description}"
+        written = {**written, "hub_url": push_hub_folder(Path(out) / HUB_FOLDER, push_to_hub, message)}
+    return written
+
+
+def _citation(path: str | Path | None) -> str | None:
+    """The BibTeX text of ``--citation-file``, read exactly (UTF-8)."""
+    if path is None:
+        return None
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"--citation-file {str(path)!r} does not exist; give a BibTeX file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(
+            f"--citation-file {str(path)!r} cannot be read as UTF-8 text ({exc}); give a BibTeX file"
+        ) from None
+    if not text.strip():
+        raise ConfigError(f"--citation-file {str(path)!r} is empty; give a BibTeX file")
+    return text.strip()
+
+
+def card_source(manifest: dict[str, Any], license: str | None, citation: str | None) -> CardSource:
+    """What the card says of the source data: the options first, then the input's own metadata
+    (a Hugging Face table's ``DatasetInfo``, or a ``save_to_disk`` folder's ``dataset_info.json``)."""
+    about: dict[str, str] = {}
+    for record in manifest.get("inputs", []):
+        about = dict(record.get("about") or {}) or _folder_about(record.get("path"))
+        if about:
+            break
+    if license is not None and not license.strip():
+        raise ConfigError("--license is empty; give a licence id such as cc-by-sa-4.0")
+    return CardSource(
+        license=(license or about.get("license") or None),
+        citation=citation or about.get("citation") or None,
+        name=about.get("dataset_name") or None,
+        description=about.get("description") or None,
+        homepage=about.get("homepage") or None,
+    )
+
+
+def _folder_about(path: str | None) -> dict[str, str]:
+    """``dataset_info.json`` fields of a ``save_to_disk`` input folder (its first split's for a
+    ``DatasetDict``), when the folder is still there."""
+    if not path or not Path(path).is_dir():
+        return {}
+    folder = Path(path)
+    candidates = [folder / "dataset_info.json", *sorted(folder.glob("*/dataset_info.json"))]
+    for info_path in candidates:
+        if info_path.is_file():
+            try:
+                info = json.loads(info_path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                return {}
+            return {k: str(v).strip() for k, v in info.items() if k in HF_ABOUT and v and str(v).strip()}
+    return {}
 
 
 def _sha(path: Path) -> str:

@@ -25,6 +25,8 @@ def input_records(dataset: Dataset) -> list[dict[str, Any]]:
         }
         if dataset.splits is not None:
             record["split_rows"] = {s: dataset.splits.count(s) for s in dict.fromkeys(dataset.splits)}
+        if dataset.memory.about:
+            record["about"] = dict(dataset.memory.about)
         return [record]
     counts = {p: 0 for p in dataset.input_paths}
     for source in dataset.sources:

@@ -14,7 +14,7 @@ import numpy as np
 from tailsplit._version import __version__
 from tailsplit.config import check_bounds
 from tailsplit.core import Dataset
-from tailsplit.errors import ConfigError, InputError
+from tailsplit.errors import ConfigError, InputError, keyword_spelling
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.examples import load_examples
 from tailsplit.io.outputs import check_cache_folder, check_output_folder, staged_output
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 
 @released_on_error
+@keyword_spelling
 def audit_overlap(config: OverlapConfig, *, command: list[str] | None = None) -> dict[str, Any]:
     """``tailsplit overlap``: audit a test set against a corpus; write the partition."""
     check_bounds(config)

@@ -30,7 +30,7 @@ from tailsplit.config import (
     check_bounds,
 )
 from tailsplit.core import Dataset, ScoreTable, SplitIndices
-from tailsplit.errors import ConfigError
+from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.examples import load_examples
@@ -84,6 +84,7 @@ def template_for(config: ScoringConfig) -> PromptTemplate:
     return resolve_template(config.template, config.label_words)
 
 
+@keyword_spelling
 def score_dataset(
     dataset: Dataset,
     config: ScoringConfig,
@@ -218,6 +219,7 @@ def build_splitter(config: SplitConfig) -> Splitter:
     return make_splitter(config.splitter, **config.splitter_params(accepted))
 
 
+@keyword_spelling
 def split_dataset(
     dataset: Dataset,
     scores: ScoreTable | None,
@@ -238,6 +240,7 @@ def split_dataset(
 
 
 @released_on_error
+@keyword_spelling
 def score(
     config: RunConfig, out_path: str | Path, *, progress: bool = False, command: list[str] | None = None
 ) -> tuple[ScoreTable, dict[str, Any]]:
@@ -263,6 +266,7 @@ def score(
 
 
 @released_on_error
+@keyword_spelling
 def run(
     config: RunConfig,
     *,
@@ -419,6 +423,7 @@ def _analysis_of_run(result: RunResult, config: RunConfig, counts: TextCounts | 
         return None
 
 
+@keyword_spelling
 def analyze(
     split_dir: str | Path,
     *,

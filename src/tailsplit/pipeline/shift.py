@@ -12,7 +12,7 @@ import numpy as np
 
 from tailsplit.analysis.plots import figure_files
 from tailsplit.config import CorrelateConfig, OodRankConfig, SimilarityConfig, check_bounds
-from tailsplit.errors import ConfigError, InputError
+from tailsplit.errors import ConfigError, InputError, keyword_spelling
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.outputs import check_output_folder, strict_json
@@ -57,6 +57,7 @@ def _split_part_texts(folder: str) -> dict[str, list[str]]:
 
 
 @released_on_error
+@keyword_spelling
 def similarity(config: SimilarityConfig, *, command: list[str] | None = None) -> dict[str, Any]:
     """Centroid cosine ×100 and MMD between every pair of datasets (and split parts)."""
     check_bounds(config)
@@ -166,6 +167,7 @@ def _number(path: str, line: int, row: dict[str, str], name: str, *, required: b
 
 
 @released_on_error
+@keyword_spelling
 def ood_rank(config: OodRankConfig, *, command: list[str] | None = None) -> dict[str, Any]:
     """Embed the ID dataset and every candidate; decide and rank by BOSS's criteria."""
     check_bounds(config)
@@ -242,6 +244,7 @@ def ood_rank(config: OodRankConfig, *, command: list[str] | None = None) -> dict
 
 
 @released_on_error
+@keyword_spelling
 def correlate(config: CorrelateConfig, *, command: list[str] | None = None) -> dict[str, Any]:
     """Type I / II / III fits of the (id_acc, ood_acc) points, per group when given."""
     from tailsplit.shift.correlate import classify

@@ -3,9 +3,13 @@
 How a request is scored:
 
 1. ``prompt + query`` is tokenised *together* (so merges across the boundary are the
-   model's real tokenisation) with character offsets; the scored tokens are those that
-   contain at least one character of the query. A token that straddles the boundary —
-   typically the prompt's trailing space merged into the query's first word — is scored.
+   model's real tokenisation) with character offsets. The scored text is the query with
+   the whitespace that ends the prompt — lm-evaluation-harness' continuation, which moves a
+   context's trailing whitespace into the continuation — and the scored tokens are those
+   that contain at least one of its characters. So every query pays for the space before
+   it, whether the tokenizer merges that space into the query's first word (`` Men``) or
+   keeps it apart (`` `` + ``2``), and lm-eval given the same prompt and query computes the
+   same sum.
 2. Start-token policy: ``start_token="bos"`` (default) puts the tokenizer's BOS token (else
    its EOS token) first, so even the first query token of an unprompted text is conditioned
    and scored; ``"eos"`` puts its EOS token there; any other string names one token of the
@@ -62,7 +66,7 @@ from tailsplit.scoring.models import (
     resolve_model,
 )
 
-SCORER_VERSION = "hf-causal-lm/1"
+SCORER_VERSION = "hf-causal-lm/2"  # 2: the prompt's trailing whitespace is scored with the query
 START_TOKENS = ("bos", "eos", "none")  # or a literal token of the vocabulary
 TRUNCATIONS = ("left", "error")
 PADDING_SIDES = ("right", "left")
@@ -275,7 +279,7 @@ class HFScorer:
         out = []
         for request, encoding in zip(requests, encodings):
             ids = encoding.ids
-            first = _first_query_token(encoding, len(request.prompt), len(ids))
+            first = _first_query_token(encoding, len(request.prompt.rstrip()), len(ids))
             if first == len(ids):
                 raise ScoringError(f"query {request.query[:60]!r} produced no tokens of its own")
             if start_id is not None:
@@ -469,8 +473,8 @@ class Launched:
 
 
 def _first_query_token(encoding: Any, boundary: int, n_tokens: int) -> int:
-    """Index of the first token whose character span ends after ``boundary`` (the query's
-    first character); ``n_tokens`` if there is none."""
+    """Index of the first token whose character span ends after ``boundary`` (the first
+    scored character); ``n_tokens`` if there is none."""
     token = encoding.char_to_token(boundary) if boundary else 0
     if token is not None:
         return int(token)

@@ -1,0 +1,95 @@
+"""The ``lm_eval --model hf --model_args …`` that reproduces a split's scores, read from its manifest.
+
+tailsplit scores the query (with the whitespace that ends the prompt) after a start token,
+and lm-eval's ``loglikelihood`` scores its continuation after the context the same way, so
+the per-example log-likelihoods agree when lm-eval runs the very weights that scored the split
+(for a GGUF model: tailsplit's float32 safetensors copy in its cache, not the hub model), in
+the same precision, with the start token in front:
+
+* start token ``bos``: ``add_bos_token=True`` (and lm-eval's default prefix token, the BOS
+  token, before an empty prompt);
+* ``none``: ``add_bos_token=False``, exact when every prompt is non-empty.
+
+What lm-eval cannot do is said instead of a wrong command: k-fold scores come from one model
+per fold, an EOS or literal start token cannot go before lm-eval's context, a scored end
+token is not part of the task's continuation, and mixed precision has no lm-eval setting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tailsplit.scoring.hf import SCORER_VERSION
+from tailsplit.scoring.models import BUNDLED
+
+EXACT_DTYPES = ("float32", "bfloat16", "float16")
+
+
+@dataclass(frozen=True)
+class LmEvalModel:
+    """``model_args`` for ``lm_eval --model hf`` (``None`` when no single model scored the split),
+    whether they reproduce every ``logprob_sum`` exactly, and why not when they do not."""
+
+    model_args: str | None
+    exact: bool
+    note: str
+
+    def describe(self) -> dict[str, Any]:
+        return {"model_args": self.model_args, "exact": self.exact, "note": self.note}
+
+
+def lm_eval_model(manifest: Mapping[str, Any], cache_dir: Path) -> LmEvalModel:
+    """What reproduces ``manifest``'s scores in lm-eval; ``cache_dir`` holds converted GGUF models."""
+    scoring = manifest.get("config", {}).get("scoring", {})
+    method = manifest.get("method") or scoring.get("method")
+    model = manifest.get("model") or {}
+    backend = scoring.get("backend", "hf")
+    if method != "prompted" or not model:
+        return LmEvalModel(None, False, f"the split's scores come from {method or 'no'} scoring, not from one model")
+    if backend != "hf":
+        return LmEvalModel(None, False, f"the split was scored by the {backend} backend, not a transformers model")
+    pretrained = _weights(str(scoring.get("model", BUNDLED)), model, cache_dir)
+    dtype = str(model.get("dtype", "float32"))
+    start = str(model.get("start_token", "bos"))
+    args = [f"pretrained={pretrained}", f"dtype={dtype if dtype in EXACT_DTYPES else 'float32'}"]
+    problems = []
+    if start == "bos":
+        args.append("add_bos_token=True")
+    else:
+        args.append("add_bos_token=False")
+        if start != "none":
+            problems.append(
+                f"the split put start token {start!r} before each prompt, which lm-eval puts only before an empty one"
+            )
+    if model.get("scorer") != SCORER_VERSION:
+        problems.append(
+            f"the split was scored by scorer {model.get('scorer')}, which left out the whitespace before a query "
+            "when the tokenizer keeps it apart (run the split again to rescore it)"
+        )
+    if dtype not in EXACT_DTYPES:
+        problems.append(
+            f"the split was scored in {dtype}, which lm-eval has no setting for (float32 agrees within 0.05 nats)"
+        )
+    if model.get("score_eos"):
+        problems.append("the split also scored an end token after each query, which the task's continuation leaves out")
+    if "," in pretrained:
+        problems.append(f"the weights' path {pretrained!r} holds a comma, which lm-eval's --model_args cannot")
+    if problems:
+        return LmEvalModel(",".join(args), False, "; ".join(problems))
+    note = "each example's log-likelihood equals its logprob_sum"
+    if start == "none":
+        note += " (for examples with a non-empty prompt)"
+    return LmEvalModel(",".join(args), True, note)
+
+
+def _weights(spec: str, model: Mapping[str, Any], cache_dir: Path) -> str:
+    """The folder or hub id lm-eval loads: the converted copy of a GGUF model, else the model itself."""
+    path = Path(spec).expanduser()
+    if spec == BUNDLED or path.suffix == ".gguf":
+        return str(Path(cache_dir).expanduser().resolve() / "models" / str(model.get("weights_sha256", ""))[:24])
+    if path.is_dir():
+        return str(path.resolve())
+    return spec

@@ -1,0 +1,122 @@
+"""The real lm-evaluation-harness, on the real bundled model, reproduces a split's scores.
+
+`tailsplit export lm-eval` states the `--model_args` that reproduce the split's
+`logprob_sum`; lm-eval run with exactly those gives every test example the same
+log-likelihood within 1e-3 nats — SNLI pairs whose hypothesis starts with a digit (the
+space before it is a token of its own) included — for a labelled (multiple-choice) task and
+an unlabelled likelihood task with an empty prompt.
+
+Slow: loads the bundled model in tailsplit and in lm-eval (about a minute on 2 CPU cores).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import SAMPLE, write_jsonl
+from typer.testing import CliRunner
+
+from tailsplit.cli import app
+
+pytestmark = pytest.mark.slow
+pytest.importorskip("torch")
+pytest.importorskip("lm_eval")
+
+
+@pytest.fixture(scope="module")
+def pairs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """30 SNLI dev pairs, the sample's 7 whose hypothesis starts with a digit, and 3 that start
+    with punctuation (merged with the space before it by the tokenizer)."""
+    with gzip.open(SAMPLE, "rt", encoding="utf-8") as handle:
+        records = [json.loads(line) for line in handle]
+    digits = [r for r in records if r["hypothesis"][:1].isdigit()]
+    quoted = [
+        {**records[i], "hypothesis": f'"{records[i]["hypothesis"]}"'} for i in range(100, 103)
+    ]  # fmt: skip
+    rows = [{"id": f"r{i}", **r} for i, r in enumerate(records[:30] + digits + quoted)]
+    return write_jsonl(tmp_path_factory.mktemp("pairs") / "pairs.jsonl", rows)
+
+
+@pytest.fixture()
+def cache(model_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh score cache holding the converted model, as tailsplit's default cache folder."""
+    folder = tmp_path / "cache"
+    shutil.copytree(model_cache / "models", folder / "models", copy_function=os.link)
+    monkeypatch.setenv("TAILSPLIT_CACHE_DIR", str(folder))
+    return folder
+
+
+def split_and_export(pairs: Path, tmp_path: Path, cache: Path, *options: str) -> tuple[Path, dict, dict]:
+    split = tmp_path / "split"
+    args = ["run", str(pairs), "--text", "hypothesis", "--dev-size", "5", "--test-size", "20", "--no-analyze",
+            "--quiet", *options, "--out", str(split)]  # fmt: skip
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    task = tmp_path / "task"
+    result = CliRunner().invoke(app, ["export", "lm-eval", str(split), "--out", str(task), "--task-name", "t"])
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((task / "manifest.json").read_text())
+    assert manifest["lm_eval_model"]["exact"] is True
+    model_args = manifest["lm_eval_model"]["model_args"]
+    assert model_args in result.output.replace("\n", "") and model_args in (task / "README.md").read_text()
+    assert f"tailsplit_model_args: {json.dumps(model_args)}" in (task / "t.yaml").read_text()
+    assert f"pretrained={cache.resolve() / 'models'}" in model_args and "add_bos_token=True" in model_args
+    scores = {json.loads(line)["id"]: json.loads(line) for line in (split / "test.jsonl").read_text().splitlines()}
+    return task, manifest, scores
+
+
+def run_lm_eval(task: Path, model_args: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict:
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf-cache"))
+    from lm_eval import simple_evaluate
+    from lm_eval.tasks import TaskManager
+
+    manager = TaskManager(include_path=str(task), include_defaults=False)
+    return simple_evaluate(
+        model="hf", model_args=model_args, tasks=["t"], task_manager=manager, device="cpu", batch_size=8,
+        log_samples=True, bootstrap_iters=0,
+    )  # fmt: skip
+
+
+def test_lm_eval_reproduces_every_logprob_sum_of_a_labelled_split(
+    pairs: Path, tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    task, manifest, scores = split_and_export(
+        pairs, tmp_path, cache, "--context", "premise", "--label", "label", "--template", "snli"
+    )
+    results = run_lm_eval(task, manifest["lm_eval_model"]["model_args"], monkeypatch, tmp_path)
+    samples = results["samples"]["t"]
+    assert len(samples) == len(scores) == 20
+    assert any(s["doc"]["hypothesis"][:1].isdigit() for s in samples)  # the space kept apart is in the test set
+    for sample in samples:
+        doc = sample["doc"]
+        loglikelihood = float(sample["resps"][doc["tailsplit_gold"]][0][0])
+        assert abs(loglikelihood - scores[doc["id"]]["logprob_sum"]) < 1e-3, doc["hypothesis"]
+
+
+def test_lm_eval_reproduces_an_unprompted_split_and_reports_per_byte_units(
+    pairs: Path, tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    task, manifest, scores = split_and_export(pairs, tmp_path, cache)
+    results = run_lm_eval(task, manifest["lm_eval_model"]["model_args"], monkeypatch, tmp_path)
+    samples = results["samples"]["t"]
+    total = n_bytes = n_words = 0.0
+    for sample in samples:
+        doc = sample["doc"]
+        assert doc["tailsplit_prompt"] == ""
+        loglikelihood = float(sample["resps"][0][0][0])
+        assert abs(loglikelihood - scores[doc["id"]]["logprob_sum"]) < 1e-3, doc["hypothesis"]
+        total += scores[doc["id"]]["logprob_sum"]
+        n_bytes += len(doc["hypothesis"].encode("utf-8"))
+        n_words += len(doc["hypothesis"].split())
+    metrics = results["results"]["t"]
+    assert metrics["bits_per_byte,none"] == pytest.approx(-total / n_bytes / math.log(2), rel=1e-4)
+    assert metrics["word_perplexity,none"] == pytest.approx(math.exp(-total / n_words), rel=1e-4)
+    assert 1 < metrics["byte_perplexity,none"] < 10  # per byte, not the exp of a sum per document
