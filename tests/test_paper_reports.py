@@ -54,7 +54,7 @@ def test_split_report_files_for_a_paper(split: Path) -> None:
     tex = (split / "tables" / "parts.tex").read_text()
     assert "\\toprule" in tex and "\\midrule" in tex and "\\bottomrule" in tex and "FK grade (pooled)" in tex
     csv = (split / "tables" / "against-random-splits.csv").read_text().splitlines()
-    assert csv[0].startswith("statistic,observed,") and len(csv) > 3
+    assert csv[0].startswith("statistic,name,unit,observed,") and len(csv) > 3
 
 
 def test_pair_examples_show_their_context(split: Path) -> None:

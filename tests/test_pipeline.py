@@ -175,7 +175,7 @@ def test_a_field_named_like_a_score_column_is_refused(tmp_path: Path) -> None:
 def test_template_roles_must_be_mapped() -> None:
     config = snli_config(None)
     config.data.context = None
-    with pytest.raises(ConfigError, match=r"uses \{context\}; name that field with --context"):
+    with pytest.raises(ConfigError, match=r"uses \{context\}; name that field with context="):
         pipeline.run(config)
 
 

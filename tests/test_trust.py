@@ -280,7 +280,7 @@ def test_the_python_api_refuses_what_the_cli_refuses() -> None:
         next(RandomSplit().split(X, groups=groups))
     from tailsplit.config import OverlapConfig
 
-    with pytest.raises(ConfigError, match="--k=0 must be at least 1"):
+    with pytest.raises(ConfigError, match="^k=0 must be at least 1"):
         OverlapConfig(k=0)
 
 

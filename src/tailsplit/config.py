@@ -71,7 +71,7 @@ def check_bounds(config: Any) -> None:
 
     >>> check_bounds(OverlapConfig(k=0))
     Traceback (most recent call last):
-    tailsplit.errors.ConfigError: --k=0 must be at least 1; give a value at least 1
+    tailsplit.errors.ConfigError: k=0 must be at least 1; give a value at least 1
     """
     for f in dataclasses.fields(config):
         bounds = f.metadata.get("bounds")
