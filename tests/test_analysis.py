@@ -105,15 +105,21 @@ def snli_run(out: Path, null_splits: int = 200, syntax: bool = False, **split: o
 
 
 def test_run_writes_reports_that_flag_long_evaluation_examples(tmp_path: Path) -> None:
-    result = snli_run(tmp_path / "ll")  # fake scores: the longest hypotheses are least likely
+    result = snli_run(tmp_path / "ll", null_splits=500)  # fake scores: the longest hypotheses are least likely
     words = result.analysis.comparison("mean_words")
     assert words.percentile == 100.0 and words.z_score > 5
+    assert words.p_value == pytest.approx(1 / 501) and words.p_holm == pytest.approx(words.family / 501)
     report = (tmp_path / "ll" / "report.md").read_text()
-    assert "Evaluation examples longer than in ≥ 95% of random splits: **yes**" in report
+    assert "Evaluation examples longer than random splits: **yes**" in report and "Holm" in report
     analysis = json.loads(
         (tmp_path / "ll" / "analysis.json").read_text(), parse_constant=lambda c: pytest.fail(f"{c} is not strict JSON")
     )
-    assert analysis["null_splits"] == 200 and [p["size"] for p in analysis["parts"]] == [2400, 300, 300]
+    assert analysis["null_splits"] == 500 and [p["size"] for p in analysis["parts"]] == [2400, 300, 300]
+    assert "Holm" in analysis["correction"] and analysis["against_null"][0]["differs"] is True
+    # too few random splits for the family: the report says none can be flagged, and why
+    few = snli_run(tmp_path / "few", null_splits=200)
+    assert not any(c.differs for c in few.analysis.null)
+    assert "use --null-splits" in few.analysis.correction()
 
 
 def test_per_example_reading_grades_and_pair_text(tmp_path: Path) -> None:

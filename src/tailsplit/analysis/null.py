@@ -7,13 +7,19 @@ one gather-and-sum over a small matrix of per-example columns.
 Random sets keep the observed evaluation set's count in every stratum (label, when the split
 balanced labels), so the null differs from the observed split only in *which* examples it
 took. An observed value is reported with its percentile among the null values (ties count
-half) and its z-score.
+half), its z-score, and a two-sided Monte Carlo p-value: the share of the ``n`` random splits
+and the observed one lying at least as far from their common mean as the observed value,
+``(1 + #{|v − c| ≥ |x − c|}) / (1 + n)`` (the +1 counts the observed split, so the p-value
+is valid for a finite null; its smallest value is ``1 / (1 + n)``). :func:`holm` adjusts the
+p-values of one report for the number of statistics it tests (Holm's step-down, which
+controls the family-wise error), and only an adjusted p-value at most :data:`ALPHA` is
+called a difference.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -43,6 +49,14 @@ class NullComparison:
     percentile: float  # share of random splits with a lower value (ties count half), in %
     z_score: float
     null_values: np.ndarray
+    p_value: float = float("nan")  # two-sided Monte Carlo p-value, (1 + as extreme) / (1 + n)
+    p_holm: float = float("nan")  # p_value adjusted by Holm across the statistics of one report
+    family: int = 0  # how many statistics the Holm adjustment counted
+
+    @property
+    def differs(self) -> bool:
+        """Whether the observed value differs from random splits after the Holm adjustment."""
+        return bool(np.isfinite(self.p_holm) and self.p_holm <= ALPHA)
 
     @staticmethod
     def of(name: str, description: str, observed: float, null_values: np.ndarray) -> NullComparison:
@@ -56,7 +70,15 @@ class NullComparison:
         std = float(values.std(ddof=1)) if len(values) > 1 else 0.0
         z = (observed - values.mean()) / std if std > 0 else float("nan")
         return NullComparison(
-            name, description, float(observed), float(values.mean()), std, 100.0 * below / len(values), float(z), values
+            name,
+            description,
+            float(observed),
+            float(values.mean()),
+            std,
+            100.0 * below / len(values),
+            float(z),
+            values,
+            p_value=monte_carlo_p(observed, values),
         )
 
     def verdict(self) -> str:
@@ -72,7 +94,47 @@ class NullComparison:
 
     def as_dict(self) -> dict[str, Any]:
         out = {k: v for k, v in self.__dict__.items() if k != "null_values"}
+        out["differs"] = self.differs
         return {k: (round(v, 6) if isinstance(v, float) and np.isfinite(v) else v) for k, v in out.items()}
+
+
+ALPHA = 0.05  # family-wise error rate of one report's verdicts
+CORRECTION = (
+    "two-sided Monte Carlo p-values, (1 + random splits at least as far from the mean) / (1 + random splits), "
+    "adjusted by Holm's step-down across the {family} statistics of this report (family-wise error ≤ {alpha:g})"
+)
+
+
+def monte_carlo_p(observed: float, values: np.ndarray) -> float:
+    """Two-sided p-value of ``observed`` against null ``values``, with the +1 correction.
+
+    >>> monte_carlo_p(10.0, np.arange(9.0)), monte_carlo_p(4.0, np.arange(9.0))
+    (0.1, 1.0)
+    """
+    center = (values.sum() + observed) / (len(values) + 1)  # symmetric in all n + 1 values: an exact test
+    distance = abs(observed - center)
+    tolerance = 1e-12 * max(1.0, abs(center))
+    return float((1 + np.sum(np.abs(values - center) >= distance - tolerance)) / (len(values) + 1))
+
+
+def holm(comparisons: list[NullComparison]) -> list[NullComparison]:
+    """``comparisons`` with Holm-adjusted p-values over those that have one (the family).
+
+    >>> made = [NullComparison.of(str(i), "", x, np.arange(99.0)) for i, x in enumerate((200.0, 300.0, 50.0))]
+    >>> [round(c.p_value, 3) for c in made], [round(c.p_holm, 3) for c in holm(made)]
+    ([0.01, 0.01, 0.99], [0.03, 0.03, 0.99])
+    """
+    tested = [i for i, c in enumerate(comparisons) if np.isfinite(c.p_value)]
+    family = len(tested)
+    adjusted = dict.fromkeys(tested, float("nan"))
+    running = 0.0
+    for rank, i in enumerate(sorted(tested, key=lambda k: (comparisons[k].p_value, k))):
+        running = max(running, min(1.0, (family - rank) * comparisons[i].p_value))
+        adjusted[i] = running
+    return [
+        replace(c, p_holm=adjusted.get(i, float("nan")), family=family if i in adjusted else 0)
+        for i, c in enumerate(comparisons)
+    ]
 
 
 def random_eval_rows(

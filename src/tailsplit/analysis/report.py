@@ -14,7 +14,7 @@ import numpy as np
 
 from tailsplit._version import __version__
 from tailsplit.analysis.compare import SplitComparison
-from tailsplit.analysis.null import NullComparison
+from tailsplit.analysis.null import ALPHA, NullComparison
 from tailsplit.analysis.program_metrics import render_program_markdown
 from tailsplit.analysis.split_analysis import SplitAnalysis
 from tailsplit.errors import MissingDependencyError
@@ -29,7 +29,8 @@ LEVEL = 95.0
 
 
 def headlines(analysis: SplitAnalysis) -> list[str]:
-    """One sentence per key statistic: is evaluation beyond 95% of random splits?"""
+    """One sentence per key statistic: does evaluation differ from random splits, after the
+    report's multiple-testing correction (:meth:`SplitAnalysis.correction`)?"""
     out = []
     words = {
         "mean_words": ("longer", "shorter"),
@@ -42,15 +43,22 @@ def headlines(analysis: SplitAnalysis) -> list[str]:
         if c is None or c.percentile != c.percentile:
             continue
         up, down = words[name]
-        higher = c.percentile >= 50
-        share = c.percentile if higher else 100 - c.percentile
-        answer = "yes" if share >= LEVEL else "no"
+        answer = "yes" if c.differs else "no"
         out.append(
-            f"Evaluation examples {up if higher else down} than in ≥ {LEVEL:.0f}% of random splits: "
-            f"**{answer}** ({_value(name, c.observed)} against {_value(name, c.null_mean)} ± "
-            f"{_value(name, c.null_std, spread=True)}; {c.verdict()})."
+            f"Evaluation examples {up if c.percentile >= 50 else down} than random splits: **{answer}** "
+            f"({_value(name, c.observed)} against {_value(name, c.null_mean)} ± "
+            f"{_value(name, c.null_std, spread=True)}; {c.verdict()}; Holm-adjusted p = {_p(c.p_holm)})."
         )
     return out
+
+
+def verdict_note(analysis: SplitAnalysis) -> str:
+    """The sentence that says how the yes/no verdicts were reached."""
+    return f"yes = differs at α = {ALPHA:g} after correction: {analysis.correction()}."
+
+
+def _p(value: float) -> str:
+    return "n/a" if value != value else f"{value:.3g}"
 
 
 def is_share(name: str) -> bool:
@@ -105,17 +113,24 @@ def _sections(
         f"is compared with {analysis.n_null_splits} random splits of the same sizes (seed {analysis.seed}).",
         "",
     ]
-    overview += [f"- {h}" for h in headlines(analysis)] + [
-        "",
-        "## Parts",
-        "",
-        *_parts_markdown(analysis),
-        "",
-        "## Evaluation against random splits",
-        "",
-        *_null_markdown(analysis.null),
-        "",
-    ]
+    found = headlines(analysis)
+    overview += (
+        [f"- {h}" for h in found]
+        + ([f"- ({markdown_cell(verdict_note(analysis))})"] if found else [])
+        + [
+            "",
+            "## Parts",
+            "",
+            *_parts_markdown(analysis),
+            "",
+            "## Evaluation against random splits",
+            "",
+            *_null_markdown(analysis.null),
+            "",
+            f"Holm p: {markdown_cell(analysis.correction())}; * marks a statistic that differs at that level.",
+            "",
+        ]
+    )
     overview += _leakage_markdown(analysis) + _agreement_markdown(analysis)
     details: list[str] = []
     if analysis.program_metrics:
@@ -144,7 +159,7 @@ PARTS_HEADER = [
     "part", "size", "labels", "mean words", "median words", "rare words", "unlisted words", "FK grade (pooled)",
     "FK grade per example, mean ± sd", "dependency depth", "mean logprob_sum", "mean logprob_mean",
 ]  # fmt: skip
-NULL_HEADER = ["statistic", "observed", "random splits: mean ± std", "percentile", "z", ""]
+NULL_HEADER = ["statistic", "observed", "random splits: mean ± std", "percentile", "z", "Holm p", ""]
 
 
 def parts_cells(analysis: SplitAnalysis) -> list[list[str]]:
@@ -172,6 +187,7 @@ def null_cells(null: list[NullComparison]) -> list[list[str]]:
             f"{_value(c.name, c.null_mean)} ± {_value(c.name, c.null_std, spread=True)}",
             f"{c.percentile:.1f}",
             f"{c.z_score:.2f}" if np.isfinite(c.z_score) else "–",
+            _p(c.p_holm) + (" *" if c.differs else ""),
             c.verdict(),
         ]
         for c in null
@@ -237,7 +253,7 @@ def _share(value: float | None) -> str:
 
 
 def _null_markdown(null: list[NullComparison]) -> list[str]:
-    return _markdown_rows(NULL_HEADER, "|---|---:|---:|---:|---:|---|", null_cells(null))
+    return _markdown_rows(NULL_HEADER, "|---|---:|---:|---:|---:|---:|---|", null_cells(null))
 
 
 def _leakage_markdown(analysis: SplitAnalysis) -> list[str]:

@@ -17,8 +17,11 @@ import numpy as np
 
 from tailsplit.analysis.leakage import describe, duplicate_views
 from tailsplit.analysis.null import (
+    ALPHA,
+    CORRECTION,
     NullComparison,
     RatioStatistic,
+    holm,
     per_split_null,
     random_eval_rows,
     ratio_statistics_null,
@@ -92,6 +95,18 @@ class SplitAnalysis:
     def comparison(self, name: str) -> NullComparison | None:
         return next((c for c in self.null if c.name == name), None)
 
+    def correction(self) -> str:
+        """How the report's verdicts are calibrated (test, correction, family size, level)."""
+        family = max((c.family for c in self.null), default=0)
+        text = CORRECTION.format(family=family, alpha=ALPHA)
+        if family and family / (self.n_null_splits + 1) > ALPHA:  # the smallest p, adjusted, is too large
+            needed = int(np.ceil(family / ALPHA)) - 1
+            text += (
+                f"; with {self.n_null_splits} random splits no statistic can reach that level — "
+                f"use --null-splits {needed} or more"
+            )
+        return text
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
@@ -101,6 +116,7 @@ class SplitAnalysis:
             "text": self.text_kind,
             "parts": [p.analysis_dict() for p in self.parts],
             "against_null": [c.as_dict() for c in self.null],
+            "correction": self.correction(),
             "programs": [m.as_dict() for m in self.program_metrics],
             "hardest": self.hardest,
             "easiest": self.easiest,
@@ -268,6 +284,7 @@ def analyze_split(
     null += leakage_null
     if inputs.programs is not None:
         null += _program_null(inputs.programs, eval_mask, null_rows)
+    null = holm(null)  # one family: every statistic this report tests
     analysis = SplitAnalysis(
         name=inputs.name,
         n=len(inputs.ids),

@@ -40,10 +40,7 @@ def print_summary(result: RunResult) -> None:
     if result.program_metrics:
         print_program_metrics(result.program_metrics, result.programs)
     if result.analysis is not None:
-        from tailsplit.analysis.report import headlines
-
-        for line in headlines(result.analysis):
-            stdout.print("• " + line.replace("**", ""), highlight=False)
+        print_headlines(result.analysis)
     if result.out_dir is not None:
         stdout.print(
             f"wrote {result.out_dir}/ ({', '.join(folder_listing(result.manifest['outputs']))}, manifest.json)"
@@ -77,12 +74,9 @@ def print_program_metrics(metrics: list[ProgramMetrics], programs: ProgramFeatur
 def print_analysis(analysis: SplitAnalysis, comparisons: list[tuple[SplitComparison, SplitAnalysis]]) -> None:
     from rich.table import Table
 
-    from tailsplit.analysis.report import headlines
-
-    for line in headlines(analysis):
-        stdout.print("• " + line.replace("**", ""), highlight=False)
+    print_headlines(analysis)
     table = Table(title=f"evaluation against {analysis.n_null_splits} random splits")
-    for column in ("statistic", "observed", "random mean", "percentile", "z"):
+    for column in ("statistic", "observed", "random mean", "percentile", "z", "Holm p"):
         table.add_column(column, justify="left" if column == "statistic" else "right")
     for c in analysis.null:
         table.add_row(
@@ -91,6 +85,7 @@ def print_analysis(analysis: SplitAnalysis, comparisons: list[tuple[SplitCompari
             f"{c.null_mean:.4g}",
             f"{c.percentile:.1f}",
             f"{c.z_score:.2f}" if c.z_score == c.z_score else "–",
+            ("–" if c.p_holm != c.p_holm else f"{c.p_holm:.3g}") + (" *" if c.differs else ""),
         )
     stdout.print(table)
     for comparison, _ in comparisons:
@@ -109,3 +104,21 @@ def folder_listing(outputs: list[str] | dict[str, str]) -> list[str]:
         key = top + sep
         counts[key] = counts.get(key, 0) + 1
     return [f"{key} ({n} files)" if key.endswith("/") else key for key, n in counts.items()]
+
+
+def print_headlines(analysis: SplitAnalysis) -> None:
+    """The headline verdicts, then how they were reached (test, correction, level)."""
+    from tailsplit.analysis.null import ALPHA
+    from tailsplit.analysis.report import headlines
+
+    found = headlines(analysis)
+    for line in found:
+        stdout.print("• " + line.replace("**", ""), highlight=False, markup=False)
+    if found:
+        family = max((c.family for c in analysis.null), default=0)
+        stdout.print(
+            f"  (yes: two-sided test against {analysis.n_null_splits} random splits, Holm-adjusted across the "
+            f"{family} statistics of the report, α = {ALPHA:g})",
+            highlight=False,
+            markup=False,
+        )

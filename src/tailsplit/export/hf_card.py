@@ -40,7 +40,8 @@ def headline(analysis: Mapping[str, Any] | None, part: str = "evaluation set") -
     for row in analysis.get("against_null", []):
         lines.append(
             f"{row['description']}: {row['observed']:.4g} in the {part} vs {row['null_mean']:.4g} ± "
-            f"{row['null_std']:.2g} over {null} random splits (percentile {row['percentile']:.1f})"
+            f"{row['null_std']:.2g} over {null} random splits (percentile {row['percentile']:.1f}"
+            + (f"; Holm-adjusted p {row['p_holm']:.3g})" if isinstance(row.get("p_holm"), float) else ")")
         )
     return lines
 
@@ -158,6 +159,7 @@ def dataset_card(
             "## Analysis: the evaluation set against random splits",
             "",
             *[f"- {markdown_text(line)}" for line in found],
+            *([f"\n({markdown_text(analysis['correction'])})"] if analysis and analysis.get("correction") else []),
         ]
     lines += ["", "The development part is named `validation`, as Hugging Face names it.", ""]
     lines += _source_lines(source)
