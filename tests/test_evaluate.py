@@ -66,9 +66,27 @@ def test_evaluate_command_writes_the_table_for_every_split(tmp_path: Path) -> No
     result = runner.invoke(app, ["evaluate", *folders, "--out", str(tmp_path / "eval")])
     assert result.exit_code == 0, result.output
     report = json.loads((tmp_path / "eval" / "evaluation.json").read_text())
-    assert [r["split"] for r in report["table"]] == ["random (3 seeds)", "length"]
-    assert all(r["sizes"] == [192, 24, 24] and r["baseline"] == "tfidf" for r in report["results"])
-    assert all(0.5 < r["test"] <= 1.0 for r in report["results"])  # the label word is always there
+    assert [(r["baseline"], r["split"]) for r in report["table"]] == [
+        ("tfidf", "random (3 seeds)"), ("tfidf", "length"), ("chance", "random (3 seeds)"), ("chance", "length"),
+        ("majority", "random (3 seeds)"), ("majority", "length"),
+    ]  # fmt: skip
+    tfidf = [r for r in report["results"] if r["baseline"] == "tfidf"]
+    assert all(r["sizes"] == [192, 24, 24] for r in report["results"]) and len(tfidf) == 4
+    assert all(0.5 < r["test"] <= 1.0 for r in tfidf)  # the label word is always there
+    assert all(r["test"] == 0.5 for r in report["results"] if r["baseline"] == "chance")  # two classes
+    assert all(r["test"] == 0.5 for r in report["results"] if r["baseline"] == "majority")  # balanced labels
+    samples = [json.loads(line) for line in (tmp_path / "eval" / "predictions.jsonl").read_text().splitlines()]
+    assert len(samples) == 4 * 24 * 2  # tfidf and majority; chance is an expectation
+    first = next(s for s in samples if s["baseline"] == "tfidf")
+    assert set(first) == {"folder", "split", "baseline", "id", "gold", "predicted", "probability", "correct"}
+    assert first["correct"] == (first["gold"] == first["predicted"]) and 0.5 <= first["probability"] <= 1
+    by_folder = {}
+    for sample in samples:
+        if sample["baseline"] == "tfidf":
+            by_folder.setdefault(sample["folder"], []).append(sample["correct"])
+    assert {f: sum(v) / len(v) for f, v in by_folder.items()} == {
+        Path(r["folder"]).name: pytest.approx(r["test"], abs=1e-4) for r in tfidf
+    }
     length = report["table"][1]
     assert length["difference"] == pytest.approx(length["test"] - report["table"][0]["test"])
     table = list(csv.DictReader(io.StringIO((tmp_path / "eval" / "table.csv").read_text())))
@@ -78,6 +96,22 @@ def test_evaluate_command_writes_the_table_for_every_split(tmp_path: Path) -> No
     assert f"{100 * length['test']:.1f}" in page
     bad = runner.invoke(app, ["evaluate", folders[0], "--baseline", "bert"])
     assert bad.exit_code == 2 and "baseline='bert' is not one of tfidf, tfidf-text, nn-sql" in bad.output
+
+
+def test_a_baseline_below_chance_is_flagged_with_its_cause_and_fix() -> None:
+    from tailsplit.evaluate.samples import below_chance_warnings
+
+    rows = [
+        {"baseline": "tfidf", "metric": "accuracy", "split": "random (3 seeds)", "folder": "r0, r1, r2",
+         "test": 0.156, "test_std": 0.107, "test_ci": None},
+        {"baseline": "tfidf", "metric": "accuracy", "split": "likelihood", "folder": "ll", "test": 0.30,
+         "test_std": None, "test_ci": (0.2, 0.4)},
+        *[{"baseline": "chance", "metric": "accuracy", "split": "s", "folder": f, "test": 1 / 3, "test_std": None,
+           "test_ci": None} for f in ("r0", "r1", "r2", "ll")],
+    ]  # fmt: skip
+    (warning,) = below_chance_warnings(rows)  # the likelihood row's interval reaches chance: no warning
+    assert "15.6% ± 10.7 on random (3 seeds)" in warning and "below chance (33.3%)" in warning
+    assert "--group premise" in warning
 
 
 def test_nearest_neighbour_sql_cannot_copy_templates_held_out_by_a_template_split(tmp_path: Path) -> None:
@@ -141,6 +175,9 @@ def test_predictions_mode_projects_accuracy_from_random_bucket_accuracies(tmp_pa
     assert length["projected"] == pytest.approx(length["buckets"].get("easy", {"share": 0})["share"], abs=1e-4)
     assert length["test"] == pytest.approx(length["projected"])  # same rule in every bucket: no gap
     assert "projected" in (tmp_path / "eval" / "predictions.md").read_text()
+    table = json.loads((tmp_path / "eval" / "evaluation.json").read_text())["table"]
+    row = next(r for r in table if r["folder"] == "length")  # predictions get the baselines' intervals
+    assert row["test_ci"][0] <= row["test"] <= row["test_ci"][1] and row["difference_ci"] is not None
     short = write_jsonl(tmp_path / "short.jsonl", [{"id": "nope", "prediction": "x"}])
     bad = runner.invoke(app, ["evaluate", str(tmp_path / "random"), "--predictions", str(short)])
     assert bad.exit_code == 2 and "no prediction for test id" in bad.output
@@ -187,8 +224,47 @@ def test_zero_shot_lm_classifies_with_the_bundled_model(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     rows = {r["baseline"]: r for r in json.loads((tmp_path / "eval" / "evaluation.json").read_text())["results"]}
-    assert set(rows) == {"lm-zero-shot", "tfidf-text"}
+    assert set(rows) == {"lm-zero-shot", "tfidf-text", "chance", "majority"}
     accuracy = rows["lm-zero-shot"]["test"]
+    samples = [json.loads(line) for line in (tmp_path / "eval" / "predictions.jsonl").read_text().splitlines()]
+    zero_shot = [s for s in samples if s["baseline"] == "lm-zero-shot"]
+    assert len(zero_shot) == 6 and sum(s["correct"] for s in zero_shot) / 6 == pytest.approx(accuracy, abs=1e-4)
+    assert all(1 / 3 <= s["probability"] <= 1 for s in zero_shot)  # the most likely of three labels
     assert 0.0 <= accuracy <= 1.0 and abs(accuracy * 6 - round(accuracy * 6)) < 1e-3  # 6 test examples
     plain = runner.invoke(app, ["evaluate", str(tmp_path / "random"), "--zero-shot"])
     assert plain.exit_code == 2 and "template='plain' has none" in plain.output
+
+
+def test_conclusions_state_what_the_intervals_show() -> None:
+    from tailsplit.evaluate.conclusions import conclusions, conclusions_markdown
+
+    def row(split: str, folder: str, difference: float | None, ci: tuple[float, float] | None) -> dict:
+        return {"baseline": "encoder", "metric": "accuracy", "split": split, "folder": folder, "test": 0.7,
+                "difference": difference, "difference_ci": ci}  # fmt: skip
+
+    rows = [
+        row("random (3 seeds)", "r0, r1, r2", None, None),
+        row("likelihood (prompted)", "ll", -0.075, (-0.11, -0.04)),
+        row("likelihood (prompted, length-controlled)", "len", -0.02, (-0.06, 0.02)),
+        row("likelihood (prompted, reverse)", "rev", -0.022, (-0.05, 0.01)),
+        row("likelihood (kfold)", "kf", 0.01, (0.0, 0.03)),
+        {**row("likelihood (prompted)", "ll", -0.5, (-0.6, -0.4)), "baseline": "majority"},  # a reference: no claim
+    ]
+    found = conclusions(rows, {"ll": 1000, "len": 1000}, [])
+    assert [c.question for c in found] == [
+        "likelihood (prompted) (ll) is harder than random",
+        "likelihood (prompted, length-controlled) (len) is harder than random",
+        "the reverse control holds: likelihood (prompted, reverse) (rev) is not harder than random",
+        "likelihood (kfold) (kf) is harder than random",
+    ]
+    assert [c.outcome for c in found] == ["demonstrated", "inconclusive", "demonstrated", "not demonstrated"]
+    assert "n = 1000 test examples" in found[0].evidence and "[-11.0, -4.0]" in found[0].evidence
+    assert "includes 0" in found[1].evidence
+    harder_reverse = conclusions([rows[0], row("likelihood (prompted, reverse)", "rev", -0.1, (-0.15, -0.05))], {}, [])
+    assert harder_reverse[0].outcome == "not demonstrated"
+    leaky = conclusions(rows[:2], {}, ["warning: random split r0: 5.6% ... inflates ..."])
+    assert (
+        leaky[-1].question == "the random reference is not leakage-inflated" and leaky[-1].outcome == "not demonstrated"
+    )
+    assert conclusions_markdown(found).startswith("## Conclusions")
+    assert conclusions([row("likelihood (prompted)", "ll", None, None)], {}, []) == []  # no random reference

@@ -326,7 +326,7 @@ def test_encoder_and_embed_baselines_run_deterministically_and_cache(
     encoder = [r for r in report["results"] if r["baseline"] == "encoder"]
     assert [r["steps"] for r in encoder] == [2, 2] and all(0.0 <= r["test"] <= 1.0 for r in encoder)
     assert all(r["train_examples_per_s"] > 0 and r["max_length"] > 10 for r in encoder)
-    assert {r["baseline"] for r in report["results"]} == {"encoder", "embed"}
+    assert {r["baseline"] for r in report["results"]} == {"encoder", "embed", "chance", "majority"}
     table = report["table"]
     assert (
         table[0]["split"] == "random (1 seeds)" and table[1]["test_ci"][0] <= table[1]["test"] <= table[1]["test_ci"][1]

@@ -132,6 +132,12 @@ def evaluate(
     stdout.print(table_markdown(result["table"]), highlight=False, markup=False)
     for warning in result["leakage_warnings"]:
         logger.warning(warning.removeprefix("warning: "))
+    for found in result["conclusions"]:
+        stdout.print(
+            f"conclusion: {found['baseline']}: {found['question']} — {found['outcome']} ({found['evidence']}).",
+            highlight=False,
+            markup=False,
+        )
     for r in result["results"]:
         if r.get("projected") is not None:
             stdout.print(

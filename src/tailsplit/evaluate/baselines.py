@@ -59,6 +59,8 @@ class BaselineResult:
     metric: str  # "accuracy" or "exact match"
     extra: dict[str, float]  # e.g. template exact match, chosen C
     test_correct: tuple[bool, ...] = ()  # per test example, in the part's order (bootstrap intervals)
+    test_predicted: tuple[str, ...] = ()  # per test example: the predicted label (or program)
+    test_probability: tuple[float, ...] = ()  # per test example: the model's probability of its prediction
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -101,15 +103,7 @@ def tfidf_logistic(
         if best is None or dev_acc > best[0]:
             best = (dev_acc, c, model)
     dev_acc, c, model = best  # type: ignore[misc]
-    correct = model.predict(x_test) == np.asarray(test.labels)
-    return BaselineResult(
-        "tfidf-text" if text_only else "tfidf",
-        dev_acc,
-        float(np.mean(correct)),
-        "accuracy",
-        {"C": c},
-        tuple(bool(v) for v in correct),
-    )
+    return _classified("tfidf-text" if text_only else "tfidf", dev_acc, {"C": c}, model, x_test, test)
 
 
 def embedding_logistic(
@@ -143,10 +137,63 @@ def embedding_logistic(
         if best is None or dev_acc > best[0]:
             best = (dev_acc, c, model)
     dev_acc, c, model = best  # type: ignore[misc]
-    correct = model.predict(x_test) == np.asarray(test.labels)
+    return _classified("embed", dev_acc, {"C": c}, model, x_test, test)
+
+
+def _classified(
+    name: str, dev_acc: float, extra: dict[str, float], model: Any, x_test: Any, test: PartInputs
+) -> BaselineResult:
+    """A fitted scikit-learn classifier's result on test: accuracy, and per example the
+    predicted label and its probability."""
+    if not len(test):
+        return BaselineResult(name, dev_acc, float("nan"), "accuracy", extra)
+    probabilities = model.predict_proba(x_test)
+    best = probabilities.argmax(axis=1)
+    predicted = np.asarray(model.classes_, dtype=object)[best]
+    correct = predicted == np.asarray(test.labels, dtype=object)
     return BaselineResult(
-        "embed", dev_acc, float(np.mean(correct)), "accuracy", {"C": c}, tuple(bool(v) for v in correct)
+        name,
+        dev_acc,
+        float(np.mean(correct)),
+        "accuracy",
+        extra,
+        tuple(bool(v) for v in correct),
+        tuple(str(v) for v in predicted),
+        tuple(float(v) for v in probabilities[np.arange(len(best)), best]),
     )
+
+
+def reference_results(train: PartInputs, dev: PartInputs, test: PartInputs) -> list[BaselineResult]:
+    """The two references every classification table needs: ``chance`` (the expected accuracy
+    of a uniform guess among the train labels) and ``majority`` (always the most frequent train
+    label; ties: the first in sorted order).
+
+    >>> part = lambda *labels: PartInputs((tuple("x" * len(labels)),), labels)
+    >>> [(r.baseline, round(r.test, 3)) for r in reference_results(part("a", "a", "b"), part("a"), part("a", "b", "c"))]
+    [('chance', 0.5), ('majority', 0.333)]
+    """
+    if train.labels is None or not len(train):
+        return []
+    names, counts = np.unique(np.asarray(train.labels, dtype=str), return_counts=True)
+    chance = 1.0 / len(names)
+    majority = str(names[int(np.argmax(counts))])
+    correct = np.asarray(test.labels or (), dtype=object) == majority
+
+    def accuracy(part: PartInputs) -> float:
+        return float(np.mean(np.asarray(part.labels or (), dtype=object) == majority)) if len(part) else float("nan")
+
+    return [
+        BaselineResult("chance", chance, chance, "accuracy", {"classes": float(len(names))}),
+        BaselineResult(
+            "majority",
+            accuracy(dev),
+            accuracy(test),
+            "accuracy",
+            {},
+            tuple(bool(v) for v in correct),
+            (majority,) * len(test),
+        ),
+    ]
 
 
 def nearest_neighbour_sql(train: PartInputs, dev: PartInputs, test: PartInputs, extractor: Any) -> BaselineResult:
@@ -162,19 +209,19 @@ def nearest_neighbour_sql(train: PartInputs, dev: PartInputs, test: PartInputs, 
     parsed_train = [extractor.parse(p) for p in train.programs]
     canonical_train: dict[int, str] = {}
 
-    def score(part: PartInputs) -> tuple[list[bool], float]:
+    def score(part: PartInputs) -> tuple[list[bool], float, list[int]]:
         if not len(part):
-            return [], 0.0
+            return [], 0.0, []
         nearest = np.asarray((vectorizer.transform(part.columns[question]) @ x_train.T).argmax(axis=1)).ravel()
         gold = [extractor.parse(p) for p in part.programs]  # type: ignore[union-attr]
         for n in set(nearest.tolist()) - set(canonical_train):
             canonical_train[n] = extractor.canonical(train.programs[n])  # type: ignore[index]
         exact = [canonical_train[n] == extractor.canonical(p) for n, p in zip(nearest, part.programs)]  # type: ignore[arg-type]
         template = np.mean([parsed_train[n].template == g.template for n, g in zip(nearest, gold)])
-        return exact, float(template)
+        return exact, float(template), nearest.tolist()
 
-    dev_exact, dev_template = score(dev)
-    test_exact, test_template = score(test)
+    dev_exact, dev_template, _ = score(dev)
+    test_exact, test_template, test_nearest = score(test)
     return BaselineResult(
         "nn-sql",
         float(np.mean(dev_exact)) if dev_exact else 0.0,
@@ -182,4 +229,5 @@ def nearest_neighbour_sql(train: PartInputs, dev: PartInputs, test: PartInputs, 
         "exact match",
         {"dev_template_match": dev_template, "test_template_match": test_template},
         tuple(bool(v) for v in test_exact),
+        tuple(train.programs[n] for n in test_nearest),
     )

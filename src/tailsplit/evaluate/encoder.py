@@ -78,6 +78,8 @@ class EncoderRun:
     max_length: int
     train_examples_per_s: float
     inference_examples_per_s: float
+    test_predicted: tuple[str, ...] = ()
+    test_probability: tuple[float, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -173,10 +175,14 @@ class PairClassifier:
         return contextlib.nullcontext()
 
     def predict(self, rows: Sequence[list[int]], batch_tokens: int = 16384) -> np.ndarray:
-        """Predicted label index of every row: length-sorted batches of about ``batch_tokens``."""
+        """Predicted label index of every row."""
+        return self.predict_proba(rows, batch_tokens).argmax(axis=1) if len(rows) else np.zeros(0, dtype=np.int64)
+
+    def predict_proba(self, rows: Sequence[list[int]], batch_tokens: int = 16384) -> np.ndarray:
+        """Label probabilities of every row: length-sorted batches of about ``batch_tokens``."""
         torch = self.torch
         order = sorted(range(len(rows)), key=lambda i: len(rows[i]))
-        predicted = np.zeros(len(rows), dtype=np.int64)
+        predicted = np.zeros((len(rows), len(self.labels)), dtype=np.float64)
         self.model.eval()
         start = 0
         with torch.inference_mode(), self._autocast():
@@ -185,7 +191,7 @@ class PairClassifier:
                 size = max(1, min(256, batch_tokens // max(width, 1)))
                 chunk = order[start : start + size]
                 logits = self.model(**self._tensors([rows[i] for i in chunk])).logits
-                predicted[chunk] = logits.float().argmax(dim=-1).cpu().numpy()
+                predicted[chunk] = torch.softmax(logits.float(), dim=-1).cpu().numpy()
                 start += size
         return predicted
 
@@ -294,7 +300,8 @@ def finetune_encoder(
     y_train = np.asarray([index[train_labels[i]] for i in keep.tolist()], dtype=np.int64)
     dev_acc, steps, best_step, train_rate = classifier.fit(train_rows, y_train, dev_rows, as_index(dev_labels))
     started = time.perf_counter()
-    predicted = classifier.predict(test_rows)
+    probabilities = classifier.predict_proba(test_rows)
+    predicted = probabilities.argmax(axis=1) if len(test_rows) else np.zeros(0, dtype=np.int64)
     inference_rate = len(test_rows) / max(time.perf_counter() - started, 1e-9)
     correct = predicted == as_index(test_labels)
     return EncoderRun(
@@ -306,6 +313,8 @@ def finetune_encoder(
         max_length,
         round(train_rate, 2),
         round(inference_rate, 2),
+        tuple(str(labels[i]) for i in predicted),
+        tuple(round(float(probabilities[k, i]), 6) for k, i in enumerate(predicted)),
     )
 
 
@@ -313,7 +322,7 @@ def cache_key(part_hashes: Sequence[str], identity: str, fields: Sequence[str], 
     from tailsplit.fingerprint import sha256_text
 
     return sha256_text(
-        "encoder-baseline-v1", *part_hashes, identity, *fields, json.dumps(recipe.as_dict(), sort_keys=True)
+        "encoder-baseline-v2", *part_hashes, identity, *fields, json.dumps(recipe.as_dict(), sort_keys=True)
     )
 
 
@@ -321,7 +330,14 @@ def cached_run(cache_dir: Path, key: str) -> EncoderRun | None:
     path = cache_dir / "evaluations" / f"{key}.json"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        return EncoderRun(**{**data, "test_correct": tuple(bool(c) for c in data["test_correct"])})
+        return EncoderRun(
+            **{
+                **data,
+                "test_correct": tuple(bool(c) for c in data["test_correct"]),
+                "test_predicted": tuple(data["test_predicted"]),
+                "test_probability": tuple(data["test_probability"]),
+            }
+        )
     except (OSError, ValueError, TypeError, KeyError):
         return None  # absent or damaged: train again
 

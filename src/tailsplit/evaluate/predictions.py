@@ -22,6 +22,7 @@ class ScoredPredictions:
     correct: np.ndarray  # per test example
     buckets: tuple[str, ...]  # per test example
     metric: str = "accuracy"  # or "exact match" (programs)
+    ids: tuple[str, ...] = ()  # per test example (pairs the bootstrap draws across splits)
 
     @property
     def is_random(self) -> bool:

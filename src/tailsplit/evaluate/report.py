@@ -9,6 +9,7 @@ from typing import Any
 
 from tailsplit.analysis.plots import Figure, pyplot, render_figure
 from tailsplit.analysis.shift_report import html_page
+from tailsplit.evaluate.samples import REFERENCES
 
 
 def scores_figure(rows: Sequence[dict[str, Any]], baseline: str) -> Figure:
@@ -33,14 +34,20 @@ def scores_figure(rows: Sequence[dict[str, Any]], baseline: str) -> Figure:
     ax.set_yticks(range(len(mine)), labels)
     ax.invert_yaxis()
     ax.set_xlabel(f"test {mine[0]['metric']} (%)")
-    ax.set_xlim(0, max(values + [1]) * 1.15)
+    chance = [100 * r["test"] for r in rows if r["baseline"] == "chance" and r["test_std"] is None]
+    if chance and mine[0]["metric"] == "accuracy":  # the reference every accuracy is read against
+        ax.axvline(max(chance), color="#b03a2e", lw=1, ls="--")
+        ax.text(max(chance), len(mine) - 0.4, " chance", color="#b03a2e", fontsize=7, va="bottom")
+    ax.set_xlim(0, max(values + chance + [1]) * 1.15)
     ax.set_title(baseline)
     return render_figure(fig)
 
 
 def evaluation_figures(rows: Sequence[dict[str, Any]]) -> dict[str, Figure]:
-    """One bar chart per baseline, captioned by its name."""
-    return {f"Test scores, {b}": scores_figure(rows, b) for b in dict.fromkeys(r["baseline"] for r in rows)}
+    """One bar chart per model, captioned by its name (chance drawn as a line; the references
+    chance and majority are rows of the table, not charts)."""
+    models = dict.fromkeys(r["baseline"] for r in rows if r["baseline"] not in REFERENCES)
+    return {f"Test scores, {b}": scores_figure(rows, b) for b in models}
 
 
 def evaluation_html(

@@ -57,7 +57,11 @@ def zero_shot_classify(
         for label in labels
     ]
     logprob_sum, _, _, _ = score_requests(requests, scorer, cache)
-    best = np.asarray(logprob_sum).reshape(len(test), len(labels)).argmax(axis=1) if len(test) else np.zeros(0, int)
+    table = np.asarray(logprob_sum, dtype=np.float64).reshape(len(test), len(labels))
+    best = table.argmax(axis=1) if len(test) else np.zeros(0, int)
+    # the labels' normalised likelihoods of the query: softmax over the label prompts
+    weights = np.exp(table - table.max(axis=1, keepdims=True)) if len(test) else table
+    probability = weights[np.arange(len(best)), best] / weights.sum(axis=1) if len(test) else np.zeros(0)
     predicted = np.asarray(labels, dtype=object)[best]
     gold = np.asarray([label_to_str(r.value(data["label"])) for r in test], dtype=object)
     correct = predicted == gold
@@ -68,4 +72,6 @@ def zero_shot_classify(
         "accuracy",
         {},
         tuple(bool(c) for c in correct),
+        tuple(str(v) for v in predicted),
+        tuple(float(v) for v in probability),
     )

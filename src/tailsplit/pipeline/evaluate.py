@@ -17,8 +17,11 @@ from tailsplit.evaluate.baselines import (
     PartInputs,
     embedding_logistic,
     nearest_neighbour_sql,
+    reference_results,
     tfidf_logistic,
 )
+from tailsplit.evaluate.conclusions import conclusions, conclusions_markdown
+from tailsplit.evaluate.samples import below_chance_warnings, prediction_rows, predictions_jsonl
 from tailsplit.evaluate.table import SplitScore, table_csv, table_latex, table_markdown, table_rows
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.claims import released_on_error
@@ -79,6 +82,7 @@ def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dic
         _check_trainable(config, folders)
     models = _check_models(config, [m.get("config", {}).get("data", {}) for m, _ in folders])
     scores, details, scored = [], [], []
+    predictions: list[dict[str, Any]] = []
     leakage: dict[str, dict[str, float]] = {}
     for position, (folder, (manifest, parts)) in enumerate(zip(config.split_dirs, folders)):
         data = manifest.get("config", {}).get("data", {})
@@ -102,8 +106,12 @@ def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dic
                 results.append(models.fine_tuned(manifest, train, dev, test))
             else:
                 results.append(tfidf_logistic(train, dev, test, text_only=baseline == "tfidf-text", seed=config.seed))
+        if train.labels is not None and any(r.metric == "accuracy" for r in results):
+            results += reference_results(train, dev, test)
         kind, sizes = describe_split(manifest), [len(train), len(dev), len(test)]
+        gold = test.labels or test.programs or ()
         for result in results:
+            predictions += prediction_rows(Path(folder).name, kind, result, test_ids, gold)
             scores.append(
                 SplitScore(
                     Path(folder).name,
@@ -126,7 +134,18 @@ def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dic
         d["test_queries_in_train"] = leakage.get(Path(d["folder"]).name)
     rows = table_rows(scores)
     warnings = leakage_warnings(scores, leakage, config.leakage_threshold, data_text=_text_field(folders))
-    result = {"results": details, "table": rows, "leakage_warnings": warnings}
+    found = conclusions(
+        rows,
+        {Path(d["folder"]).name: d["sizes"][2] for d in details if d.get("sizes")},
+        [w for w in warnings if "inflates" in w],
+    )
+    warnings += below_chance_warnings(rows)
+    result = {
+        "results": details,
+        "table": rows,
+        "conclusions": [c.as_dict() for c in found],
+        "leakage_warnings": warnings,
+    }
     if config.out is not None:
         inputs = [
             {"path": str(Path(f) / "manifest.json"), "sha256": sha256_file(Path(f) / "manifest.json")}
@@ -138,10 +157,14 @@ def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dic
             config,
             {
                 "evaluation.json": strict_json(result),
-                "table.md": with_provenance(table_markdown(rows) + "".join(f"\n{w}\n" for w in warnings), provenance),
+                "table.md": with_provenance(
+                    table_markdown(rows) + "".join(f"\n{w}\n" for w in warnings) + "\n" + conclusions_markdown(found),
+                    provenance,
+                ),
                 "table.csv": table_csv(rows),
                 "table.tex": table_latex(rows),
                 **_html_report(rows, provenance),
+                **({"predictions.jsonl": predictions_jsonl(predictions)} if predictions else {}),
                 **files,
             },
             inputs,
@@ -292,6 +315,8 @@ class _Models:
                 "inference_examples_per_s": run.inference_examples_per_s,
             },
             run.test_correct,
+            run.test_predicted,
+            run.test_probability,
         )
 
     def close(self) -> None:
@@ -336,9 +361,10 @@ def _scored_predictions(
                 raise raw.error("is missing", field=name, fix="give every prediction the example's id and a prediction")
         predicted[label_to_str(raw.value(id_field))] = raw.value("prediction")
     extractor = EXTRACTORS.create(data.get("program_kind") or "sql") if data.get("program") else None
-    correct, buckets = [], []
+    correct, buckets, ids = [], [], []
     for raw in test_records:
         key = label_to_str(raw.value(id_field))
+        ids.append(key)
         if key not in predicted:
             raise ConfigError(
                 f"predictions {path!r} have no prediction for test id {key!r} of {folder!r}; "
@@ -361,6 +387,7 @@ def _scored_predictions(
         np.asarray(correct, dtype=float),
         tuple(buckets),
         "exact match" if extractor is not None else "accuracy",
+        tuple(ids),
     )
 
 
@@ -382,7 +409,8 @@ def _prediction_rows(
     scores, details = [], []
     for s in scored:
         test = float(s.correct.mean()) if len(s.correct) else float("nan")
-        scores.append(SplitScore(s.folder, s.kind, "predictions", s.metric, float("nan"), test))
+        correct = tuple(bool(c) for c in s.correct)  # the same paired-bootstrap intervals as baseline rows
+        scores.append(SplitScore(s.folder, s.kind, "predictions", s.metric, float("nan"), test, s.ids, correct))
         details.append(
             {
                 "folder": s.folder,

@@ -1,0 +1,80 @@
+"""What an evaluation shows beyond its table: per-example predictions (as lm-eval's
+``--log_samples``) and the warnings a reader needs — a model scoring below chance.
+
+``predictions.jsonl`` holds one row per split, baseline and test example: the folder and
+split, the baseline, the example's id, the gold label (or program), the prediction, the model's
+probability of it where the model gives one, and whether it is correct. ``chance`` has no
+per-example predictions (it is an expectation); ``majority`` predicts its one label.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from tailsplit.evaluate.baselines import BaselineResult
+
+REFERENCES = ("chance", "majority")
+
+
+def prediction_rows(
+    folder: str, split: str, result: BaselineResult, ids: Sequence[str], gold: Sequence[str]
+) -> list[dict[str, Any]]:
+    """One row per test example of ``result`` (none when it has no per-example predictions)."""
+    if not result.test_predicted:
+        return []
+    probability = result.test_probability or (None,) * len(result.test_predicted)
+    return [
+        {
+            "folder": folder,
+            "split": split,
+            "baseline": result.baseline,
+            "id": example,
+            "gold": truth,
+            "predicted": predicted,
+            "probability": None if p is None else round(float(p), 6),
+            "correct": bool(correct),
+        }
+        for example, truth, predicted, p, correct in zip(
+            ids, gold, result.test_predicted, probability, result.test_correct, strict=True
+        )
+    ]
+
+
+def predictions_jsonl(rows: Sequence[dict[str, Any]]) -> str:
+    return "".join(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n" for row in rows)
+
+
+def below_chance_warnings(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """A warning for every model row whose test accuracy lies below chance for its split —
+    beyond its interval where it has one — with the likely cause and the fix."""
+    chance = {r["folder"]: r["test"] for r in rows if r["baseline"] == "chance"}
+    out = []
+    for row in rows:
+        if row["baseline"] in REFERENCES or row["metric"] != "accuracy":
+            continue
+        level = _chance_of(row, chance)
+        score = row["test"]
+        if level is None or score is None or not math.isfinite(score) or score >= level:
+            continue
+        interval = row.get("test_ci")
+        if interval and interval[1] is not None and interval[1] >= level:
+            continue  # below chance, but not beyond its own interval
+        spread = f" ± {100 * row['test_std']:.1f}" if row.get("test_std") else ""
+        out.append(
+            f"warning: {row['baseline']} scores {100 * score:.1f}%{spread} on {row['split']} ({row['folder']}), "
+            f"below chance ({100 * level:.1f}%): what it learns in train predicts the wrong label in test. The "
+            "usual cause is a field shared across parts whose association with the label is reversed there "
+            "(SNLI premises recur with each of the three labels); keep such examples in one part with --group "
+            "FIELD (e.g. --group premise) and split again."
+        )
+    return out
+
+
+def _chance_of(row: dict[str, Any], chance: dict[str, float]) -> float | None:
+    """Chance for a row: its folder's, or for pooled random splits the mean over their folders."""
+    folders = [f.strip() for f in str(row["folder"]).split(",")]
+    levels = [chance[f] for f in folders if f in chance]
+    return sum(levels) / len(levels) if levels else None
