@@ -12,7 +12,15 @@ from conftest import SAMPLE
 
 from tailsplit import DataConfig, RunConfig, run
 from tailsplit.errors import ConfigError
-from tailsplit.model_selection import LengthSplit, LikelihoodSplit, RandomSplit, TailsplitCV, TemplateSplit, TmcdSplit
+from tailsplit.model_selection import (
+    AfliteSplit,
+    LengthSplit,
+    LikelihoodSplit,
+    RandomSplit,
+    TailsplitCV,
+    TemplateSplit,
+    TmcdSplit,
+)
 from tailsplit.splits import SPLITTERS
 
 sklearn = pytest.importorskip("sklearn")
@@ -33,7 +41,9 @@ def snli() -> pd.DataFrame:
 
 
 def test_every_registered_splitter_has_a_class() -> None:
-    classes = {cls.splitter_name for cls in (LikelihoodSplit, RandomSplit, LengthSplit, TemplateSplit, TmcdSplit)}
+    classes = {
+        cls.splitter_name for cls in (LikelihoodSplit, RandomSplit, LengthSplit, TemplateSplit, TmcdSplit, AfliteSplit)
+    }
     assert classes == set(SPLITTERS)
 
 
@@ -152,3 +162,18 @@ def test_program_splitters_read_a_program_column() -> None:
     assert len(train) + len(test) == 120
     train, test = next(TmcdSplit(programs="query", dev_size=0.1, test_size=0.1, max_iterations=50).split(X))
     assert len(test) > 0
+
+
+def test_aflite_split_takes_x_as_features_and_holds_out_what_classifiers_cannot_predict() -> None:
+    rng = np.random.default_rng(3)
+    y = np.array(["a", "b"] * 100)
+    signal = np.where(y == "a", 1.0, -1.0) * (np.arange(200) < 150)  # the last 50 rows carry no signal
+    X = np.c_[signal, rng.normal(size=(200, 4))]
+    cv = AfliteSplit(dev_size=20, test_size=20, partitions=16, balance_labels=True)
+    ((train, held_out),) = cv.split(X, y)
+    assert len(held_out) == 40 and np.mean(held_out >= 150) > 0.6  # mostly the unpredictable rows
+    assert clone(cv).get_params()["partitions"] == 16
+    with pytest.raises(ConfigError, match="needs y"):
+        next(cv.split(X))
+    with pytest.raises(ConfigError, match="numeric feature matrix"):
+        next(cv.split(np.array([["x"]] * 200), y))

@@ -49,14 +49,16 @@ def synthetic_programs(n: int, seed: int = 0, vocabulary: int = 400) -> ProgramF
 
 def program_inputs(n: int, seed: int = 0, group_size: int | None = None) -> SplitInputs:
     rng = np.random.default_rng(seed + 100)
+    codes = rng.integers(0, 2, n)
     return SplitInputs(
         n=n,
         word_lengths=rng.integers(3, 30, n),
         logprob_sum=-rng.gamma(5.0, 8.0, n),
         n_tokens=rng.integers(3, 40, n),
-        labels=np.array([f"l{i}" for i in rng.integers(0, 2, n)], dtype=object),
+        labels=np.array([f"l{i}" for i in codes], dtype=object),
         groups=None if group_size is None else np.array([f"g{i // group_size}" for i in range(n)], dtype=object),
         programs=synthetic_programs(n, seed),
+        features=np.c_[codes * rng.random(n), rng.normal(size=(n, 3))],  # the label shows in some rows' first feature
     )
 
 

@@ -174,7 +174,9 @@ def test_likelihood_refuses_missing_or_non_finite_scores() -> None:
 
 
 def test_registry_lists_splitters_on_unknown_name() -> None:
-    with pytest.raises(ConfigError, match=r"use one of \['length', 'likelihood', 'random', 'template', 'tmcd'\]"):
+    with pytest.raises(
+        ConfigError, match=r"use one of \['aflite', 'length', 'likelihood', 'random', 'template', 'tmcd'\]"
+    ):
         make_splitter("tmcd-ish")
 
 
@@ -241,3 +243,46 @@ def test_property_size_resolution(n, value) -> None:
         assert count == value
     else:
         assert abs(count - value * n) <= 0.5
+
+
+def test_aflite_from_the_command_line_embeds_filters_and_records_its_settings(tmp_path) -> None:
+    import json
+
+    from conftest import write_jsonl
+    from typer.testing import CliRunner
+
+    from tailsplit.cli import app
+
+    pytest.importorskip("sentence_transformers")
+    pytest.importorskip("sklearn")
+    runner = CliRunner()
+    import gzip
+
+    from conftest import SAMPLE
+
+    with gzip.open(SAMPLE, "rt", encoding="utf-8") as handle:
+        rows = [json.loads(line) for _, line in zip(range(150), handle)]
+    data = write_jsonl(tmp_path / "d.jsonl", rows)
+    common = ["split", str(data), "--text", "hypothesis", "--context", "premise", "--no-analyze"]
+    args = [*common, "--label", "label", "--splitter", "aflite", "--partitions", "8", "--removals-per-round", "15",
+            "--balance-labels", "--dev-size", "15", "--test-size", "15"]  # fmt: skip
+    result = runner.invoke(app, [*args, "--out", str(tmp_path / "a")])
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((tmp_path / "a" / "manifest.json").read_text())
+    assert manifest["splitter"]["name"] == "aflite" and manifest["splitter"]["params"]["partitions"] == 8
+    assert manifest["splitter"]["params"]["predictability_threshold"] == 0.75
+    split = manifest["config"]["split"]
+    assert split["splitter"] == "aflite" and split["partitions"] == 8 and split["removals_per_round"] == 15
+    assert manifest["sizes"] == {"train": 120, "dev": 15, "test": 15}
+    again = runner.invoke(app, [*args, "--out", str(tmp_path / "b")])
+    assert (
+        again.exit_code == 0
+        and (tmp_path / "a" / "test.jsonl").read_bytes() == (tmp_path / "b" / "test.jsonl").read_bytes()
+    )
+    # refused before any encoder loads
+    no_labels = runner.invoke(app, [*common, "--splitter", "aflite", "--out", str(tmp_path / "c")])
+    assert no_labels.exit_code == 2 and "needs labels" in no_labels.output
+    misplaced = runner.invoke(app, [*common, "--splitter", "random", "--encoder", "x", "--out", str(tmp_path / "d")])
+    assert misplaced.exit_code == 2 and "only aflite uses an encoder" in misplaced.output
+    bad = runner.invoke(app, [*args, "--partitions", "0", "--out", str(tmp_path / "e")])
+    assert bad.exit_code == 2 and "--partitions=0" in bad.output

@@ -202,6 +202,12 @@ class SplitConfig(Checked):
     atom_constraint: bool = False
     length_of: str = "text"
     max_iterations: int | None = bounded(None, 0)
+    partitions: int = bounded(64, 1)
+    train_share: float = bounded(0.5, 0.0, 1.0)
+    removals_per_round: float | int = 0.05
+    predictability_threshold: float = bounded(0.75, 0.0, 1.0)
+    rounds: int | None = bounded(None, 0)
+    encoder: str | None = None  # feature vectors for the aflite splitter [default: the bundled encoder]
     seed: int = 0
 
     def splitter_params(self, accepted: list[str]) -> dict[str, Any]:
@@ -210,7 +216,7 @@ class SplitConfig(Checked):
         defaults = SplitConfig()
         params = {}
         for f in dataclasses.fields(self):
-            if f.name == "splitter":
+            if f.name in ("splitter", "encoder"):  # encoder: the pipeline's, for splitters that need features
                 continue
             value = getattr(self, f.name)
             if f.name in accepted:

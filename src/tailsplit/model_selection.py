@@ -161,7 +161,12 @@ class TailsplitCV:
             )
             if failures:
                 raise ConfigError(f"programs row {failures[0].row}: {failures[0].reason}; fix or drop that row")
-        if y is not None and getattr(self, "balance_labels", False) is False:
+        features = None
+        if splitter.needs_features:  # AFLite: X is the feature matrix, y the labels its classifiers predict
+            features = _feature_matrix(X, n)
+            if y is None:
+                raise ConfigError(f"{type(self).__name__} needs y: its classifiers predict the labels")
+        elif y is not None and getattr(self, "balance_labels", False) is False:
             y = None  # labels matter only for balance
         return SplitInputs(
             n=n,
@@ -171,7 +176,21 @@ class TailsplitCV:
             labels=None if y is None else _as_labels(y, n, "y"),
             groups=None if groups is None else _as_labels(groups, n, "groups"),
             programs=programs,
+            features=features,
         )
+
+
+def _feature_matrix(X: Any, n: int) -> np.ndarray:
+    """``X`` as an ``(n, d)`` matrix of finite numbers (the features AFLite's classifiers use)."""
+    try:
+        matrix = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ConfigError("X must be a numeric feature matrix (e.g. sentence embeddings) for AfliteSplit") from None
+    if matrix.ndim != 2 or len(matrix) != n or not np.isfinite(matrix).all():
+        raise ConfigError(
+            f"X has shape {matrix.shape}; AfliteSplit needs an (n, d) matrix of finite numbers, one row per example"
+        )
+    return matrix
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -275,5 +294,6 @@ RandomSplit = _make_class("RandomSplit", "random")
 LengthSplit = _make_class("LengthSplit", "length")
 TemplateSplit = _make_class("TemplateSplit", "template")
 TmcdSplit = _make_class("TmcdSplit", "tmcd")
+AfliteSplit = _make_class("AfliteSplit", "aflite")  # X: the feature matrix; y: the labels
 
-__all__ = ["LengthSplit", "LikelihoodSplit", "RandomSplit", "TailsplitCV", "TemplateSplit", "TmcdSplit"]
+__all__ = ["AfliteSplit", "LengthSplit", "LikelihoodSplit", "RandomSplit", "TailsplitCV", "TemplateSplit", "TmcdSplit"]

@@ -16,6 +16,7 @@ SHIFT_SUBSAMPLE = 23  # --max-examples of a dataset in the shift commands
 MMD_SAMPLE = 29  # per-dataset samples of the MMD matrix
 BANDWIDTH_SAMPLE = 31  # rows for the median-distance bandwidth
 MMD_PERMUTATIONS = 37  # permutation test of one MMD
+AFLITE_PARTITIONS = 41  # AFLite's random training partitions and tie-breaks
 
 
 def seeded_rng(seed: int, stream: int) -> np.random.Generator:

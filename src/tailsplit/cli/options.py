@@ -124,6 +124,50 @@ MaxIterations = Annotated[
         help="tmcd splitter: most swaps [default: until the best swap stops helping].",
     ),
 ]
+Partitions = Annotated[
+    int | None,
+    typer.Option(
+        "--partitions", rich_help_panel="Split", help="aflite splitter: random partitions per round (m) [default: 64]."
+    ),
+]
+TrainShare = Annotated[
+    float | None,
+    typer.Option(
+        "--train-share",
+        rich_help_panel="Split",
+        help="aflite splitter: share of each partition its classifier trains on [default: 0.5].",
+    ),
+]
+RemovalsPerRound = Annotated[
+    str | None,
+    typer.Option(
+        "--removals-per-round",
+        rich_help_panel="Split",
+        help="aflite splitter: most predictable examples removed per round (k), a fraction or a count [default: 0.05].",
+    ),
+]
+PredictabilityThreshold = Annotated[
+    float | None,
+    typer.Option(
+        "--predictability-threshold",
+        rich_help_panel="Split",
+        help="aflite splitter: only examples at least this predictable are removed (τ) [default: 0.75].",
+    ),
+]
+Rounds = Annotated[
+    int | None,
+    typer.Option(
+        "--rounds", rich_help_panel="Split", help="aflite splitter: most filtering rounds [default: until done]."
+    ),
+]
+SplitEncoder = Annotated[
+    str | None,
+    typer.Option(
+        "--encoder",
+        rich_help_panel="Split",
+        help="aflite splitter: sentence-transformers folder or hub id for its features [default: bundled all-MiniLM-L6-v2].",
+    ),
+]
 IdField = Annotated[
     str | None, typer.Option("--id", rich_help_panel="Data", help="Id field [default: id; generated when absent].")
 ]

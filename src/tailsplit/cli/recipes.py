@@ -76,7 +76,9 @@ def parse_label_words(items: list[str]) -> dict[str, str]:
 
 _PLAIN_FLAGS = {"finetune_full", "overwrite"}  # False there means "not given", not "off"
 # Options that are not a config field of the same name, or need converting first.
-_CONVERTED = {"paths", "label_words", "no_cache", "dev_size", "test_size", "length_buckets", "out", "no_analyze"}
+_CONVERTED = {
+    "paths", "label_words", "no_cache", "dev_size", "test_size", "removals_per_round", "length_buckets", "out", "no_analyze",
+}  # fmt: skip
 
 
 def _config_sections() -> dict[str, str]:
@@ -103,7 +105,7 @@ def build_config(config_path: Path | None, paths: list[Path] | None, **opts: Any
         config.scoring.label_words.update(parse_label_words(opts["label_words"]))
     if opts.get("no_cache"):
         config.scoring.use_cache = False
-    for name in ("dev_size", "test_size"):
+    for name in ("dev_size", "test_size", "removals_per_round"):
         if opts.get(name) is not None:
             setattr(config.split, name, parse_size(opts[name], f"--{name.replace('_', '-')}"))
     if opts.get("length_buckets") is not None:

@@ -215,6 +215,10 @@ def build_splitter(config: SplitConfig) -> Splitter:
     if config.splitter not in SPLITTERS:
         raise ConfigError(f"splitter={config.splitter!r} is unknown; use one of {sorted(SPLITTERS)}")
     cls = SPLITTERS[config.splitter]
+    if config.encoder is not None and not cls.needs_features:
+        raise ConfigError(
+            f"encoder={config.encoder!r} does not apply to splitter={config.splitter!r}; only aflite uses an encoder"
+        )
     accepted = list(cls().get_params())
     return make_splitter(config.splitter, **config.splitter_params(accepted))
 
@@ -236,7 +240,27 @@ def split_dataset(
         raise ConfigError(f"splitter={config.splitter!r} needs scores; pass --scores or use tailsplit run")
     lengths = word_lengths(dataset.texts) if lengths is None else lengths
     inputs = SplitInputs.from_dataset(dataset, scores, lengths, programs)
+    if splitter.needs_features:
+        if dataset.labels is None:  # before any encoder loads
+            raise ConfigError(f"splitter={config.splitter!r} needs labels (its classifiers predict them); pass --label")
+        inputs = dataclasses.replace(inputs, features=sentence_features(dataset, config.encoder))
     return splitter.split(inputs), splitter, lengths
+
+
+def sentence_features(dataset: Dataset, encoder: str | None) -> np.ndarray:
+    """Sentence embeddings of each example (through the embedding cache): the query's, or for
+    pairs ``[u, v, |u − v|, u · v]`` of context and query, as the embed baseline uses them."""
+    from tailsplit.shift.encoder import SentenceEncoder
+
+    model = SentenceEncoder(encoder)
+    try:
+        query = model.encode(list(dataset.texts))
+        if dataset.contexts is None:
+            return query
+        context = model.encode(list(dataset.contexts))
+        return np.hstack([context, query, np.abs(context - query), context * query])
+    finally:
+        model.close()
 
 
 @released_on_error

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tailsplit.errors import ConfigError
+from tailsplit.splits.aflite import AfliteSplitter
 from tailsplit.splits.base import SplitInputs, Splitter, resolve_size, resolve_sizes
 from tailsplit.splits.length import LengthSplitter
 from tailsplit.splits.likelihood import LikelihoodSplitter
@@ -13,7 +14,8 @@ from tailsplit.splits.template import TemplateSplitter
 from tailsplit.splits.tmcd import TmcdSplitter
 
 SPLITTERS: dict[str, type[Splitter]] = {
-    cls.name: cls for cls in (LikelihoodSplitter, RandomSplitter, LengthSplitter, TemplateSplitter, TmcdSplitter)
+    cls.name: cls
+    for cls in (LikelihoodSplitter, RandomSplitter, LengthSplitter, TemplateSplitter, TmcdSplitter, AfliteSplitter)
 }
 
 
@@ -25,6 +27,7 @@ def make_splitter(name: str, **params: Any) -> Splitter:
 
 
 __all__ = [
+    "AfliteSplitter",
     "LengthSplitter",
     "LikelihoodSplitter",
     "RandomSplitter",

@@ -37,6 +37,7 @@ class SplitInputs:
     labels: np.ndarray | None = None
     groups: np.ndarray | None = None
     programs: ProgramFeatures | None = None
+    features: np.ndarray | None = None  # (n, d) feature vectors, for splitters with ``needs_features``
 
     @staticmethod
     def from_dataset(
@@ -67,6 +68,7 @@ class Splitter(ABC):
 
     name: str = ""
     needs_scores: bool = False
+    needs_features: bool = False  # feature vectors (sentence embeddings) in ``SplitInputs.features``
 
     @property
     def needs_programs(self) -> bool:
