@@ -112,6 +112,9 @@ def test_a_baseline_below_chance_is_flagged_with_its_cause_and_fix() -> None:
     (warning,) = below_chance_warnings(rows)  # the likelihood row's interval reaches chance: no warning
     assert "15.6% ± 10.7 on random (3 seeds)" in warning and "below chance (33.3%)" in warning
     assert "--group premise" in warning
+    aflite = {**rows[1], "split": "aflite", "folder": "af", "test_ci": (0.18, 0.29)}
+    (adversarial,) = below_chance_warnings([aflite, {**rows[2], "folder": "af"}])
+    assert "AFLite held out" in adversarial and "--group" not in adversarial
 
 
 def test_nearest_neighbour_sql_cannot_copy_templates_held_out_by_a_template_split(tmp_path: Path) -> None:

@@ -271,6 +271,8 @@ def test_aflite_from_the_command_line_embeds_filters_and_records_its_settings(tm
     manifest = json.loads((tmp_path / "a" / "manifest.json").read_text())
     assert manifest["splitter"]["name"] == "aflite" and manifest["splitter"]["params"]["partitions"] == 8
     assert manifest["splitter"]["params"]["predictability_threshold"] == 0.75
+    details = manifest["splitter"]["details"]
+    assert details["rounds"] >= 1 and details["filtered_out"] + details["left"] == 150 and details["stopped"]
     split = manifest["config"]["split"]
     assert split["splitter"] == "aflite" and split["partitions"] == 8 and split["removals_per_round"] == 15
     assert manifest["sizes"] == {"train": 120, "dev": 15, "test": 15}

@@ -63,13 +63,22 @@ def below_chance_warnings(rows: Sequence[dict[str, Any]]) -> list[str]:
         if interval and interval[1] is not None and interval[1] >= level:
             continue  # below chance, but not beyond its own interval
         spread = f" ± {100 * row['test_std']:.1f}" if row.get("test_std") else ""
-        out.append(
+        said = (
             f"warning: {row['baseline']} scores {100 * score:.1f}%{spread} on {row['split']} ({row['folder']}), "
-            f"below chance ({100 * level:.1f}%): what it learns in train predicts the wrong label in test. The "
-            "usual cause is a field shared across parts whose association with the label is reversed there "
-            "(SNLI premises recur with each of the three labels); keep such examples in one part with --group "
-            "FIELD (e.g. --group premise) and split again."
+            f"below chance ({100 * level:.1f}%): what it learns in train predicts the wrong label in test. "
         )
+        if str(row["split"]).startswith("aflite"):
+            said += (
+                "The split was chosen to be so: AFLite held out what linear classifiers on sentence embeddings "
+                "predict wrongly, which makes it adversarial to such models."
+            )
+        else:
+            said += (
+                "The usual cause is a field shared across parts whose association with the label is reversed "
+                "there (SNLI premises recur with each of the three labels); keep such examples in one part with "
+                "--group FIELD (e.g. --group premise) and split again."
+            )
+        out.append(said)
     return out
 
 

@@ -11,8 +11,8 @@ model finds unlikely, hold out what simple classifiers cannot predict. On featur
 3. remove from the remaining set (into train) the ``removals_per_round`` (*k*) most
    predictable examples whose predictability is at least ``predictability_threshold`` (*τ*);
 
-and repeat until the remaining set is no larger than the evaluation set, no example reaches
-the threshold, or ``rounds`` rounds have run. The examples left are the least predictable;
+and repeat until the remaining set is no larger than the evaluation set, fewer than *k*
+examples reach the threshold (the paper's stopping rule), or ``rounds`` rounds have run. The examples left are the least predictable;
 every example's key is the round it was removed in (later = harder; never removed = hardest),
 then its last predictability, and the lowest keys fill the evaluation set with the same
 sizes, label balance, groups and dev/test division as every other splitter. Groups move as a
@@ -23,6 +23,9 @@ per dataset).
 """
 
 from __future__ import annotations
+
+import dataclasses
+from typing import Any
 
 import numpy as np
 
@@ -94,11 +97,16 @@ class AfliteSplitter(Splitter):
         if inputs.labels is None:
             raise ConfigError("splitter='aflite' needs labels (its classifiers predict them); name them with --label")
         n_dev, n_test = resolve_sizes(inputs.n, self.dev_size, self.test_size)
-        keys = self.keys(np.asarray(inputs.features, dtype=np.float64), inputs.labels, inputs.groups, n_dev + n_test)
-        return split_by_keys(self, inputs, keys)
+        features = np.asarray(inputs.features, dtype=np.float64)
+        keys, details = self.filter(features, inputs.labels, inputs.groups, n_dev + n_test)
+        split = split_by_keys(self, inputs, keys)
+        return dataclasses.replace(split, details={**split.details, **details})
 
-    def keys(self, features: np.ndarray, labels: np.ndarray, groups: np.ndarray | None, target: int) -> np.ndarray:
-        """Per example: −2 × (rounds it survived) + its last predictability (lower = harder)."""
+    def filter(
+        self, features: np.ndarray, labels: np.ndarray, groups: np.ndarray | None, target: int
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Per example: −2 × (rounds it survived) + its last predictability (lower = harder);
+        and what the filter did (rounds, examples left, why it stopped) for the manifest."""
         try:
             from sklearn.linear_model import LogisticRegression
         except ImportError:
@@ -111,7 +119,7 @@ class AfliteSplitter(Splitter):
         remaining = np.ones(n, dtype=bool)
         survived = np.zeros(n, dtype=np.int64)
         predictability = np.zeros(n, dtype=np.float64)
-        done = 0
+        done, stopped = 0, "the remaining examples fit the evaluation set"
         while remaining.sum() > target and (self.rounds is None or done < self.rounds):
             rows = np.flatnonzero(remaining)
             correct, counted = np.zeros(n), np.zeros(n)
@@ -129,13 +137,22 @@ class AfliteSplitter(Splitter):
             predictability[rows[seen]] = correct[rows[seen]] / counted[rows[seen]]
             eligible = rows[seen & (predictability[rows] >= self.predictability_threshold)]
             if len(eligible) == 0:
+                stopped = f"no example reached predictability {self.predictability_threshold}"
                 break
             order = np.lexsort((rng.random(len(eligible)), -predictability[eligible]))
-            removed = eligible[order[: min(k, int(remaining.sum()) - target)]]
+            wanted = min(k, int(remaining.sum()) - target)
+            removed = eligible[order[:wanted]]
             remaining[removed] = False
             survived[remaining] += 1
             done += 1
-        return -2.0 * survived + predictability
+            if len(removed) < wanted:  # fewer than k reached the threshold: the filter has converged
+                stopped = f"fewer than {wanted} examples reached predictability {self.predictability_threshold}"
+                break
+        else:
+            if self.rounds is not None and done >= self.rounds and remaining.sum() > target:
+                stopped = f"rounds={self.rounds} reached"
+        details = {"rounds": done, "filtered_out": int(n - remaining.sum()), "left": int(remaining.sum())}
+        return -2.0 * survived + predictability, {**details, "stopped": stopped}
 
     def _removals(self, n: int) -> int:
         value = self.removals_per_round
