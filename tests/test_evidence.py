@@ -384,3 +384,37 @@ def test_encoder_baseline_needs_labels(tmp_path: Path) -> None:
     assert made.exit_code == 0, made.output
     result = runner.invoke(app, ["evaluate", str(tmp_path / "s"), "--baseline", "encoder"])
     assert result.exit_code == 2 and "classify labels" in result.output
+
+
+@pytest.mark.slow
+def test_lm_baseline_fine_tunes_the_scoring_lm_as_a_classifier(tmp_path: Path, model_cache: Path) -> None:
+    """The LM that scored the likelihood split, with a classification head, trains on the split;
+    a random split alone has no LM to fine-tune and is refused before anything loads."""
+    import os
+    import shutil
+
+    cache = tmp_path / "cache"
+    shutil.copytree(model_cache / "models", cache / "models", copy_function=os.link)
+    with gzip.open(EXAMPLES / "snli_dev_3000.jsonl.gz", "rt", encoding="utf-8") as handle:
+        rows = [json.loads(line) for _, line in zip(range(60), handle)]
+    data = write_jsonl(tmp_path / "snli.jsonl", rows)
+    common = ["--text", "hypothesis", "--context", "premise", "--label", "label", "--balance-labels", "--no-analyze",
+              "--dev-size", "9", "--test-size", "9"]  # fmt: skip
+    folders = []
+    for name, command, extra in (("ll", "run", ["--template", "snli", "--cache-dir", str(cache)]),
+                                 ("random-0", "split", ["--splitter", "random"])):  # fmt: skip
+        result = runner.invoke(app, [command, str(data), *common, *extra, "--out", str(tmp_path / name)])
+        assert result.exit_code == 0, result.output
+        folders.append(str(tmp_path / name))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TAILSPLIT_CACHE_DIR", str(cache))
+        result = runner.invoke(app, ["evaluate", folders[0], "--baseline", "lm", "--max-train", "24", "--max-steps",
+                                     "2", "--out", str(tmp_path / "eval")])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "eval" / "evaluation.json").read_text())
+    lm = [r for r in report["results"] if r["baseline"] == "lm"]
+    assert [r["steps"] for r in lm] == [2] and 0.0 <= lm[0]["test"] <= 1.0
+    samples = [json.loads(line) for line in (tmp_path / "eval" / "predictions.jsonl").read_text().splitlines()]
+    assert sum(s["baseline"] == "lm" for s in samples) == 9
+    alone = runner.invoke(app, ["evaluate", folders[1], "--baseline", "lm"])
+    assert alone.exit_code == 2 and "none of them was scored" in alone.output

@@ -11,6 +11,9 @@
   standardised, then logistic regression with C chosen on dev.
 * ``encoder``: a pretrained encoder fine-tuned as a cross-encoder classifier
   (:mod:`tailsplit.evaluate.encoder`).
+* ``lm``: the causal LM that scored the split, fine-tuned the same way with a
+  sequence-classification head (the paper's fairness check: is the split unfair to the model
+  that made it?).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ if TYPE_CHECKING:
     from tailsplit.shift.encoder import SentenceEncoder
 
 
-BASELINES = ("tfidf", "tfidf-text", "nn-sql", "embed", "encoder")
+BASELINES = ("tfidf", "tfidf-text", "nn-sql", "embed", "encoder", "lm")
 _C_GRID = (0.25, 1.0, 4.0)
 
 

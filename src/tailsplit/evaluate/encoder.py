@@ -142,7 +142,9 @@ class PairClassifier:
 
     def encode(self, columns: Sequence[Sequence[str]], max_length: int) -> list[list[int]]:
         """Token ids (with token types packed as a second list) of every example."""
-        pair = columns if len(columns) == 2 else None
+        pair = columns if len(columns) == 2 and self.tokenizer.sep_token is not None else None
+        if len(columns) == 2 and pair is None:  # a causal LM has no pair template: one text per line
+            columns = [tuple(f"{a}\n{b}" for a, b in zip(*columns))]
         if pair is not None:
             batch = self.tokenizer(list(pair[0]), list(pair[1]), truncation="longest_first", max_length=max_length)
         else:

@@ -80,7 +80,7 @@ def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dic
     check_comparable(config.split_dirs, [manifest for manifest, _ in folders])  # every folder read before training
     if not config.predictions:
         _check_trainable(config, folders)
-    models = _check_models(config, [m.get("config", {}).get("data", {}) for m, _ in folders])
+    models = _check_models(config, [m for m, _ in folders])
     scores, details, scored = [], [], []
     predictions: list[dict[str, Any]] = []
     leakage: dict[str, dict[str, float]] = {}
@@ -102,8 +102,8 @@ def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dic
                 )
             elif baseline == "embed":
                 results.append(embedding_logistic(train, dev, test, models.sentence_encoder(), seed=config.seed))
-            elif baseline == "encoder":
-                results.append(models.fine_tuned(manifest, train, dev, test))
+            elif baseline in ("encoder", "lm"):
+                results.append(models.fine_tuned(manifest, train, dev, test, baseline))
             else:
                 results.append(tfidf_logistic(train, dev, test, text_only=baseline == "tfidf-text", seed=config.seed))
         if train.labels is not None and any(r.metric == "accuracy" for r in results):
@@ -261,8 +261,11 @@ def leakage_warnings(
 class _Models:
     """The encoders the embed and encoder baselines share across split folders (loaded lazily)."""
 
-    def __init__(self, config: EvaluateConfig, location: str, identity: str, recipe: Any) -> None:
+    def __init__(
+        self, config: EvaluateConfig, location: str, identity: str, recipe: Any, lm: tuple[str, str] = ("", "")
+    ) -> None:
         self.config, self.location, self.identity, self.recipe = config, location, identity, recipe
+        self.lm = lm  # (folder, identity) of the scoring LM, for the lm baseline
         self._sentence: Any = None
 
     def sentence_encoder(self) -> Any:
@@ -275,18 +278,20 @@ class _Models:
         return self._sentence
 
     def fine_tuned(
-        self, manifest: dict[str, Any], train: PartInputs, dev: PartInputs, test: PartInputs
+        self, manifest: dict[str, Any], train: PartInputs, dev: PartInputs, test: PartInputs, which: str = "encoder"
     ) -> BaselineResult:
-        """The fine-tuned cross-encoder's result, from the cache when this split, encoder,
-        input and recipe were trained before."""
+        """The fine-tuned classifier's result (``which``: the cross-encoder, or the scoring LM
+        with a classification head), from the cache when this split, model, input and recipe
+        were trained before."""
         from tailsplit.cache import default_cache_dir
         from tailsplit.evaluate.encoder import cache_key, cached_run, finetune_encoder, store_run
 
         if train.labels is None:
-            raise ConfigError("the encoder baseline needs labels; split with --label")
+            raise ConfigError(f"the {which} baseline needs labels; split with --label")
+        location, identity = (self.location, self.identity) if which == "encoder" else self.lm
         outputs = manifest.get("outputs", {})
         parts = [outputs[n] for p in ("train", "dev", "test") for n in sorted(outputs) if n.split(".")[0] == p]
-        key = cache_key(parts, self.identity, [str(len(train.columns))], self.recipe)
+        key = cache_key(parts, identity, [str(len(train.columns))], self.recipe)
         cache_dir = default_cache_dir()
         run = cached_run(cache_dir, key)
         if run is None or len(run.test_correct) != len(test):
@@ -297,13 +302,13 @@ class _Models:
                 dev.labels or (),
                 test.columns,
                 test.labels or (),
-                location=self.location,
+                location=location,
                 recipe=self.recipe,
                 device=self.config.device,
             )
             store_run(cache_dir, key, run)
         return BaselineResult(
-            "encoder",
+            which,
             run.dev,
             run.test,
             "accuracy",
@@ -324,21 +329,51 @@ class _Models:
             self._sentence.close()
 
 
-def _check_models(config: EvaluateConfig, datas: list[dict[str, Any]]) -> _Models:
-    """Baselines, encoder, recipe and device checked before anything trains."""
+def _check_models(config: EvaluateConfig, manifests: list[dict[str, Any]]) -> _Models:
+    """Baselines, encoder, scoring LM, recipe and device checked before anything trains."""
     from tailsplit.evaluate.encoder import EncoderRecipe, check_encoder_spec
     from tailsplit.scoring.models import check_device
 
     requested = set()
-    for data in datas:
+    for data in (m.get("config", {}).get("data", {}) for m in manifests):
         requested.update(baselines_for(data, config.baselines, config.input_fields))
     location = identity = ""
     recipe = None
-    if requested & {"embed", "encoder"}:  # labels were checked by _check_trainable
+    if requested & {"embed", "encoder", "lm"}:  # labels were checked by _check_trainable
         check_device(config.device)
-        location, identity = check_encoder_spec(config.encoder)
         recipe = EncoderRecipe(max_steps=config.max_steps, max_train=config.max_train, seed=config.seed)
-    return _Models(config, location, identity, recipe)
+    if requested & {"embed", "encoder"}:
+        location, identity = check_encoder_spec(config.encoder)
+    lm = _scoring_lm(manifests) if "lm" in requested else ("", "")
+    return _Models(config, location, identity, recipe, lm)
+
+
+def _scoring_lm(manifests: list[dict[str, Any]]) -> tuple[str, str]:
+    """(folder, identity) of the one causal LM that scored the compared splits (random splits
+    have none; they are trained with the likelihood split's model)."""
+    from tailsplit.cache import default_cache_dir
+    from tailsplit.scoring.models import local_folder, resolve_model
+
+    found = {}
+    for manifest in manifests:
+        scoring = manifest.get("config", {}).get("scoring", {})
+        model = manifest.get("model") or {}
+        if (
+            manifest.get("method") == "prompted"
+            and scoring.get("backend", "hf") == "hf"
+            and model.get("weights_sha256")
+        ):
+            found[model["weights_sha256"]] = (str(scoring.get("model") or "smollm2"), scoring.get("cache_dir"))
+    if not found:
+        raise ConfigError(
+            "baseline='lm' fine-tunes the LM that scored the splits, but none of them was scored by a "
+            "transformers model (prompted); include the likelihood split made with tailsplit run"
+        )
+    if len(found) > 1:
+        raise ConfigError("baseline='lm': the splits were scored by different models; compare splits of one model")
+    digest, (spec, cache_dir) = next(iter(found.items()))
+    folder = local_folder(resolve_model(spec), Path(cache_dir) if cache_dir else default_cache_dir())
+    return str(folder), f"lm:{digest}"
 
 
 def _scored_predictions(
