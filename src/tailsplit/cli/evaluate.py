@@ -41,7 +41,10 @@ def evaluate(
     config: CommandConfigOpt = None,
     baseline: Annotated[
         list[str] | None,
-        typer.Option("--baseline", help="tfidf, tfidf-text, nn-sql, embed, encoder or lm (the scoring LM fine-tuned as a classifier; repeatable) [default: by task]."),
+        typer.Option(
+            "--baseline",
+            help="tfidf, tfidf-text, nn-sql, embed, encoder or lm (the scoring LM fine-tuned as a classifier; repeatable) [default: by task].",
+        ),
     ] = None,
     input_field: Annotated[
         list[str] | None,
