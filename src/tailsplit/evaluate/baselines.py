@@ -75,6 +75,17 @@ class BaselineResult:
         }
 
 
+def baselines_for(data: dict[str, Any], requested: list[str], input_fields: list[str]) -> list[str]:
+    if requested:
+        unknown = [b for b in requested if b not in BASELINES]
+        if unknown:
+            raise ConfigError(f"baseline={unknown[0]!r} is not one of {', '.join(BASELINES)}")
+        return requested
+    if data.get("program"):
+        return ["nn-sql"]
+    return ["tfidf", "tfidf-text"] if data.get("context") or len(input_fields) > 1 else ["tfidf"]
+
+
 def _features(parts: Sequence[PartInputs], fields: Sequence[int]) -> list[Any]:
     from scipy.sparse import hstack
     from sklearn.feature_extraction.text import TfidfVectorizer

@@ -11,7 +11,6 @@ the card from the hub repository and drop tailsplit's.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -71,13 +70,3 @@ def push_hub_folder(folder: Path, repo_id: str, message: str) -> str:
             f"hf upload {repo_id} {folder} --repo-type dataset"
         ) from None
     return str(getattr(commit, "repo_url", "") or f"https://huggingface.co/datasets/{repo_id}")
-
-
-def card_metadata(license_id: str | None, source: Mapping[str, str]) -> dict[str, Any]:
-    """The hub's standard card fields tailsplit knows: licence and source dataset."""
-    out: dict[str, Any] = {}
-    if license_id:
-        out["license"] = license_id
-    if source.get("dataset_name"):
-        out["source_datasets"] = [source["dataset_name"]]
-    return out
