@@ -363,6 +363,8 @@ def test_encoder_and_embed_baselines_run_deterministically_and_cache(
         (["--device", "cuda"], "device='cuda'"),
         (["--device", "tpu"], "device='tpu' is unknown"),
         (["--leakage-threshold", "2"], "--leakage-threshold"),
+        (["--fairness-margin", "-0.1"], "--fairness-margin"),
+        (["--agreement-field", "annotator_labels"], "no test example of any split has annotator labels"),
     ],
 )
 def test_encoder_options_are_refused_before_training(
@@ -397,6 +399,8 @@ def test_lm_baseline_fine_tunes_the_scoring_lm_as_a_classifier(tmp_path: Path, m
     shutil.copytree(model_cache / "models", cache / "models", copy_function=os.link)
     with gzip.open(EXAMPLES / "snli_dev_3000.jsonl.gz", "rt", encoding="utf-8") as handle:
         rows = [json.loads(line) for _, line in zip(range(60), handle)]
+    for i, row in enumerate(rows[::2]):  # every other pair annotated: 4 of 5 annotators agree, or all
+        row["annotator_labels"] = [row["label"]] * 4 + [row["label"] if i % 2 else "neutral"]
     data = write_jsonl(tmp_path / "snli.jsonl", rows)
     common = ["--text", "hypothesis", "--context", "premise", "--label", "label", "--balance-labels", "--no-analyze",
               "--dev-size", "9", "--test-size", "9"]  # fmt: skip
@@ -408,13 +412,22 @@ def test_lm_baseline_fine_tunes_the_scoring_lm_as_a_classifier(tmp_path: Path, m
         folders.append(str(tmp_path / name))
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("TAILSPLIT_CACHE_DIR", str(cache))
-        result = runner.invoke(app, ["evaluate", folders[0], "--baseline", "lm", "--max-train", "24", "--max-steps",
-                                     "2", "--out", str(tmp_path / "eval")])  # fmt: skip
+        result = runner.invoke(app, ["evaluate", *folders, "--baseline", "lm", "--baseline", "tfidf", "--max-train",
+                                     "24", "--max-steps", "2", "--agreement-field", "annotator_labels",
+                                     "--out", str(tmp_path / "eval")])  # fmt: skip
     assert result.exit_code == 0, result.output
     report = json.loads((tmp_path / "eval" / "evaluation.json").read_text())
     lm = [r for r in report["results"] if r["baseline"] == "lm"]
-    assert [r["steps"] for r in lm] == [2] and 0.0 <= lm[0]["test"] <= 1.0
+    assert [r["steps"] for r in lm] == [2, 2] and all(0.0 <= r["test"] <= 1.0 for r in lm)
     samples = [json.loads(line) for line in (tmp_path / "eval" / "predictions.jsonl").read_text().splitlines()]
-    assert sum(s["baseline"] == "lm" for s in samples) == 9
+    assert sum(s["baseline"] == "lm" for s in samples) == 18
+    # the fairness table: the scoring LM's model against tfidf on the likelihood split, annotator agreement
+    fair = report["fairness"]
+    assert fair["models"] == ["lm", "tfidf"] and fair["scoring_model"] == "lm"
+    assert [r["folder"] for r in fair["rows"]] == ["random-0", "ll"] and fair["rows"][1]["in_the_loop"] == "lm"
+    assert 0.8 <= fair["rows"][1]["agreement"] <= 1.0 and fair["rows"][1]["agreement_change_ci"] is not None
+    assert [(c["baseline"], c["outcome"]) for c in fair["conclusions"]] == [("lm", "inconclusive")]  # 9 examples
+    assert "## Fairness" in (tmp_path / "eval" / "fairness.md").read_text()
+    assert "fairness: lm: likelihood" in result.output
     alone = runner.invoke(app, ["evaluate", folders[1], "--baseline", "lm"])
     assert alone.exit_code == 2 and "none of them was scored" in alone.output

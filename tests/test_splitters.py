@@ -273,6 +273,10 @@ def test_aflite_from_the_command_line_embeds_filters_and_records_its_settings(tm
     assert manifest["splitter"]["params"]["predictability_threshold"] == 0.75
     details = manifest["splitter"]["details"]
     assert details["rounds"] >= 1 and details["filtered_out"] + details["left"] == 150 and details["stopped"]
+    from tailsplit.shift.encoder import EncoderSource
+
+    bundled = EncoderSource.resolve(None)  # the encoder's weights hash, so evaluate can tell it is the same
+    assert details["encoder"] == "all-MiniLM-L6-v2" and details["encoder_sha256"] == bundled.identity
     split = manifest["config"]["split"]
     assert split["splitter"] == "aflite" and split["partitions"] == 8 and split["removals_per_round"] == 15
     assert manifest["sizes"] == {"train": 120, "dev": 15, "test": 15}

@@ -492,6 +492,8 @@ class EvaluateConfig(Checked):
     max_train: int | None = bounded(None, 1)  # encoder baseline: subsample train (quick looks)
     device: str = "auto"  # encoder baseline: cpu, cuda, cuda:N, auto
     leakage_threshold: float = bounded(0.05, 0, 1)  # mark random baselines whose test queries overlap train more
+    agreement_field: str | None = None  # each example's annotator labels: agreement per split in the fairness table
+    fairness_margin: float = bounded(0.02, 0, 1)  # largest penalty to the in-the-loop model that does not matter
     accept_modified: bool = False  # read split folders whose data files changed since tailsplit wrote them
     seed: int = 0
     out: str | None = None

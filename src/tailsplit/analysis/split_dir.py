@@ -130,7 +130,7 @@ def load_split_dir(
         parts += [part] * len(raw)
         labels += part_labels
         if agreement_field is not None:
-            agreement += [_agreement(r, agreement_field, gold) for r, gold in zip(raw, part_labels)]
+            agreement += [record_agreement(r, agreement_field, gold) for r, gold in zip(raw, part_labels)]
         if program_field is not None:
             programs += columns[program_field]
     logprob_sum, n_tokens = _scores(folder, ids)
@@ -166,7 +166,7 @@ def _values(raw: list[Any], name: str) -> list[Any]:
         return [r.value(name) for r in raw]
 
 
-def _agreement(raw: Any, name: str, gold: str) -> tuple[float, float]:
+def record_agreement(raw: Any, name: str, gold: str) -> tuple[float, float]:
     """(agreement with gold, entropy) of one record's annotator labels; NaN when it has none."""
     from tailsplit.analysis.split_analysis import annotator_agreement
 

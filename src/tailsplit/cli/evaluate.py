@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from tailsplit.cli.app import app, friendly_errors, stdout
-from tailsplit.cli.options import AcceptModified, CommandConfigOpt, OutDir, Overwrite, Seed
+from tailsplit.cli.options import AcceptModified, AgreementField, CommandConfigOpt, OutDir, Overwrite, Seed
 from tailsplit.cli.recipes import command_config
 from tailsplit.log import logger
 
@@ -24,6 +24,11 @@ The transformer baselines (a fine-tuned cross-encoder and frozen embeddings + lo
 regression, both the bundled all-MiniLM-L6-v2 by default); --max-train / --max-steps for a quick look:
 
     tailsplit evaluate snli-ll snli-reverse snli-random-0 snli-random-1 snli-random-2 --baseline encoder --baseline embed --out snli-eval
+
+The fairness check (paper section 4.3): the scoring LM fine-tuned as a classifier beside the
+encoder, annotator agreement per split, an AFLite split for contrast:
+
+    tailsplit evaluate snli-ll snli-aflite snli-random-0 snli-random-1 snli-random-2 --baseline encoder --baseline lm --agreement-field annotator_labels --out snli-fair
 
 Spider (nearest-neighbour SQL baseline):
 
@@ -111,6 +116,16 @@ def evaluate(
             help="Mark random baselines whose test queries occur in train (exactly, after normalisation) more often than this share.",
         ),
     ] = 0.05,
+    agreement_field: AgreementField = None,
+    fairness_margin: Annotated[
+        float,
+        typer.Option(
+            "--fairness-margin",
+            min=0.0,
+            max=1.0,
+            help="Fairness table: the largest extra accuracy loss of a split's in-the-loop model (against another model, relative to random splits) that does not count as adversarial.",
+        ),
+    ] = 0.02,
     accept_modified: AcceptModified = False,
     seed: Seed = None,
     out: OutDir = None,
@@ -141,6 +156,10 @@ def evaluate(
             highlight=False,
             markup=False,
         )
+    if result["fairness"] is not None:
+        from tailsplit.evaluate.fairness import fairness_console
+
+        stdout.print(fairness_console(result["fairness"]), highlight=False, markup=False)
     for r in result["results"]:
         if r.get("projected") is not None:
             stdout.print(

@@ -430,6 +430,13 @@ Seed = Annotated[
 OutDir = Annotated[
     Path | None, typer.Option("--out", rich_help_panel="Output", help="Output folder (written atomically).")
 ]
+AgreementField = Annotated[
+    str | None,
+    typer.Option(
+        "--agreement-field",
+        help="Field holding each example's annotator labels (a list): agreement with the gold label per split, against random splits.",
+    ),
+]
 AcceptModified = Annotated[
     bool,
     typer.Option(

@@ -11,6 +11,7 @@ import typer
 from tailsplit.cli.app import app, friendly_errors, stdout
 from tailsplit.cli.options import (
     AcceptModified,
+    AgreementField,
     AnalysisText,
     AtomConstraint,
     Backend,
@@ -347,13 +348,7 @@ def analyze(
     seed: Seed = None,
     analysis_text: AnalysisText = None,
     syntax: Syntax = None,
-    agreement_field: Annotated[
-        str | None,
-        typer.Option(
-            "--agreement-field",
-            help="Field holding each example's annotator labels (a list): agreement with the gold label and label entropy, against random splits.",
-        ),
-    ] = None,
+    agreement_field: AgreementField = None,
     accept_modified: AcceptModified = False,
 ) -> None:
     """Analyse a split against random splits; writes report.html, report.md and analysis.json into it."""

@@ -42,6 +42,40 @@ class SplitScore:
 BOOTSTRAP_REPLICATES = 2000
 
 
+def replicate_means(
+    samples: Sequence[tuple[Sequence[str], Sequence[float]]], *, replicates: int = BOOTSTRAP_REPLICATES, seed: int = 0
+) -> np.ndarray:
+    """(samples × replicates) weighted means under one set of paired bootstrap draws.
+
+    Each sample is (example ids, one value per example; NaN where the example has none). Each
+    replicate draws multinomial weights over the union of all samples' ids, so an example that
+    two samples share (two models on one test part, or two test parts) is drawn equally often
+    in both; a sample's replicate is its values' mean under those weights, NaNs left out."""
+    union = {k: i for i, k in enumerate(dict.fromkeys(k for ids, _ in samples for k in ids))}
+    rng = np.random.default_rng(seed)
+    means = np.zeros((len(samples), replicates))
+    if not union:
+        return means
+    columns = [np.fromiter((union[k] for k in ids), dtype=np.int64, count=len(ids)) for ids, _ in samples]
+    values = [np.asarray(v, dtype=np.float64) for _, v in samples]
+    for start in range(0, replicates, 250):  # bounded memory: 250 replicates at a time
+        count = min(250, replicates - start)
+        weights = rng.multinomial(len(union), np.full(len(union), 1 / len(union)), size=count).astype(np.float64)
+        for row, (index, v) in enumerate(zip(columns, values)):
+            present = np.isfinite(v)
+            w = weights[:, index] * present
+            means[row, start : start + count] = (w @ np.where(present, v, 0.0)) / np.maximum(w.sum(axis=1), 1)
+    return means
+
+
+def score_samples(scores: Sequence[SplitScore]) -> list[tuple[tuple[str, ...], tuple[bool, ...]]]:
+    """(ids, correct) of each score for :func:`replicate_means`; a part without ids gets its own."""
+    return [
+        (s.ids if len(s.ids) == len(s.correct) else tuple(f"{s.folder}\0{i}" for i in range(len(s.correct))), s.correct)
+        for s in scores
+    ]
+
+
 def bootstrap_intervals(
     scores: Sequence[SplitScore], *, replicates: int = BOOTSTRAP_REPLICATES, seed: int = 0
 ) -> dict[str, tuple[tuple[float, float], tuple[float, float] | None]]:
@@ -50,22 +84,7 @@ def bootstrap_intervals(
     usable = [s for s in scores if s.correct]
     if not usable:
         return {}
-    keys = [
-        s.ids if len(s.ids) == len(s.correct) else tuple(f"{s.folder}\0{i}" for i in range(len(s.correct)))
-        for s in usable
-    ]
-    union = {k: i for i, k in enumerate(dict.fromkeys(k for ks in keys for k in ks))}
-    rng = np.random.default_rng(seed)
-    accuracy = np.zeros((len(usable), replicates))
-    for start in range(0, replicates, 250):  # bounded memory: 250 replicates at a time
-        count = min(250, replicates - start)
-        weights = rng.multinomial(len(union), np.full(len(union), 1 / len(union)), size=count).astype(np.float64)
-        for row, (s, ks) in enumerate(zip(usable, keys)):
-            index = np.fromiter((union[k] for k in ks), dtype=np.int64, count=len(ks))
-            w = weights[:, index]
-            accuracy[row, start : start + count] = (w @ np.asarray(s.correct, dtype=np.float64)) / np.maximum(
-                w.sum(axis=1), 1
-            )
+    accuracy = replicate_means(score_samples(usable), replicates=replicates, seed=seed)
     randoms = [row for row, s in enumerate(usable) if s.is_random]
     reference = accuracy[randoms].mean(axis=0) if randoms else None
     out = {}

@@ -20,6 +20,7 @@ from tailsplit.evaluate.baselines import (
     tfidf_logistic,
 )
 from tailsplit.evaluate.conclusions import conclusions, conclusions_markdown
+from tailsplit.evaluate.fairness import SplitAgreement, fairness, fairness_csv, fairness_markdown
 from tailsplit.evaluate.samples import below_chance_warnings, prediction_rows, predictions_jsonl
 from tailsplit.evaluate.table import SplitScore, table_csv, table_latex, table_markdown, table_rows
 from tailsplit.fingerprint import sha256_file
@@ -69,6 +70,7 @@ def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dic
     check_comparable(config.split_dirs, [manifest for manifest, _ in folders])  # every folder read before training
     if not config.predictions:
         _check_trainable(config, folders)
+    agreement = _test_agreement(config, folders)
     models = check_models(config, [m for m, _ in folders])
     scores, details, scored = [], [], []
     predictions: list[dict[str, Any]] = []
@@ -129,10 +131,18 @@ def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dic
         [w for w in warnings if "inflates" in w],
     )
     warnings += below_chance_warnings(rows)
+    fair = fairness(
+        scores,
+        agreement,
+        {Path(d["folder"]).name: d["sizes"][2] for d in details if d.get("sizes")},
+        margin=config.fairness_margin,
+        aflite_encoder_matches=_same_encoder(config, models.identity, [m for m, _ in folders]),
+    )
     result = {
         "results": details,
         "table": rows,
         "conclusions": [c.as_dict() for c in found],
+        "fairness": None if fair is None else fair.as_dict(),
         "leakage_warnings": warnings,
     }
     if config.out is not None:
@@ -147,12 +157,18 @@ def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dic
             {
                 "evaluation.json": strict_json(result),
                 "table.md": with_provenance(
-                    table_markdown(rows) + "".join(f"\n{w}\n" for w in warnings) + "\n" + conclusions_markdown(found),
+                    table_markdown(rows)
+                    + "".join(f"\n{w}\n" for w in warnings)
+                    + "\n"
+                    + conclusions_markdown(found)
+                    + ("\n" + fairness_markdown(fair) if fair else ""),
                     provenance,
                 ),
                 "table.csv": table_csv(rows),
                 "table.tex": table_latex(rows),
-                **_html_report(rows, provenance),
+                **({"fairness.md": with_provenance(fairness_markdown(fair), provenance)} if fair else {}),
+                **({"fairness.csv": fairness_csv(fair)} if fair else {}),
+                **_html_report(rows, provenance, fairness_markdown(fair)),
                 **({"predictions.jsonl": predictions_jsonl(predictions)} if predictions else {}),
                 **files,
             },
@@ -183,6 +199,57 @@ def _check_trainable(config: EvaluateConfig, folders: list[tuple[dict[str, Any],
                 f"the train part of {folder!r} holds {len(labels)} label(s) ({sorted(labels)!r}); "
                 f"baseline={classifiers[0]!r} needs at least two classes to learn; split more data"
             )
+
+
+def _same_encoder(config: EvaluateConfig, identity: str, manifests: list[dict[str, Any]]) -> bool:
+    """Whether every AFLite split among ``manifests`` filtered with the encoder the embed and
+    encoder baselines use (its recorded weights hash; the option's value for older folders)."""
+    for manifest in manifests:
+        splitter = manifest.get("splitter") or {}
+        if splitter.get("name") != "aflite":
+            continue
+        recorded = (splitter.get("details") or {}).get("encoder_sha256")
+        if recorded is not None and recorded != identity:
+            return False
+        if recorded is None and manifest.get("config", {}).get("split", {}).get("encoder") != config.encoder:
+            return False
+    return True
+
+
+def _test_agreement(
+    config: EvaluateConfig, folders: list[tuple[dict[str, Any], dict[str, list[Any]]]]
+) -> list[SplitAgreement]:
+    """Annotator agreement with gold of every test example (``--agreement-field``), read and
+    checked before anything trains; a field no test example of any split holds is refused."""
+    from tailsplit.analysis.split_dir import describe_split, record_agreement
+
+    if config.agreement_field is None:
+        return []
+    out = []
+    for folder, (manifest, parts) in zip(config.split_dirs, folders):
+        data = manifest.get("config", {}).get("data", {})
+        if not data.get("label"):
+            raise ConfigError(
+                f"agreement_field={config.agreement_field!r} compares annotators with the gold label, but "
+                f"{folder!r} was split without --label; split with --label"
+            )
+        test = parts["test"]
+        out.append(
+            SplitAgreement(
+                Path(folder).name,
+                describe_split(manifest),
+                tuple(label_to_str(field_value(r.record, data.get("id") or "id", r.row)) for r in test),
+                tuple(
+                    record_agreement(r, config.agreement_field, label_to_str(r.value(data["label"])))[0] for r in test
+                ),
+            )
+        )
+    if not any(a.annotated for a in out):
+        raise ConfigError(
+            f"agreement_field={config.agreement_field!r}: no test example of any split has annotator labels "
+            "there; name the field that holds each example's list of annotator labels"
+        )
+    return out
 
 
 def check_comparable(split_dirs: list[str], manifests: list[dict[str, Any]]) -> None:
@@ -358,7 +425,7 @@ def _zero_shot(manifest: dict[str, Any], parts: dict[str, list[Any]], config: Ev
             cache.close()
 
 
-def _html_report(rows: list[dict[str, Any]], provenance: dict[str, Any]) -> dict[str, str | bytes]:
+def _html_report(rows: list[dict[str, Any]], provenance: dict[str, Any], extra: str = "") -> dict[str, str | bytes]:
     """``report.html`` and its figures as files, when the analysis extra (matplotlib, markdown) is installed."""
     if not rows:
         return {}
@@ -368,7 +435,9 @@ def _html_report(rows: list[dict[str, Any]], provenance: dict[str, Any]) -> dict
 
         figures = evaluation_figures(rows)
         return {
-            "report.html": evaluation_html(rows, table_markdown(rows), figures, provenance),
+            "report.html": evaluation_html(
+                rows, table_markdown(rows) + ("\n" + extra if extra else ""), figures, provenance
+            ),
             **figure_files(figures),
         }
     except MissingDependencyError:

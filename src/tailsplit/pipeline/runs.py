@@ -243,7 +243,13 @@ def split_dataset(
     if splitter.needs_features:
         if dataset.labels is None:  # before any encoder loads
             raise ConfigError(f"splitter={config.splitter!r} needs labels (its classifiers predict them); pass --label")
+        from tailsplit.shift.encoder import EncoderSource
+
+        source = EncoderSource.resolve(config.encoder)
         inputs = dataclasses.replace(inputs, features=sentence_features(dataset, config.encoder))
+        split = splitter.split(inputs)
+        details = {**split.details, "encoder": source.name, "encoder_sha256": source.identity}
+        return dataclasses.replace(split, details=details), splitter, lengths
     return splitter.split(inputs), splitter, lengths
 
 
