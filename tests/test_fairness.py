@@ -100,6 +100,22 @@ def test_pairing_narrows_the_interval_when_both_models_err_on_the_same_examples(
     assert low == high == 0.0
 
 
+def test_a_model_at_chance_on_random_splits_makes_the_comparison_inconclusive() -> None:
+    """A model that has not learned the task cannot lose accuracy: its "penalty" would read as
+    fairness. The comparison says so instead of concluding."""
+    scores = _table()
+    scores = [s for s in scores if s.baseline != "chance"]
+    scores += [SplitScore(f"random-{seed}", "random", "chance", "accuracy", 0.0, 0.69) for seed in range(3)]
+    result = fairness(scores, [], {})
+    assert result is not None
+    assert {c.outcome for c in result.conclusions} == {"inconclusive"}
+    assert all(
+        "lm scores 70.0% on the random splits, within 2.0 points of chance" in c.evidence
+        for c in result.conclusions
+        if c.baseline == "lm"
+    )
+
+
 def test_agreement_per_split_against_random() -> None:
     scores = _table(300)
     agreement = []

@@ -16,7 +16,9 @@ together, 2,000 replicates). The outcome, with ``margin`` the largest penalty th
 * **not adversarial** — the whole interval lies below the margin;
 * **adversarial** — the whole interval lies above 0 and reaches the margin;
 * **inconclusive** — otherwise (the interval includes 0 and reaches the margin: more test
-  examples, or better-trained task models, narrow it).
+  examples, or better-trained task models, narrow it), and whenever either model is within the
+  margin of chance on the random splits: a model that has not learned the task has no accuracy
+  to lose, so its "penalty" would read as fairness.
 
 In-the-loop models: for a likelihood split (any variant, reverse included) the scoring LM's own
 task models — ``lm`` (fine-tuned with a classification head) or ``lm-zero-shot``; for an AFLite
@@ -33,6 +35,7 @@ the bootstrap interval; the paper reports it drops far more under adversarial fi
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -143,6 +146,7 @@ def fairness(
         samples.append((a.ids, a.agreement))
     draws = replicate_means(samples)
     observed = _observed(usable, annotated)
+    chance = [s.test for s in scores if s.baseline == "chance" and s.folder in randoms]
     result = Fairness(models, scoring_model, margin)
     result.rows.append(_random_row(randoms, models, scoring_model, observed, kinds))
     for folder in others:
@@ -152,10 +156,35 @@ def fairness(
         if loop is None:
             continue
         for other in (m for m in models if m != loop):
+            found = _conclude(folder, kinds[folder], loop, other, randoms, observed, draws, index, margin, test_sizes)
+            untrained = _near_chance(
+                (loop, other), randoms, observed, float(np.mean(chance)) if chance else None, margin
+            )
             result.conclusions.append(
-                _conclude(folder, kinds[folder], loop, other, randoms, observed, draws, index, margin, test_sizes)
+                found if untrained is None else dataclasses.replace(found, outcome=INCONCLUSIVE, evidence=untrained)
             )
     return result
+
+
+def _near_chance(
+    models: Sequence[str],
+    randoms: Sequence[str],
+    observed: dict[tuple[str, str], float],
+    chance: float | None,
+    margin: float,
+) -> str | None:
+    """Why the pair cannot be compared when one model is within the margin of chance on the
+    random splits (a model that has not learned the task has no accuracy to lose); else None."""
+    if chance is None:
+        return None
+    for model in models:
+        accuracy = float(np.mean([observed[(f, model)] for f in randoms]))
+        if accuracy <= chance + margin:
+            return (
+                f"{model} scores {100 * accuracy:.1f}% on the random splits, within {100 * margin:.1f} points of "
+                f"chance ({100 * chance:.1f}%): a model that has not learned the task cannot be penalised"
+            )
+    return None
 
 
 def _observed(usable: Sequence[SplitScore], annotated: dict[str, SplitAgreement]) -> dict[tuple[str, str], float]:
