@@ -33,6 +33,7 @@ lint: install
 	$(VENV)/bin/ruff check src tests benchmarks
 	$(VENV)/bin/ruff format --check src tests benchmarks
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
 
 test-fast: install
 	$(PY) -m pytest -q -m "not slow"

@@ -4,7 +4,7 @@ import pytest
 
 from tailsplit.config import ScoringConfig
 from tailsplit.errors import ConfigError
-from tailsplit.scoring.finetune import PAPER_PRESETS, FinetuneConfig, finetune_preset
+from tailsplit.scoring.finetune import PAPER_PRESETS, FinetuneConfig, finetune_preset, finetune_recipe
 
 
 def test_cpu_recipe_uses_lora_and_paper_presets_train_all_weights() -> None:
@@ -16,9 +16,9 @@ def test_cpu_recipe_uses_lora_and_paper_presets_train_all_weights() -> None:
 
 def test_overrides_apply_only_where_given() -> None:
     config = ScoringConfig(finetune_steps=5, finetune_full=True)
-    recipe = config.finetune_config()
+    recipe = finetune_recipe(config)
     assert recipe.max_steps == 5 and recipe.lora_rank is None and recipe.batch_size == 16
-    assert ScoringConfig(finetune_lora_rank=4).finetune_config().lora_rank == 4
+    assert finetune_recipe(ScoringConfig(finetune_lora_rank=4)).lora_rank == 4
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from tailsplit.analysis import plots
 from tailsplit.cli import app
-from tailsplit.tables import latex_escape
+from tailsplit.render.tables import latex_escape
 
 runner = CliRunner()
 

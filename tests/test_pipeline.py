@@ -100,9 +100,9 @@ def test_a_score_file_for_other_data_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_failed_write_leaves_no_partial_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tailsplit.pipeline import split_folder
+    from tailsplit.pipeline import result
 
-    real = split_folder.write_records
+    real = result.write_records
     written = []
 
     def failing(path, records, fmt, schema=None, added=None):  # noqa: ANN001
@@ -111,7 +111,7 @@ def test_a_failed_write_leaves_no_partial_output(tmp_path: Path, monkeypatch: py
         written.append(path)
         real(path, records, fmt, schema, added)
 
-    monkeypatch.setattr(split_folder, "write_records", failing)
+    monkeypatch.setattr(result, "write_records", failing)
     with pytest.raises(OutputError, match="disk full"):
         pipeline.run(snli_config(tmp_path / "out"))
     assert not (tmp_path / "out").exists()

@@ -741,9 +741,10 @@ def test_records_accepted_for_a_format_are_written_in_it(tmp_path: Path, records
     """The property behind "no crash after scoring": whatever check_writable lets through (it
     runs before any model loads), the writer writes; JSON Lines reads back equal."""
     from tailsplit.errors import InputError
+    from tailsplit.io.arrow import arrow_table
     from tailsplit.io.readers import read_records
     from tailsplit.io.values import check_writable
-    from tailsplit.io.writers import OUTPUT_FORMATS, OUTPUT_SUFFIX, arrow_table, write_records
+    from tailsplit.io.writers import OUTPUT_FORMATS, OUTPUT_SUFFIX, write_records
 
     for fmt in OUTPUT_FORMATS:
         path = tmp_path / f"out-{fmt}{OUTPUT_SUFFIX[fmt]}"

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from tailsplit.core import FieldMap
-from tailsplit.errors import ConfigError, keyword_spelling
+from tailsplit.errors import ConfigError, declare_switches, keyword_spelling
 
 
 @dataclass(frozen=True)
@@ -173,21 +173,6 @@ class ScoringConfig(Checked):
 
         named = set(inspect.signature(factory).parameters)
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name in named}
-
-    def finetune_config(self) -> Any:
-        """The fine-tuning recipe: a preset (CPU recipe by default) with overrides."""
-        from tailsplit.scoring.finetune import finetune_preset
-
-        return finetune_preset(
-            self.finetune_preset,
-            full=self.finetune_full,
-            lora_rank=self.finetune_lora_rank,
-            max_steps=self.finetune_steps,
-            batch_size=self.finetune_batch_size,
-            learning_rate=self.finetune_learning_rate,
-            eval_every=self.finetune_eval_every,
-            seed=self.fold_seed,
-        )
 
 
 @dataclass
@@ -498,3 +483,12 @@ class EvaluateConfig(Checked):
     seed: int = 0
     out: str | None = None
     overwrite: bool = False
+
+
+declare_switches(
+    f.name
+    for value in list(globals().values())
+    if dataclasses.is_dataclass(value) and isinstance(value, type)
+    for f in dataclasses.fields(value)
+    if f.type in (bool, "bool")
+)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, TypeVar
@@ -98,6 +98,14 @@ _FLAG = re.compile(
     r"(?<![\w-])--(no-)?([a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?:=| ([0-9'\"{\[]\S*|[A-Z][A-Z_]*\b\S*|[\w-]+=\S+))?"
 )
 F = TypeVar("F", bound=Callable[..., Any])
+# names of the on/off options (``overwrite``), written ``name=True`` when named; declared by
+# tailsplit.config, which defines them (errors sits below config and never imports it)
+_SWITCHES: set[str] = set()
+
+
+def declare_switches(names: Iterable[str]) -> None:
+    """Record option names that are on/off switches, for :func:`keyword_text`."""
+    _SWITCHES.update(names)
 
 
 @contextlib.contextmanager
@@ -113,6 +121,7 @@ def command_line_call() -> Iterator[None]:
 def keyword_text(text: str) -> str:
     """``text`` with each command-line flag written as a keyword argument.
 
+    >>> import tailsplit.config  # declares the switches (overwrite, syntax, ...)
     >>> keyword_text("template='snli' uses {label}; name the field with --label")
     "template='snli' uses {label}; name the field with label="
     >>> keyword_text("--k=0 must be at least 1; drop --no-syntax or pass --dev-size 0.1")
@@ -121,13 +130,11 @@ def keyword_text(text: str) -> str:
     'pass label_word=neutral=WORD, or overwrite=True'
     """
 
-    switches = _switches()
-
     def spell(match: re.Match[str]) -> str:
         name = match.group(2).replace("-", "_")
         if match.group(1):
             return f"{name}=False"
-        if name in switches and not match.group(0).endswith("=") and match.group(3) is None:
+        if name in _SWITCHES and not match.group(0).endswith("=") and match.group(3) is None:
             return f"{name}=True"
         return f"{name}={match.group(3) or ''}"
 
@@ -148,17 +155,3 @@ def keyword_spelling(func: F) -> F:
             raise
 
     return wrapper  # type: ignore[return-value]
-
-
-@functools.cache
-def _switches() -> frozenset[str]:
-    """Names of the configuration's on/off options (``overwrite``), written ``=True`` when named."""
-    import dataclasses
-
-    from tailsplit import config
-
-    names = set()
-    for value in vars(config).values():
-        if dataclasses.is_dataclass(value) and isinstance(value, type):
-            names |= {f.name for f in dataclasses.fields(value) if f.type in (bool, "bool")}
-    return frozenset(names)

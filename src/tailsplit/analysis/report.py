@@ -1,7 +1,7 @@
 """The analysis as a Markdown summary and a self-contained HTML report.
 
 Every piece of dataset text goes through :func:`html.escape` (HTML) or
-:func:`markdown_cell` (Markdown), so text from the data is shown, never interpreted. The
+:func:`markdown_text` (Markdown), so text from the data is shown, never interpreted. The
 HTML page has no scripts and no external resources; figures are inline SVG.
 """
 
@@ -18,11 +18,12 @@ from tailsplit.analysis.null import ALPHA, NullComparison
 from tailsplit.analysis.program_metrics import render_program_markdown
 from tailsplit.analysis.split_analysis import SplitAnalysis
 from tailsplit.errors import MissingDependencyError
-from tailsplit.provenance import provenance_html, provenance_markdown
 from tailsplit.render import markdown_text
+from tailsplit.render.pages import STYLE
+from tailsplit.render.provenance import provenance_html, provenance_markdown
 
 if TYPE_CHECKING:
-    from tailsplit.analysis.plots import Figure
+    from tailsplit.render.figures import Figure
 
 HEADLINE_STATISTICS = ("mean_words", "rare_word_fraction", "fk_grade", "mean_logprob_sum")
 LEVEL = 95.0
@@ -78,11 +79,6 @@ def _value(name: str, value: float, spread: bool = False) -> str:
     return f"{value:.3f}" if abs(value) < 10 else f"{value:.2f}"
 
 
-def markdown_cell(text: Any) -> str:
-    """Text shown literally inside a Markdown table cell (:func:`tailsplit.render.markdown_text`)."""
-    return markdown_text(text)
-
-
 def render_markdown(
     analysis: SplitAnalysis,
     comparisons: list[tuple[SplitComparison, SplitAnalysis]],
@@ -107,7 +103,7 @@ def _sections(
     """(overview lines, detail lines); the HTML page puts the figures between them."""
     what = "queries" if analysis.text_kind == "query" else "texts (context + query)"
     overview = [
-        f"# Split analysis: {markdown_cell(analysis.name)}",
+        f"# Split analysis: {markdown_text(analysis.name)}",
         "",
         f"{analysis.n} examples; text statistics of the {what}. Each evaluation (dev + test) statistic "
         f"is compared with {analysis.n_null_splits} random splits of the same sizes (seed {analysis.seed}).",
@@ -116,7 +112,7 @@ def _sections(
     found = headlines(analysis)
     overview += (
         [f"- {h}" for h in found]
-        + ([f"- ({markdown_cell(verdict_note(analysis))})"] if found else [])
+        + ([f"- ({markdown_text(verdict_note(analysis))})"] if found else [])
         + [
             "",
             "## Parts",
@@ -127,7 +123,7 @@ def _sections(
             "",
             *_null_markdown(analysis.null),
             "",
-            f"Holm p: {markdown_cell(analysis.correction())}; * marks a statistic that differs at that level.",
+            f"Holm p: {markdown_text(analysis.correction())}; * marks a statistic that differs at that level.",
             "",
         ]
     )
@@ -145,10 +141,10 @@ def _sections(
             head = "| id | part | label | logprob_sum | " + ("context | query |" if pair else "text |")
             details += [f"## {title}", "", head, "|---|---|---|---:|---|" + ("---|" if pair else "")]
             details += [
-                f"| {markdown_cell(r['id'])} | {r['part']} | {markdown_cell(r.get('label', '-'))} | "
+                f"| {markdown_text(r['id'])} | {r['part']} | {markdown_text(r.get('label', '-'))} | "
                 f"{r['logprob_sum']:.2f} | "
-                + (f"{markdown_cell(r.get('context', ''))} | " if pair else "")
-                + f"{markdown_cell(r['text'])} |"
+                + (f"{markdown_text(r.get('context', ''))} | " if pair else "")
+                + f"{markdown_text(r['text'])} |"
                 for r in rows
             ] + [""]
     details += ["## Syntax", "", analysis.syntax_note, ""]
@@ -198,7 +194,7 @@ def _markdown_rows(header: list[str], align: str, cells: list[list[str]]) -> lis
     return [
         "| " + " | ".join(header) + " |",
         align,
-        *["| " + " | ".join(markdown_cell(c) for c in row) + " |" for row in cells],
+        *["| " + " | ".join(markdown_text(c) for c in row) + " |" for row in cells],
     ]
 
 
@@ -211,7 +207,7 @@ def _parts_markdown(analysis: SplitAnalysis) -> list[str]:
 def analysis_tables(analysis: SplitAnalysis) -> dict[str, str]:
     """``tables/parts`` and ``tables/against-random-splits`` as LaTeX (booktabs) and CSV."""
     from tailsplit.analysis.table_csv import null_csv_rows, parts_csv_rows
-    from tailsplit.tables import csv_table, latex_table
+    from tailsplit.render.tables import csv_table, latex_table
 
     what = "queries" if analysis.text_kind == "query" else "texts (context + query)"
     tables = {
@@ -290,7 +286,7 @@ def _agreement_markdown(analysis: SplitAnalysis) -> list[str]:
     if not agreement:
         return []
     rows = [
-        f"## Annotator agreement ({markdown_cell(analysis.agreement_field)})",
+        f"## Annotator agreement ({markdown_text(analysis.agreement_field)})",
         "",
         "Per annotated example: the share of annotators agreeing with the gold label, the entropy of their "
         "labels (bits) and the share of unanimous examples, averaged per part.",
@@ -314,11 +310,11 @@ def _comparison_markdown(
     rows = ["| split | Pearson r | Spearman ρ | shared evaluation examples |", "|---|---:|---:|---:|"]
     for comparison, _ in comparisons:
         rows.append(
-            f"| {markdown_cell(comparison.other)} | {_opt(comparison.pearson_r)} | "
+            f"| {markdown_text(comparison.other)} | {_opt(comparison.pearson_r)} | "
             f"{_opt(comparison.spearman_rho)} | {comparison.eval_shared} "
             f"({100 * comparison.eval_shared_share:.1f}%) |"
         )
-    names = [markdown_cell(analysis.name)] + [markdown_cell(c.other) for c, _ in comparisons]
+    names = [markdown_text(analysis.name)] + [markdown_text(c.other) for c, _ in comparisons]
     rows += ["", "| evaluation statistic | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
     for c in analysis.null:
         values = [c] + [other.comparison(c.name) for _, other in comparisons]
@@ -364,18 +360,3 @@ def render_html(
         f"<title>Split analysis: {html.escape(analysis.name)}</title><style>{STYLE}</style></head>"
         f"<body><main>{body}</main></body></html>\n"
     )
-
-
-STYLE = """
-body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d232a;background:#fafafa}
-main{max-width:1100px;margin:0 auto;padding:24px}
-h1{font-size:1.6em}h2{margin-top:1.6em;border-bottom:1px solid #ddd;padding-bottom:4px}
-table{border-collapse:collapse;margin:8px 0;font-size:.92em;background:#fff}
-th,td{border:1px solid #ddd;padding:4px 8px;vertical-align:top}th{background:#f0f2f4;text-align:left}
-td.num{text-align:right;font-variant-numeric:tabular-nums}
-.figures{display:grid;grid-template-columns:repeat(auto-fill,minmax(480px,1fr));gap:16px}
-figure{margin:0;background:#fff;border:1px solid #ddd;padding:8px}figure svg{width:100%;height:auto}
-figure.wide{grid-column:1/-1}
-figcaption{font-size:.9em;color:#555}
-.provenance table{font-size:.85em}.provenance th{white-space:nowrap}.provenance code{word-break:break-all}
-"""

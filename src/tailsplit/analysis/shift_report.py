@@ -6,17 +6,13 @@ draw text as paths, so the SVGs carry no markup from the data.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from tailsplit._version import __version__
-from tailsplit.analysis.plots import Figure, pyplot, render_figure
-from tailsplit.analysis.report import STYLE, markdown_cell
-from tailsplit.errors import MissingDependencyError
-from tailsplit.provenance import provenance_html
+from tailsplit.render import markdown_text
+from tailsplit.render.figures import Figure, pyplot, render_figure
 
 
 def heatmap_figure(
@@ -69,18 +65,18 @@ def relation_figure(x: np.ndarray, y: np.ndarray, relation: Any, title: str) -> 
 
 
 def _matrix_markdown(names: Sequence[str], matrix: np.ndarray, fmt: str) -> list[str]:
-    lines = ["| | " + " | ".join(markdown_cell(n) for n in names) + " |", "|---|" + "---:|" * len(names)]
+    lines = ["| | " + " | ".join(markdown_text(n) for n in names) + " |", "|---|" + "---:|" * len(names)]
     for name, row in zip(names, matrix):
-        lines.append(f"| **{markdown_cell(name)}** | " + " | ".join(fmt.format(v) for v in row) + " |")
+        lines.append(f"| **{markdown_text(name)}** | " + " | ".join(fmt.format(v) for v in row) + " |")
     return lines
 
 
 def similarity_markdown(result: dict[str, Any]) -> str:
     names = result["names"]
     lines = [
-        f"# Dataset similarity: {markdown_cell(', '.join(names))}",
+        f"# Dataset similarity: {markdown_text(', '.join(names))}",
         "",
-        f"Encoder: {markdown_cell(result['encoder']['name'])}; {result['embedded']:,} texts embedded, "
+        f"Encoder: {markdown_text(result['encoder']['name'])}; {result['embedded']:,} texts embedded, "
         f"{result['cached']:,} served from the cache.",
         "",
         "| dataset | file | fields | examples |",
@@ -88,8 +84,8 @@ def similarity_markdown(result: dict[str, Any]) -> str:
     ]
     for d in result["datasets"]:
         lines.append(
-            f"| {markdown_cell(d['name'])} | {markdown_cell(d['path'])} | "
-            f"{markdown_cell('+'.join(d['fields']))} | {d['examples']:,} |"
+            f"| {markdown_text(d['name'])} | {markdown_text(d['path'])} | "
+            f"{markdown_text('+'.join(d['fields']))} | {d['examples']:,} |"
         )
     lines += [
         "",
@@ -116,7 +112,7 @@ def similarity_markdown(result: dict[str, Any]) -> str:
 
 def ood_markdown(result: dict[str, Any]) -> str:
     lines = [
-        f"# OOD candidates for {markdown_cell(result['id']['name'])}",
+        f"# OOD candidates for {markdown_text(result['id']['name'])}",
         "",
         "| rank | candidate | source | similarity | accuracy | drop | decision |",
         "|---:|---|---|---:|---:|---:|---|",
@@ -125,8 +121,8 @@ def ood_markdown(result: dict[str, Any]) -> str:
         acc = "" if d["accuracy"] is None else f"{d['accuracy']:.3f}"
         drop = "" if d["drop"] is None else f"{d['drop']:.3f}"
         lines.append(
-            f"| {d['rank'] or ''} | {markdown_cell(d['name'])} | {markdown_cell(d['source'])} | "
-            f"{d['similarity']:.1f} | {acc} | {drop} | {markdown_cell('; '.join(d['reasons']))} |"
+            f"| {d['rank'] or ''} | {markdown_text(d['name'])} | {markdown_text(d['source'])} | "
+            f"{d['similarity']:.1f} | {acc} | {drop} | {markdown_text('; '.join(d['reasons']))} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -149,35 +145,8 @@ def correlate_markdown(result: dict[str, Any]) -> str:
         )
         turning = "" if chosen["turning_point"] is None else f"{chosen['turning_point']:.3f}"
         lines.append(
-            f"| {markdown_cell(group)} | {rel['n']} | {rel['type']} | {rel['reason']} | {turning} | "
+            f"| {markdown_text(group)} | {rel['n']} | {rel['type']} | {rel['reason']} | {turning} | "
             f"{', '.join(f'{s:.3f}' for s in chosen['slopes'])} | "
             f"{', '.join(f'{r:.3f}' for r in chosen['r2'])} | {bics} |"
         )
     return "\n".join(lines) + "\n"
-
-
-def html_page(
-    title: str, markdown_text: str, figures: dict[str, Figure], provenance: dict[str, Any] | None = None
-) -> str:
-    """A self-contained page: the provenance header, the Markdown, then the figures (inline SVG, no scripts)."""
-    try:
-        import markdown
-    except ImportError:
-        raise MissingDependencyError("markdown", "analysis", "the HTML report") from None
-    figure_html = "".join(
-        f"<figure>{figure.svg}<figcaption>{html.escape(caption)}</figcaption></figure>"
-        for caption, figure in figures.items()
-    )
-    header = "" if provenance is None else provenance_html(provenance)
-    body = (
-        header
-        + markdown.markdown(markdown_text, extensions=["tables"])
-        + (f'<h2>Figures</h2><div class="figures">{figure_html}</div>' if figures else "")
-    )
-    return (
-        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f'<meta name="generator" content="tailsplit {html.escape(__version__)}">'
-        f"<title>{html.escape(title)}</title><style>{STYLE}</style></head>"
-        f"<body><main>{body}</main></body></html>\n"
-    )

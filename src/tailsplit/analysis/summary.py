@@ -107,7 +107,7 @@ def _mean(values: np.ndarray) -> float:
 
 def render_summary_markdown(summaries: list[PartStatistics]) -> str:
     """A Markdown table of the summaries (labels as ``name: share%``, escaped like every report)."""
-    from tailsplit.analysis.report import markdown_cell
+    from tailsplit.render import markdown_text
 
     lines = [
         "| part | size | labels | mean words | mean logprob_sum | mean logprob_mean | queries also in train "
@@ -116,7 +116,7 @@ def render_summary_markdown(summaries: list[PartStatistics]) -> str:
     ]
     for s in summaries:
         total = max(s.size, 1)
-        labels = ", ".join(f"{markdown_cell(k)}: {100 * v / total:.1f}%" for k, v in s.label_counts.items()) or "-"
+        labels = ", ".join(f"{markdown_text(k)}: {100 * v / total:.1f}%" for k, v in s.label_counts.items()) or "-"
         leakage = (
             "-" if s.queries_in_train is None else f"{_pct(s.queries_in_train)} / {_pct(s.queries_in_train_normalized)}"
         )

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from tailsplit.analysis.report import markdown_cell
+from tailsplit.render import markdown_text
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ def predictions_markdown(rows: Sequence[dict[str, Any]], bucket_name: str) -> st
     buckets = sorted({b for r in rows for b in r["buckets"]})
     lines = [
         "| split | folder | test | projected | actual − projected | "
-        + " | ".join(f"{markdown_cell(bucket_name)} {markdown_cell(b)} (share, acc.)" for b in buckets)
+        + " | ".join(f"{markdown_text(bucket_name)} {markdown_text(b)} (share, acc.)" for b in buckets)
         + " |",
         "|---|---|---:|---:|---:|" + "---:|" * len(buckets),
     ]
@@ -76,7 +76,7 @@ def predictions_markdown(rows: Sequence[dict[str, Any]], bucket_name: str) -> st
             else:
                 cells.append("")
         lines.append(
-            f"| {markdown_cell(r['split'])} | {markdown_cell(r['folder'])} | {100 * r['test']:.1f} | {projected} "
+            f"| {markdown_text(r['split'])} | {markdown_text(r['folder'])} | {100 * r['test']:.1f} | {projected} "
             f"| {gap} | " + " | ".join(cells) + " |"
         )
     return "\n".join(lines) + "\n"

@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tailsplit.analysis.plots import Figure, pyplot, render_figure
-from tailsplit.analysis.shift_report import html_page
 from tailsplit.evaluate.samples import REFERENCES
+from tailsplit.render.figures import Figure, pyplot, render_figure
+from tailsplit.render.pages import html_page
 
 
 def scores_figure(rows: Sequence[dict[str, Any]], baseline: str) -> Figure:

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from tailsplit.analysis.report import markdown_cell
+from tailsplit.render import markdown_text
 
 
 @dataclass(frozen=True)
@@ -165,7 +165,7 @@ TABLE_HEADER = ["baseline", "split", "folder", "test [95% CI]", "Δ vs random [9
 
 def table_latex(rows: Sequence[dict[str, Any]]) -> str:
     """The table for a paper (``booktabs``), with the same cells as the Markdown table."""
-    from tailsplit.tables import latex_table
+    from tailsplit.render.tables import latex_table
 
     cells = [[f"{r['baseline']} ({r['metric']})", r["split"], r["folder"], *_number_cells(r)] for r in rows]
     header = [h.replace("Δ", "difference") for h in TABLE_HEADER]
@@ -193,8 +193,8 @@ def table_markdown(rows: Sequence[dict[str, Any]]) -> str:
     for r in rows:
         test, difference, increase = _number_cells(r)
         lines.append(
-            f"| {markdown_cell(r['baseline'])} ({r['metric']}) | {markdown_cell(r['split'])} | "
-            f"{markdown_cell(r['folder'])} | {test} | {difference} | {increase} |"
+            f"| {markdown_text(r['baseline'])} ({r['metric']}) | {markdown_text(r['split'])} | "
+            f"{markdown_text(r['folder'])} | {test} | {difference} | {increase} |"
         )
     return "\n".join(lines) + "\n"
 

@@ -76,7 +76,7 @@ def hf_dataset(
 ) -> Any:
     """A ``datasets.Dataset`` of ``records``: the input's column types where it had them
     (``schema``), ``ClassLabel`` columns (``class_labels``) encoded back to integers."""
-    from tailsplit.io.writers import arrow_table
+    from tailsplit.io.arrow import arrow_table
 
     with quiet_datasets() as datasets:
         table = arrow_table(records, schema, class_labels)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tailsplit.errors import ConfigError
+from tailsplit.io.class_labels import class_label_names, decode_class_labels
 from tailsplit.io.readers import RawRecord
 
 
@@ -124,29 +125,6 @@ def _refuse_frame(frame: Any, name: str) -> None:
 def _from_arrow(kind: str, table: Any, name: str) -> MemoryTable:
     raws = [RawRecord(r, name, i) for i, r in enumerate(table.to_pylist(), start=1)]
     return MemoryTable(kind, raws, content_sha256(r.record for r in raws), "parquet", schema=table.schema)
-
-
-def class_label_names(features: Mapping[str, Any]) -> dict[str, list[str]]:
-    """Label names of each top-level ``ClassLabel`` column of Hugging Face ``features``
-    (objects, or their JSON form in a ``save_to_disk`` folder's ``dataset_info.json``)."""
-    names = {}
-    for column, feature in features.items():
-        if isinstance(feature, Mapping):
-            if feature.get("_type") == "ClassLabel" and feature.get("names"):
-                names[column] = list(feature["names"])
-        elif type(feature).__name__ == "ClassLabel":
-            names[column] = list(feature.names)
-    return names
-
-
-def decode_class_labels(record: dict[str, Any], names: Mapping[str, list[str]]) -> dict[str, Any]:
-    """``record`` with ClassLabel integers as their names; a negative value (SNLI's -1, "no
-    gold label") becomes ``None`` so that it is reported as an empty label."""
-    for column, labels in names.items():
-        value = record.get(column)
-        if isinstance(value, int) and not isinstance(value, bool):
-            record[column] = labels[value] if 0 <= value < len(labels) else None
-    return record
 
 
 def _from_hf(kind: str, splits: list[tuple[str | None, Any]], name: str) -> MemoryTable:

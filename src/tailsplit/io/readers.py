@@ -445,7 +445,7 @@ def _read_hf_folder(path: Path, split: str | None = None) -> Iterator[RawRecord]
         )
     import pyarrow as pa
 
-    from tailsplit.io.memory import class_label_names, decode_class_labels
+    from tailsplit.io.class_labels import class_label_names, decode_class_labels
 
     state = _read_json_file(state_path)
     info_path = path / "dataset_info.json"
@@ -472,7 +472,7 @@ def hf_folder_schema(path: Path) -> tuple[Any, dict[str, list[str]]]:
     """(Arrow schema of the first shard, ClassLabel names) of a ``save_to_disk`` folder."""
     import pyarrow as pa
 
-    from tailsplit.io.memory import class_label_names
+    from tailsplit.io.class_labels import class_label_names
 
     if (path / "dataset_dict.json").exists():
         splits = _read_json_file(path / "dataset_dict.json").get("splits", [])

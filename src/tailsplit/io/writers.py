@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tailsplit.errors import ConfigError
+from tailsplit.io.arrow import arrow_table, record_columns
 
 # ``hf`` writes a ``save_to_disk`` folder (no suffix).
 OUTPUT_SUFFIX = {"jsonl": ".jsonl", "csv": ".csv", "tsv": ".tsv", "parquet": ".parquet", "hf": ""}
@@ -44,36 +45,6 @@ class InputSchema:
 
     arrow: Any = None
     class_labels: Mapping[str, list[str]] | None = None
-
-
-def arrow_table(
-    records: Sequence[Mapping[str, Any]], schema: Any = None, class_labels: Mapping[str, list[str]] | None = None
-) -> Any:
-    """``records`` as a pyarrow Table with every field any record has (a record without a
-    field holds null there; ``Table.from_pylist`` alone would keep only the first record's
-    fields): the input's field types and schema metadata where the input had a schema,
-    types inferred from every value for columns tailsplit added (and for ``ClassLabel``
-    columns, which are written as their names). A column whose values are of different kinds
-    raises pyarrow's error (:func:`tailsplit.io.values.check_writable` refuses it before work).
-
-    >>> arrow_table([{"a": 1}, {"a": 2, "b": "x"}]).column_names
-    ['a', 'b']
-    """
-    import pyarrow as pa
-
-    names = _columns(records)
-    decoded = set(class_labels or ())
-    typed = {} if schema is None else {n: schema.field(n) for n in schema.names if n in names and n not in decoded}
-    arrays = [pa.array([r.get(n) for r in records], type=typed[n].type if n in typed else None) for n in names]
-    fields = [typed.get(n) or pa.field(n, a.type) for n, a in zip(names, arrays)]
-    if schema is None:
-        return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
-    metadata = dict(schema.metadata or {})
-    if decoded:
-        metadata.pop(b"huggingface", None)  # its features would call the decoded names integers
-    if not names:
-        return pa.Table.from_pylist([], schema=schema)
-    return pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata=metadata or None))
 
 
 def write_records(
@@ -167,18 +138,11 @@ def _encoded(values: list[Any], encode: Any) -> list[str]:
     return list(map(encode, values))
 
 
-def _columns(records: Sequence[Mapping[str, Any]]) -> list[str]:
-    columns: dict[str, None] = {}
-    for record in records:
-        columns.update(dict.fromkeys(record))
-    return list(columns)
-
-
 def _write_csv(path: Path, records: Sequence[Mapping[str, Any]]) -> None:
     """CSV with LF line ends; a row holding a carriage return is fully quoted, since the csv
     module would otherwise leave a lone CR unquoted and readers would break the row there."""
     with open(path, "w", encoding="utf-8", newline="") as handle:
-        columns = _columns(records)
+        columns = record_columns(records)
         writer = csv.DictWriter(handle, fieldnames=columns, lineterminator="\n")
         quoted = csv.DictWriter(handle, fieldnames=columns, lineterminator="\n", quoting=csv.QUOTE_ALL)
         writer.writeheader()
@@ -189,7 +153,7 @@ def _write_csv(path: Path, records: Sequence[Mapping[str, Any]]) -> None:
 
 def _write_tsv(path: Path, records: Sequence[Mapping[str, Any]]) -> None:
     """Tab-separated, no quoting (as TSV is read): a value holding a tab or newline cannot be written."""
-    columns = _columns(records)
+    columns = record_columns(records)
     lines = ["\t".join(columns)]
     for number, record in enumerate(records, start=1):
         cells = [str(_cell(record.get(name, ""))) for name in columns]

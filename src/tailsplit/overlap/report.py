@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tailsplit.analysis.report import markdown_cell
 from tailsplit.core import Dataset
+from tailsplit.render import markdown_text
 
 
 def render_overlap_markdown(summary: dict[str, Any], audits: list[Any], test: Dataset, top: int = 10) -> str:
@@ -40,8 +40,8 @@ def render_overlap_markdown(summary: dict[str, Any], audits: list[Any], test: Da
     for i in ranked:
         match = audits[i].matches[0] if audits[i].matches else {"entry": "-", "snippet": ""}
         lines.append(
-            f"| {markdown_cell(test.ids[i])} | {audits[i].best_score:.2f} | {markdown_cell(test.texts[i])} | "
-            f"{markdown_cell(match['entry'])}: {markdown_cell(match['snippet'])} |"
+            f"| {markdown_text(test.ids[i])} | {audits[i].best_score:.2f} | {markdown_text(test.texts[i])} | "
+            f"{markdown_text(match['entry'])}: {markdown_text(match['snippet'])} |"
         )
     return "\n".join(lines)
 
@@ -52,8 +52,8 @@ def overlap_html(markdown_text: str, audits: list[Any], threshold: float, proven
     from tailsplit.errors import MissingDependencyError
 
     try:
-        from tailsplit.analysis.plots import figure_files, pyplot, render_figure
-        from tailsplit.analysis.shift_report import html_page
+        from tailsplit.render.figures import figure_files, pyplot, render_figure
+        from tailsplit.render.pages import html_page
 
         plt = pyplot()
         fig, ax = plt.subplots(figsize=(6, 3.2))

@@ -2,7 +2,7 @@
 
 from tailsplit.pipeline.evaluate import evaluate
 from tailsplit.pipeline.overlap import audit_overlap
-from tailsplit.pipeline.result import RunResult
+from tailsplit.pipeline.result import RunResult, write_split
 from tailsplit.pipeline.runs import (
     analyze,
     load_dataset,
@@ -12,7 +12,7 @@ from tailsplit.pipeline.runs import (
     split_dataset,
 )
 from tailsplit.pipeline.shift import correlate, ood_rank, similarity
-from tailsplit.pipeline.split_folder import output_records, write_split
+from tailsplit.pipeline.split_folder import output_records
 
 __all__ = [
     "RunResult",

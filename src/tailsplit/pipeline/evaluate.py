@@ -30,7 +30,7 @@ from tailsplit.io.outputs import check_output_folder, strict_json
 from tailsplit.io.readers import field_value
 from tailsplit.pipeline.evaluate_models import check_models
 from tailsplit.pipeline.manifest import command_provenance, write_outputs
-from tailsplit.provenance import with_provenance
+from tailsplit.render.provenance import with_provenance
 
 
 def _part_inputs(records: list[Any], data: dict[str, Any], input_fields: list[str]) -> PartInputs:
@@ -430,8 +430,8 @@ def _html_report(rows: list[dict[str, Any]], provenance: dict[str, Any], extra: 
     if not rows:
         return {}
     try:
-        from tailsplit.analysis.plots import figure_files
         from tailsplit.evaluate.report import evaluation_figures, evaluation_html
+        from tailsplit.render.figures import figure_files
 
         figures = evaluation_figures(rows)
         return {

@@ -106,8 +106,8 @@ def export_lm_eval(
 def _check_hf_writable(parts: dict[str, list[Any]]) -> None:
     """Refuse, naming the part file and row, records a ``DatasetDict`` cannot hold (a column
     whose values are of different kinds, across all parts, as one dataset's features)."""
+    from tailsplit.io.arrow import arrow_table
     from tailsplit.io.values import check_writable
-    from tailsplit.io.writers import arrow_table
 
     raws = [raw for records in parts.values() for raw in records]
     check_writable(

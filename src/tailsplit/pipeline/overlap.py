@@ -147,7 +147,7 @@ def _write_overlap(
 
     from tailsplit.overlap.report import overlap_html, render_overlap_markdown
     from tailsplit.pipeline.manifest import command_provenance
-    from tailsplit.provenance import with_provenance
+    from tailsplit.render.provenance import with_provenance
 
     fmt = output_format_for(detect_format(Path(test.input_paths[0])))
     rows = []

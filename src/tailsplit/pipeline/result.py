@@ -1,5 +1,5 @@
-"""What a run returns, and its ways out of tailsplit: a pandas DataFrame, a Hugging Face
-``DatasetDict``, and short summaries for the console and Jupyter."""
+"""What a run returns, and its ways out of tailsplit: the split folder, a pandas DataFrame, a
+Hugging Face ``DatasetDict``, and short summaries for the console and Jupyter."""
 
 from __future__ import annotations
 
@@ -8,10 +8,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tailsplit.analysis.program_metrics import ProgramMetrics
-from tailsplit.analysis.summary import PartStatistics
+from tailsplit.analysis.program_metrics import ProgramMetrics, divergence_note, render_program_markdown
+from tailsplit.analysis.summary import PartStatistics, render_summary_markdown
 from tailsplit.core import SPLIT_PARTS, Dataset, ScoreTable, SplitIndices
 from tailsplit.errors import ConfigError
+from tailsplit.io.outputs import staged_output
+from tailsplit.io.scores import score_file_bytes
+from tailsplit.io.writers import OUTPUT_SUFFIX, write_records
+from tailsplit.pipeline.split_folder import (
+    added_columns,
+    input_schema,
+    output_format,
+    output_records,
+    report_files,
+    scoring_note,
+    take,
+)
 from tailsplit.programs.sets import ProgramFeatures
 
 if TYPE_CHECKING:
@@ -40,8 +52,6 @@ class RunResult:
     analysis: SplitAnalysis | None = None
 
     def _records(self) -> list[dict[str, Any]]:
-        from tailsplit.pipeline.split_folder import output_records
-
         return output_records(self.dataset, self.scores)
 
     def to_pandas(self) -> Any:
@@ -49,8 +59,7 @@ class RunResult:
         schema), the score columns, and ``part`` (train/dev/test)."""
         import pandas  # noqa: F401  (a clear ImportError before any work when pandas is missing)
 
-        from tailsplit.io.writers import arrow_table
-        from tailsplit.pipeline.split_folder import input_schema
+        from tailsplit.io.arrow import arrow_table
 
         records = self._records()
         if records and PART_COLUMN in records[0]:
@@ -65,7 +74,6 @@ class RunResult:
         """A ``datasets.DatasetDict`` with ``train``, ``validation`` (the dev part) and ``test``,
         keeping the input's features (``ClassLabel`` columns included) where it had them."""
         from tailsplit.io.hf import hf_dataset, quiet_datasets
-        from tailsplit.pipeline.split_folder import input_schema
 
         records = self._records()
         schema = input_schema(self.dataset)
@@ -108,3 +116,52 @@ def _labels(counts: dict[str, int] | None) -> str:
 
 
 assert set(HF_SPLIT_NAMES) == set(SPLIT_PARTS)
+
+
+def write_split(out_dir: Path, result: RunResult, *, overwrite: bool) -> tuple[Path, dict[str, Any]]:
+    """Write train/dev/test, scores.parquet, summary.md, reports and manifest.json, all or
+    nothing; (the folder, the manifest as written)."""
+    dataset, scores, split = result.dataset, result.scores, result.split
+    fmt = output_format(dataset, result.manifest.get("config", {}).get("output", {}).get("format"))
+    schema = input_schema(dataset) if fmt in ("parquet", "hf") else None
+    added = added_columns(dataset, scores)
+    inputs = [
+        *dataset.input_paths,
+        *([result.manifest["scores_file"]["path"]] if "scores_file" in result.manifest else []),
+    ]
+    with staged_output(out_dir, overwrite=overwrite, inputs=inputs) as folder:
+        for part, idx in split.parts().items():
+            part_added = {name: take(values, idx) for name, values in added.items()}
+            records = [dataset.records[i] for i in idx]
+            write_records(folder / f"{part}{OUTPUT_SUFFIX[fmt]}", records, fmt, schema, part_added)
+        if scores is not None:
+            meta = {k: result.manifest.get(k) for k in ("method", "model", "template", "backend", "folds")}
+            folder.write_bytes(
+                "scores.parquet", score_file_bytes(dataset, scores, meta, part=split.assignment(len(dataset)))
+            )
+        summary = render_summary_markdown(result.summaries)
+        if scoring_note(result.manifest):
+            summary += f"\n\nScores: {scoring_note(result.manifest)}."
+        if result.program_metrics:
+            summary += "\n\nPrograms (divergence and novelty against train):\n\n" + render_program_markdown(
+                result.program_metrics
+            )
+            if result.programs is not None:
+                summary += f"\n\n({divergence_note(result.programs.count, result.programs.extractor)})"
+        folder.write_text("summary.md", summary + "\n")
+        if result.analysis is not None:
+            for name, content in report_files(result.analysis, [], result.manifest).items():
+                if isinstance(content, bytes):
+                    folder.write_bytes(name, content)
+                else:
+                    folder.write_text(name, content)
+        labels = (schema or input_schema(dataset)).class_labels
+        manifest = folder.write_manifest(
+            {
+                **result.manifest,
+                # the input's ClassLabel names, in order: `export hf` gives the columns back their features
+                **({"class_labels": {k: list(v) for k, v in labels.items()}} if labels else {}),
+                "timings": {k: round(v, 3) for k, v in result.timings.items()},
+            }
+        )
+    return out_dir, manifest

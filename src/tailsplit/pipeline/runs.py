@@ -46,8 +46,8 @@ from tailsplit.io.writers import check_output_format
 from tailsplit.log import logger
 from tailsplit.pipeline.checks import check_template_fields, warn_repeated_queries
 from tailsplit.pipeline.manifest import input_records
-from tailsplit.pipeline.result import RunResult
-from tailsplit.pipeline.split_folder import check_added_columns, check_parts_writable, report_files, write_split
+from tailsplit.pipeline.result import RunResult, write_split
+from tailsplit.pipeline.split_folder import check_added_columns, check_parts_writable, report_files
 from tailsplit.programs.sets import COUNTS, ProgramFeatures, dataset_program_features
 from tailsplit.prompts import PromptTemplate, resolve_template
 from tailsplit.registry import SCORERS

@@ -10,7 +10,6 @@ from typing import Any
 
 import numpy as np
 
-from tailsplit.analysis.plots import figure_files
 from tailsplit.config import CorrelateConfig, OodRankConfig, SimilarityConfig, check_bounds
 from tailsplit.errors import ConfigError, InputError, keyword_spelling
 from tailsplit.fingerprint import sha256_file
@@ -18,9 +17,10 @@ from tailsplit.io.claims import released_on_error
 from tailsplit.io.outputs import check_output_folder, strict_json
 from tailsplit.io.readers import read_csv_table
 from tailsplit.pipeline.manifest import command_provenance, write_outputs
-from tailsplit.provenance import with_provenance
+from tailsplit.render.figures import figure_files
+from tailsplit.render.provenance import with_provenance
+from tailsplit.render.tables import csv_table, latex_table
 from tailsplit.shift.datasets import DatasetSpec, load_texts
-from tailsplit.tables import csv_table, latex_table
 
 
 def _encoder(config: Any) -> Any:
@@ -104,7 +104,8 @@ def similarity(config: SimilarityConfig, *, command: list[str] | None = None) ->
 
 
 def _write_similarity(out: Path, config: SimilarityConfig, result: dict[str, Any], command: list[str] | None) -> None:
-    from tailsplit.analysis.shift_report import heatmap_figure, html_page, similarity_markdown
+    from tailsplit.analysis.shift_report import heatmap_figure, similarity_markdown
+    from tailsplit.render.pages import html_page
 
     stable = {k: v for k, v in result.items() if k not in ("embedded", "cached", "embedding")}
     markdown = similarity_markdown({**result, "embedded": result["embedding"]["texts"], "cached": 0})
@@ -276,7 +277,8 @@ def correlate(config: CorrelateConfig, *, command: list[str] | None = None) -> d
             raise InputError(f"group {group!r}: {exc}", path=config.points, fix="add points to that group") from None
     result = {"groups": {g: r.as_dict() for g, r in relations.items()}}
     if config.out is not None:
-        from tailsplit.analysis.shift_report import correlate_markdown, html_page, relation_figure
+        from tailsplit.analysis.shift_report import correlate_markdown, relation_figure
+        from tailsplit.render.pages import html_page
 
         markdown = correlate_markdown(result)
         inputs = [{"path": config.points, "sha256": sha256_file(config.points)}]

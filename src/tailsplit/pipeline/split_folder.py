@@ -10,21 +10,18 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tailsplit.analysis.program_metrics import divergence_note, render_program_markdown
-from tailsplit.analysis.summary import render_summary_markdown
 from tailsplit.core import Dataset, ScoreTable
 from tailsplit.errors import InputError
 from tailsplit.io.examples import SOURCE_COLUMN, SPLIT_COLUMN
-from tailsplit.io.outputs import staged_output, strict_json
+from tailsplit.io.outputs import strict_json
 from tailsplit.io.readers import detect_format, hf_folder_schema
-from tailsplit.io.scores import SCORE_COLUMNS, score_file_bytes
-from tailsplit.io.writers import OUTPUT_SUFFIX, InputSchema, output_format_for, write_records
+from tailsplit.io.scores import SCORE_COLUMNS
+from tailsplit.io.writers import InputSchema, output_format_for
 
 if TYPE_CHECKING:
     from tailsplit.analysis.compare import SplitComparison
-    from tailsplit.analysis.plots import Figure
     from tailsplit.analysis.split_analysis import SplitAnalysis
-    from tailsplit.pipeline.result import RunResult
+    from tailsplit.render.figures import Figure
 
 
 def scoring_note(manifest: dict[str, Any]) -> str | None:
@@ -42,8 +39,9 @@ def report_files(
     """report.md, report.html and analysis.json of an analysis, its figures (``figures/*.svg``,
     ``*.pdf``) and tables (``tables/*.tex``, ``*.csv``); every report opens with the provenance
     of ``manifest`` (the split's)."""
-    from tailsplit.analysis.plots import analysis_figures, figure_files
+    from tailsplit.analysis.plots import analysis_figures
     from tailsplit.analysis.report import analysis_tables, render_html, render_markdown
+    from tailsplit.render.figures import figure_files
 
     payload = {**analysis.as_dict(), "compared_with": [c.as_dict() for c, _ in comparisons]}
     figures = {**analysis_figures(analysis), **(extra_figures or {})}
@@ -56,55 +54,6 @@ def report_files(
         **files,
         **analysis_tables(analysis),
     }
-
-
-def write_split(out_dir: Path, result: RunResult, *, overwrite: bool) -> tuple[Path, dict[str, Any]]:
-    """Write train/dev/test, scores.parquet, summary.md, reports and manifest.json, all or
-    nothing; (the folder, the manifest as written)."""
-    dataset, scores, split = result.dataset, result.scores, result.split
-    fmt = output_format(dataset, result.manifest.get("config", {}).get("output", {}).get("format"))
-    schema = input_schema(dataset) if fmt in ("parquet", "hf") else None
-    added = added_columns(dataset, scores)
-    inputs = [
-        *dataset.input_paths,
-        *([result.manifest["scores_file"]["path"]] if "scores_file" in result.manifest else []),
-    ]
-    with staged_output(out_dir, overwrite=overwrite, inputs=inputs) as folder:
-        for part, idx in split.parts().items():
-            part_added = {name: _take(values, idx) for name, values in added.items()}
-            records = [dataset.records[i] for i in idx]
-            write_records(folder / f"{part}{OUTPUT_SUFFIX[fmt]}", records, fmt, schema, part_added)
-        if scores is not None:
-            meta = {k: result.manifest.get(k) for k in ("method", "model", "template", "backend", "folds")}
-            folder.write_bytes(
-                "scores.parquet", score_file_bytes(dataset, scores, meta, part=split.assignment(len(dataset)))
-            )
-        summary = render_summary_markdown(result.summaries)
-        if scoring_note(result.manifest):
-            summary += f"\n\nScores: {scoring_note(result.manifest)}."
-        if result.program_metrics:
-            summary += "\n\nPrograms (divergence and novelty against train):\n\n" + render_program_markdown(
-                result.program_metrics
-            )
-            if result.programs is not None:
-                summary += f"\n\n({divergence_note(result.programs.count, result.programs.extractor)})"
-        folder.write_text("summary.md", summary + "\n")
-        if result.analysis is not None:
-            for name, content in report_files(result.analysis, [], result.manifest).items():
-                if isinstance(content, bytes):
-                    folder.write_bytes(name, content)
-                else:
-                    folder.write_text(name, content)
-        labels = (schema or input_schema(dataset)).class_labels
-        manifest = folder.write_manifest(
-            {
-                **result.manifest,
-                # the input's ClassLabel names, in order: `export hf` gives the columns back their features
-                **({"class_labels": {k: list(v) for k, v in labels.items()}} if labels else {}),
-                "timings": {k: round(v, 3) for k, v in result.timings.items()},
-            }
-        )
-    return out_dir, manifest
 
 
 def output_format(dataset: Dataset, requested: str | None) -> str:
@@ -120,8 +69,8 @@ def output_format(dataset: Dataset, requested: str | None) -> str:
 def check_parts_writable(dataset: Dataset, requested: str | None) -> None:
     """Refuse, before any work, records that the parts' format cannot write (a value JSON
     cannot hold, a tab in a TSV cell, a column with values of different kinds for Parquet)."""
+    from tailsplit.io.arrow import arrow_table
     from tailsplit.io.values import check_writable
-    from tailsplit.io.writers import arrow_table
 
     fmt = output_format(dataset, requested)
     schema = input_schema(dataset) if fmt in ("parquet", "hf") else InputSchema()
@@ -207,7 +156,8 @@ def added_columns(dataset: Dataset, scores: ScoreTable | None) -> dict[str, Any]
     return added
 
 
-def _take(values: Any, idx: np.ndarray) -> Any:
+def take(values: Any, idx: np.ndarray) -> Any:
+    """``values`` (an array or a list) at the rows ``idx``."""
     return values[idx] if isinstance(values, np.ndarray) else [values[i] for i in idx]
 
 

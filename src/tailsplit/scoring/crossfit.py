@@ -204,11 +204,11 @@ def cross_score_dataset(
             scorer: Any = NgramFoldScorer(order=config.ngram_order)
             total, counts, folds, reports = cross_score(requests, keys, scorer, k=config.folds, seed=config.fold_seed)
         else:
-            from tailsplit.scoring.finetune import describe_recipe
+            from tailsplit.scoring.finetune import describe_recipe, finetune_recipe
             from tailsplit.scoring.kfold import LMFoldScorer
 
             base = SCORERS.create(config.backend, **config.scorer_params(SCORERS.get(config.backend)))
-            finetune = config.finetune_config()
+            finetune = finetune_recipe(config)
             with ProgressBar(progress, config.folds * finetune.max_steps, "fine-tuning", "steps") as advance:
                 scorer = LMFoldScorer(base, finetune, cache, progress=lambda fold, step, total: advance(1))
                 total, counts, folds, reports = cross_score(

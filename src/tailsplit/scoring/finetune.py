@@ -215,3 +215,18 @@ def _perplexity(scorer: Any, model: Any, heldout: list[Encoded]) -> float:
             count += logprobs.numel()
     model.train(was_training)
     return round(math.exp(-total / max(count, 1)), 5)
+
+
+def finetune_recipe(scoring: Any) -> FinetuneConfig:
+    """The fine-tuning recipe of a :class:`tailsplit.config.ScoringConfig`: its preset (the CPU
+    recipe by default) with the options it sets."""
+    return finetune_preset(
+        scoring.finetune_preset,
+        full=scoring.finetune_full,
+        lora_rank=scoring.finetune_lora_rank,
+        max_steps=scoring.finetune_steps,
+        batch_size=scoring.finetune_batch_size,
+        learning_rate=scoring.finetune_learning_rate,
+        eval_every=scoring.finetune_eval_every,
+        seed=scoring.fold_seed,
+    )

@@ -1,0 +1,74 @@
+"""Figures for every report: inline SVG for HTML pages, and SVG + PDF files for a paper
+(matplotlib, Agg; both byte-identical from run to run).
+
+Text is drawn as paths, so an SVG carries no markup from the data; PDFs embed TrueType fonts.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from tailsplit.errors import MissingDependencyError
+
+
+def pyplot() -> Any:
+    try:
+        import matplotlib
+    except ImportError:
+        raise MissingDependencyError("matplotlib", "analysis", "the report's figures") from None
+    matplotlib.use("Agg")
+    # text.parse_math off: a label such as "$x$" is shown as written, not typeset (or a mathtext error)
+    matplotlib.rcParams.update(
+        {
+            "svg.fonttype": "path",
+            "svg.hashsalt": "tailsplit",
+            "font.size": 9,
+            "text.parse_math": False,
+            "pdf.fonttype": 42,
+        }  # TrueType fonts in PDFs (Type 3, the default, is flagged by ACL pubcheck)
+    )
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One rendered figure: inline SVG (for HTML) and PDF bytes (for LaTeX)."""
+
+    svg: str
+    pdf: bytes
+
+
+def render_figure(fig: Any) -> Figure:
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None})
+    pdf = io.BytesIO()
+    fig.savefig(
+        pdf, format="pdf", bbox_inches="tight", metadata={"CreationDate": None, "Creator": None, "Producer": None}
+    )
+    pyplot().close(fig)
+    text = buffer.getvalue()
+    return Figure(text[text.index("<svg") :], pdf.getvalue())
+
+
+def slug(caption: str, limit: int = 60) -> str:
+    """A file name from a caption: ``Query length by part (word tokens)`` → ``query-length-by-part-word-tokens``."""
+    words = re.findall(r"[a-z0-9]+", caption.lower())
+    name = "-".join(words)[:limit].rstrip("-")
+    return name or "figure"
+
+
+def figure_files(figures: dict[str, Figure], folder: str = "figures") -> dict[str, str | bytes]:
+    """``figures/<name>.svg`` and ``.pdf`` per figure (names from captions, made unique)."""
+    files: dict[str, str | bytes] = {}
+    for caption, figure in figures.items():
+        name, k = slug(caption), 2
+        while f"{folder}/{name}.svg" in files:
+            name, k = f"{slug(caption)}-{k}", k + 1
+        files[f"{folder}/{name}.svg"] = figure.svg
+        files[f"{folder}/{name}.pdf"] = figure.pdf
+    return files
