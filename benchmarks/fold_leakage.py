@@ -14,7 +14,8 @@ import argparse
 
 from tailsplit.core import FieldMap
 from tailsplit.io.examples import load_examples
-from tailsplit.scoring.crossfit import assign_folds, fold_units, normalized_query
+from tailsplit.scoring.crossfit import assign_folds, fold_units
+from tailsplit.words import normalized_query
 
 
 def crossing(texts: list[str], folds: list[int]) -> int:

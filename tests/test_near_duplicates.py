@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from tailsplit.analysis import near_duplicates
 from tailsplit.analysis.leakage import MATCHES, DuplicateKeys, duplicate_views
 from tailsplit.analysis.near_duplicates import bigram_sets, combined_sets, similar_pairs
-from tailsplit.scoring.crossfit import normalized_queries
+from tailsplit.words import normalized_queries
 
 SNLI_DEV = Path(__file__).resolve().parents[2] / "shared" / "data" / "snli" / "dev.jsonl.gz"
 

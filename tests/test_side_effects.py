@@ -8,7 +8,7 @@ torch = pytest.importorskip("torch")
 
 
 def test_forked_rng_restores_the_callers_random_state() -> None:
-    from tailsplit.scoring.models import forked_torch_rng
+    from tailsplit.torch_state import forked_torch_rng
 
     torch.manual_seed(123)
     expected = torch.rand(4)
@@ -23,7 +23,7 @@ def test_forked_rng_restores_the_callers_random_state() -> None:
 def test_quiet_transformers_restores_logging() -> None:
     from transformers.utils import logging as hf_logging
 
-    from tailsplit.scoring.models import quiet_transformers
+    from tailsplit.torch_state import quiet_transformers
 
     hf_logging.set_verbosity_info()
     hf_logging.enable_progress_bar()

@@ -86,7 +86,7 @@ def test_normalized_queries_equal_the_character_by_character_definition(texts: l
     lower case, each Unicode punctuation character a space, spaces collapsed."""
     import unicodedata
 
-    from tailsplit.scoring.crossfit import normalized_queries
+    from tailsplit.words import normalized_queries
 
     def definition(text: str) -> str:
         kept = "".join(" " if unicodedata.category(c).startswith("P") else c for c in text.lower())

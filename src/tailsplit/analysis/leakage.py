@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tailsplit.scoring.crossfit import normalized_queries
+from tailsplit.words import normalized_queries
 
 MATCHES = ("exact", "normalized", "near")
 NEAR_JACCARD = 0.7

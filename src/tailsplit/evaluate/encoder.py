@@ -120,7 +120,7 @@ class PairClassifier:
         torch = _torch()
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-        from tailsplit.scoring.models import forked_torch_rng, quiet_transformers
+        from tailsplit.torch_state import forked_torch_rng, quiet_transformers
 
         self.torch = torch
         self.recipe = recipe
@@ -217,7 +217,7 @@ class PairClassifier:
         """Train; keep the weights with the best dev accuracy (ties: the earlier check).
         Returns (best dev accuracy, steps run, best step, training examples per second).
         Dropout draws from torch's generators seeded by the recipe, restored afterwards."""
-        from tailsplit.scoring.models import forked_torch_rng
+        from tailsplit.torch_state import forked_torch_rng
 
         with forked_torch_rng(self.recipe.seed):
             return self._fit(train, train_labels, dev, dev_labels)

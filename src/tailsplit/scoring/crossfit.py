@@ -11,7 +11,6 @@ Any scorer that can be *fitted* plugs in through :class:`FoldModelFactory`.
 from __future__ import annotations
 
 import time
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -22,6 +21,7 @@ from tailsplit.errors import ConfigError
 from tailsplit.fingerprint import sha256_text
 from tailsplit.rng import FOLDS, seeded_rng
 from tailsplit.scoring.base import ScoreRequest
+from tailsplit.words import normalized_queries
 
 if TYPE_CHECKING:
     from tailsplit.config import ScoringConfig
@@ -30,39 +30,6 @@ if TYPE_CHECKING:
 
 
 FOLD_MATCHES = ("exact", "normalized")
-
-
-def normalized_query(text: str) -> str:
-    """Lower case, punctuation dropped, whitespace collapsed.
-
-    >>> normalized_query("A man,  sleeping.") == normalized_query("a man sleeping")
-    True
-    """
-    return " ".join(text.lower().translate(_PUNCTUATION_TO_SPACE).split())
-
-
-def normalized_queries(texts: Sequence[str]) -> list[str]:
-    """:func:`normalized_query` of each text, each distinct text normalised once — or, when
-    every text is ASCII, all of them lowered and translated as one string (joined by NUL,
-    which no text holds then) and cut apart again: the same texts, three times faster."""
-    joined = "\x00".join(texts)
-    if joined.isascii() and joined.count("\x00") == len(texts) - 1:
-        return [" ".join(t.split()) for t in joined.lower().translate(_PUNCTUATION_TO_SPACE).split("\x00")]
-    memo: dict[str, str] = {}
-    return [memo[t] if t in memo else memo.setdefault(t, normalized_query(t)) for t in texts]
-
-
-class _PunctuationToSpace(dict[int, str]):
-    """``str.translate`` table: every Unicode punctuation character (category P*) to a space,
-    every other character to itself; filled lazily, one ``unicodedata`` lookup per character."""
-
-    def __missing__(self, code: int) -> str:
-        char = chr(code)
-        self[code] = value = " " if unicodedata.category(char).startswith("P") else char
-        return value
-
-
-_PUNCTUATION_TO_SPACE = _PunctuationToSpace()
 
 
 def fold_units(queries: Sequence[str], groups: Sequence[str] | None = None, *, match: str = "exact") -> list[str]:

@@ -124,7 +124,7 @@ def finetune(
 def _train(
     scorer: Any, base_model: Any, encoded: list[Encoded], config: FinetuneConfig, progress: Any
 ) -> tuple[Any, TrainingCurve]:
-    from tailsplit.scoring.models import forked_torch_rng
+    from tailsplit.torch_state import forked_torch_rng
 
     with forked_torch_rng(config.seed):  # the caller's torch random state is left alone
         return _train_seeded(scorer, base_model, encoded, config, progress)

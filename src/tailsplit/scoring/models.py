@@ -15,10 +15,8 @@ sha256 of its weight and tokenizer files — that, not the path, is what scores 
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +24,7 @@ from typing import Any
 from tailsplit.errors import ConfigError, MissingDependencyError, OutputError, ScoringError
 from tailsplit.fingerprint import sha256_file
 from tailsplit.log import logger
+from tailsplit.torch_state import quiet_transformers
 
 BUNDLED = "smollm2"
 BUNDLED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -150,35 +149,6 @@ def _hub_source(repo_id: str) -> ModelSource:
             "a local folder or .gguf file"
         ) from None
     return ModelSource(name=repo_id, folder=Path(folder))
-
-
-@contextlib.contextmanager
-def forked_torch_rng(seed: int) -> Iterator[None]:
-    """torch's global generators (CPU and every CUDA device) seeded with ``seed`` inside the
-    block and restored after it, so training never changes the caller's random state."""
-    import torch
-
-    devices = list(range(torch.cuda.device_count())) if torch.cuda.is_available() else []
-    with torch.random.fork_rng(devices=devices):
-        torch.manual_seed(seed)
-        yield
-
-
-@contextlib.contextmanager
-def quiet_transformers() -> Iterator[None]:
-    """transformers' progress bars and warnings off while tailsplit loads a model (they would
-    drown tailsplit's progress bar); the caller's own settings come back afterwards."""
-    from transformers.utils import logging as hf_logging
-
-    verbosity, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
-    hf_logging.set_verbosity_error()
-    hf_logging.disable_progress_bar()
-    try:
-        yield
-    finally:
-        hf_logging.set_verbosity(verbosity)
-        if bars:
-            hf_logging.enable_progress_bar()
 
 
 def local_folder(source: ModelSource, cache_dir: Path) -> Path:

@@ -151,7 +151,7 @@ class SentenceEncoder:
                 from sentence_transformers import SentenceTransformer
             except ImportError:
                 raise MissingDependencyError("sentence-transformers", "shift", "sentence embeddings") from None
-            from tailsplit.scoring.models import quiet_transformers
+            from tailsplit.torch_state import quiet_transformers
 
             try:
                 with quiet_transformers():
