@@ -18,7 +18,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +30,6 @@ if TYPE_CHECKING:
     from tailsplit.shift.encoder import SentenceEncoder
 
 
-BASELINES = ("tfidf", "tfidf-text", "nn-sql", "embed", "encoder", "lm")
 _C_GRID = (0.25, 1.0, 4.0)
 
 
@@ -245,3 +244,34 @@ def nearest_neighbour_sql(train: PartInputs, dev: PartInputs, test: PartInputs, 
         tuple(bool(v) for v in test_exact),
         tuple(train.programs[n] for n in test_nearest),
     )
+
+
+@dataclass(frozen=True)
+class TrainingContext:
+    """What a baseline may need beyond the three parts: the split's data settings and manifest,
+    the seed, and the task models loaded once for every split (``sentence_encoder()`` and
+    ``fine_tuned(manifest, train, dev, test, which)``)."""
+
+    data: dict[str, Any]
+    manifest: dict[str, Any]
+    models: Any
+    seed: int
+
+
+def _nearest_sql(train: PartInputs, dev: PartInputs, test: PartInputs, context: TrainingContext) -> BaselineResult:
+    from tailsplit.registry import EXTRACTORS
+
+    return nearest_neighbour_sql(train, dev, test, EXTRACTORS.create(context.data.get("program_kind") or "sql"))
+
+
+Trainer = Callable[[PartInputs, PartInputs, PartInputs, TrainingContext], BaselineResult]
+# every baseline by name: trained on train, selected on dev, scored on test
+TRAINERS: dict[str, Trainer] = {
+    "tfidf": lambda train, dev, test, c: tfidf_logistic(train, dev, test, text_only=False, seed=c.seed),
+    "tfidf-text": lambda train, dev, test, c: tfidf_logistic(train, dev, test, text_only=True, seed=c.seed),
+    "nn-sql": _nearest_sql,
+    "embed": lambda train, dev, test, c: embedding_logistic(train, dev, test, c.models.sentence_encoder(), seed=c.seed),
+    "encoder": lambda train, dev, test, c: c.models.fine_tuned(c.manifest, train, dev, test, "encoder"),
+    "lm": lambda train, dev, test, c: c.models.fine_tuned(c.manifest, train, dev, test, "lm"),
+}
+BASELINES = tuple(TRAINERS)

@@ -78,6 +78,12 @@ class Fairness:
     rows: list[dict[str, Any]] = field(default_factory=list)
     conclusions: list[Conclusion] = field(default_factory=list)
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Fairness:
+        """The inverse of :meth:`as_dict`."""
+        conclusions = [Conclusion(**c) for c in data["conclusions"]]
+        return cls(data["models"], data["scoring_model"], data["margin"], list(data["rows"]), conclusions)
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "models": self.models,

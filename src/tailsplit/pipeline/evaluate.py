@@ -12,12 +12,11 @@ from tailsplit.config import EvaluateConfig, check_bounds
 from tailsplit.core import SPLIT_PARTS
 from tailsplit.errors import ConfigError, MissingDependencyError, keyword_spelling
 from tailsplit.evaluate.baselines import (
+    TRAINERS,
     PartInputs,
+    TrainingContext,
     baselines_for,
-    embedding_logistic,
-    nearest_neighbour_sql,
     reference_results,
-    tfidf_logistic,
 )
 from tailsplit.evaluate.conclusions import conclusions, conclusions_markdown
 from tailsplit.evaluate.fairness import SplitAgreement, fairness, fairness_csv, fairness_markdown
@@ -50,10 +49,9 @@ def _part_inputs(records: list[Any], data: dict[str, Any], input_fields: list[st
 @keyword_spelling
 def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dict[str, Any]:
     """Train and score every requested baseline on every split (or score the given
-    predictions); the comparison table."""
+    predictions); the comparison table, conclusions and fairness table."""
     check_bounds(config)
-    from tailsplit.analysis.split_dir import describe_split, read_split_parts
-    from tailsplit.registry import EXTRACTORS
+    from tailsplit.analysis.split_dir import read_split_parts
 
     if not config.split_dirs:
         raise ConfigError("evaluate needs at least one split folder")
@@ -72,112 +70,133 @@ def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dic
         _check_trainable(config, folders)
     agreement = _test_agreement(config, folders)
     models = check_models(config, [m for m, _ in folders])
-    scores, details, scored = [], [], []
-    predictions: list[dict[str, Any]] = []
+    files: dict[str, str | bytes] = {}
     leakage: dict[str, dict[str, float]] = {}
-    for position, (folder, (manifest, parts)) in enumerate(zip(config.split_dirs, folders)):
-        data = manifest.get("config", {}).get("data", {})
+    predictions: list[dict[str, Any]] = []
+    try:
         if config.predictions:
-            scored.append(
-                _scored_predictions(folder, manifest, parts["test"], config.predictions[position], config.bucket)
-            )
-            continue
+            scored = [
+                _scored_predictions(folder, manifest, parts["test"], path, config.bucket)
+                for folder, (manifest, parts), path in zip(config.split_dirs, folders, config.predictions)
+            ]
+            scores, details, files = _prediction_rows(scored, config.bucket)
+        else:
+            scores, details, predictions, leakage = _trained_baselines(config, folders, models)
+    finally:
+        models.close()
+    result = _findings(config, folders, scores, details, leakage, agreement, models.identity)
+    if config.out is not None:
+        result["outputs"] = _write_evaluation(Path(config.out), config, result, predictions, files, command)
+    return result
+
+
+def _trained_baselines(
+    config: EvaluateConfig, folders: list[tuple[dict[str, Any], dict[str, list[Any]]]], models: Any
+) -> tuple[list[SplitScore], list[dict[str, Any]], list[dict[str, Any]], dict[str, dict[str, float]]]:
+    """Every requested baseline trained on each split's train part and scored on its test
+    part: (scores, per-result details, per-example predictions, test leakage per folder)."""
+    from tailsplit.analysis.split_dir import describe_split
+
+    scores, details, predictions = [], [], []
+    leakage: dict[str, dict[str, float]] = {}
+    for folder, (manifest, parts) in zip(config.split_dirs, folders):
+        data = manifest.get("config", {}).get("data", {})
         train, dev, test = (_part_inputs(parts[p], data, config.input_fields) for p in ("train", "dev", "test"))
         leakage[Path(folder).name] = _test_leakage(parts, data)
         test_ids = tuple(label_to_str(field_value(r.record, data.get("id") or "id", r.row)) for r in parts["test"])
+        context = TrainingContext(data, manifest, models, config.seed)
         results = [_zero_shot(manifest, parts, config)] if config.zero_shot else []
-        for baseline in baselines_for(data, config.baselines, config.input_fields):
-            if baseline == "nn-sql":
-                results.append(
-                    nearest_neighbour_sql(train, dev, test, EXTRACTORS.create(data.get("program_kind") or "sql"))
-                )
-            elif baseline == "embed":
-                results.append(embedding_logistic(train, dev, test, models.sentence_encoder(), seed=config.seed))
-            elif baseline in ("encoder", "lm"):
-                results.append(models.fine_tuned(manifest, train, dev, test, baseline))
-            else:
-                results.append(tfidf_logistic(train, dev, test, text_only=baseline == "tfidf-text", seed=config.seed))
+        results += [
+            TRAINERS[name](train, dev, test, context)
+            for name in baselines_for(data, config.baselines, config.input_fields)
+        ]
         if train.labels is not None and any(r.metric == "accuracy" for r in results):
             results += reference_results(train, dev, test)
         kind, sizes = describe_split(manifest), [len(train), len(dev), len(test)]
         gold = test.labels or test.programs or ()
-        for result in results:
-            predictions += prediction_rows(Path(folder).name, kind, result, test_ids, gold)
+        for r in results:
+            predictions += prediction_rows(Path(folder).name, kind, r, test_ids, gold)
             scores.append(
-                SplitScore(
-                    Path(folder).name,
-                    kind,
-                    result.baseline,
-                    result.metric,
-                    result.dev,
-                    result.test,
-                    test_ids,
-                    result.test_correct,
-                )
+                SplitScore(Path(folder).name, kind, r.baseline, r.metric, r.dev, r.test, test_ids, r.test_correct)
             )
-            details.append({"folder": str(folder), "split": kind, "sizes": sizes, **result.as_dict()})
-    models.close()
-    files: dict[str, str | bytes] = {}
-    if scored:
-        scores, details, prediction_files = _prediction_rows(scored, config.bucket)
-        files.update(prediction_files)
+            details.append({"folder": str(folder), "split": kind, "sizes": sizes, **r.as_dict()})
+    return scores, details, predictions, leakage
+
+
+def _findings(
+    config: EvaluateConfig,
+    folders: list[tuple[dict[str, Any], dict[str, list[Any]]]],
+    scores: list[SplitScore],
+    details: list[dict[str, Any]],
+    leakage: dict[str, dict[str, float]],
+    agreement: list[SplitAgreement],
+    encoder_identity: str,
+) -> dict[str, Any]:
+    """What the scores show: the table, warnings, conclusions and the fairness table."""
     for d in details:
         d["test_queries_in_train"] = leakage.get(Path(d["folder"]).name)
     rows = table_rows(scores)
     warnings = leakage_warnings(scores, leakage, config.leakage_threshold, data_text=_text_field(folders))
-    found = conclusions(
-        rows,
-        {Path(d["folder"]).name: d["sizes"][2] for d in details if d.get("sizes")},
-        [w for w in warnings if "inflates" in w],
-    )
+    test_sizes = {Path(d["folder"]).name: d["sizes"][2] for d in details if d.get("sizes")}
+    found = conclusions(rows, test_sizes, [w for w in warnings if "inflates" in w])
     warnings += below_chance_warnings(rows)
     fair = fairness(
         scores,
         agreement,
-        {Path(d["folder"]).name: d["sizes"][2] for d in details if d.get("sizes")},
+        test_sizes,
         margin=config.fairness_margin,
-        aflite_encoder_matches=_same_encoder(config, models.identity, [m for m, _ in folders]),
+        aflite_encoder_matches=_same_encoder(config, encoder_identity, [m for m, _ in folders]),
     )
-    result = {
+    return {
         "results": details,
         "table": rows,
         "conclusions": [c.as_dict() for c in found],
         "fairness": None if fair is None else fair.as_dict(),
         "leakage_warnings": warnings,
     }
-    if config.out is not None:
-        inputs = [
-            {"path": str(Path(f) / "manifest.json"), "sha256": sha256_file(Path(f) / "manifest.json")}
-            for f in config.split_dirs
-        ]
-        provenance = command_provenance(command, inputs, seed=config.seed)
-        manifest = write_outputs(
-            Path(config.out),
-            config,
-            {
-                "evaluation.json": strict_json(result),
-                "table.md": with_provenance(
-                    table_markdown(rows)
-                    + "".join(f"\n{w}\n" for w in warnings)
-                    + "\n"
-                    + conclusions_markdown(found)
-                    + ("\n" + fairness_markdown(fair) if fair else ""),
-                    provenance,
-                ),
-                "table.csv": table_csv(rows),
-                "table.tex": table_latex(rows),
-                **({"fairness.md": with_provenance(fairness_markdown(fair), provenance)} if fair else {}),
-                **({"fairness.csv": fairness_csv(fair)} if fair else {}),
-                **_html_report(rows, provenance, fairness_markdown(fair)),
-                **({"predictions.jsonl": predictions_jsonl(predictions)} if predictions else {}),
-                **files,
-            },
-            inputs,
-            {},
-            command,
-        )
-        result["outputs"] = list(manifest["outputs"])
-    return result
+
+
+def _write_evaluation(
+    out: Path,
+    config: EvaluateConfig,
+    result: dict[str, Any],
+    predictions: list[dict[str, Any]],
+    files: dict[str, str | bytes],
+    command: list[str] | None,
+) -> list[str]:
+    """The evaluation folder (tables, reports, predictions, manifest); the files it holds."""
+    from tailsplit.evaluate.conclusions import Conclusion
+    from tailsplit.evaluate.fairness import Fairness
+
+    inputs = [
+        {"path": str(Path(f) / "manifest.json"), "sha256": sha256_file(Path(f) / "manifest.json")}
+        for f in config.split_dirs
+    ]
+    provenance = command_provenance(command, inputs, seed=config.seed)
+    rows, warnings = result["table"], result["leakage_warnings"]
+    found = [Conclusion(**c) for c in result["conclusions"]]
+    fair = None if result["fairness"] is None else Fairness.from_dict(result["fairness"])
+    fairness_text = fairness_markdown(fair)
+    table = (
+        table_markdown(rows)
+        + "".join(f"\n{w}\n" for w in warnings)
+        + "\n"
+        + conclusions_markdown(found)
+        + ("\n" + fairness_text if fair else "")
+    )
+    outputs: dict[str, str | bytes] = {
+        "evaluation.json": strict_json(result),
+        "table.md": with_provenance(table, provenance),
+        "table.csv": table_csv(rows),
+        "table.tex": table_latex(rows),
+        **({"fairness.md": with_provenance(fairness_text, provenance)} if fair else {}),
+        **({"fairness.csv": fairness_csv(fair)} if fair else {}),
+        **_html_report(rows, provenance, fairness_text),
+        **({"predictions.jsonl": predictions_jsonl(predictions)} if predictions else {}),
+        **files,
+    }
+    manifest = write_outputs(out, config, outputs, inputs, {}, command)
+    return list(manifest["outputs"])
 
 
 def _check_trainable(config: EvaluateConfig, folders: list[tuple[dict[str, Any], dict[str, list[Any]]]]) -> None:
@@ -375,7 +394,7 @@ def _program_match(extractor: Any, predicted: str, gold_canonical: str) -> bool:
 
 def _prediction_rows(
     scored: list[Any], bucket: str | None
-) -> tuple[list[SplitScore], list[dict[str, Any]], dict[str, str]]:
+) -> tuple[list[SplitScore], list[dict[str, Any]], dict[str, str | bytes]]:
     from tailsplit.evaluate.predictions import predictions_markdown, projected_accuracy, random_bucket_accuracy
 
     reference = random_bucket_accuracy(scored)
