@@ -15,11 +15,11 @@ from tailsplit.errors import ConfigError, InputError, keyword_spelling
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.outputs import check_output_folder, strict_json
-from tailsplit.io.readers import read_csv_table
 from tailsplit.pipeline.manifest import command_provenance, write_outputs
 from tailsplit.render.figures import figure_files
 from tailsplit.render.provenance import with_provenance
 from tailsplit.render.tables import csv_table, latex_table
+from tailsplit.shift.csv_inputs import read_candidates, read_points
 from tailsplit.shift.datasets import DatasetSpec, load_texts
 
 
@@ -148,25 +148,6 @@ def _check_out(config: Any, inputs: list[str]) -> None:
         check_output_folder(config.out, overwrite=config.overwrite, inputs=inputs)
 
 
-def _number(path: str, line: int, row: dict[str, str], name: str, *, required: bool = True) -> float | None:
-    if required and name not in row:
-        raise InputError(
-            f"is missing (the header has {sorted(row)})", path=path, line=1, field=name, fix=f"name a column {name!r}"
-        )
-    value = row.get(name, "")
-    if value == "" and not required:
-        return None
-    try:
-        number = float(value)
-    except ValueError:
-        raise InputError(
-            f"is {value!r}, not a number", path=path, line=line, field=name, fix="write accuracies as numbers like 0.83"
-        ) from None
-    if not np.isfinite(number):
-        raise InputError(f"is {value!r}", path=path, line=line, field=name, fix="give a finite number")
-    return number
-
-
 @released_on_error
 @keyword_spelling
 def ood_rank(config: OodRankConfig, *, command: list[str] | None = None) -> dict[str, Any]:
@@ -177,27 +158,11 @@ def ood_rank(config: OodRankConfig, *, command: list[str] | None = None) -> dict
 
     id_spec = DatasetSpec.parse(config.id)
     _check_out(config, [id_spec.path, config.candidates])
-    rows = read_csv_table(config.candidates)
-    base = Path(config.candidates).parent
-    specs, sources, accuracies = [], [], []
-    for line, row in rows:
-        for name in ("name", "path", "source"):
-            if not row.get(name):
-                raise InputError(
-                    "is missing or empty",
-                    path=config.candidates,
-                    line=line,
-                    field=name,
-                    fix="give every candidate a name, path, source (and fields, accuracy if known)",
-                )
-        path = row["path"] if Path(row["path"]).is_absolute() else str(base / row["path"])
-        fields = tuple(f for f in row.get("fields", "").split("+") if f) or ("text",)
-        specs.append(DatasetSpec(row["name"], path, fields))
-        _check_out(config, [path])
-        sources.append(row["source"])
-        accuracies.append(_number(config.candidates, line, row, "accuracy", required=False))
-    if not specs:
-        raise InputError("lists no candidates", path=config.candidates, fix="add one row per candidate dataset")
+    listed = read_candidates(config.candidates)
+    _check_out(config, [c.dataset.path for c in listed])
+    specs = [c.dataset for c in listed]
+    sources = [c.source for c in listed]
+    accuracies = [c.accuracy for c in listed]
     texts = {id_spec.name: load_texts(id_spec, config.max_examples, config.seed)}
     for spec in specs:
         if spec.name in texts:
@@ -251,23 +216,7 @@ def correlate(config: CorrelateConfig, *, command: list[str] | None = None) -> d
     from tailsplit.shift.correlate import classify
 
     _check_out(config, [config.points])
-    rows = read_csv_table(config.points)
-    group_column = config.group or ("group" if rows and "group" in rows[0][1] else None)
-    points: dict[str, list[tuple[float, float]]] = {}
-    for line, row in rows:
-        if group_column is not None and group_column not in row:
-            raise InputError(
-                "is missing",
-                path=config.points,
-                line=line,
-                field=group_column,
-                fix="add the group column, or leave out --group",
-            )
-        x = _number(config.points, line, row, "id_acc")
-        y = _number(config.points, line, row, "ood_acc")
-        points.setdefault(row[group_column] if group_column else "all", []).append((x, y))  # type: ignore[arg-type]
-    if not points:
-        raise InputError("holds no points", path=config.points, fix="give rows with id_acc and ood_acc columns")
+    points = read_points(config.points, config.group)
     relations = {}
     for group, pairs in points.items():
         xy = np.array(pairs)
