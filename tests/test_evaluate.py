@@ -115,6 +115,9 @@ def test_a_baseline_below_chance_is_flagged_with_its_cause_and_fix() -> None:
     aflite = {**rows[1], "split": "aflite", "folder": "af", "test_ci": (0.18, 0.29)}
     (adversarial,) = below_chance_warnings([aflite, {**rows[2], "folder": "af"}])
     assert "AFLite held out" in adversarial and "--group" not in adversarial
+    zero_shot = {**rows[1], "baseline": "lm-zero-shot", "test_ci": (0.28, 0.32)}
+    (untrained,) = below_chance_warnings([zero_shot, rows[5]])  # not trained on the split: no train-part cause
+    assert "zero-shot model does not do the task" in untrained and "learns in train" not in untrained
 
 
 def test_nearest_neighbour_sql_cannot_copy_templates_held_out_by_a_template_split(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 from tailsplit.evaluate.baselines import BaselineResult
 
 REFERENCES = ("chance", "majority")
+ZERO_SHOT = ("lm-zero-shot",)  # models that are not trained on the split
 
 
 def prediction_rows(
@@ -63,10 +64,15 @@ def below_chance_warnings(rows: Sequence[dict[str, Any]]) -> list[str]:
         if interval and interval[1] is not None and interval[1] >= level:
             continue  # below chance, but not beyond its own interval
         spread = f" ± {100 * row['test_std']:.1f}" if row.get("test_std") else ""
-        said = (
-            f"warning: {row['baseline']} scores {100 * score:.1f}%{spread} on {row['split']} ({row['folder']}), "
-            f"below chance ({100 * level:.1f}%): what it learns in train predicts the wrong label in test. "
-        )
+        said = f"warning: {row['baseline']} scores {100 * score:.1f}%{spread} on {row['split']} ({row['folder']}), "
+        if row["baseline"] in ZERO_SHOT:  # learns nothing from train: no train-to-test association to blame
+            out.append(
+                said + f"below chance ({100 * level:.1f}%): this zero-shot model does not do the task on this split; "
+                "its labels' verbalisations are scored, and the most likely one is not the gold label more often "
+                "than a guess would be. Read it as 'at chance', not as a property of the split's train part."
+            )
+            continue
+        said += f"below chance ({100 * level:.1f}%): what it learns in train predicts the wrong label in test. "
         if str(row["split"]).startswith("aflite"):
             said += (
                 "The split was chosen to be so: AFLite held out what linear classifiers on sentence embeddings "
