@@ -154,7 +154,7 @@ def fairness(
     observed = _observed(usable, annotated)
     chance = [s.test for s in scores if s.baseline == "chance" and s.folder in randoms]
     result = Fairness(models, scoring_model, margin)
-    result.rows.append(_random_row(randoms, models, scoring_model, observed, kinds))
+    result.rows.append(_random_row(randoms, models, scoring_model, observed))
     for folder in others:
         loop = in_the_loop(kinds[folder], models, aflite_encoder_matches=aflite_encoder_matches)
         row = _split_row(folder, kinds[folder], models, scoring_model, randoms, observed, draws, index)
@@ -218,7 +218,6 @@ def _random_row(
     models: Sequence[str],
     scoring_model: str,
     observed: dict[tuple[str, str], float],
-    kinds: dict[str, str],
 ) -> dict[str, Any]:
     def mean(key: str) -> float | None:
         values = [observed[(f, key)] for f in randoms if (f, key) in observed]

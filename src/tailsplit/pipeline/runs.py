@@ -243,7 +243,7 @@ def split_dataset(
     if splitter.needs_features:
         if dataset.labels is None:  # before any encoder loads
             raise ConfigError(f"splitter={config.splitter!r} needs labels (its classifiers predict them); pass --label")
-        from tailsplit.shift.encoder import EncoderSource
+        from tailsplit.shift.encoder import EncoderSource, sentence_features
 
         source = EncoderSource.resolve(config.encoder)
         inputs = dataclasses.replace(inputs, features=sentence_features(dataset, config.encoder))
@@ -251,22 +251,6 @@ def split_dataset(
         details = {**split.details, "encoder": source.name, "encoder_sha256": source.identity}
         return dataclasses.replace(split, details=details), splitter, lengths
     return splitter.split(inputs), splitter, lengths
-
-
-def sentence_features(dataset: Dataset, encoder: str | None) -> np.ndarray:
-    """Sentence embeddings of each example (through the embedding cache): the query's, or for
-    pairs ``[u, v, |u − v|, u · v]`` of context and query, as the embed baseline uses them."""
-    from tailsplit.shift.encoder import SentenceEncoder
-
-    model = SentenceEncoder(encoder)
-    try:
-        query = model.encode(list(dataset.texts))
-        if dataset.contexts is None:
-            return query
-        context = model.encode(list(dataset.contexts))
-        return np.hstack([context, query, np.abs(context - query), context * query])
-    finally:
-        model.close()
 
 
 @released_on_error

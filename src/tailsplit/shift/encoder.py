@@ -187,3 +187,17 @@ class SentenceEncoder:
 
     def close(self) -> None:
         self.cache.close()
+
+
+def sentence_features(dataset: Any, encoder: str | None) -> np.ndarray:
+    """Sentence embeddings of each example (through the embedding cache): the query's, or for
+    pairs ``[u, v, |u − v|, u · v]`` of context and query, as the embed baseline uses them."""
+    model = SentenceEncoder(encoder)
+    try:
+        query = model.encode(list(dataset.texts))
+        if dataset.contexts is None:
+            return query
+        context = model.encode(list(dataset.contexts))
+        return np.hstack([context, query, np.abs(context - query), context * query])
+    finally:
+        model.close()
