@@ -533,7 +533,7 @@ CASES = [
             "--out",
             "out",
         ],
-        "fold_match='fuzzy'",
+        "--fold-match='fuzzy' is unknown",
     ),
     Case(
         "unknown analysis text",
@@ -550,7 +550,7 @@ CASES = [
             "--out",
             "out",
         ],
-        "analysis_text='all'",
+        "--analysis-text='all' is unknown",
     ),
     Case(
         "pair analysis without a context",

@@ -144,6 +144,6 @@ def test_bad_engine_or_shard_count_is_a_clear_error(tmp_path: Path) -> None:
     write_jsonl(tmp_path / "test.jsonl", [{"text": "a large trophy"}])
     common = ["overlap", "--test", str(tmp_path / "test.jsonl")] + [a for f in files for a in ("--corpus", str(f))]
     result = runner.invoke(app, common + ["--engine", "spark", "--shards", "2"])
-    assert result.exit_code != 0 and "engine='spark' is not one of local, ray" in result.output
+    assert result.exit_code != 0 and "--engine='spark' is unknown; use one of ['local', 'ray']" in result.output
     result = runner.invoke(app, common + ["--shards", "0", "--engine", "local"])
     assert result.exit_code != 0 and "shards=0 must be at least 1" in result.output

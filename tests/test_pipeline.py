@@ -402,3 +402,23 @@ def test_unparsable_program_names_file_row_and_field(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "q.jsonl: row 2: field 'query' is not SQL" in result.output
     assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize("command", ["run", "score"])
+def test_a_run_builds_one_scorer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str) -> None:
+    """The scorer checked before any work is the one that scores (one construction per run)."""
+    built: list[object] = []
+    real = FakeScorer.__init__
+
+    def counted(self: FakeScorer, *args: object, **kwargs: object) -> None:
+        built.append(self)
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(FakeScorer, "__init__", counted)
+    out = tmp_path / ("scores.parquet" if command == "score" else "split")
+    args = [command, str(FIXTURES / "pairs.jsonl"), "--text", "hypothesis", "--backend", "fake", "--out", str(out)]
+    if command == "run":
+        args += ["--dev-size", "1", "--test-size", "1", "--no-analyze"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert len(built) == 1

@@ -20,6 +20,30 @@ app = typer.Typer(
     help="Likelihood Splits for NLP benchmarks: put the long tail in the test set.",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _types_as_words() -> None:
+    """Typer's help shows Python types (``<list[str]>``, ``<bool>``) beside names; tailsplit
+    names every argument with a metavar (``FILE``, ``DIR``), which says it already, and a
+    switch takes no value to describe."""
+    from typer.core import TyperArgument, TyperOption
+
+    shown_argument = getattr(TyperArgument, "display_type_rich", None)
+    shown_option = getattr(TyperOption, "display_type_rich", None)
+    if shown_argument is None or shown_option is None:
+        return
+
+    def argument_type(self: TyperArgument, ctx: Any) -> str | None:
+        return None if self.metavar else shown_argument(self, ctx)
+
+    def option_type(self: TyperOption, ctx: Any) -> str | None:
+        return None if self.is_flag and self.metavar is None else shown_option(self, ctx)
+
+    TyperArgument.display_type_rich = argument_type  # type: ignore[method-assign,assignment]
+    TyperOption.display_type_rich = option_type  # type: ignore[method-assign]
+
+
+_types_as_words()
 # Markup off: labels, ids, field names and messages are the user's text and print literally.
 stderr = Console(stderr=True, markup=False)
 stdout = Console(markup=False)

@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
-from typing import Annotated
 
-import typer
-
-from tailsplit.cli.app import app, friendly_errors, stdout
-from tailsplit.cli.options import AcceptModified, AgreementField, CommandConfigOpt, OutDir, Overwrite, Seed
-from tailsplit.cli.recipes import command_config
+from tailsplit.cli.app import app, stdout
+from tailsplit.cli.declared import Given, declared_options
+from tailsplit.config import EvaluateConfig
 from tailsplit.log import logger
 
 EVALUATE_EXAMPLES = """
@@ -37,115 +33,13 @@ Spider (nearest-neighbour SQL baseline):
 
 
 @app.command(epilog=EVALUATE_EXAMPLES)
-@friendly_errors
-def evaluate(
-    ctx: typer.Context,
-    split_dirs: Annotated[
-        list[Path] | None, typer.Argument(help="Split folders written by tailsplit run or split.", show_default=False)
-    ] = None,
-    config: CommandConfigOpt = None,
-    baseline: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--baseline",
-            help="tfidf, tfidf-text, nn-sql, embed, encoder or lm (the scoring LM fine-tuned as a classifier; repeatable) [default: by task].",
-        ),
-    ] = None,
-    input_field: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--input-field",
-            help="Record field the baselines read (repeatable, in order; the last is the text of tfidf-text) [default: the split's context and text].",
-        ),
-    ] = None,
-    predictions: Annotated[
-        list[Path] | None,
-        typer.Option(
-            "--predictions",
-            help="Score these predictions instead (id, prediction): one file per split folder, same order.",
-        ),
-    ] = None,
-    bucket: Annotated[
-        str | None,
-        typer.Option(
-            "--bucket",
-            help="With --predictions: break down by 'hardness' or a record field [default: hardness, else label].",
-        ),
-    ] = None,
-    zero_shot: Annotated[
-        bool,
-        typer.Option(
-            "--zero-shot",
-            help="Also classify with the split's own LM: each label's verbalisation scored through the template.",
-        ),
-    ] = False,
-    zero_shot_template: Annotated[
-        str | None,
-        typer.Option("--zero-shot-template", help="Template for --zero-shot (needs {label}) [default: the split's]."),
-    ] = None,
-    encoder: Annotated[
-        str | None,
-        typer.Option(
-            "--encoder",
-            help="Encoder of the embed and encoder baselines: a local folder or hub id [default: the bundled all-MiniLM-L6-v2].",
-        ),
-    ] = None,
-    max_steps: Annotated[
-        int,
-        typer.Option(
-            "--max-steps",
-            min=1,
-            help="Encoder baseline: training steps of 32 pairs (dev accuracy every 200; early stop after 3 checks without gain).",
-        ),
-    ] = 800,
-    max_train: Annotated[
-        int | None,
-        typer.Option(
-            "--max-train",
-            min=2,
-            help="Encoder baseline: train on this many examples of each train part (seeded sample).",
-        ),
-    ] = None,
-    device: Annotated[str, typer.Option("--device", help="Encoder baseline: auto, cpu, cuda or cuda:N.")] = "auto",
-    leakage_threshold: Annotated[
-        float,
-        typer.Option(
-            "--leakage-threshold",
-            min=0.0,
-            max=1.0,
-            help="Mark random baselines whose test queries occur in train (exactly, after normalisation) more often than this share.",
-        ),
-    ] = 0.05,
-    agreement_field: AgreementField = None,
-    fairness_margin: Annotated[
-        float,
-        typer.Option(
-            "--fairness-margin",
-            min=0.0,
-            max=1.0,
-            help="Fairness table: the largest extra accuracy loss of a split's in-the-loop model (against another model, relative to random splits) that does not count as adversarial.",
-        ),
-    ] = 0.02,
-    accept_modified: AcceptModified = False,
-    seed: Seed = None,
-    out: OutDir = None,
-    overwrite: Overwrite = False,
-) -> None:
+@declared_options(EvaluateConfig)
+def evaluate(given: Given) -> None:
     """Train baselines on each split's train part and compare test scores with random splits (relative error increase)."""
     from tailsplit import pipeline
-    from tailsplit.config import EvaluateConfig
     from tailsplit.evaluate.table import table_markdown
 
-    settings = command_config(
-        EvaluateConfig,
-        config,
-        ctx,
-        "evaluate",
-        {
-            "baselines": ("baseline", list(baseline or [])),
-            "input_fields": ("input_field", list(input_field or [])),
-        },
-    )
+    settings = given.command_config(EvaluateConfig)
     result = pipeline.evaluate(settings, command=sys.argv)
     stdout.print(table_markdown(result["table"]), highlight=False, markup=False)
     for warning in result["leakage_warnings"]:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
 
 import typer
 
-from tailsplit.cli.app import app, friendly_errors, stdout
-from tailsplit.cli.options import AcceptModified, Overwrite
+from tailsplit.cli.app import app, stdout
+from tailsplit.cli.declared import Given, declared_options
+from tailsplit.config import HfExportConfig, LmEvalExportConfig
+from tailsplit.errors import ConfigError
 
 export_app = typer.Typer(
     help="Hand a split to other tools: an lm-evaluation-harness task, or a Hugging Face dataset folder with a card.",
@@ -17,9 +18,6 @@ export_app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 app.add_typer(export_app, name="export")
-
-SplitDir = Annotated[Path, typer.Argument(help="Split folder written by tailsplit run or split.", show_default=False)]
-ExportOut = Annotated[Path, typer.Option("--out", help="Folder to write (atomically; never the split folder).")]
 
 LM_EVAL_EXAMPLES = """
 **Examples**
@@ -32,24 +30,24 @@ add_bos_token=True; the task's README.md and YAML metadata say the same.
 """
 
 
+def _split_and_out(settings: LmEvalExportConfig | HfExportConfig, command: str) -> tuple[Path, Path]:
+    if not settings.split_dir or not settings.out:
+        raise ConfigError(f"export {command} needs a split folder and --out FOLDER (or both in --config)")
+    return Path(settings.split_dir), Path(settings.out)
+
+
 @export_app.command("lm-eval", epilog=LM_EVAL_EXAMPLES)
-@friendly_errors
-def lm_eval(
-    split_dir: SplitDir,
-    out: ExportOut,
-    task_name: Annotated[
-        str | None, typer.Option("--task-name", help="Task name [default: tailsplit_<folder name>].")
-    ] = None,
-    template: Annotated[
-        str | None,
-        typer.Option("--template", help="Prompt template [default: the one the split was scored with]."),
-    ] = None,
-    overwrite: Overwrite = False,
-) -> None:
+@declared_options(LmEvalExportConfig)
+def lm_eval(given: Given) -> None:
     """Write an lm-evaluation-harness task (YAML + data files) for the split."""
     from tailsplit.pipeline.export import export_lm_eval
 
-    manifest = export_lm_eval(split_dir, out, name=task_name, template=template, overwrite=overwrite, command=sys.argv)
+    settings = given.command_config(LmEvalExportConfig)
+    split_dir, out = _split_and_out(settings, "lm-eval")
+    manifest = export_lm_eval(
+        split_dir, out, name=settings.task_name, template=settings.template, overwrite=settings.overwrite,
+        command=sys.argv,
+    )  # fmt: skip
     model = manifest["lm_eval_model"]
     if model["model_args"] is None:
         said = f"no lm-eval model reproduces the split's scores ({model['note']})"
@@ -62,47 +60,22 @@ def lm_eval(
 
 
 @export_app.command("hf")
-@friendly_errors
-def hf(
-    split_dir: SplitDir,
-    out: ExportOut,
-    license: Annotated[
-        str | None,
-        typer.Option(
-            "--license",
-            help="Licence id for the card and DatasetInfo (e.g. cc-by-sa-4.0) [default: the input's own, if it has one].",
-        ),
-    ] = None,
-    citation_file: Annotated[
-        Path | None,
-        typer.Option(
-            "--citation-file",
-            help="BibTeX of the source dataset for the card and DatasetInfo [default: the input's own, if it has one].",
-        ),
-    ] = None,
-    push_to_hub: Annotated[
-        str | None,
-        typer.Option(
-            "--push-to-hub",
-            help="Also upload the dataset and its card to this hub dataset repository (OWNER/NAME; needs network "
-            "and a login).",
-        ),
-    ] = None,
-    overwrite: Overwrite = False,
-    accept_modified: AcceptModified = False,
-) -> None:
+@declared_options(HfExportConfig)
+def hf(given: Given) -> None:
     """Write the split as a Hugging Face DatasetDict folder (train/validation/test) with a dataset card."""
     from tailsplit.pipeline.export import export_hf
 
+    settings = given.command_config(HfExportConfig)
+    split_dir, out = _split_and_out(settings, "hf")
     manifest = export_hf(
         split_dir,
         out,
-        overwrite=overwrite,
+        overwrite=settings.overwrite,
         command=sys.argv,
-        accept_modified=accept_modified,
-        license=license,
-        citation_file=citation_file,
-        push_to_hub=push_to_hub,
+        accept_modified=settings.accept_modified,
+        license=settings.license,
+        citation_file=None if settings.citation_file is None else Path(settings.citation_file),
+        push_to_hub=settings.push_to_hub,
     )
     stdout.print(f"wrote {out} (datasets.load_from_disk reads it)", markup=False, highlight=False)
     if manifest.get("hub_url"):

@@ -8,85 +8,11 @@ from typing import Annotated
 
 import typer
 
-from tailsplit.cli.app import app, friendly_errors, stdout
-from tailsplit.cli.options import (
-    AcceptModified,
-    AgreementField,
-    AnalysisText,
-    AtomConstraint,
-    Backend,
-    Balance,
-    BatchTokens,
-    CacheDir,
-    ConfigOpt,
-    Context,
-    Count,
-    CpusPerWorker,
-    DatasetOpt,
-    Device,
-    DevSize,
-    Dtype,
-    EndToken,
-    FinetuneBatch,
-    FinetuneEval,
-    FinetuneFull,
-    FinetuneLora,
-    FinetuneLR,
-    FinetunePreset,
-    FinetuneSteps,
-    FoldMatch,
-    Folds,
-    FoldSeed,
-    GpusPerWorker,
-    Group,
-    IdField,
-    Implementation,
-    Label,
-    LabelWord,
-    LengthBuckets,
-    LengthOf,
-    MaxIterations,
-    MaxTokens,
-    Method,
-    Model,
-    ModelName,
-    NgramOrder,
-    NoAnalyze,
-    NoCache,
-    NullSplits,
-    OutDir,
-    OutputFormat,
-    Overwrite,
-    Partitions,
-    Paths,
-    PredictabilityThreshold,
-    Program,
-    ProgramKind,
-    Quiet,
-    Rank,
-    RayAddress,
-    RemovalsPerRound,
-    Reverse,
-    Rounds,
-    ScoreColumn,
-    ScoreEngine,
-    ScoreEos,
-    Seed,
-    ShardTokens,
-    SharePrefix,
-    SplitEncoder,
-    Splitter,
-    StartToken,
-    Syntax,
-    Template,
-    TestSize,
-    Text,
-    TrainShare,
-    Truncation,
-    Workers,
-)
-from tailsplit.cli.recipes import build_config
+from tailsplit.cli.app import app, stdout
+from tailsplit.cli.declared import Given, declared_options
 from tailsplit.cli.render import print_analysis, print_summary
+from tailsplit.config import AnalyzeConfig, DataConfig, OutputConfig, ScoringConfig, SplitConfig
+from tailsplit.errors import ConfigError
 
 RUN_EXAMPLES = """
 **Examples**
@@ -132,199 +58,53 @@ A likelihood split of programs whose dev/test atoms all occur in train:
 
 
 @app.command(epilog=RUN_EXAMPLES)
-@friendly_errors
-def run(
-    paths: Paths = None,
-    config: ConfigOpt = None,
-    dataset: DatasetOpt = None,
-    text: Text = None,
-    context: Context = None,
-    label: Label = None,
-    group: Group = None,
-    id: IdField = None,
-    program: Program = None,
-    program_kind: ProgramKind = None,
-    count: Count = None,
-    score_column: ScoreColumn = None,
-    model_name: ModelName = None,
-    method: Method = None,
-    folds: Folds = None,
-    fold_seed: FoldSeed = None,
-    fold_match: FoldMatch = None,
-    ngram_order: NgramOrder = None,
-    finetune_preset: FinetunePreset = None,
-    finetune_steps: FinetuneSteps = None,
-    finetune_batch_size: FinetuneBatch = None,
-    finetune_learning_rate: FinetuneLR = None,
-    finetune_eval_every: FinetuneEval = None,
-    finetune_lora_rank: FinetuneLora = None,
-    finetune_full: FinetuneFull = False,
-    model: Model = None,
-    template: Template = None,
-    label_word: LabelWord = None,
-    backend: Backend = None,
-    start_token: StartToken = None,
-    score_eos: ScoreEos = None,
-    end_token: EndToken = None,
-    device: Device = None,
-    dtype: Dtype = None,
-    batch_tokens: BatchTokens = None,
-    max_tokens: MaxTokens = None,
-    truncation: Truncation = None,
-    share_prefix: SharePrefix = None,
-    implementation: Implementation = None,
-    cache_dir: CacheDir = None,
-    no_cache: NoCache = False,
-    engine: ScoreEngine = None,
-    ray_address: RayAddress = None,
-    workers: Workers = None,
-    cpus_per_worker: CpusPerWorker = None,
-    gpus_per_worker: GpusPerWorker = None,
-    shard_tokens: ShardTokens = None,
-    splitter: Splitter = None,
-    dev_size: DevSize = None,
-    test_size: TestSize = None,
-    rank: Rank = None,
-    reverse: Reverse = None,
-    length_buckets: LengthBuckets = None,
-    balance_labels: Balance = None,
-    atom_constraint: AtomConstraint = None,
-    length_of: LengthOf = None,
-    max_iterations: MaxIterations = None,
-    partitions: Partitions = None,
-    train_share: TrainShare = None,
-    removals_per_round: RemovalsPerRound = None,
-    predictability_threshold: PredictabilityThreshold = None,
-    rounds: Rounds = None,
-    encoder: SplitEncoder = None,
-    seed: Seed = None,
-    out: OutDir = None,
-    overwrite: Overwrite = False,
-    format: OutputFormat = None,
-    no_analyze: NoAnalyze = False,
-    null_splits: NullSplits = None,
-    analysis_text: AnalysisText = None,
-    syntax: Syntax = None,
-    quiet: Quiet = False,
-) -> None:
+@declared_options(DataConfig, ScoringConfig, SplitConfig, OutputConfig, run_recipe=True)
+def run(given: Given) -> None:
     """Score every example with a causal LM, then split: the least likely go to dev/test."""
     from tailsplit import pipeline
 
-    opts = {k: v for k, v in locals().items() if k not in ("paths", "config", "quiet", "pipeline")}
-    opts["label_words"] = opts.pop("label_word")
-    cfg = build_config(config, paths, **opts)
-    print_summary(pipeline.run(cfg, progress=not quiet, command=sys.argv))
+    print_summary(pipeline.run(given.run_config(), progress=not given.quiet, command=sys.argv))
+
+
+# Fields of a run that scoring does not read.
+_NOT_SCORING = ("program", "program_kind", "count", "score_column", "model_name")
 
 
 @app.command(epilog=SCORE_EXAMPLES)
-@friendly_errors
+@declared_options(DataConfig, ScoringConfig, leave_out=_NOT_SCORING, run_recipe=True)
 def score(
-    paths: Paths = None,
-    out: Annotated[Path, typer.Option("--out", help="Score file to write (Parquet).")] = Path("scores.parquet"),
-    config: ConfigOpt = None,
-    dataset: DatasetOpt = None,
-    text: Text = None,
-    context: Context = None,
-    label: Label = None,
-    group: Group = None,
-    id: IdField = None,
-    method: Method = None,
-    folds: Folds = None,
-    fold_seed: FoldSeed = None,
-    fold_match: FoldMatch = None,
-    ngram_order: NgramOrder = None,
-    finetune_preset: FinetunePreset = None,
-    finetune_steps: FinetuneSteps = None,
-    finetune_batch_size: FinetuneBatch = None,
-    finetune_learning_rate: FinetuneLR = None,
-    finetune_eval_every: FinetuneEval = None,
-    finetune_lora_rank: FinetuneLora = None,
-    finetune_full: FinetuneFull = False,
-    model: Model = None,
-    template: Template = None,
-    label_word: LabelWord = None,
-    backend: Backend = None,
-    start_token: StartToken = None,
-    score_eos: ScoreEos = None,
-    end_token: EndToken = None,
-    device: Device = None,
-    dtype: Dtype = None,
-    batch_tokens: BatchTokens = None,
-    max_tokens: MaxTokens = None,
-    truncation: Truncation = None,
-    share_prefix: SharePrefix = None,
-    implementation: Implementation = None,
-    cache_dir: CacheDir = None,
-    no_cache: NoCache = False,
-    engine: ScoreEngine = None,
-    ray_address: RayAddress = None,
-    workers: Workers = None,
-    cpus_per_worker: CpusPerWorker = None,
-    gpus_per_worker: GpusPerWorker = None,
-    shard_tokens: ShardTokens = None,
+    given: Given,
+    out: Annotated[
+        Path, typer.Option("--out", metavar="FILE", rich_help_panel="Output", help="Score file to write (Parquet).")
+    ] = Path("scores.parquet"),
     overwrite: Annotated[
-        bool, typer.Option("--overwrite", help="Replace an existing score file (never an input).")
+        bool,
+        typer.Option("--overwrite", rich_help_panel="Output", help="Replace an existing score file (never an input)."),
     ] = False,
-    quiet: Quiet = False,
 ) -> None:
     """Score every example's query and write a score file (no split)."""
     from tailsplit import pipeline
 
-    opts = {k: v for k, v in locals().items() if k not in ("paths", "config", "quiet", "out", "pipeline")}
-    opts["label_words"] = opts.pop("label_word")
-    cfg = build_config(config, paths, **opts)
-    scores, report = pipeline.score(cfg, out, progress=not quiet, command=sys.argv)
+    cfg = given.run_config()
+    cfg.output.overwrite = overwrite
+    scores, report = pipeline.score(cfg, out, progress=not given.quiet, command=sys.argv)
     cached = f" ({report['n_cached']} cached)" if "n_cached" in report else ""
     stdout.print(f"scored {report['n_requests']} examples{cached} in {report['seconds']:.1f} s; wrote {out}")
 
 
 @app.command(epilog=SPLIT_EXAMPLES)
-@friendly_errors
+@declared_options(DataConfig, SplitConfig, OutputConfig, run_recipe=True)
 def split(
-    paths: Paths = None,
-    scores: Annotated[Path | None, typer.Option("--scores", help="Score file from tailsplit score.")] = None,
-    config: ConfigOpt = None,
-    dataset: DatasetOpt = None,
-    text: Text = None,
-    context: Context = None,
-    label: Label = None,
-    group: Group = None,
-    id: IdField = None,
-    program: Program = None,
-    program_kind: ProgramKind = None,
-    count: Count = None,
-    score_column: ScoreColumn = None,
-    model_name: ModelName = None,
-    splitter: Splitter = None,
-    dev_size: DevSize = None,
-    test_size: TestSize = None,
-    rank: Rank = None,
-    reverse: Reverse = None,
-    length_buckets: LengthBuckets = None,
-    balance_labels: Balance = None,
-    atom_constraint: AtomConstraint = None,
-    length_of: LengthOf = None,
-    max_iterations: MaxIterations = None,
-    partitions: Partitions = None,
-    train_share: TrainShare = None,
-    removals_per_round: RemovalsPerRound = None,
-    predictability_threshold: PredictabilityThreshold = None,
-    rounds: Rounds = None,
-    encoder: SplitEncoder = None,
-    seed: Seed = None,
-    out: OutDir = None,
-    overwrite: Overwrite = False,
-    format: OutputFormat = None,
-    no_analyze: NoAnalyze = False,
-    null_splits: NullSplits = None,
-    analysis_text: AnalysisText = None,
-    syntax: Syntax = None,
+    given: Given,
+    scores: Annotated[
+        Path | None,
+        typer.Option("--scores", metavar="FILE", rich_help_panel="Data", help="Score file from tailsplit score."),
+    ] = None,
 ) -> None:
     """Split using an existing score file (or no scores: random, length, template, tmcd)."""
     from tailsplit import pipeline
 
-    opts = {k: v for k, v in locals().items() if k not in ("paths", "config", "scores", "pipeline")}
-    cfg = build_config(config, paths, **opts)
+    cfg = given.run_config()
     print_summary(pipeline.run(cfg, scores_path=scores, command=sys.argv, score_missing=False))
 
 
@@ -338,31 +118,23 @@ ANALYZE_EXAMPLES = """
 
 
 @app.command(epilog=ANALYZE_EXAMPLES)
-@friendly_errors
-def analyze(
-    split_dir: Annotated[Path, typer.Argument(help="A folder written by tailsplit run or split.")],
-    compare: Annotated[
-        list[Path] | None, typer.Option("--compare", help="Another split of the same examples (repeatable).")
-    ] = None,
-    null_splits: NullSplits = None,
-    seed: Seed = None,
-    analysis_text: AnalysisText = None,
-    syntax: Syntax = None,
-    agreement_field: AgreementField = None,
-    accept_modified: AcceptModified = False,
-) -> None:
+@declared_options(AnalyzeConfig)
+def analyze(given: Given) -> None:
     """Analyse a split against random splits; writes report.html, report.md and analysis.json into it."""
     from tailsplit import pipeline
 
+    settings = given.command_config(AnalyzeConfig)
+    if not settings.split_dir:
+        raise ConfigError("analyze needs a split folder (as its argument or split_dir = ... in --config)")
     analysis, comparisons = pipeline.analyze(
-        split_dir,
-        null_splits=null_splits,
-        seed=seed or 0,
-        compare=compare,
-        text_kind=analysis_text,
-        syntax=syntax,
-        agreement_field=agreement_field,
-        accept_modified=accept_modified,
+        settings.split_dir,
+        null_splits=settings.null_splits,
+        seed=settings.seed,
+        compare=settings.compare,
+        text_kind=settings.analysis_text,
+        syntax=settings.syntax,
+        agreement_field=settings.agreement_field,
+        accept_modified=settings.accept_modified,
     )
     print_analysis(analysis, comparisons)
-    stdout.print(f"wrote {split_dir}/report.html, report.md, analysis.json")
+    stdout.print(f"wrote {settings.split_dir}/report.html, report.md, analysis.json")

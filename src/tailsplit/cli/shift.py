@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
-from typing import Annotated
 
-import typer
-
-from tailsplit.cli.app import app, friendly_errors, stdout
-from tailsplit.cli.options import CommandConfigOpt, OutDir, Overwrite, Seed
-from tailsplit.cli.recipes import command_config
+from tailsplit.cli.app import app, stdout
+from tailsplit.cli.declared import Given, declared_options
+from tailsplit.config import CorrelateConfig, OodRankConfig, SimilarityConfig
 from tailsplit.errors import ConfigError
 
 SIMILARITY_EXAMPLES = """
@@ -40,51 +36,14 @@ CORRELATE_EXAMPLES = """
 points.csv has columns id_acc, ood_acc and optionally group (one fit per group).
 """
 
-Encoder = Annotated[
-    str | None,
-    typer.Option("--encoder", help="Sentence-transformers folder or hub id [default: bundled all-MiniLM-L6-v2]."),
-]
-BatchSize = Annotated[int, typer.Option("--batch-size", help="Texts per encoder batch.")]
-MaxExamples = Annotated[
-    int | None, typer.Option("--max-examples", help="Seeded sample of at most this many examples per dataset.")
-]
-
 
 @app.command(epilog=SIMILARITY_EXAMPLES)
-@friendly_errors
-def similarity(
-    ctx: typer.Context,
-    datasets: Annotated[
-        list[str] | None,
-        typer.Argument(help="Datasets as [NAME=]PATH[@FIELD[+FIELD...]] (field default: text).", show_default=False),
-    ] = None,
-    split: Annotated[
-        list[Path] | None,
-        typer.Option("--split", help="A split folder; its train/dev/test become datasets (repeatable)."),
-    ] = None,
-    encoder: Encoder = None,
-    batch_size: BatchSize = 64,
-    max_examples: MaxExamples = None,
-    mmd_sample: Annotated[int, typer.Option("--mmd-sample", help="Examples per dataset in the MMD test.")] = 1000,
-    permutations: Annotated[int, typer.Option("--permutations", help="Permutations for MMD p-values.")] = 200,
-    seed: Seed = None,
-    out: OutDir = None,
-    overwrite: Overwrite = False,
-    config: CommandConfigOpt = None,
-) -> None:
+@declared_options(SimilarityConfig)
+def similarity(given: Given) -> None:
     """Embedding similarity between datasets: centroid cosine ×100 (BOSS) and MMD, with a heatmap report."""
     from tailsplit import pipeline
-    from tailsplit.config import SimilarityConfig
 
-    settings = command_config(
-        SimilarityConfig,
-        config,
-        ctx,
-        "similarity",
-        {
-            "splits": ("split", [str(p) for p in split or []]),
-        },
-    )
+    settings = given.command_config(SimilarityConfig)
     result = pipeline.similarity(settings, command=sys.argv)
     from rich.table import Table
 
@@ -109,40 +68,12 @@ def similarity(
 
 
 @app.command(name="ood-rank", epilog=OOD_EXAMPLES)
-@friendly_errors
-def ood_rank(
-    ctx: typer.Context,
-    id: Annotated[str | None, typer.Option("--id", help="The ID dataset: [NAME=]PATH[@FIELD[+FIELD...]].")] = None,
-    candidates: Annotated[
-        Path | None, typer.Option("--candidates", help="CSV of candidates: name,path,fields,source[,accuracy].")
-    ] = None,
-    id_accuracy: Annotated[
-        float | None, typer.Option("--id-accuracy", help="The model's accuracy on the ID test set.")
-    ] = None,
-    max_similarity: Annotated[
-        float | None, typer.Option("--max-similarity", help="Reject candidates at least this similar (cosine × 100).")
-    ] = None,
-    min_drop: Annotated[
-        float, typer.Option("--min-drop", help="Reject candidates whose accuracy drop is below this.")
-    ] = 0.0,
-    encoder: Encoder = None,
-    batch_size: BatchSize = 64,
-    max_examples: MaxExamples = None,
-    seed: Seed = None,
-    out: OutDir = None,
-    overwrite: Overwrite = False,
-    config: CommandConfigOpt = None,
-) -> None:
+@declared_options(OodRankConfig)
+def ood_rank(given: Given) -> None:
     """Rank OOD candidates for an ID dataset: one per source, low similarity, large drop — each decision explained."""
     from tailsplit import pipeline
-    from tailsplit.config import OodRankConfig
 
-    settings = command_config(
-        OodRankConfig,
-        config,
-        ctx,
-        "ood-rank",
-    )
+    settings = given.command_config(OodRankConfig)
     if not settings.id or not settings.candidates:
         raise ConfigError("ood-rank needs --id DATASET and --candidates CSV (or both in --config)")
     result = pipeline.ood_rank(settings, command=sys.argv)
@@ -158,29 +89,12 @@ def ood_rank(
 
 
 @app.command(epilog=CORRELATE_EXAMPLES)
-@friendly_errors
-def correlate(
-    ctx: typer.Context,
-    points: Annotated[
-        Path | None, typer.Argument(help="CSV with id_acc, ood_acc and optionally group columns.")
-    ] = None,
-    group: Annotated[
-        str | None, typer.Option("--group", help="Column that groups points [default: group, if present].")
-    ] = None,
-    out: OutDir = None,
-    overwrite: Overwrite = False,
-    config: CommandConfigOpt = None,
-) -> None:
+@declared_options(CorrelateConfig)
+def correlate(given: Given) -> None:
     """Fit a line, a hinge and a V to ID-vs-OOD accuracy, choose by BIC, and name BOSS's Type I / II / III (or none)."""
     from tailsplit import pipeline
-    from tailsplit.config import CorrelateConfig
 
-    settings = command_config(
-        CorrelateConfig,
-        config,
-        ctx,
-        "correlate",
-    )
+    settings = given.command_config(CorrelateConfig)
     if not settings.points:
         raise ConfigError("correlate needs a points CSV (as its argument or points = ... in --config)")
     result = pipeline.correlate(settings, command=sys.argv)

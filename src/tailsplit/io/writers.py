@@ -14,12 +14,9 @@ from json.encoder import (  # type: ignore[attr-defined]  # json's C encoder and
 from pathlib import Path
 from typing import Any
 
+from tailsplit.choices import OUTPUT_FORMATS, OUTPUT_SUFFIX
 from tailsplit.errors import ConfigError
 from tailsplit.io.arrow import arrow_table, record_columns
-
-# ``hf`` writes a ``save_to_disk`` folder (no suffix).
-OUTPUT_SUFFIX = {"jsonl": ".jsonl", "csv": ".csv", "tsv": ".tsv", "parquet": ".parquet", "hf": ""}
-OUTPUT_FORMATS = tuple(OUTPUT_SUFFIX)
 
 
 def output_format_for(input_format: str) -> str:

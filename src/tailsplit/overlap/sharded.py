@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from tailsplit.choices import ENGINES
 from tailsplit.errors import ConfigError
 from tailsplit.io.outputs import staged_cache_folder
 from tailsplit.log import logger
@@ -50,9 +51,6 @@ from tailsplit.ray_cluster import RayCluster
 
 if TYPE_CHECKING:
     from tailsplit.config import OverlapConfig
-
-
-ENGINES = ("local", "ray")
 
 
 class Executor(Protocol):
@@ -88,7 +86,7 @@ def make_executor(engine: str, address: str | None = None, num_cpus: int | None 
         return LocalExecutor()
     if engine == "ray":
         return RayExecutor(address, num_cpus)
-    raise ConfigError(f"engine={engine!r} is not one of {', '.join(ENGINES)}")
+    raise ConfigError(f"engine={engine!r} is unknown; use one of {list(ENGINES)}")
 
 
 def plan_shards(paths: Sequence[str | Path], shards: int) -> list[list[CorpusPart]]:

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from tailsplit.config import EvaluateConfig, check_bounds
+from tailsplit.config import EvaluateConfig, check_values
 from tailsplit.core import SPLIT_PARTS
 from tailsplit.errors import ConfigError, MissingDependencyError, keyword_spelling
 from tailsplit.evaluate.baselines import (
@@ -50,7 +50,7 @@ def _part_inputs(records: list[Any], data: dict[str, Any], input_fields: list[st
 def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dict[str, Any]:
     """Train and score every requested baseline on every split (or score the given
     predictions); the comparison table, conclusions and fairness table."""
-    check_bounds(config)
+    check_values(config)
     from tailsplit.analysis.split_dir import read_split_parts
 
     if not config.split_dirs:

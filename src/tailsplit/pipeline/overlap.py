@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tailsplit._version import __version__
-from tailsplit.config import check_bounds
+from tailsplit.config import check_values
 from tailsplit.core import Dataset
 from tailsplit.errors import ConfigError, InputError, keyword_spelling
 from tailsplit.io.claims import released_on_error
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 @keyword_spelling
 def audit_overlap(config: OverlapConfig, *, command: list[str] | None = None) -> dict[str, Any]:
     """``tailsplit overlap``: audit a test set against a corpus; write the partition."""
-    check_bounds(config)
+    check_values(config)
     from tailsplit.core import FieldMap
     from tailsplit.overlap.audit import audit_all, partition_overlap
     from tailsplit.overlap.index import open_or_build_index

@@ -10,6 +10,7 @@ import dataclasses
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,16 +20,7 @@ from tailsplit._version import __version__
 from tailsplit.analysis.program_metrics import program_metrics
 from tailsplit.analysis.summary import summarize_split
 from tailsplit.cache import ScoreCache, default_cache_dir
-from tailsplit.config import (
-    ANALYSIS_TEXTS,
-    NULL_SPLITS,
-    SCORING_ENGINES,
-    SCORING_METHODS,
-    RunConfig,
-    ScoringConfig,
-    SplitConfig,
-    check_bounds,
-)
+from tailsplit.config import NULL_SPLITS, AnalyzeConfig, RunConfig, ScoringConfig, SplitConfig, check_values
 from tailsplit.core import Dataset, ScoreTable, SplitIndices
 from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.fingerprint import sha256_file
@@ -48,10 +40,10 @@ from tailsplit.pipeline.checks import check_template_fields, warn_repeated_queri
 from tailsplit.pipeline.manifest import input_records
 from tailsplit.pipeline.result import RunResult, write_split
 from tailsplit.pipeline.split_folder import check_added_columns, check_parts_writable, report_files
-from tailsplit.programs.sets import COUNTS, ProgramFeatures, dataset_program_features
+from tailsplit.programs.sets import ProgramFeatures, dataset_program_features
 from tailsplit.prompts import PromptTemplate, resolve_template
 from tailsplit.registry import SCORERS
-from tailsplit.scoring.crossfit import FOLD_MATCHES, cross_score_dataset
+from tailsplit.scoring.crossfit import cross_score_dataset
 from tailsplit.scoring.driver import score_examples
 from tailsplit.splits import SPLITTERS, SplitInputs, Splitter, make_splitter
 from tailsplit.words import word_lengths
@@ -63,7 +55,7 @@ if TYPE_CHECKING:
 def load_dataset(config: RunConfig) -> Dataset:
     """The examples of ``config.data``: its files, its in-memory table, or its hub dataset."""
     for section in (config.data, config.scoring, config.split, config.output):
-        check_bounds(section)
+        check_values(section)
     data = config.data
     given = [name for name, value in (("paths", data.paths), ("table", data.table), ("dataset", data.dataset))
              if value is not None and (name != "paths" or len(value))]  # fmt: skip
@@ -84,20 +76,30 @@ def template_for(config: ScoringConfig) -> PromptTemplate:
     return resolve_template(config.template, config.label_words)
 
 
+@dataclass(frozen=True)
+class ScoringPlan:
+    """What scores a run, built once (no model loads until the first batch): the template,
+    the prompted scorer (``None`` for n-gram and k-fold scoring) and the engine."""
+
+    template: PromptTemplate
+    scorer: Any
+    engine: Any
+
+
 @keyword_spelling
 def score_dataset(
     dataset: Dataset,
     config: ScoringConfig,
     *,
     progress: bool = False,
+    plan: ScoringPlan | None = None,
 ) -> tuple[ScoreTable, dict[str, Any], dict[str, Any]]:
     """Scores of every example, a report of the work done, and what the manifest records
-    about how the scores were made."""
-    template = check_scoring(dataset, config)
-    engine = scoring_engine(config)
+    about how the scores were made (``plan``: from :func:`plan_scoring`, when checked already)."""
+    plan = plan_scoring(dataset, config) if plan is None else plan
+    template, scorer, engine = plan.template, plan.scorer, plan.engine
     if config.method != "prompted":
         return cross_score_dataset(dataset, template, config, progress)
-    scorer = SCORERS.create(config.backend, **config.scorer_params(SCORERS.get(config.backend)))
     cache = ScoreCache(config.cache_dir or default_cache_dir()) if config.use_cache else None
     try:
         scores, report = score_examples(dataset, template, scorer, cache, progress=progress, engine=engine)
@@ -118,8 +120,6 @@ def score_dataset(
 
 def scoring_engine(config: ScoringConfig) -> Any:
     """``None`` for this process, or the Ray engine (prompted Hugging Face scoring only)."""
-    if config.engine not in SCORING_ENGINES:
-        raise ConfigError(f"engine={config.engine!r} is unknown; use one of {list(SCORING_ENGINES)}")
     if config.engine == "local":
         return None
     if config.method != "prompted" or config.backend != "hf":
@@ -140,13 +140,10 @@ def scoring_engine(config: ScoringConfig) -> Any:
     )
 
 
-def check_scoring(dataset: Dataset, config: ScoringConfig) -> PromptTemplate:
-    """Everything about scoring that can be checked without a model: method, template, its
-    roles and label words, engine, backend options and device. Returns the template."""
-    if config.method not in SCORING_METHODS:
-        raise ConfigError(f"method={config.method!r} is unknown; use one of {list(SCORING_METHODS)}")
-    if config.fold_match not in FOLD_MATCHES:
-        raise ConfigError(f"fold_match={config.fold_match!r} is unknown; use one of {list(FOLD_MATCHES)}")
+def plan_scoring(dataset: Dataset, config: ScoringConfig) -> ScoringPlan:
+    """Everything about scoring that can be checked without a model — method, template, its
+    roles and label words, engine, backend options and device — checked once, and the scorer
+    and engine that the run then uses."""
     template = template_for(config)
     for role, column, option in (("context", dataset.contexts, "--context"), ("label", dataset.labels, "--label")):
         if template.needs(role) and column is None:
@@ -155,12 +152,13 @@ def check_scoring(dataset: Dataset, config: ScoringConfig) -> PromptTemplate:
     check_template_fields(dataset, template)
     if config.cache_dir is not None:
         check_cache_folder(config.cache_dir, markers=None, inputs=dataset.input_paths, option="--cache-dir")
-    scoring_engine(config)
-    if config.method != "ngram":
-        SCORERS.create(
-            config.backend, **config.scorer_params(SCORERS.get(config.backend))
-        )  # constructors check their options
-    return template
+    engine = scoring_engine(config)
+    scorer = None
+    if config.method == "prompted":  # the constructor checks its options; the model loads later
+        scorer = SCORERS.create(config.backend, **config.scorer_params(SCORERS.get(config.backend)))
+    elif config.method == "kfold":
+        SCORERS.create(config.backend, **config.scorer_params(SCORERS.get(config.backend)))  # options only
+    return ScoringPlan(template, scorer, engine)
 
 
 def check_before_work(
@@ -172,10 +170,11 @@ def check_before_work(
     splitter: Splitter | None = None,
     lengths: np.ndarray | None = None,
     scores: ScoreTable | None = None,
-) -> None:
+) -> ScoringPlan | None:
     """Refuse, before any model loads, what would fail after scoring: the output folder,
-    added columns, output options, and the split itself (sizes, label quotas, groups, atom
-    coverage), tried on a placeholder score column."""
+    added columns, output options, the scoring options, and the split itself (sizes, label
+    quotas, groups, atom coverage), tried on a placeholder score column. Returns the scoring
+    plan when the run will score."""
     output = config.output
     if output.out is not None:
         inputs = [*dataset.input_paths, *([scores_path] if scores_path is not None else [])]
@@ -184,8 +183,6 @@ def check_before_work(
         check_output_format(output.format)
     if output.out is not None:
         check_parts_writable(dataset, output.format)
-    if output.analysis_text not in ANALYSIS_TEXTS:
-        raise ConfigError(f"analysis_text={output.analysis_text!r} is unknown; use one of {list(ANALYSIS_TEXTS)}")
     if output.analysis_text == "pair" and dataset.contexts is None:
         raise ConfigError("--analysis-text pair reads context + query; name the context field with --context")
     if output.analyze and output.null_splits < 1:
@@ -200,7 +197,7 @@ def check_before_work(
     if planned.needs_scores and scores is not None:
         split_dataset(dataset, scores, config.split, programs, splitter=planned, lengths=lengths)
     elif planned.needs_scores and scores_path is None:
-        check_scoring(dataset, config.scoring)
+        plan = plan_scoring(dataset, config.scoring)
         lengths = word_lengths(dataset.texts) if lengths is None else lengths
         placeholder = ScoreTable(
             ids=dataset.ids,
@@ -209,11 +206,25 @@ def check_before_work(
             truncated=np.zeros(len(dataset), dtype=bool),
         )
         split_dataset(dataset, placeholder, config.split, programs, splitter=planned, lengths=lengths)
+        return plan
+    return None
+
+
+def changed_options(config: RunConfig) -> str:
+    """The options of a run that differ from their defaults, as ``name=value`` (for ``-v``)."""
+    changed = []
+    for section in (config.data, config.scoring, config.split, config.output):
+        default = type(section)()
+        changed += [
+            f"{f.name}={getattr(section, f.name)!r}"
+            for f in dataclasses.fields(section)
+            if f.name != "table" and getattr(section, f.name) != getattr(default, f.name)
+        ]
+    return ", ".join(changed) or "the defaults"
 
 
 def build_splitter(config: SplitConfig) -> Splitter:
-    if config.splitter not in SPLITTERS:
-        raise ConfigError(f"splitter={config.splitter!r} is unknown; use one of {sorted(SPLITTERS)}")
+    check_values(config)
     cls = SPLITTERS[config.splitter]
     if config.encoder is not None and not cls.needs_features:
         raise ConfigError(
@@ -263,8 +274,8 @@ def score(
     ``config.output.overwrite`` allows replacing an existing file; an input never is."""
     dataset = load_dataset(config)
     check_output_file(out_path, overwrite=config.output.overwrite, inputs=dataset.input_paths)
-    check_scoring(dataset, config.scoring)
-    scores, report, meta = score_dataset(dataset, config.scoring, progress=progress)
+    plan = plan_scoring(dataset, config.scoring)
+    scores, report, meta = score_dataset(dataset, config.scoring, progress=progress, plan=plan)
     meta = {
         **meta,
         "tailsplit_version": __version__,
@@ -297,7 +308,9 @@ def run(
     clock = time.perf_counter()
     dataset = load_dataset(config)
     timings["load_s"] = time.perf_counter() - clock
+    logger.debug("read %d examples in %.2f s; options: %s", len(dataset), timings["load_s"], changed_options(config))
     planned = build_splitter(config.split)
+    logger.debug("splitter %s with %s", config.split.splitter, planned.get_params())
     if planned.needs_programs and dataset.programs is None:
         raise ConfigError(
             f"splitter={config.split.splitter!r} with these options needs programs; name the "
@@ -316,14 +329,12 @@ def run(
             f"splitter={config.split.splitter!r} needs scores; pass --scores FILE (written by "
             "tailsplit score), or use tailsplit run, which scores with the LM first"
         )
-    if config.data.count not in COUNTS:
-        raise ConfigError(f"count={config.data.count!r} is unknown; use one of {list(COUNTS)}")
     clock = time.perf_counter()
     programs = dataset_program_features(dataset, config.data.program_kind, config.data.count)
     timings["programs_s"] = time.perf_counter() - clock
     counts = _query_text_counts(dataset, config)  # tokenised once: lengths and the analysis' counts
     lengths = word_lengths(dataset.texts) if counts is None else counts.words
-    check_before_work(
+    plan = check_before_work(
         dataset,
         config,
         scores_path=scores_path,
@@ -342,7 +353,7 @@ def run(
         meta = {k: meta[k] for k in ("method", "model", "template", "backend", "folds") if k in meta}
         meta["scores_file"] = {"path": str(scores_path), "sha256": sha256_file(scores_path)}
     elif needs_scores:
-        scores, report, meta = score_dataset(dataset, config.scoring, progress=progress)
+        scores, report, meta = score_dataset(dataset, config.scoring, progress=progress, plan=plan)
     timings["score_s"] = time.perf_counter() - clock
     clock = time.perf_counter()
     split, splitter, lengths = split_dataset(dataset, scores, config.split, programs, splitter=planned, lengths=lengths)
@@ -458,11 +469,10 @@ def analyze(
     from tailsplit.analysis.split_analysis import analyze_split
     from tailsplit.analysis.split_dir import load_split_dir
 
+    AnalyzeConfig(  # checks the values
+        split_dir=str(split_dir), null_splits=null_splits, seed=seed, analysis_text=text_kind, syntax=syntax
+    )
     null_splits = NULL_SPLITS if null_splits is None else null_splits
-    if null_splits < 1 or seed < 0:
-        raise ConfigError(f"null_splits={null_splits!r} must be 1 or more and seed={seed!r} 0 or more")
-    if text_kind is not None and text_kind not in ANALYSIS_TEXTS:
-        raise ConfigError(f"analysis_text={text_kind!r} is unknown; use one of {list(ANALYSIS_TEXTS)}")
     from tailsplit.analysis.split_dir import read_manifest
 
     inputs = load_split_dir(split_dir, text_kind, agreement_field, accept_modified=accept_modified)

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from tailsplit.config import CorrelateConfig, OodRankConfig, SimilarityConfig, check_bounds
+from tailsplit.config import CorrelateConfig, OodRankConfig, SimilarityConfig, check_values
 from tailsplit.errors import ConfigError, InputError, keyword_spelling
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.claims import released_on_error
@@ -60,7 +60,7 @@ def _split_part_texts(folder: str) -> dict[str, list[str]]:
 @keyword_spelling
 def similarity(config: SimilarityConfig, *, command: list[str] | None = None) -> dict[str, Any]:
     """Centroid cosine ×100 and MMD between every pair of datasets (and split parts)."""
-    check_bounds(config)
+    check_values(config)
     from tailsplit.shift.similarity import centroid_similarity, mmd_matrix
 
     specs = [DatasetSpec.parse(s) for s in config.datasets]
@@ -152,7 +152,7 @@ def _check_out(config: Any, inputs: list[str]) -> None:
 @keyword_spelling
 def ood_rank(config: OodRankConfig, *, command: list[str] | None = None) -> dict[str, Any]:
     """Embed the ID dataset and every candidate; decide and rank by BOSS's criteria."""
-    check_bounds(config)
+    check_values(config)
     from tailsplit.shift.ood import Candidate, rank_candidates
     from tailsplit.shift.similarity import centroid_similarity
 

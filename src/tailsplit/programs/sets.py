@@ -17,11 +17,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tailsplit.choices import COUNTS
 from tailsplit.core import Dataset
 from tailsplit.errors import ConfigError, InputError
 from tailsplit.programs.base import ProgramError, ProgramExtractor, ProgramParse
-
-COUNTS = ("examples", "occurrences")
 
 
 @dataclass(frozen=True)

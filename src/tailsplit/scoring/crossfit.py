@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from tailsplit.choices import FOLD_MATCHES
 from tailsplit.errors import ConfigError
 from tailsplit.fingerprint import sha256_text
 from tailsplit.rng import FOLDS, seeded_rng
@@ -27,9 +28,6 @@ if TYPE_CHECKING:
     from tailsplit.config import ScoringConfig
     from tailsplit.core import Dataset, ScoreTable
     from tailsplit.prompts import PromptTemplate
-
-
-FOLD_MATCHES = ("exact", "normalized")
 
 
 def fold_units(queries: Sequence[str], groups: Sequence[str] | None = None, *, match: str = "exact") -> list[str]:

@@ -19,6 +19,7 @@ from tailsplit.cache import ScoreCache
 from tailsplit.core import Dataset, ScoreTable
 from tailsplit.errors import ScoringError
 from tailsplit.fingerprint import sha256_text
+from tailsplit.log import logger
 from tailsplit.progress import ProgressBar
 from tailsplit.prompts import PromptTemplate
 from tailsplit.scoring.base import Batch, BatchScores, Scorer, ScoreRequest
@@ -99,6 +100,10 @@ def score_requests(
             total[i], counts[i], cut[i] = cached[key]
 
     todo = [b for b in scorer.plan(unique_requests) if not all(keys[i] in cached for i in b.indices)]
+    logger.debug(
+        "%d requests, %d unique, %d cached; %d batches to score (%d tokens)",
+        len(requests), len(unique_requests), len(cached), len(todo), sum(b.n_tokens for b in todo),
+    )  # fmt: skip
     scored = engine.score(todo, scorer, keys) if engine is not None and todo else _scores_in_order(scorer, todo)
     scored_tokens = _run_batches(todo, scored, cache, keys, (total, counts, cut), progress)
     bad = np.flatnonzero(~np.isfinite(total))

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,7 +48,9 @@ from typing import Any
 import numpy as np
 
 from tailsplit.cache import default_cache_dir
+from tailsplit.choices import DTYPES, IMPLEMENTATIONS, SHARE_PREFIX, TRUNCATIONS
 from tailsplit.errors import ConfigError, ScoringError
+from tailsplit.log import logger
 from tailsplit.scoring.base import Batch, BatchScores, ScoreRequest
 from tailsplit.scoring.batching import Encoded, plan_batches
 from tailsplit.scoring.layout import (
@@ -68,15 +71,7 @@ from tailsplit.scoring.models import (
 
 SCORER_VERSION = "hf-causal-lm/2"  # 2: the prompt's trailing whitespace is scored with the query
 START_TOKENS = ("bos", "eos", "none")  # or a literal token of the vocabulary
-TRUNCATIONS = ("left", "error")
 PADDING_SIDES = ("right", "left")
-SHARE_PREFIX = ("auto", "always", "never")
-# "native": tailsplit's plain-torch Llama (scoring/llama.py; fast start, fused projections);
-# "auto": native on a CPU for a plain Llama checkpoint with float32 weights, else transformers.
-IMPLEMENTATIONS = ("auto", "native", "transformers")
-# "mixed-*": float32 weights, residual stream, norms and vocabulary projection; the layers'
-# matrix products in the named type (torch.autocast).
-DTYPES = ("float32", "bfloat16", "float16", "mixed-bfloat16", "mixed-float16")
 # Float32 logits per vocabulary-projection chunk: 2^25 (128 MiB) on a CPU, 2^28 (1 GiB) on a GPU.
 _PROJECTION_ELEMENTS = {"cpu": 2**25, "gpu": 2**28}
 
@@ -213,12 +208,18 @@ class HFScorer:
     @property
     def model(self) -> Any:
         if self._model is None:
+            started = time.perf_counter()
             if self.resolved_implementation() == "native":
                 from tailsplit.scoring.llama import NativeLlama
 
                 self._model = NativeLlama(self.folder).eval()
             else:
                 self._model = self.transformers_model()
+            logger.debug(
+                "loaded %s (%s implementation, %s, %s) in %.2f s; batches of up to %d padded tokens, %d rows",
+                self.folder, self.resolved_implementation(), self.resolved_device(), self.dtype,
+                time.perf_counter() - started, self.resolved_batch_tokens(), self.resolved_max_rows(),
+            )  # fmt: skip
         return self._model
 
     def transformers_model(self) -> Any:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from tailsplit.choices import LENGTH_OF
 from tailsplit.core import SplitIndices
 from tailsplit.errors import ConfigError
 from tailsplit.rng import SPLIT_ORDER, seeded_rng
 from tailsplit.splits.base import SplitInputs, Splitter
 from tailsplit.splits.selection import split_by_keys, validate_common
-
-LENGTH_OF = ("text", "program")
 
 
 class LengthSplitter(Splitter):

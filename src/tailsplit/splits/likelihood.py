@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from tailsplit.choices import RANKS
 from tailsplit.core import SplitIndices
 from tailsplit.errors import ConfigError
 from tailsplit.splits.base import SplitInputs, Splitter
 from tailsplit.splits.selection import length_bucket_codes, split_by_keys, validate_common
-
-RANKS = ("logprob_sum", "logprob_mean")
 
 
 class LikelihoodSplitter(Splitter):

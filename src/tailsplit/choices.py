@@ -1,0 +1,25 @@
+"""The allowed values of every option with a fixed list, declared once: the config fields
+show and check them (:mod:`tailsplit.config`), and the implementations that act on them
+import them from here."""
+
+from __future__ import annotations
+
+SCORING_METHODS = ("prompted", "ngram", "kfold")
+ENGINES = ("local", "ray")  # where scoring or index shards run: this process, or a Ray cluster
+ANALYSIS_TEXTS = ("query", "pair")  # what text statistics read: the query, or context + query
+SPLITTERS = ("likelihood", "random", "length", "template", "tmcd", "aflite")
+RANKS = ("logprob_sum", "logprob_mean")
+LENGTH_OF = ("text", "program")
+COUNTS = ("examples", "occurrences")  # how atoms and compounds count in divergences
+FOLD_MATCHES = ("exact", "normalized")
+TRUNCATIONS = ("left", "error")
+SHARE_PREFIX = ("auto", "always", "never")
+# "native": tailsplit's plain-torch Llama (scoring/llama.py; fast start, fused projections);
+# "auto": native on a CPU for a plain Llama checkpoint with float32 weights, else transformers.
+IMPLEMENTATIONS = ("auto", "native", "transformers")
+# "mixed-*": float32 weights, residual stream, norms and vocabulary projection; the layers'
+# matrix products in the named type (torch.autocast).
+DTYPES = ("float32", "bfloat16", "float16", "mixed-bfloat16", "mixed-float16")
+# ``hf`` writes a ``save_to_disk`` folder (no suffix).
+OUTPUT_SUFFIX = {"jsonl": ".jsonl", "csv": ".csv", "tsv": ".tsv", "parquet": ".parquet", "hf": ""}
+OUTPUT_FORMATS = tuple(OUTPUT_SUFFIX)

@@ -1,0 +1,248 @@
+"""The options of the commands that read split folders or datasets rather than run a split:
+``analyze``, ``evaluate``, ``overlap``, ``similarity``, ``ood-rank``, ``correlate`` and
+``export``, each field declared once as an option (:mod:`tailsplit.config.declare`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from tailsplit.choices import ANALYSIS_TEXTS, ENGINES
+from tailsplit.config.declare import (
+    Checked,
+    accept_modified_option,
+    agreement_field_option,
+    option,
+    out_option,
+    overwrite_option,
+    seed_option,
+)
+from tailsplit.config.values import parse_orders
+
+BUNDLED_ENCODER = "bundled all-MiniLM-L6-v2"
+RAY_ADDRESS_HELP = "Ray cluster to join ('auto' finds a running one)."
+
+
+@dataclass
+class AnalyzeConfig(Checked):
+    """``tailsplit analyze``: a split folder analysed against random splits."""
+
+    PANEL: ClassVar[str | None] = None
+
+    split_dir: str = option("", "A folder written by tailsplit run or split.", argument=True, metavar="DIR")
+    compare: list[str] = option([], "Another split of the same examples (repeatable).", metavar="DIR")
+    null_splits: int | None = option(None, "Random splits in each null distribution.", low=1, shown_default="500")
+    seed: int = seed_option()
+    analysis_text: str | None = option(
+        None, "What text statistics read: query, or pair (context + query).", choices=ANALYSIS_TEXTS,
+        shown_default="what the run used",
+    )  # fmt: skip
+    syntax: bool | None = option(
+        None, "Dependency-tree depth (the syntax extra).", flag="--syntax/--no-syntax",
+        shown_default="what the run used",
+    )  # fmt: skip
+    agreement_field: str | None = agreement_field_option()
+    accept_modified: bool = accept_modified_option()
+
+
+@dataclass
+class OverlapConfig(Checked):
+    """``tailsplit overlap``: a test set audited against a corpus."""
+
+    PANEL: ClassVar[str | None] = None
+
+    test: list[str] = option([], "Test file(s) to audit.", metavar="FILE")
+    text: str = option("text", "Field holding the test text.", metavar="FIELD")
+    id: str = option("id", "Id field (generated when absent).", metavar="FIELD")
+    label: str | None = option(None, "Label field.", metavar="FIELD")
+    corpus: list[str] = option(
+        [], "Corpus file(s): .txt (one entry per line), .jsonl or .parquet, .gz ok.", metavar="FILE"
+    )
+    corpus_field: str = option("text", "Text field of JSONL/Parquet corpus files.", metavar="FIELD")
+    index_dir: str | None = option(None, "Where to keep the corpus index.", metavar="DIR", shown_default="the cache")
+    query_kind: str = option("generic", "generic or winograd (or a registered extractor).")
+    required_fields: list[str] = option(
+        [], "Test field whose value must appear in a match (repeatable, in order).", flag="--required-field",
+        metavar="FIELD",
+    )  # fmt: skip
+    window: int = option(10, "Most tokens between required phrases.", low=0)
+    k: int = option(5, "Matches kept per test example.", low=1)
+    ngram_orders: tuple[int, ...] = option(
+        (8, 13), "n-gram sizes, comma-separated.", low=1, parse=parse_orders, metavar="N,N"
+    )
+    k1: float = option(1.5, "BM25 k1.", low=0)
+    b: float = option(0.75, "BM25 b.", low=0, high=1)
+    threshold: float | None = option(None, "BM25 score from which an example overlaps.", bounded=True)
+    top_quantile: float | None = option(
+        None, "Share of examples, highest BM25 first, that overlap.", low=0, high=1, shown_default="0.5"
+    )
+    predictions: str | None = option(None, "File of (id, prediction): accuracy per subset.", metavar="FILE")
+    prediction_field: str = option("prediction", "Prediction field in --predictions.", metavar="FIELD")
+    shards: int = option(1, "Index the corpus in this many shards (map-reduce; same results).", low=1)
+    engine: str = option("local", "Where shards run: local (this process) or ray.", choices=ENGINES)
+    ray_address: str | None = option(None, RAY_ADDRESS_HELP, shown_default="a running one, else a local one")
+    seed: int = seed_option()
+    out: str | None = out_option()
+    overwrite: bool = overwrite_option()
+
+
+def _encoder_option() -> Any:
+    return option(None, "Sentence-transformers folder or hub id.", shown_default=BUNDLED_ENCODER)
+
+
+@dataclass
+class SimilarityConfig(Checked):
+    """``tailsplit similarity``: how far apart datasets (or a split's parts) are."""
+
+    PANEL: ClassVar[str | None] = None
+
+    datasets: list[str] = option(
+        [], "Datasets as [NAME=]PATH[@FIELD[+FIELD...]] (field default: text).", argument=True,
+        metavar="DATASET",
+    )  # fmt: skip
+    splits: list[str] = option(
+        [], "A split folder; its train/dev/test become datasets (repeatable).", flag="--split", metavar="DIR"
+    )
+    encoder: str | None = _encoder_option()
+    batch_size: int = option(64, "Texts per encoder batch.", low=1)
+    max_examples: int | None = option(None, "Seeded sample of at most this many examples per dataset.", low=2)
+    mmd_sample: int = option(1000, "Examples per dataset in the MMD test.", low=2)
+    permutations: int = option(200, "Permutations for MMD p-values.", low=1)
+    seed: int = seed_option()
+    out: str | None = out_option()
+    overwrite: bool = overwrite_option()
+
+
+@dataclass
+class OodRankConfig(Checked):
+    """``tailsplit ood-rank``: OOD candidates for an ID dataset, by BOSS's criteria."""
+
+    PANEL: ClassVar[str | None] = None
+
+    id: str = option("", "The ID dataset: [NAME=]PATH[@FIELD[+FIELD...]] (required).", metavar="DATASET")
+    candidates: str = option("", "CSV of candidates: name,path,fields,source[,accuracy] (required).", metavar="FILE")
+    id_accuracy: float | None = option(None, "The model's accuracy on the ID test set.", bounded=True)
+    max_similarity: float | None = option(None, "Reject candidates at least this similar (cosine × 100).", bounded=True)
+    min_drop: float = option(0.0, "Reject candidates whose accuracy drop is below this.", bounded=True)
+    encoder: str | None = _encoder_option()
+    batch_size: int = option(64, "Texts per encoder batch.", low=1)
+    max_examples: int | None = option(None, "Seeded sample of at most this many examples per dataset.", low=2)
+    seed: int = seed_option()
+    out: str | None = out_option()
+    overwrite: bool = overwrite_option()
+
+
+@dataclass
+class CorrelateConfig(Checked):
+    """``tailsplit correlate``: Type I / II / III fits of (ID, OOD) accuracy points."""
+
+    PANEL: ClassVar[str | None] = None
+
+    points: str = option("", "CSV with id_acc, ood_acc and optionally group columns.", argument=True, metavar="FILE")
+    group: str | None = option(None, "Column that groups points.", shown_default="group, if present")
+    out: str | None = out_option()
+    overwrite: bool = overwrite_option()
+
+
+@dataclass
+class EvaluateConfig(Checked):
+    """``tailsplit evaluate``: baselines trained on each split's train part, scored on test."""
+
+    PANEL: ClassVar[str | None] = None
+
+    split_dirs: list[str] = option([], "Split folders written by tailsplit run or split.", argument=True, metavar="DIR")
+    baselines: list[str] = option(
+        [],
+        "tfidf, tfidf-text, nn-sql, embed, encoder or lm (the scoring LM fine-tuned as a classifier; repeatable).",
+        flag="--baseline",
+        shown_default="by task: tfidf and tfidf-text, or nn-sql",
+    )
+    input_fields: list[str] = option(
+        [],
+        "Record field the baselines read (repeatable, in order; the last is the text of tfidf-text).",
+        flag="--input-field",
+        metavar="FIELD",
+        shown_default="the split's context and text",
+    )
+    predictions: list[str] = option(
+        [], "Score these predictions instead (id, prediction): one file per split folder, same order.",
+        metavar="FILE",
+    )  # fmt: skip
+    bucket: str | None = option(
+        None, "With --predictions: break down by 'hardness' or a record field.", shown_default="hardness, else label"
+    )
+    zero_shot: bool = option(
+        False, "Also classify with the split's own LM: each label's verbalisation scored through the template."
+    )
+    zero_shot_template: str | None = option(
+        None, "Template for --zero-shot (needs {label}).", shown_default="the split's"
+    )
+    encoder: str | None = option(
+        None, "Encoder of the embed and encoder baselines: a local folder or hub id.", shown_default=BUNDLED_ENCODER
+    )
+    max_steps: int = option(
+        800,
+        "Encoder baseline: training steps of 32 pairs (dev accuracy every 200; early stop after 3 checks "
+        "without gain).",
+        low=1,
+    )
+    max_train: int | None = option(
+        None, "Encoder baseline: train on this many examples of each train part (seeded sample).", low=2
+    )
+    device: str = option("auto", "Encoder baseline: auto, cpu, cuda or cuda:N.")
+    leakage_threshold: float = option(
+        0.05,
+        "Mark random baselines whose test queries occur in train (exactly, after normalisation) more often "
+        "than this share.",
+        low=0,
+        high=1,
+    )
+    agreement_field: str | None = agreement_field_option()
+    fairness_margin: float = option(
+        0.02,
+        "Fairness table: the largest extra accuracy loss of a split's in-the-loop model (against another "
+        "model, relative to random splits) that does not count as adversarial.",
+        low=0,
+        high=1,
+    )
+    accept_modified: bool = accept_modified_option()
+    seed: int = seed_option()
+    out: str | None = out_option()
+    overwrite: bool = overwrite_option()
+
+
+@dataclass
+class LmEvalExportConfig(Checked):
+    """``tailsplit export lm-eval``: a split as an lm-evaluation-harness task."""
+
+    PANEL: ClassVar[str | None] = None
+
+    split_dir: str = option("", "Split folder written by tailsplit run or split.", argument=True, metavar="DIR")
+    out: str | None = out_option("Folder to write (atomically; never the split folder; required).")
+    task_name: str | None = option(None, "Task name.", shown_default="tailsplit_ and the folder's name")
+    template: str | None = option(None, "Prompt template.", shown_default="the one the split was scored with")
+    overwrite: bool = overwrite_option()
+
+
+@dataclass
+class HfExportConfig(Checked):
+    """``tailsplit export hf``: a split as a Hugging Face DatasetDict folder with a card."""
+
+    PANEL: ClassVar[str | None] = None
+
+    split_dir: str = option("", "Split folder written by tailsplit run or split.", argument=True, metavar="DIR")
+    out: str | None = out_option("Folder to write (atomically; never the split folder; required).")
+    license: str | None = option(
+        None, "Licence id for the card and DatasetInfo (e.g. cc-by-sa-4.0).", shown_default="the input's own, if any"
+    )
+    citation_file: str | None = option(
+        None, "BibTeX of the source dataset for the card and DatasetInfo.", metavar="FILE",
+        shown_default="the input's own, if any",
+    )  # fmt: skip
+    push_to_hub: str | None = option(
+        None,
+        "Also upload the dataset and its card to this hub dataset repository (needs network and a login).",
+        metavar="OWNER/NAME",
+    )
+    overwrite: bool = overwrite_option()
+    accept_modified: bool = accept_modified_option()

@@ -1,0 +1,158 @@
+"""How an option is declared: once, as a config dataclass field whose metadata holds its flag,
+help, panel, allowed values or range, command-line parser and shown default.
+
+The command line builds every command's options from these fields (:mod:`tailsplit.cli.declared`),
+recipes and Python calls set the same fields, and :func:`check_values` checks every value in
+one place, whichever way it came."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from tailsplit.errors import ConfigError, keyword_spelling
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """The allowed range of a numeric option (each value of a list option); NaN and
+    infinities are never allowed."""
+
+    low: float | None = None
+    high: float | None = None
+
+    def describe(self) -> str:
+        if self.low is None and self.high is None:
+            return "a finite number"
+        if self.low is not None and self.high is not None:
+            return f"between {self.low} and {self.high}"
+        return f"at least {self.low}" if self.low is not None else f"at most {self.high}"
+
+    def allows(self, value: float) -> bool:
+        return (
+            math.isfinite(value)
+            and (self.low is None or value >= self.low)
+            and (self.high is None or value <= self.high)
+        )
+
+
+@dataclass(frozen=True)
+class Option:
+    """Everything the command line, its help and the checks need to know about one field.
+
+    ``flag`` is the option's name on the command line: ``--field-name`` unless given, and
+    ``--on/--off`` for a switch whose off form is worth typing. ``parse`` turns the text given
+    on the command line into the field's value (sizes, ``LABEL=WORD`` pairs); ``shown_default``
+    is the help's ``[default: ...]`` where the default is not a plain value (it depends on
+    the device, or on the data). ``argument`` options are positional; ``command_line=False``
+    fields are set from Python or a recipe only."""
+
+    help: str
+    flag: str | None = None
+    short: str | None = None
+    panel: str | None = None
+    metavar: str | None = None
+    choices: tuple[str, ...] | None = None
+    bounds: Bounds | None = None
+    parse: Callable[[Any], Any] | None = None
+    shown_default: str | None = None
+    argument: bool = False
+    command_line: bool = True
+
+
+def option(
+    default: Any,
+    help: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    bounded: bool = False,
+    **declared: Any,
+) -> Any:
+    """A config field declared as an option (see :class:`Option`); ``low``/``high`` (or
+    ``bounded`` for any finite number) declare its range. A list or dict default is copied
+    for each config."""
+    bounds = Bounds(low, high) if bounded or low is not None or high is not None else None
+    metadata = {"option": Option(help=help, bounds=bounds, **declared)}
+    if isinstance(default, (list, dict)):
+        return field(default_factory=lambda: type(default)(default), metadata=metadata)
+    return field(default=default, metadata=metadata)
+
+
+def declared_option(f: dataclasses.Field[Any]) -> Option | None:
+    return f.metadata.get("option")
+
+
+def flag_of(name: str) -> str:
+    """The flag that errors name for a field (``dev_size`` → ``--dev-size``); a message read
+    from Python spells it as the keyword again (:func:`tailsplit.errors.keyword_text`)."""
+    return "--" + name.replace("_", "-")
+
+
+def check_values(config: Any) -> None:
+    """Refuse a value outside its field's declared range or allowed values, naming the option.
+
+    >>> from tailsplit.config import OverlapConfig, ScoringConfig
+    >>> check_values(OverlapConfig(k=0))
+    Traceback (most recent call last):
+    tailsplit.errors.ConfigError: k=0 must be at least 1; give a value at least 1
+    >>> check_values(ScoringConfig(dtype="float8"))
+    Traceback (most recent call last):
+    tailsplit.errors.ConfigError: dtype='float8' is unknown; use one of ['float32', 'bfloat16', 'float16', 'mixed-bfloat16', 'mixed-float16']
+    """
+    keyword_spelling(_check_values)(config)
+
+
+def _check_values(config: Any) -> None:
+    for f in dataclasses.fields(config):
+        declared = declared_option(f)
+        if declared is None:
+            continue
+        value = getattr(config, f.name)
+        for item in value if isinstance(value, (list, tuple)) else [value]:
+            if declared.choices is not None and item is not None and item not in declared.choices:
+                raise ConfigError(f"{flag_of(f.name)}={item!r} is unknown; use one of {list(declared.choices)}")
+            if declared.bounds is None or item is None or isinstance(item, bool):
+                continue
+            if isinstance(item, (int, float)) and not declared.bounds.allows(item):
+                allowed = declared.bounds.describe()
+                raise ConfigError(f"{flag_of(f.name)}={value!r} must be {allowed}; give a value {allowed}")
+
+
+class Checked:
+    """Config classes check their declared values when built (and the pipeline checks them
+    again, since fields may be set afterwards)."""
+
+    def __post_init__(self) -> None:
+        check_values(self)
+
+
+# Options that several commands share, declared once.
+def seed_option() -> Any:
+    return option(0, "Random seed: samples, random splits, folds and training.", low=0)
+
+
+def out_option(help: str = "Output folder (written atomically).") -> Any:
+    return option(None, help, metavar="DIR", panel="Output")
+
+
+def overwrite_option(help: str = "Replace a non-empty output folder.") -> Any:
+    return option(False, help, panel="Output")
+
+
+def accept_modified_option() -> Any:
+    return option(
+        False, "Read split folders whose data files changed since tailsplit wrote them (recorded in the manifest)."
+    )
+
+
+def agreement_field_option() -> Any:
+    return option(
+        None,
+        "Field holding each example's annotator labels (a list): agreement with the gold label per split, "
+        "against random splits.",
+        metavar="FIELD",
+    )

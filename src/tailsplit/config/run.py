@@ -1,0 +1,340 @@
+"""The sections of a run (``tailsplit run``, ``score``, ``split``): data, scoring, split and
+output, each field declared once as an option (:mod:`tailsplit.config.declare`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import typing
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from tailsplit.choices import (
+    ANALYSIS_TEXTS,
+    COUNTS,
+    DTYPES,
+    ENGINES,
+    FOLD_MATCHES,
+    IMPLEMENTATIONS,
+    LENGTH_OF,
+    OUTPUT_FORMATS,
+    RANKS,
+    SCORING_METHODS,
+    SHARE_PREFIX,
+    SPLITTERS,
+    TRUNCATIONS,
+)
+from tailsplit.config.declare import Checked, option, out_option, overwrite_option, seed_option
+from tailsplit.config.values import parse_label_words, parse_length_buckets, parse_size, value_has_type, wrong_type
+from tailsplit.core import FieldMap
+from tailsplit.errors import ConfigError
+
+NULL_SPLITS = 500  # random splits in each null distribution, unless asked otherwise
+SIZE_HELP = "Fraction (0.1) or count (1000)."
+
+
+@dataclass
+class DataConfig(Checked):
+    """Where the examples come from — files (``paths``), a table in memory (``table``: a pandas
+    DataFrame, pyarrow Table, datasets Dataset or DatasetDict, or a list of dicts; Python only)
+    or a Hugging Face hub dataset (``dataset = "NAME[:CONFIG]"``, needs network) — and which
+    fields play which role (a field may be a dotted path into nested records)."""
+
+    PANEL: ClassVar[str] = "Data"
+
+    paths: list[str] = option(
+        [], "Data files (JSONL/CSV/TSV/Parquet, .gz ok) or a datasets folder; several are pooled.",
+        argument=True, metavar="FILE",
+    )  # fmt: skip
+    table: Any = field(default=None, repr=False)
+    dataset: str | None = option(
+        None,
+        "Load a Hugging Face dataset (hub id or local dataset folder/script) instead of files; every split is "
+        "pooled with a source_split column (needs network for hub ids and the hf extra).",
+        metavar="NAME[:CONFIG]",
+    )
+    text: str = option(
+        "text", "Field holding the query that is scored; nested fields by dotted path (example.hypothesis).",
+        metavar="FIELD",
+    )  # fmt: skip
+    context: str | None = option(None, "Field holding the first text of a pair (premise, passage).", metavar="FIELD")
+    label: str | None = option(None, "Label field.", metavar="FIELD")
+    group: str | None = option(None, "Field whose equal values stay in one part.", metavar="FIELD")
+    id: str = option("id", "Id field (generated when absent).", metavar="FIELD")
+    program: str | None = option(
+        None, "Field holding the program (e.g. SQL): enables atoms, compounds, templates, hardness.", metavar="FIELD"
+    )
+    program_kind: str = option("sql", "Program extractor (a registered name).")
+    count: str = option(
+        "examples",
+        "Atoms and compounds in divergences (TMCD, metrics): examples (once per example) or occurrences "
+        "(every occurrence, as the published TMCD code).",
+        choices=COUNTS,
+    )
+    score_column: str | None = option(
+        None,
+        "Field already holding each example's score (total log-probability, e.g. from vLLM or lm-eval): "
+        "no model is loaded.",
+        metavar="FIELD",
+    )
+    model_name: str | None = option(
+        None, "The model that made scores given with --scores or --score-column, recorded in the manifest."
+    )
+
+    def field_map(self) -> FieldMap:
+        return FieldMap(
+            text=self.text, context=self.context, label=self.label, group=self.group, id=self.id, program=self.program
+        )
+
+
+def _finetune(help: str, **declared: Any) -> Any:
+    return option(None, help + " (overrides the preset)", **declared)
+
+
+@dataclass
+class ScoringConfig(Checked):
+    PANEL: ClassVar[str] = "Scoring"
+
+    method: str = option(
+        "prompted",
+        "prompted (frozen LM), kfold (LM fine-tuned on the other folds) or ngram (cross-fitted Kneser-Ney n-gram LM).",
+        choices=SCORING_METHODS,
+    )
+    folds: int = option(3, "Folds for cross-fitted scoring.", low=2)
+    fold_seed: int = option(0, "Seed of the fold assignment.", low=0)
+    fold_match: str = option(
+        "exact",
+        "Queries that share a fold: exact (equal texts) or normalized (also equal after case, punctuation and spaces).",
+        choices=FOLD_MATCHES,
+    )
+    ngram_order: int = option(3, "n of the n-gram LM.", low=1)
+    finetune_preset: str | None = option(
+        None, "cpu (small recipe), or the paper's spider, boolq, snli.", shown_default="cpu"
+    )
+    finetune_steps: int | None = _finetune("Fine-tuning steps per fold", low=1)
+    finetune_batch_size: int | None = _finetune("Fine-tuning batch size", low=1)
+    finetune_learning_rate: float | None = _finetune("Constant AdamW learning rate", low=0)
+    finetune_eval_every: int | None = _finetune("Steps between held-out perplexity checks", low=1)
+    finetune_lora_rank: int | None = _finetune("LoRA rank (the CPU recipe uses 16)", low=1)
+    finetune_full: bool = option(False, "Train all weights instead of LoRA adapters.")
+    backend: str = option("hf", "Scoring backend (a registered name).")
+    model: str = option("smollm2", "'smollm2' (bundled), a model folder, a .gguf file or a hub id.")
+    template: str = option("plain", "plain, spider, boolq, snli, or a string ending in {text}.")
+    label_words: dict[str, str] = option(
+        {}, "LABEL=WORD for {label} in the prompt (repeatable).", flag="--label-word", metavar="LABEL=WORD",
+        parse=parse_label_words,
+    )  # fmt: skip
+    device: str = option("auto", "auto, cpu, cuda, cuda:1 ...")
+    dtype: str = option(
+        "float32",
+        "float32, bfloat16, float16, or mixed-bfloat16 / mixed-float16 (float32 weights, half-precision matrix "
+        "products; mixed-float16 stays within 0.05 nats of float32).",
+        choices=DTYPES,
+    )
+    batch_tokens: int | None = option(
+        None, "Padded tokens per batch.", low=1, shown_default="1024 on a CPU, 32768 on a GPU"
+    )
+    max_batch_size: int | None = option(None, "Most rows per batch.", low=1, shown_default="64 on a CPU, 8192 on a GPU")
+    start_token: str = option(
+        "bos",
+        "Token before each input: bos (<|im_start|> for the bundled model), eos, none, or a token of the "
+        "vocabulary such as '<|endoftext|>'.",
+    )
+    score_eos: bool = option(
+        False,
+        "Append the model's EOS token after the query and score it (the paper's code does for SNLI and BoolQ).",
+        flag="--score-eos/--no-score-eos",
+    )
+    end_token: str = option(
+        "eos",
+        "With --score-eos: eos (the model's EOS; <|im_end|> for the bundled model) or a token of the vocabulary "
+        "such as '<|endoftext|>'.",
+    )
+    max_tokens: int | None = option(None, "Longest input in tokens.", low=1, shown_default="the model's context")
+    truncation: str = option("left", "left (cut and flag) or error.", choices=TRUNCATIONS)
+    share_prefix: str = option("auto", "auto (when it saves ≥15% of tokens), always or never.", choices=SHARE_PREFIX)
+    implementation: str = option(
+        "auto",
+        "auto (tailsplit's plain-torch Llama on a CPU when the checkpoint is a plain Llama with float32 weights: "
+        "same scores, starts ~2 s sooner), native, or transformers.",
+        choices=IMPLEMENTATIONS,
+    )
+    cache_dir: str | None = option(None, "Score and model cache.", metavar="DIR", shown_default="~/.cache/tailsplit")
+    use_cache: bool = option(True, "Read and write the score cache.", flag="--cache/--no-cache")
+    engine: str = option(
+        "local",
+        "Where prompted scoring runs: local (this process) or ray (a Ray Data pipeline of model actors over "
+        "Parquet shards; resumes by shard).",
+        choices=ENGINES,
+    )
+    ray_address: str | None = option(
+        None, "Ray cluster to join ('auto' finds a running one).", shown_default="start a local one"
+    )
+    workers: int = option(1, "Model actors for --engine ray.", low=1)
+    cpus_per_worker: float = option(1.0, "CPUs per model actor; also its torch threads.", low=0)
+    gpus_per_worker: float = option(0.0, "GPUs per model actor, e.g. 1 on a GPU cluster.", low=0)
+    shard_tokens: int = option(2_000_000, "Tokens per Parquet shard for --engine ray.", low=1)
+
+    def scorer_params(self, factory: Any) -> dict[str, Any]:
+        """Keyword arguments for the backend ``factory``: the config fields its signature names
+        (as ``Splitter.get_params`` does for splitters), so a scorer option is declared once, in
+        the scorer's constructor, and here as a field."""
+        named = set(inspect.signature(factory).parameters)
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name in named}
+
+
+def _aflite(help: str, default: Any, **declared: Any) -> Any:
+    return option(default, "aflite splitter: " + help, **declared)
+
+
+@dataclass
+class SplitConfig(Checked):
+    PANEL: ClassVar[str] = "Split"
+
+    splitter: str = option(
+        "likelihood",
+        "likelihood, random, length, template or tmcd (the last two need --program), or aflite "
+        "(adversarial filtering).",
+        choices=SPLITTERS,
+    )
+    dev_size: float | int = option(0.1, SIZE_HELP, metavar="SIZE", parse=parse_size)
+    test_size: float | int = option(0.1, SIZE_HELP, metavar="SIZE", parse=parse_size)
+    rank: str = option("logprob_sum", "logprob_sum (total) or logprob_mean (per token).", choices=RANKS)
+    reverse: bool = option(False, "Most likely examples to evaluation (control split).", flag="--reverse/--no-reverse")
+    length_buckets: int | str | None = option(
+        None, "N quantile buckets of word length, or 'exact'.", metavar="N|exact", parse=parse_length_buckets
+    )
+    balance_labels: bool = option(
+        False, "Keep label proportions in every part.", flag="--balance-labels/--no-balance-labels"
+    )
+    atom_constraint: bool = option(
+        False,
+        "Every dev/test program atom also occurs in train (swaps keep sizes).",
+        flag="--atom-constraint/--no-atom-constraint",
+    )
+    length_of: str = option("text", "length splitter: rank by 'text' (word tokens) or 'program' tokens.",
+                            choices=LENGTH_OF)  # fmt: skip
+    max_iterations: int | None = option(
+        None, "tmcd splitter: most swaps.", low=0, shown_default="until the best swap stops helping"
+    )
+    partitions: int = _aflite("random partitions per round (m).", 64, low=1)
+    train_share: float = _aflite("share of each partition its classifier trains on.", 0.5, low=0.0, high=1.0)
+    removals_per_round: float | int = _aflite(
+        "most predictable examples removed per round (k), a fraction or a count.", 0.05, metavar="SIZE",
+        parse=parse_size,
+    )  # fmt: skip
+    predictability_threshold: float = _aflite(
+        "only examples at least this predictable are removed (τ).", 0.75, low=0.0, high=1.0
+    )
+    rounds: int | None = _aflite("most filtering rounds.", None, low=0, shown_default="until done")
+    encoder: str | None = _aflite(
+        "sentence-transformers folder or hub id for its features.", None, shown_default="bundled all-MiniLM-L6-v2"
+    )
+    seed: int = seed_option()
+
+    def splitter_params(self, accepted: list[str]) -> dict[str, Any]:
+        """Parameters for a splitter that accepts ``accepted``; a non-default value it does not
+        accept is an error rather than silently ignored."""
+        defaults = SplitConfig()
+        params = {}
+        for f in dataclasses.fields(self):
+            if f.name in ("splitter", "encoder"):  # encoder: the pipeline's, for splitters that need features
+                continue
+            value = getattr(self, f.name)
+            if f.name in accepted:
+                params[f.name] = value
+            elif value != getattr(defaults, f.name):
+                raise ConfigError(
+                    f"{f.name}={value!r} does not apply to splitter={self.splitter!r}; it accepts {accepted}"
+                )
+        return params
+
+
+@dataclass
+class OutputConfig(Checked):
+    PANEL: ClassVar[str] = "Output"
+
+    out: str | None = out_option()
+    overwrite: bool = overwrite_option()
+    analyze: bool = option(True, "Write the analysis report (report.html, report.md).", flag="--analyze/--no-analyze")
+    null_splits: int = option(NULL_SPLITS, "Random splits in each null distribution.")
+    analysis_text: str = option(
+        "query", "What text statistics read: query, or pair (context + query, as the paper's appendix).",
+        choices=ANALYSIS_TEXTS,
+    )  # fmt: skip
+    syntax: bool = option(
+        True,
+        "Dependency-tree depth in the analysis when a spaCy English pipeline is installed (the syntax extra).",
+        flag="--syntax/--no-syntax",
+    )
+    format: str | None = option(
+        None,
+        "Format of the train/dev/test files; hf writes save_to_disk folders; Parquet keeps the input's column types.",
+        choices=OUTPUT_FORMATS,
+        shown_default="the input's; Parquet for typed in-memory tables",
+    )
+
+
+CONFIG_SECTIONS: dict[str, type] = {
+    "data": DataConfig,
+    "scoring": ScoringConfig,
+    "split": SplitConfig,
+    "output": OutputConfig,
+}
+
+
+@dataclass
+class RunConfig:
+    data: DataConfig = field(default_factory=DataConfig)
+    scoring: ScoringConfig = field(default_factory=ScoringConfig)
+    split: SplitConfig = field(default_factory=SplitConfig)
+    output: OutputConfig = field(default_factory=OutputConfig)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain values for a manifest; an in-memory table is described (kind), not copied."""
+        table = self.data.table
+        if table is None:
+            return dataclasses.asdict(self)
+        self.data.table = None
+        try:
+            out = dataclasses.asdict(self)
+        finally:
+            self.data.table = table
+        out["data"]["table"] = {"in_memory": describe_table(table)}
+        return out
+
+    @staticmethod
+    def from_dict(raw: dict[str, Any], *, source: str = "config", strict: bool = True) -> RunConfig:
+        """A config from its sections (a TOML recipe, or a manifest's ``config``). ``strict``
+        refuses unknown sections and keys and values of the wrong type, naming ``source``;
+        otherwise (a manifest written by another version) unknown keys are left out."""
+        sections: dict[str, Any] = {}
+        for name, values in raw.items():
+            if name not in CONFIG_SECTIONS or not isinstance(values, dict):
+                if strict:
+                    raise ConfigError(f"{source} has section [{name}]; use {sorted(CONFIG_SECTIONS)}")
+                continue
+            hints = typing.get_type_hints(CONFIG_SECTIONS[name])
+            known = [f.name for f in dataclasses.fields(CONFIG_SECTIONS[name])]
+            kept = {}
+            for key, value in values.items():
+                if name == "data" and key == "table":
+                    if strict and value is not None:
+                        raise ConfigError(f"{source} [data] sets table; a table in memory is passed from Python")
+                    continue
+                if key not in known:
+                    if strict:
+                        raise ConfigError(f"{source} [{name}] has key {key!r}; use one of {known}")
+                    continue
+                if strict and not value_has_type(value, hints[key]):
+                    raise wrong_type(f"{source} [{name}]", key, value, hints[key])
+                kept[key] = value
+            sections[name] = CONFIG_SECTIONS[name](**kept)
+        return RunConfig(**sections)
+
+
+def describe_table(table: Any) -> str:
+    """What an in-memory table is, for manifests and messages: ``"pandas.DataFrame"``..."""
+    if isinstance(table, (list, tuple)):
+        return "list[dict]"
+    return f"{type(table).__module__.split('.')[0]}.{type(table).__name__}"
