@@ -124,9 +124,9 @@ def test_bfloat16_weights_project_through_one_cached_float32_head(scorer, reques
     hidden = torch.randn(5, head.weight.shape[1], dtype=torch.bfloat16)
     with torch.inference_mode():
         fresh = torch.nn.functional.linear(hidden.float(), head.weight.float())
-        assert torch.equal(half._project(head, hidden), fresh)
-        copy = half._head32[2]
-        assert torch.equal(half._project(head, hidden), fresh) and half._head32[2] is copy  # reused
+        assert torch.equal(half.head.project(head, hidden), fresh)
+        copy = half.head.float32_copy[2]
+        assert torch.equal(half.head.project(head, hidden), fresh) and half.head.float32_copy[2] is copy  # reused
     first, _ = score_all(half, requests_100[:6])
     again, _ = score_all(half, requests_100[:6])
     assert np.array_equal(first, again)

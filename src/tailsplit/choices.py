@@ -1,6 +1,6 @@
-"""The allowed values of every option with a fixed list, declared once: the config fields
-show and check them (:mod:`tailsplit.config`), and the implementations that act on them
-import them from here."""
+"""The allowed values of every option with a fixed list, and the defaults that depend on the
+device, declared once: the config fields show and check them (:mod:`tailsplit.config`), and
+the implementations that act on them import them from here."""
 
 from __future__ import annotations
 
@@ -23,3 +23,7 @@ DTYPES = ("float32", "bfloat16", "float16", "mixed-bfloat16", "mixed-float16")
 # ``hf`` writes a ``save_to_disk`` folder (no suffix).
 OUTPUT_SUFFIX = {"jsonl": ".jsonl", "csv": ".csv", "tsv": ".tsv", "parquet": ".parquet", "hf": ""}
 OUTPUT_FORMATS = tuple(OUTPUT_SUFFIX)
+# The scorer's batch budget when not given: padded tokens and rows per batch (a CPU runs
+# small batches fastest; on a GPU the token budget binds first).
+BATCH_TOKENS = {"cpu": 1024, "gpu": 32768}
+MAX_BATCH_ROWS = {"cpu": 64, "gpu": 8192}

@@ -127,9 +127,9 @@ class SplitAnalysis:
         }
 
 
-def _ratio_statistics(inputs: AnalysisInputs, parser_name: str | None = None) -> list[RatioStatistic]:
-    what = "query" if inputs.text_kind == "query" else "text (context + query)"
-    stats = [
+def _text_statistics(what: str) -> list[RatioStatistic]:
+    """Length, rare and unlisted words and reading grade of the ``what`` (query, or pair)."""
+    return [
         RatioStatistic("mean_words", f"mean {what} length (word tokens)", ("words", "one"), np.divide),
         RatioStatistic(
             "rare_word_fraction",
@@ -153,6 +153,12 @@ def _ratio_statistics(inputs: AnalysisInputs, parser_name: str | None = None) ->
             _micro_mean,
         ),
     ]
+
+
+def _ratio_statistics(inputs: AnalysisInputs, parser_name: str | None = None) -> list[RatioStatistic]:
+    """The statistics compared against random splits: the text's, then the dependency depth,
+    the scores, annotator agreement and program hardness where the split has them."""
+    stats = _text_statistics("query" if inputs.text_kind == "query" else "text (context + query)")
     if parser_name is not None:
         stats.append(
             RatioStatistic(
@@ -265,13 +271,8 @@ def analyze_split(
     parser = find_parser() if syntax else None
     depths = None if parser is None else dependency_depths(inputs.texts, parser)
     eval_mask = inputs.eval_mask
-    strata = None
-    if inputs.balance_labels and inputs.labels is not None:
-        strata = np.unique(np.asarray(inputs.labels, dtype=str), return_inverse=True)[1]
     canonical = np.argsort(np.asarray(inputs.ids, dtype=str), kind="stable")  # row order must not matter
-    null_rows = canonical[
-        random_eval_rows(eval_mask[canonical], None if strata is None else strata[canonical], null_splits, seed)
-    ]
+    null_rows = _null_rows(inputs, canonical, null_splits, seed)
     columns = _columns(inputs, text, depths)
     null = ratio_statistics_null(
         _ratio_statistics(inputs, None if parser is None else parser.name),
@@ -305,13 +306,26 @@ def analyze_split(
         agreement_field=inputs.agreement_field,
     )
     if inputs.logprob_sum is not None:
-        analysis.scores = {p: inputs.logprob_sum[inputs.parts == p] for p in SPLIT_PARTS}
-        ids = np.asarray(inputs.ids, dtype=str)  # ties by id, so row order does not matter
-        hardest = np.lexsort((ids, inputs.logprob_sum))[:n_examples]
-        easiest = np.lexsort((ids, -inputs.logprob_sum))[:n_examples]
-        analysis.hardest = [_example_row(inputs, int(i)) for i in hardest]
-        analysis.easiest = [_example_row(inputs, int(i)) for i in easiest]
+        _add_scores(analysis, inputs, inputs.logprob_sum, n_examples)
     return analysis
+
+
+def _null_rows(inputs: AnalysisInputs, canonical: np.ndarray, null_splits: int, seed: int) -> np.ndarray:
+    """The evaluation rows of each random split, drawn in id order (label-balanced when the
+    split was), so the null does not depend on row order."""
+    strata = None
+    if inputs.balance_labels and inputs.labels is not None:
+        strata = np.unique(np.asarray(inputs.labels, dtype=str), return_inverse=True)[1]
+    mask, by_id = inputs.eval_mask[canonical], None if strata is None else strata[canonical]
+    return canonical[random_eval_rows(mask, by_id, null_splits, seed)]
+
+
+def _add_scores(analysis: SplitAnalysis, inputs: AnalysisInputs, logprob_sum: np.ndarray, n_examples: int) -> None:
+    """Each part's scores, and the ``n_examples`` least and most likely examples."""
+    analysis.scores = {p: logprob_sum[inputs.parts == p] for p in SPLIT_PARTS}
+    ids = np.asarray(inputs.ids, dtype=str)  # ties by id, so row order does not matter
+    analysis.hardest = [_example_row(inputs, int(i)) for i in np.lexsort((ids, logprob_sum))[:n_examples]]
+    analysis.easiest = [_example_row(inputs, int(i)) for i in np.lexsort((ids, -logprob_sum))[:n_examples]]
 
 
 def _leakage(

@@ -88,70 +88,86 @@ def load_split_dir(
     manifest = read_manifest(folder, accept_modified=accept_modified)
     data = manifest.get("config", {}).get("data", {})
     text_kind = text_kind or manifest.get("config", {}).get("output", {}).get("analysis_text", "query")
-    text_field, label_field, program_field = data.get("text"), data.get("label"), data.get("program")
-    context_field = data.get("context") if text_kind == "pair" else None
-    pair_field = data.get("context")
-    if agreement_field is not None and label_field is None:
+    fields = _fields(folder, data, text_kind, agreement_field)
+    c = _read_columns(folder, manifest, fields, agreement_field)
+    logprob_sum, n_tokens = _scores(folder, c["ids"])
+    program_field, pair_field = fields["program"], fields["pair"]
+    return AnalysisInputs(
+        name=folder.name,
+        ids=tuple(c["ids"]),
+        texts=tuple(c["texts"]),
+        parts=np.asarray(c["parts"], dtype=object),
+        labels=tuple(c["labels"]) if fields["label"] is not None else None,
+        logprob_sum=logprob_sum,
+        n_tokens=n_tokens,
+        programs=_programs(c["programs"], data.get("program_kind", "sql"), folder, data.get("count", "examples"))
+        if program_field
+        else None,
+        balance_labels=bool(manifest.get("config", {}).get("split", {}).get("balance_labels", False)),
+        text_kind=text_kind,
+        queries=tuple(c["queries"]),
+        contexts=tuple(c["contexts"]) if pair_field is not None else None,
+        agreement=np.asarray(c["agreement"], dtype=np.float64).reshape(-1, 2) if agreement_field is not None else None,
+        agreement_field=agreement_field,
+    )
+
+
+def _fields(folder: Path, data: dict[str, Any], text_kind: str, agreement_field: str | None) -> dict[str, Any]:
+    """The record fields the analysis reads, by role, from the run's ``[data]`` config:
+    ``context`` only when the text is the pair, ``pair`` the context whenever there is one."""
+    fields = {
+        "text": data.get("text"),
+        "id": data.get("id", "id"),
+        "label": data.get("label"),
+        "program": data.get("program"),
+        "context": data.get("context") if text_kind == "pair" else None,
+        "pair": data.get("context"),
+    }
+    if agreement_field is not None and fields["label"] is None:
         raise ConfigError(
             f"agreement_field={agreement_field!r} compares annotators with the gold label, and the split "
             f"in {str(folder)!r} has no label field"
         )
-    if text_kind == "pair" and context_field is None:
+    if text_kind == "pair" and fields["context"] is None:
         raise ConfigError(
             f"analysis_text='pair' needs a context field, and the split in {str(folder)!r} has none; "
             "use analysis_text='query'"
         )
-    id_field = data.get("id", "id")
-    ids: list[str] = []
-    texts: list[str] = []
-    queries: list[str] = []
-    contexts: list[str] = []
-    agreement: list[tuple[float, float]] = []
-    labels: list[str] = []
-    programs: list[str] = []
-    parts: list[str] = []
+    return fields
+
+
+def _read_columns(
+    folder: Path, manifest: dict[str, Any], fields: dict[str, Any], agreement_field: str | None
+) -> dict[str, list[Any]]:
+    """Each column the analysis reads, over train, dev and test in order."""
+    out: dict[str, list[Any]] = {
+        name: [] for name in ("ids", "texts", "queries", "contexts", "agreement", "labels", "programs", "parts")
+    }
+    text_field, context_field, pair_field = fields["text"], fields["context"], fields["pair"]
     for part in SPLIT_PARTS:
         raw = read_all(_part_file(folder, manifest, part))
         columns = {
             name: [str(v) for v in _values(raw, name)]
-            for name in (text_field, id_field, program_field, context_field, pair_field)
+            for name in (text_field, fields["id"], fields["program"], context_field, pair_field)
             if name is not None
         }
-        part_labels = [label_to_str(v) for v in _values(raw, label_field)] if label_field is not None else []
-        ids += columns[id_field]
-        queries += columns[text_field]
-        texts += (
+        labels = [label_to_str(v) for v in _values(raw, fields["label"])] if fields["label"] is not None else []
+        out["ids"] += columns[fields["id"]]
+        out["queries"] += columns[text_field]
+        out["texts"] += (
             [pair_text(c, t) for c, t in zip(columns[context_field], columns[text_field])]
             if context_field
             else columns[text_field]
         )
         if pair_field is not None:
-            contexts += columns[pair_field]
-        parts += [part] * len(raw)
-        labels += part_labels
+            out["contexts"] += columns[pair_field]
+        out["parts"] += [part] * len(raw)
+        out["labels"] += labels
         if agreement_field is not None:
-            agreement += [record_agreement(r, agreement_field, gold) for r, gold in zip(raw, part_labels)]
-        if program_field is not None:
-            programs += columns[program_field]
-    logprob_sum, n_tokens = _scores(folder, ids)
-    return AnalysisInputs(
-        name=folder.name,
-        ids=tuple(ids),
-        texts=tuple(texts),
-        parts=np.asarray(parts, dtype=object),
-        labels=tuple(labels) if label_field is not None else None,
-        logprob_sum=logprob_sum,
-        n_tokens=n_tokens,
-        programs=_programs(programs, data.get("program_kind", "sql"), folder, data.get("count", "examples"))
-        if program_field
-        else None,
-        balance_labels=bool(manifest.get("config", {}).get("split", {}).get("balance_labels", False)),
-        text_kind=text_kind,
-        queries=tuple(queries),
-        contexts=tuple(contexts) if pair_field is not None else None,
-        agreement=np.asarray(agreement, dtype=np.float64).reshape(-1, 2) if agreement_field is not None else None,
-        agreement_field=agreement_field,
-    )
+            out["agreement"] += [record_agreement(r, agreement_field, gold) for r, gold in zip(raw, labels)]
+        if fields["program"] is not None:
+            out["programs"] += columns[fields["program"]]
+    return out
 
 
 def _values(raw: list[Any], name: str) -> list[Any]:

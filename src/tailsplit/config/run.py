@@ -11,12 +11,14 @@ from typing import Any, ClassVar
 
 from tailsplit.choices import (
     ANALYSIS_TEXTS,
+    BATCH_TOKENS,
     COUNTS,
     DTYPES,
     ENGINES,
     FOLD_MATCHES,
     IMPLEMENTATIONS,
     LENGTH_OF,
+    MAX_BATCH_ROWS,
     OUTPUT_FORMATS,
     RANKS,
     SCORING_METHODS,
@@ -87,6 +89,10 @@ class DataConfig(Checked):
         )
 
 
+def _on_device(defaults: dict[str, int]) -> str:
+    return f"{defaults['cpu']} on a CPU, {defaults['gpu']} on a GPU"
+
+
 def _finetune(help: str, **declared: Any) -> Any:
     return option(None, help + " (overrides the preset)", **declared)
 
@@ -131,10 +137,8 @@ class ScoringConfig(Checked):
         "products; mixed-float16 stays within 0.05 nats of float32).",
         choices=DTYPES,
     )
-    batch_tokens: int | None = option(
-        None, "Padded tokens per batch.", low=1, shown_default="1024 on a CPU, 32768 on a GPU"
-    )
-    max_batch_size: int | None = option(None, "Most rows per batch.", low=1, shown_default="64 on a CPU, 8192 on a GPU")
+    batch_tokens: int | None = option(None, "Padded tokens per batch.", low=1, shown_default=_on_device(BATCH_TOKENS))
+    max_batch_size: int | None = option(None, "Most rows per batch.", low=1, shown_default=_on_device(MAX_BATCH_ROWS))
     start_token: str = option(
         "bos",
         "Token before each input: bos (<|im_start|> for the bundled model), eos, none, or a token of the "

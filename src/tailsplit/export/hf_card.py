@@ -106,8 +106,27 @@ def dataset_card(
 ) -> str:
     """README.md for the exported folder (a card ``huggingface_hub.DatasetCard`` parses)."""
     source = source or CardSource()
+    front = _front_matter(manifest, description, source)
+    lines = ["---", *[f"{key}: {_yaml_value(value)}" for key, value in front.items()], "---", ""]
+    # Everything below the front matter is rendered by the hub: data-derived text (paths, field
+    # names in the command and template, label words, model names) is escaped or code.
+    lines += _summary_lines(manifest, analysis, description, front)
+    lines += ["", "The development part is named `validation`, as Hugging Face names it.", ""]
+    lines += _source_lines(source)
+    paper = method_paper(manifest)
+    if paper or source.citation:
+        lines += ["## Citation", ""]
+        if source.citation:
+            lines += [f"The source dataset ({markdown_text(source.name or 'as given')}):", "", "```bibtex",
+                      *_fenced(source.citation), "```", ""]  # fmt: skip
+        if paper:
+            lines += [f"The split method: {markdown_text(paper[0])}.", "", "```bibtex", paper[1], "```", ""]
+    return "\n".join(lines)
+
+
+def _front_matter(manifest: Mapping[str, Any], description: str, source: CardSource) -> dict[str, Any]:
+    """The card's YAML metadata: licence and source, then how the split was made."""
     sizes = manifest.get("sizes", {})
-    template = manifest.get("template") or {}
     model = manifest.get("model")
     front: dict[str, Any] = {}
     if source.license:
@@ -123,17 +142,20 @@ def dataset_card(
         "scoring_method": manifest.get("method"),
         "model": model_description(model),
         "model_identity": model or {},
-        "template": template,
+        "template": manifest.get("template") or {},
         "seed": manifest.get("seed"),
         "sizes": {"train": sizes.get("train"), "validation": sizes.get("dev"), "test": sizes.get("test")},
         "inputs": manifest.get("inputs", []),
     }
-    lines = ["---"]
-    for key, value in front.items():
-        lines.append(f"{key}: {_yaml_value(value)}")
-    # Everything below the front matter is rendered by the hub: data-derived text (paths, field
-    # names in the command and template, label words, model names) is escaped or code.
-    lines += ["---", "", f"# tailsplit split: {markdown_text(description)}", ""]
+    return front
+
+
+def _summary_lines(
+    manifest: Mapping[str, Any], analysis: Mapping[str, Any] | None, description: str, front: dict[str, Any]
+) -> list[str]:
+    """The card's title, sizes, how the split was made, and the analysis' headline."""
+    template = front["template"]
+    lines = [f"# tailsplit split: {markdown_text(description)}", ""]
     lines += [
         f"Made with tailsplit {markdown_text(front['tailsplit_version'])}: "
         f"{markdown_code(' '.join(map(str, manifest.get('command', []))))}.",
@@ -161,17 +183,7 @@ def dataset_card(
             *[f"- {markdown_text(line)}" for line in found],
             *([f"\n({markdown_text(analysis['correction'])})"] if analysis and analysis.get("correction") else []),
         ]
-    lines += ["", "The development part is named `validation`, as Hugging Face names it.", ""]
-    lines += _source_lines(source)
-    paper = method_paper(manifest)
-    if paper or source.citation:
-        lines += ["## Citation", ""]
-        if source.citation:
-            lines += [f"The source dataset ({markdown_text(source.name or 'as given')}):", "", "```bibtex",
-                      *_fenced(source.citation), "```", ""]  # fmt: skip
-        if paper:
-            lines += [f"The split method: {markdown_text(paper[0])}.", "", "```bibtex", paper[1], "```", ""]
-    return "\n".join(lines)
+    return lines
 
 
 def _source_lines(source: CardSource) -> list[str]:

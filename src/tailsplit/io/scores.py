@@ -77,15 +77,7 @@ def read_score_file(
             fix="a score file needs id and logprob_sum (total log-probability of the query); n_tokens, "
             "truncated and text_sha256 are optional",
         )
-    order = table.order(dataset)
-    if order is None:  # ids that are not all text, or a problem to name
-        ids = [label_to_str(v) for v in table["id"]]
-        row_of = {value: row for row, value in enumerate(ids)}
-        if len(row_of) != len(ids):
-            seen: set[str] = set()
-            repeated = next(i for i in ids if i in seen or seen.add(i))  # type: ignore[func-returns-value]
-            raise InputError(f"repeats id {repeated!r}", path=path, field="id", fix="give each example one score")
-        order = _align(path, ids, row_of, dataset)
+    order = _row_order(path, table, dataset)
     if "text_sha256" in table:
         digests = np.asarray(table["text_sha256"], dtype=object)[order]
         for i, text in enumerate(dataset.texts):
@@ -114,6 +106,27 @@ def read_score_file(
         n_tokens = counts.astype(np.int64)
     truncated = table.flags("truncated", path)[order] if "truncated" in table else np.zeros(len(dataset), dtype=bool)
     table.release()
+    scores = ScoreTable(ids=dataset.ids, logprob_sum=logprob_sum, n_tokens=n_tokens, truncated=truncated)
+    return scores, _model_of(path, meta, model_name)
+
+
+def _row_order(path: Path, table: Any, dataset: Dataset) -> np.ndarray:
+    """The score file's row of each example of ``dataset``."""
+    order = table.order(dataset)
+    if order is not None:
+        return order
+    ids = [label_to_str(v) for v in table["id"]]  # ids that are not all text, or a problem to name
+    row_of = {value: row for row, value in enumerate(ids)}
+    if len(row_of) != len(ids):
+        seen: set[str] = set()
+        repeated = next(i for i in ids if i in seen or seen.add(i))  # type: ignore[func-returns-value]
+        raise InputError(f"repeats id {repeated!r}", path=path, field="id", fix="give each example one score")
+    return _align(path, ids, row_of, dataset)
+
+
+def _model_of(path: Path, meta: dict[str, Any], model_name: str | None) -> dict[str, Any]:
+    """The score file's metadata with the model that made the scores: its own record (a file
+    tailsplit wrote), ``model_name``, or a note that it is unknown."""
     if model_name and "model" in meta:
         recorded = meta["model"].get("name") if isinstance(meta["model"], dict) else meta["model"]
         raise InputError(
@@ -126,7 +139,7 @@ def read_score_file(
         meta = {**meta, "model": {"name": model_name}}
     if "model" not in meta:
         meta = {**meta, "model": {"name": "unknown (scores made elsewhere; name it with --model-name)"}}
-    return ScoreTable(ids=dataset.ids, logprob_sum=logprob_sum, n_tokens=n_tokens, truncated=truncated), meta
+    return meta
 
 
 def scores_from_column(dataset: Dataset, field: str, *, model_name: str | None = None) -> tuple[ScoreTable, dict]:

@@ -24,20 +24,17 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
+from tailsplit.config import OverlapConfig
 from tailsplit.errors import ConfigError
 from tailsplit.log import logger
 from tailsplit.overlap.bm25 import CorpusStats, bm25_weights, bm25s_module, document_frequencies, save_retriever
 from tailsplit.overlap.corpus import CorpusEntry
 from tailsplit.overlap.ngrams import ngram_hashes, word_hashes
 from tailsplit.overlap.tokens import overlap_tokens
-
-if TYPE_CHECKING:
-    from tailsplit.config import OverlapConfig
-
 
 INDEX_VERSION = 4  # 4: index.json records each file's size and sha256
 _BATCH = 50_000
@@ -124,9 +121,9 @@ def build_index(
     entries: Iterable[CorpusEntry],
     folder: str | Path,
     *,
-    ngram_orders: tuple[int, ...] = (8, 13),
-    k1: float = 1.5,
-    b: float = 0.75,
+    ngram_orders: tuple[int, ...] = OverlapConfig.ngram_orders,
+    k1: float = OverlapConfig.k1,
+    b: float = OverlapConfig.b,
     sources: list[str] | None = None,
     key: str = "",
 ) -> OverlapIndex:

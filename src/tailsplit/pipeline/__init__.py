@@ -3,14 +3,8 @@
 from tailsplit.pipeline.evaluate import evaluate
 from tailsplit.pipeline.overlap import audit_overlap
 from tailsplit.pipeline.result import RunResult, write_split
-from tailsplit.pipeline.runs import (
-    analyze,
-    load_dataset,
-    run,
-    score,
-    score_dataset,
-    split_dataset,
-)
+from tailsplit.pipeline.runs import analyze, run, split_dataset
+from tailsplit.pipeline.scoring import load_dataset, score, score_dataset
 from tailsplit.pipeline.shift import correlate, ood_rank, similarity
 from tailsplit.pipeline.split_folder import output_records
 

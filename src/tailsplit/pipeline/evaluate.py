@@ -424,7 +424,7 @@ def _zero_shot(manifest: dict[str, Any], parts: dict[str, list[Any]], config: Ev
     from tailsplit.cache import ScoreCache, default_cache_dir
     from tailsplit.config import RunConfig
     from tailsplit.evaluate.zero_shot import check_zero_shot, zero_shot_classify
-    from tailsplit.pipeline.runs import template_for
+    from tailsplit.pipeline.scoring import template_for
     from tailsplit.registry import SCORERS
 
     data = manifest.get("config", {}).get("data", {})

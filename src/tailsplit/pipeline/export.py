@@ -137,7 +137,7 @@ def export_hf(
     complete). Description, citation and licence go into every part's ``DatasetInfo`` and the
     card: ``license`` and ``citation_file`` (BibTeX) first, else the input's own metadata."""
     from tailsplit.analysis.split_dir import describe_split, read_split_parts
-    from tailsplit.io.hf import hf_dataset, quiet_datasets
+    from tailsplit.io.hf import quiet_datasets
 
     split_dir = Path(split_dir)
     if push_to_hub is not None:
@@ -148,18 +148,7 @@ def export_hf(
     _check_hf_writable(parts)
     description = describe_split(manifest)
     source = card_source(manifest, license, citation)
-    with quiet_datasets() as datasets:
-        dataset_dict = datasets.DatasetDict(
-            {
-                PARTS[part]: hf_dataset([r.record for r in records], None, manifest.get("class_labels") or None)
-                for part, records in parts.items()
-            }
-        )
-        for dataset in dataset_dict.values():
-            dataset.info.description = info_description(description, source)
-            dataset.info.citation = info_citation(manifest, source)
-            dataset.info.license = source.license or ""
-            dataset.info.homepage = source.homepage or ""
+    dataset_dict = _dataset_dict(manifest, parts, description, source)
     analysis_path = split_dir / "analysis.json"
     analysis = json.loads(analysis_path.read_text(encoding="utf-8")) if analysis_path.is_file() else None
     card = dataset_card(manifest, analysis, description, source)
@@ -183,6 +172,26 @@ def export_hf(
         message = f"tailsplit {description}"
         written = {**written, "hub_url": push_hub_folder(Path(out) / HUB_FOLDER, push_to_hub, message)}
     return written
+
+
+def _dataset_dict(manifest: dict[str, Any], parts: dict[str, Any], description: str, source: Any) -> Any:
+    """The split's parts as a ``DatasetDict`` (the input's class labels kept), each part's
+    ``DatasetInfo`` holding the description, citation, licence and homepage."""
+    from tailsplit.io.hf import hf_dataset, quiet_datasets
+
+    with quiet_datasets() as datasets:
+        dataset_dict = datasets.DatasetDict(
+            {
+                PARTS[part]: hf_dataset([r.record for r in records], None, manifest.get("class_labels") or None)
+                for part, records in parts.items()
+            }
+        )
+        for dataset in dataset_dict.values():
+            dataset.info.description = info_description(description, source)
+            dataset.info.citation = info_citation(manifest, source)
+            dataset.info.license = source.license or ""
+            dataset.info.homepage = source.homepage or ""
+    return dataset_dict
 
 
 def _citation(path: str | Path | None) -> str | None:

@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from tailsplit._version import __version__
-from tailsplit.core import Dataset
+from tailsplit.analysis.summary import PartStatistics
+from tailsplit.config import RunConfig
+from tailsplit.core import Dataset, SplitIndices
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.outputs import staged_output
+from tailsplit.programs.sets import ProgramFeatures
+from tailsplit.splits import Splitter
 
 
 def input_records(dataset: Dataset) -> list[dict[str, Any]]:
@@ -71,3 +76,42 @@ def write_outputs(
                 **extra,
             }
         )
+
+
+def run_manifest(
+    config: RunConfig,
+    dataset: Dataset,
+    split: SplitIndices,
+    splitter: Splitter,
+    summaries: Sequence[PartStatistics],
+    *,
+    scoring: tuple[dict[str, Any], dict[str, Any] | None],
+    programs: tuple[ProgramFeatures | None, Sequence[Any]],
+    command: list[str] | None,
+) -> dict[str, Any]:
+    """What a run's manifest records: everything needed to redo it (version, command, config,
+    inputs with hashes, how the scores were made, the splitter and its parameters, the seed)
+    and what came out (sizes, label counts, per-part summaries, program metrics)."""
+    meta, report = scoring
+    features, metrics = programs
+    manifest = {
+        "tailsplit_version": __version__,
+        "command": command or sys.argv,
+        "config": config.as_dict(),
+        "inputs": input_records(dataset),
+        **meta,
+        "splitter": {"name": splitter.name, "params": splitter.get_params(), "details": dict(split.details)},
+        "seed": config.split.seed,
+        "sizes": {s.part: s.size for s in summaries},
+        "label_counts": {s.part: s.label_counts for s in summaries},
+        "summary": [s.as_dict() for s in summaries],
+        "scoring": report,
+    }
+    if features is not None:
+        manifest["programs"] = {
+            "field": config.data.program,
+            "kind": features.extractor,
+            "count": features.count,
+            "metrics": [m.as_dict() for m in metrics],
+        }
+    return manifest

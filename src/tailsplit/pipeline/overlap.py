@@ -7,60 +7,35 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from tailsplit._version import __version__
-from tailsplit.config import check_values
-from tailsplit.core import Dataset
+from tailsplit.config import OverlapConfig
+from tailsplit.core import Dataset, FieldMap
 from tailsplit.errors import ConfigError, InputError, keyword_spelling
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.examples import load_examples
 from tailsplit.io.outputs import check_cache_folder, check_output_folder, staged_output
 from tailsplit.io.readers import detect_format
 from tailsplit.io.writers import OUTPUT_SUFFIX, output_format_for, write_records
+from tailsplit.overlap.audit import ExampleAudit, audit_all, partition_overlap
+from tailsplit.overlap.index import INDEX_MARKERS, open_or_build_index
+from tailsplit.overlap.query import QUERY_EXTRACTORS
+from tailsplit.overlap.sharded import audit_sharded, make_executor, open_or_build_sharded
 from tailsplit.pipeline.manifest import input_records
-
-if TYPE_CHECKING:
-    from tailsplit.config import OverlapConfig
+from tailsplit.pipeline.split_folder import check_parts_writable
 
 
 @released_on_error
 @keyword_spelling
 def audit_overlap(config: OverlapConfig, *, command: list[str] | None = None) -> dict[str, Any]:
     """``tailsplit overlap``: audit a test set against a corpus; write the partition."""
-    check_values(config)
-    from tailsplit.core import FieldMap
-    from tailsplit.overlap.audit import audit_all, partition_overlap
-    from tailsplit.overlap.index import open_or_build_index
-    from tailsplit.overlap.query import QUERY_EXTRACTORS
-    from tailsplit.overlap.sharded import audit_sharded, make_executor, open_or_build_sharded
-
-    if not config.test or not config.corpus:
-        raise ConfigError("tailsplit overlap needs --test FILE and at least one --corpus FILE")
-    if config.top_quantile is None and config.threshold is None:
-        config = dataclasses.replace(config, top_quantile=0.5)  # the caller's config is left as given
-    for path in config.corpus:
-        if not Path(path).is_file():
-            raise InputError("does not exist or is not a file", path=path, fix="check the --corpus path")
-    if config.index_dir is not None:
-        from tailsplit.overlap.index import INDEX_MARKERS
-
-        read = [*config.test, *config.corpus, *([config.predictions] if config.predictions else [])]
-        check_cache_folder(
-            config.index_dir,
-            markers=INDEX_MARKERS,
-            inputs=[*read, *([config.out] if config.out else [])],
-            option="--index-dir",
-        )
-    if config.out is not None:
-        check_output_folder(config.out, overwrite=config.overwrite, inputs=overlap_inputs(config))
+    config = _checked(config)
     started = time.perf_counter()
     test = load_examples(config.test, FieldMap(text=config.text, id=config.id, label=config.label))
     if config.out is not None:
-        from tailsplit.pipeline.split_folder import check_parts_writable
-
         check_parts_writable(test, None)
     extractor = QUERY_EXTRACTORS.create(
         config.query_kind,
@@ -68,21 +43,8 @@ def audit_overlap(config: OverlapConfig, *, command: list[str] | None = None) ->
         **({"required_fields": config.required_fields} if config.required_fields else {}),
     )
     queries = [extractor.query(record, text) for record, text in zip(test.records, test.texts)]
-    if config.shards == 1 and config.engine == "local":
-        single = open_or_build_index(config)
-        built_s = time.perf_counter() - started
-        audits = audit_all(single, test.ids, test.texts, queries, k=config.k)
-        info, ngram_orders = {k: v for k, v in single.info.items() if k != "files"}, single.ngram_orders
-    else:
-        executor = make_executor(config.engine, config.ray_address)
-        try:
-            sharded = open_or_build_sharded(config, executor)
-            built_s = time.perf_counter() - started
-            audits = audit_sharded(sharded, executor, test.ids, test.texts, queries, k=config.k)
-            info, ngram_orders = sharded.info, sharded.ngram_orders
-        finally:
-            if hasattr(executor, "close"):
-                executor.close()
+    audits, info, ngram_orders = _audits(config, test, queries)
+    built_s = info.pop("built_s") - started
     best = np.array([a.best_score for a in audits])
     overlap, threshold = partition_overlap(best, threshold=config.threshold, top_quantile=config.top_quantile)
     accuracy = _prediction_accuracy(config, test, overlap) if config.predictions else []
@@ -100,6 +62,53 @@ def audit_overlap(config: OverlapConfig, *, command: list[str] | None = None) ->
     if config.out is not None:
         _write_overlap(Path(config.out), config, test, audits, queries, overlap, summary, command)
     return summary
+
+
+def _checked(config: OverlapConfig) -> OverlapConfig:
+    """Everything checked before the index is built: inputs, the index and output folders;
+    the config with its default cut (the top half by BM25, unless a threshold is given)."""
+    if not config.test or not config.corpus:
+        raise ConfigError("tailsplit overlap needs --test FILE and at least one --corpus FILE")
+    if config.top_quantile is None and config.threshold is None:
+        config = dataclasses.replace(config, top_quantile=0.5)  # the caller's config is left as given
+    for path in config.corpus:
+        if not Path(path).is_file():
+            raise InputError("does not exist or is not a file", path=path, fix="check the --corpus path")
+    if config.index_dir is not None:
+        read = [*config.test, *config.corpus, *([config.predictions] if config.predictions else [])]
+        check_cache_folder(
+            config.index_dir,
+            markers=INDEX_MARKERS,
+            inputs=[*read, *([config.out] if config.out else [])],
+            option="--index-dir",
+        )
+    if config.out is not None:
+        check_output_folder(config.out, overwrite=config.overwrite, inputs=overlap_inputs(config))
+    return config
+
+
+def _audits(config: OverlapConfig, test: Dataset, queries: list[Any]) -> tuple[list[ExampleAudit], dict, Any]:
+    """Every test example audited against the corpus index (built or opened; one index, or
+    shards on an executor), the index's description (with ``built_s``: when it was ready) and
+    its n-gram orders."""
+    if config.shards == 1 and config.engine == "local":
+        single = open_or_build_index(config)
+        built = time.perf_counter()
+        info = {k: v for k, v in single.info.items() if k != "files"}
+        return (
+            audit_all(single, test.ids, test.texts, queries, k=config.k),
+            {**info, "built_s": built},
+            single.ngram_orders,
+        )
+    executor = make_executor(config.engine, config.ray_address)
+    try:
+        sharded = open_or_build_sharded(config, executor)
+        built = time.perf_counter()
+        audits = audit_sharded(sharded, executor, test.ids, test.texts, queries, k=config.k)
+        return audits, {**sharded.info, "built_s": built}, sharded.ngram_orders
+    finally:
+        if hasattr(executor, "close"):
+            executor.close()
 
 
 def overlap_inputs(config: OverlapConfig) -> list[str]:

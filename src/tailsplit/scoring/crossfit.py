@@ -17,16 +17,24 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from tailsplit.cache import ScoreCache, default_cache_dir
 from tailsplit.choices import FOLD_MATCHES
+from tailsplit.core import ScoreTable
 from tailsplit.errors import ConfigError
 from tailsplit.fingerprint import sha256_text
+from tailsplit.progress import ProgressBar
+from tailsplit.registry import SCORERS
 from tailsplit.rng import FOLDS, seeded_rng
 from tailsplit.scoring.base import ScoreRequest
+from tailsplit.scoring.driver import build_requests, score_examples
+from tailsplit.scoring.finetune import describe_recipe, finetune_recipe
+from tailsplit.scoring.kfold import LMFoldScorer
+from tailsplit.scoring.ngram import NgramFoldScorer
 from tailsplit.words import normalized_queries
 
 if TYPE_CHECKING:
     from tailsplit.config import ScoringConfig
-    from tailsplit.core import Dataset, ScoreTable
+    from tailsplit.core import Dataset
     from tailsplit.prompts import PromptTemplate
 
 
@@ -149,14 +157,6 @@ def cross_score_dataset(
     (``method`` "ngram" or "kfold"): every example scored by a model fitted on the other
     folds. Returns (scores, run report, score-file metadata); a k-fold run also reports its
     recipe and the Pearson r of its scores with the prompted ones."""
-    import time
-
-    from tailsplit.cache import ScoreCache, default_cache_dir
-    from tailsplit.core import ScoreTable
-    from tailsplit.progress import ProgressBar
-    from tailsplit.registry import SCORERS
-    from tailsplit.scoring.driver import build_requests, score_examples
-
     started = time.perf_counter()
     requests = build_requests(dataset, template)
     keys = fold_units([r.query for r in requests], dataset.groups, match=config.fold_match)
@@ -164,24 +164,12 @@ def cross_score_dataset(
     extra: dict[str, Any] = {}
     try:
         if config.method == "ngram":
-            from tailsplit.scoring.ngram import NgramFoldScorer
-
             scorer: Any = NgramFoldScorer(order=config.ngram_order)
             total, counts, folds, reports = cross_score(requests, keys, scorer, k=config.folds, seed=config.fold_seed)
         else:
-            from tailsplit.scoring.finetune import describe_recipe, finetune_recipe
-            from tailsplit.scoring.kfold import LMFoldScorer
-
-            base = SCORERS.create(config.backend, **config.scorer_params(SCORERS.get(config.backend)))
-            finetune = finetune_recipe(config)
-            with ProgressBar(progress, config.folds * finetune.max_steps, "fine-tuning", "steps") as advance:
-                scorer = LMFoldScorer(base, finetune, cache, progress=lambda fold, step, total: advance(1))
-                total, counts, folds, reports = cross_score(
-                    requests, keys, scorer, k=config.folds, seed=config.fold_seed
-                )
-            extra["recipe"] = describe_recipe(config.finetune_preset, scorer.config)
-            prompted, _ = score_examples(dataset, template, base, cache, progress=progress)
-            extra["pearson_r_with_prompted"] = round(float(np.corrcoef(prompted.logprob_sum, total)[0, 1]), 4)
+            scorer, (total, counts, folds, reports), extra = _kfold_scores(
+                dataset, template, config, keys, cache, progress
+            )
     finally:
         if cache is not None:
             cache.close()
@@ -204,3 +192,27 @@ def cross_score_dataset(
         },
     }
     return scores, report, meta
+
+
+def _kfold_scores(
+    dataset: Dataset,
+    template: PromptTemplate,
+    config: ScoringConfig,
+    keys: list[str],
+    cache: ScoreCache | None,
+    progress: bool,
+) -> tuple[Any, tuple[np.ndarray, np.ndarray, np.ndarray, list[Any]], dict[str, Any]]:
+    """k-fold fine-tuned scores (the scorer, ``cross_score``'s result) and what the run
+    reports beyond them: the recipe and the Pearson r with the prompted scores."""
+    requests = build_requests(dataset, template)
+    base = SCORERS.create(config.backend, **config.scorer_params(SCORERS.get(config.backend)))
+    finetune = finetune_recipe(config)
+    with ProgressBar(progress, config.folds * finetune.max_steps, "fine-tuning", "steps") as advance:
+        scorer = LMFoldScorer(base, finetune, cache, progress=lambda fold, step, total: advance(1))
+        result = cross_score(requests, keys, scorer, k=config.folds, seed=config.fold_seed)
+    prompted, _ = score_examples(dataset, template, base, cache, progress=progress)
+    extra = {
+        "recipe": describe_recipe(config.finetune_preset, scorer.config),
+        "pearson_r_with_prompted": round(float(np.corrcoef(prompted.logprob_sum, result[0])[0, 1]), 4),
+    }
+    return scorer, result, extra

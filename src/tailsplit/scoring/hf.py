@@ -48,11 +48,13 @@ from typing import Any
 import numpy as np
 
 from tailsplit.cache import default_cache_dir
-from tailsplit.choices import DTYPES, IMPLEMENTATIONS, SHARE_PREFIX, TRUNCATIONS
+from tailsplit.choices import BATCH_TOKENS, MAX_BATCH_ROWS
 from tailsplit.errors import ConfigError, ScoringError
 from tailsplit.log import logger
 from tailsplit.scoring.base import Batch, BatchScores, ScoreRequest
 from tailsplit.scoring.batching import Encoded, plan_batches
+from tailsplit.scoring.head import VocabularyHead
+from tailsplit.scoring.hf_options import check_options
 from tailsplit.scoring.layout import (
     BatchLayout,
     packed_attention_mask,
@@ -61,7 +63,6 @@ from tailsplit.scoring.layout import (
 )
 from tailsplit.scoring.models import (
     ModelSource,
-    check_device,
     context_length,
     load_model,
     load_tokenizer,
@@ -71,9 +72,6 @@ from tailsplit.scoring.models import (
 
 SCORER_VERSION = "hf-causal-lm/2"  # 2: the prompt's trailing whitespace is scored with the query
 START_TOKENS = ("bos", "eos", "none")  # or a literal token of the vocabulary
-PADDING_SIDES = ("right", "left")
-# Float32 logits per vocabulary-projection chunk: 2^25 (128 MiB) on a CPU, 2^28 (1 GiB) on a GPU.
-_PROJECTION_ELEMENTS = {"cpu": 2**25, "gpu": 2**28}
 
 
 class HFScorer:
@@ -109,26 +107,12 @@ class HFScorer:
         implementation: str = "auto",
         cache_dir: str | Path | None = None,
     ) -> None:
-        if not isinstance(start_token, str) or not start_token:
-            raise ConfigError(f"start_token={start_token!r} must be bos, eos, none or a token of the vocabulary")
-        if not isinstance(score_eos, bool):
-            raise ConfigError(f"score_eos={score_eos!r} must be true or false")
-        if not isinstance(end_token, str) or not end_token or end_token in ("bos", "none"):
-            raise ConfigError(f"end_token={end_token!r} must be eos or a token of the vocabulary")
-        _check_choice("truncation", truncation, TRUNCATIONS)
-        _check_choice("padding_side", padding_side, PADDING_SIDES)
-        _check_choice("share_prefix", share_prefix, SHARE_PREFIX)
-        _check_choice("head_dtype", head_dtype, ("float32", "model"))
-        _check_choice("dtype", dtype, DTYPES)
-        _check_choice("implementation", implementation, IMPLEMENTATIONS)
-        check_device(device)
-        for name, value in (("batch_tokens", batch_tokens), ("max_batch_size", max_batch_size)):
-            if value is not None and (not isinstance(value, int) or value < 1):
-                raise ConfigError(f"{name}={value!r} must be a whole number ≥ 1")
-        if max_tokens is not None and (not isinstance(max_tokens, int) or max_tokens < 2):
-            raise ConfigError(
-                f"max_tokens={max_tokens!r} must be a whole number ≥ 2, or None for the model's context length"
-            )
+        check_options(
+            start_token=start_token, score_eos=score_eos, end_token=end_token, truncation=truncation,
+            padding_side=padding_side, share_prefix=share_prefix, head_dtype=head_dtype, dtype=dtype,
+            implementation=implementation, device=device, batch_tokens=batch_tokens,
+            max_batch_size=max_batch_size, max_tokens=max_tokens,
+        )  # fmt: skip
         self.model_spec = model
         self.device = device
         self.dtype = dtype
@@ -143,6 +127,7 @@ class HFScorer:
         self.share_prefix = share_prefix
         self.head_dtype = head_dtype
         self.implementation = implementation
+        self.head = VocabularyHead(head_dtype)
         self.cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
         self._source: ModelSource | None = None
         self._folder: Path | None = None
@@ -402,7 +387,8 @@ class HFScorer:
                 use_cache=False,
             ).last_hidden_state
         picked = hidden[self._tensor(layout.row_idx), self._tensor(layout.pos_idx)]
-        return self._target_logprobs(model, picked, self._tensor(layout.targets))
+        device_kind = "cpu" if self.resolved_device() == "cpu" else "gpu"
+        return self.head.target_logprobs(model, picked, self._tensor(layout.targets), device_kind)
 
     def _tensor(self, array: np.ndarray) -> Any:
         """``array`` on the scoring device; to a GPU through pinned memory without waiting,
@@ -419,49 +405,13 @@ class HFScorer:
         """``batch_tokens``, or a device default: small batches are fastest on a CPU."""
         if self.batch_tokens is not None:
             return self.batch_tokens
-        return 1024 if self.resolved_device() == "cpu" else 32768
+        return BATCH_TOKENS["cpu" if self.resolved_device() == "cpu" else "gpu"]
 
     def resolved_max_rows(self) -> int:
         """``max_batch_size``, or a device default (on a GPU the token budget binds first)."""
         if self.max_batch_size is not None:
             return self.max_batch_size
-        return 64 if self.resolved_device() == "cpu" else 8192
-
-    def _target_logprobs(self, model: Any, hidden: Any, targets: Any) -> Any:
-        """log p(target) at each picked position, projecting to the vocabulary in chunks."""
-        import torch
-
-        head = model.get_output_embeddings()
-        softcap = getattr(model.config, "final_logit_softcapping", None)
-        budget = _PROJECTION_ELEMENTS["cpu" if self.resolved_device() == "cpu" else "gpu"]
-        chunk = max(1, budget // head.weight.shape[0])
-        pieces = []
-        for start in range(0, hidden.shape[0], chunk):
-            logits = self._project(head, hidden[start : start + chunk])
-            if softcap:
-                logits = torch.tanh(logits / softcap) * softcap
-            chunk_targets = targets[start : start + chunk, None]
-            pieces.append((logits.gather(1, chunk_targets) - torch.logsumexp(logits, 1, keepdim=True))[:, 0])
-        return torch.cat(pieces) if pieces else torch.zeros(0)
-
-    def _project(self, head: Any, hidden: Any) -> Any:
-        """Float32 logits: from the model's own projection, or (``head_dtype="float32"``, the
-        default) from a float32 projection of the hidden states even in a bf16/fp16 model."""
-        import torch
-
-        weight = head.weight
-        if self.head_dtype == "model" or weight.dtype == torch.float32:
-            return head(hidden).float()
-        # One float32 copy of the head per weight tensor and version (a training step bumps the
-        # version), not one per chunk of every batch.
-        cached = getattr(self, "_head32", None)
-        if cached is None or cached[0] is not weight or cached[1] != weight._version:
-            bias = None if head.bias is None else head.bias.detach().float()
-            cached = self._head32 = (weight, weight._version, weight.detach().float(), bias)
-        if torch.is_grad_enabled() and weight.requires_grad:  # training through the head: keep the graph
-            bias = None if head.bias is None else head.bias.float()
-            return torch.nn.functional.linear(hidden.float(), weight.float(), bias)
-        return torch.nn.functional.linear(hidden.float(), cached[2], cached[3])
+        return MAX_BATCH_ROWS["cpu" if self.resolved_device() == "cpu" else "gpu"]
 
 
 @dataclass(frozen=True)
@@ -480,8 +430,3 @@ def _first_query_token(encoding: Any, boundary: int, n_tokens: int) -> int:
     if token is not None:
         return int(token)
     return next((i for i, (_, end) in enumerate(encoding.offsets) if end > boundary), n_tokens)
-
-
-def _check_choice(name: str, value: str, options: tuple[str, ...]) -> None:
-    if value not in options:
-        raise ConfigError(f"{name}={value!r} is unknown; use one of {list(options)}")

@@ -1,0 +1,160 @@
+"""Scoring in a run: the examples loaded, the scoring checked and planned once (template,
+scorer, engine), the scores computed (prompted, n-gram or k-fold), and ``tailsplit score``."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tailsplit._version import __version__
+from tailsplit.cache import ScoreCache, default_cache_dir
+from tailsplit.config import RunConfig, ScoringConfig, check_values
+from tailsplit.core import Dataset, ScoreTable
+from tailsplit.errors import ConfigError, keyword_spelling
+from tailsplit.io.claims import released_on_error
+from tailsplit.io.examples import load_examples
+from tailsplit.io.outputs import check_cache_folder, check_output_file, write_output_file
+from tailsplit.io.scores import score_file_bytes
+from tailsplit.pipeline.checks import check_template_fields
+from tailsplit.pipeline.manifest import input_records
+from tailsplit.prompts import PromptTemplate, resolve_template
+from tailsplit.registry import SCORERS
+from tailsplit.scoring.crossfit import cross_score_dataset
+from tailsplit.scoring.driver import score_examples
+
+
+def load_dataset(config: RunConfig) -> Dataset:
+    """The examples of ``config.data``: its files, its in-memory table, or its hub dataset."""
+    for section in (config.data, config.scoring, config.split, config.output):
+        check_values(section)
+    data = config.data
+    given = [name for name, value in (("paths", data.paths), ("table", data.table), ("dataset", data.dataset))
+             if value is not None and (name != "paths" or len(value))]  # fmt: skip
+    if len(given) > 1:
+        raise ConfigError(f"{' and '.join(given)} are both given; pass the data one way")
+    if data.table is not None:
+        return load_examples(data.table, data.field_map())
+    if data.dataset is not None:
+        from tailsplit.io.hf import load_hub_dataset
+
+        return load_examples(load_hub_dataset(data.dataset), data.field_map())
+    if not data.paths:
+        raise ConfigError("paths=[] names no data file; pass one or more data files (or a table, or --dataset)")
+    return load_examples(data.paths, data.field_map())
+
+
+def template_for(config: ScoringConfig) -> PromptTemplate:
+    return resolve_template(config.template, config.label_words)
+
+
+@dataclass(frozen=True)
+class ScoringPlan:
+    """What scores a run, built once (no model loads until the first batch): the template,
+    the prompted scorer (``None`` for n-gram and k-fold scoring) and the engine."""
+
+    template: PromptTemplate
+    scorer: Any
+    engine: Any
+
+
+@keyword_spelling
+def score_dataset(
+    dataset: Dataset,
+    config: ScoringConfig,
+    *,
+    progress: bool = False,
+    plan: ScoringPlan | None = None,
+) -> tuple[ScoreTable, dict[str, Any], dict[str, Any]]:
+    """Scores of every example, a report of the work done, and what the manifest records
+    about how the scores were made (``plan``: from :func:`plan_scoring`, when checked already)."""
+    plan = plan_scoring(dataset, config) if plan is None else plan
+    template, scorer, engine = plan.template, plan.scorer, plan.engine
+    if config.method != "prompted":
+        return cross_score_dataset(dataset, template, config, progress)
+    cache = ScoreCache(config.cache_dir or default_cache_dir()) if config.use_cache else None
+    try:
+        scores, report = score_examples(dataset, template, scorer, cache, progress=progress, engine=engine)
+    finally:
+        if cache is not None:
+            cache.close()
+    meta = {
+        "method": "prompted",
+        "model": scorer.identity(),
+        "template": template.describe(),
+        "backend": config.backend,
+    }
+    details = report.as_dict()
+    if engine is not None and engine.last_run:
+        details["engine"] = engine.last_run
+    return scores, details, meta
+
+
+def scoring_engine(config: ScoringConfig) -> Any:
+    """``None`` for this process, or the Ray engine (prompted Hugging Face scoring only)."""
+    if config.engine == "local":
+        return None
+    if config.method != "prompted" or config.backend != "hf":
+        raise ConfigError(
+            "--engine ray scores with --method prompted --backend hf only; fine-tuned "
+            "and n-gram scoring run in one process (drop --engine ray)"
+        )
+    from tailsplit.scoring.distributed import RayScoringEngine
+
+    work_dir = Path(config.cache_dir or default_cache_dir()) / "ray-scoring"
+    return RayScoringEngine(
+        work_dir=work_dir,
+        address=config.ray_address,
+        workers=config.workers,
+        cpus_per_worker=config.cpus_per_worker,
+        gpus_per_worker=config.gpus_per_worker,
+        shard_tokens=config.shard_tokens,
+    )
+
+
+def plan_scoring(dataset: Dataset, config: ScoringConfig) -> ScoringPlan:
+    """Everything about scoring that can be checked without a model — method, template, its
+    roles and label words, engine, backend options and device — checked once, and the scorer
+    and engine that the run then uses."""
+    template = template_for(config)
+    for role, column, option in (("context", dataset.contexts, "--context"), ("label", dataset.labels, "--label")):
+        if template.needs(role) and column is None:
+            raise ConfigError(f"template={template.name!r} uses {{{role}}}; name that field with {option}")
+    template.check_labels(None if dataset.labels is None else set(dataset.labels), config.label_words)
+    check_template_fields(dataset, template)
+    if config.cache_dir is not None:
+        check_cache_folder(config.cache_dir, markers=None, inputs=dataset.input_paths, option="--cache-dir")
+    engine = scoring_engine(config)
+    scorer = None
+    if config.method == "prompted":  # the constructor checks its options; the model loads later
+        scorer = SCORERS.create(config.backend, **config.scorer_params(SCORERS.get(config.backend)))
+    elif config.method == "kfold":
+        SCORERS.create(config.backend, **config.scorer_params(SCORERS.get(config.backend)))  # options only
+    return ScoringPlan(template, scorer, engine)
+
+
+@released_on_error
+@keyword_spelling
+def score(
+    config: RunConfig, out_path: str | Path, *, progress: bool = False, command: list[str] | None = None
+) -> tuple[ScoreTable, dict[str, Any]]:
+    """``tailsplit score``: score the data and write a score file (atomically).
+
+    ``config.output.overwrite`` allows replacing an existing file; an input never is."""
+    dataset = load_dataset(config)
+    check_output_file(out_path, overwrite=config.output.overwrite, inputs=dataset.input_paths)
+    plan = plan_scoring(dataset, config.scoring)
+    scores, report, meta = score_dataset(dataset, config.scoring, progress=progress, plan=plan)
+    meta = {
+        **meta,
+        "tailsplit_version": __version__,
+        "command": command or sys.argv,
+        "inputs": input_records(dataset),
+        "config": config.as_dict(),
+        "scoring": report,
+    }
+    write_output_file(
+        out_path, score_file_bytes(dataset, scores, meta), overwrite=config.output.overwrite, inputs=dataset.input_paths
+    )
+    return scores, report
