@@ -8,10 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from tailsplit.errors import ConfigError
+from tailsplit.evaluate.table import SplitScore
+from tailsplit.fields import field_value
+from tailsplit.io.examples import label_to_str
+from tailsplit.io.readers import read_records
+from tailsplit.programs.base import ProgramError
+from tailsplit.registry import EXTRACTORS
 from tailsplit.render import markdown_text
 
 
@@ -80,3 +88,83 @@ def predictions_markdown(rows: Sequence[dict[str, Any]], bucket_name: str) -> st
             f"| {gap} | " + " | ".join(cells) + " |"
         )
     return "\n".join(lines) + "\n"
+
+
+def score_predictions(
+    folder: str, kind: str, manifest: dict[str, Any], test_records: list[Any], path: str, bucket: str | None
+) -> ScoredPredictions:
+    """Correctness and bucket of every test example of the split in ``folder`` (a split of
+    ``kind``) under the predictions in ``path``: exact match of canonical programs, else of labels."""
+    data = manifest.get("config", {}).get("data", {})
+    id_field, gold_field = data.get("id") or "id", data.get("program") or data.get("label")
+    if gold_field is None:
+        raise ConfigError(f"split_dir={folder!r} has neither labels nor programs to score predictions against")
+    predicted = {}
+    for raw in read_records(path):
+        for name in (id_field, "prediction"):
+            if not raw.has(name):
+                raise raw.error("is missing", field=name, fix="give every prediction the example's id and a prediction")
+        predicted[label_to_str(raw.value(id_field))] = raw.value("prediction")
+    extractor = EXTRACTORS.create(data.get("program_kind") or "sql") if data.get("program") else None
+    correct, buckets, ids = [], [], []
+    for raw in test_records:
+        key = label_to_str(raw.value(id_field))
+        ids.append(key)
+        if key not in predicted:
+            raise ConfigError(
+                f"predictions {path!r} have no prediction for test id {key!r} of {folder!r}; "
+                "predict every test example of the split"
+            )
+        gold = raw.value(gold_field)
+        if extractor is not None:
+            correct.append(_program_match(extractor, str(predicted[key]), extractor.canonical(str(gold))))
+            buckets.append(
+                extractor.parse(str(gold)).hardness
+                if bucket in (None, "hardness")
+                else label_to_str(field_value(raw.record, bucket, None))
+            )
+        else:
+            correct.append(label_to_str(predicted[key]) == label_to_str(gold))
+            buckets.append(label_to_str(field_value(raw.record, bucket or data["label"], None)))
+    return ScoredPredictions(
+        Path(folder).name,
+        kind,
+        np.asarray(correct, dtype=float),
+        tuple(buckets),
+        "exact match" if extractor is not None else "accuracy",
+        tuple(ids),
+    )
+
+
+def _program_match(extractor: Any, predicted: str, gold_canonical: str) -> bool:
+    try:
+        return extractor.canonical(predicted) == gold_canonical
+    except ProgramError:
+        return False  # a prediction that does not parse is wrong, not an input error
+
+
+def given_prediction_rows(
+    scored: list[ScoredPredictions], bucket: str | None
+) -> tuple[list[SplitScore], list[dict[str, Any]], dict[str, str | bytes]]:
+    """The table rows of scored predictions, each split's details (with the accuracy its bucket
+    mix projects from the random splits'), and ``predictions.md``."""
+    reference = random_bucket_accuracy(scored)
+    scores, details = [], []
+    for s in scored:
+        test = float(s.correct.mean()) if len(s.correct) else float("nan")
+        correct = tuple(bool(c) for c in s.correct)  # the same paired-bootstrap intervals as baseline rows
+        scores.append(SplitScore(s.folder, s.kind, "predictions", s.metric, float("nan"), test, s.ids, correct))
+        details.append(
+            {
+                "folder": s.folder,
+                "split": s.kind,
+                "baseline": "predictions",
+                "test": round(test, 4),
+                "projected": None if s.is_random else projected_accuracy(s, reference),
+                "buckets": {
+                    b: {"n": n, "share": round(n / len(s.correct), 4), "accuracy": round(acc, 4)}
+                    for b, (n, acc) in s.by_bucket().items()
+                },
+            }
+        )
+    return scores, details, {"predictions.md": predictions_markdown(details, bucket or "bucket")}

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import errno
 import json
-import math
 import os
 import re
 import shutil
@@ -40,36 +39,13 @@ from typing import Any
 from tailsplit.errors import ConfigError, OutputError
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.claims import claim_output, release_output
+from tailsplit.io.values import strict_json
 
 MANIFEST = "manifest.json"
 # Files that `tailsplit analyze` adds to a folder after it was written.
 REPORT_FILES = ("report.html", "report.md", "analysis.json")
 _SYSTEM_ROOTS = (Path("/proc"), Path("/sys"), Path("/dev"))
 _STAGING = re.compile(r"^\.(?P<name>.+)\.(?:tmp|old)-(?P<pid>\d+)-[A-Za-z0-9_]+$")
-
-
-def finite(value: Any) -> Any:
-    """``value`` with NaN and infinities as ``None`` (strict JSON has no NaN)."""
-    if isinstance(value, dict):
-        return {k: finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [finite(v) for v in value]
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if hasattr(value, "dtype") and getattr(value, "ndim", 1) == 0:  # numpy scalars
-        return finite(value.item())
-    return value
-
-
-def json_default(value: Any) -> Any:
-    if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
-        return value.item()
-    raise TypeError(f"cannot write {type(value).__name__} to JSON")
-
-
-def strict_json(value: Any) -> str:
-    """Indented strict JSON (NaN and infinities as null) with a final newline."""
-    return json.dumps(finite(value), indent=2, default=json_default, allow_nan=False) + "\n"
 
 
 def _absolute(path: str | Path) -> Path:

@@ -210,7 +210,7 @@ def _read_table(path: Path) -> tuple[_Columns, dict[str, Any]]:
                     value = _parse_number(raw, name, value)
                 columns[name].append(value)
         return _Columns(columns), {}
-    from tailsplit.io.readers import read_parquet_table
+    from tailsplit.io.arrow_files import read_parquet_table
 
     table = read_parquet_table(path)
     meta_raw = (table.schema.metadata or {}).get(_META_KEY)

@@ -18,6 +18,7 @@ True
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -222,3 +223,27 @@ def _kind(value: Any) -> str:
 
 def _a(noun: str) -> str:
     return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"
+
+
+def finite(value: Any) -> Any:
+    """``value`` with NaN and infinities as ``None`` (strict JSON has no NaN)."""
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if hasattr(value, "dtype") and getattr(value, "ndim", 1) == 0:  # numpy scalars
+        return finite(value.item())
+    return value
+
+
+def json_default(value: Any) -> Any:
+    if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
+        return value.item()
+    raise TypeError(f"cannot write {type(value).__name__} to JSON")
+
+
+def strict_json(value: Any) -> str:
+    """Indented strict JSON (NaN and infinities as null) with a final newline."""
+    return json.dumps(finite(value), indent=2, default=json_default, allow_nan=False) + "\n"

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from tailsplit.analysis.split_dir import describe_split, record_agreement
 from tailsplit.config import EvaluateConfig, check_values
 from tailsplit.core import SPLIT_PARTS
 from tailsplit.errors import ConfigError, MissingDependencyError, keyword_spelling
@@ -20,13 +21,15 @@ from tailsplit.evaluate.baselines import (
 )
 from tailsplit.evaluate.conclusions import conclusions, conclusions_markdown
 from tailsplit.evaluate.fairness import SplitAgreement, fairness, fairness_csv, fairness_markdown
+from tailsplit.evaluate.predictions import given_prediction_rows, score_predictions
 from tailsplit.evaluate.samples import below_chance_warnings, prediction_rows, predictions_jsonl
 from tailsplit.evaluate.table import SplitScore, table_csv, table_latex, table_markdown, table_rows
+from tailsplit.fields import field_value
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.examples import label_to_str
-from tailsplit.io.outputs import check_output_folder, strict_json
-from tailsplit.io.readers import field_value
+from tailsplit.io.outputs import check_output_folder
+from tailsplit.io.values import strict_json
 from tailsplit.pipeline.evaluate_models import check_models
 from tailsplit.pipeline.manifest import command_provenance, write_outputs
 from tailsplit.render.provenance import with_provenance
@@ -76,10 +79,10 @@ def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dic
     try:
         if config.predictions:
             scored = [
-                _scored_predictions(folder, manifest, parts["test"], path, config.bucket)
+                score_predictions(folder, describe_split(manifest), manifest, parts["test"], path, config.bucket)
                 for folder, (manifest, parts), path in zip(config.split_dirs, folders, config.predictions)
             ]
-            scores, details, files = _prediction_rows(scored, config.bucket)
+            scores, details, files = given_prediction_rows(scored, config.bucket)
         else:
             scores, details, predictions, leakage = _trained_baselines(config, folders, models)
     finally:
@@ -95,7 +98,6 @@ def _trained_baselines(
 ) -> tuple[list[SplitScore], list[dict[str, Any]], list[dict[str, Any]], dict[str, dict[str, float]]]:
     """Every requested baseline trained on each split's train part and scored on its test
     part: (scores, per-result details, per-example predictions, test leakage per folder)."""
-    from tailsplit.analysis.split_dir import describe_split
 
     scores, details, predictions = [], [], []
     leakage: dict[str, dict[str, float]] = {}
@@ -240,7 +242,6 @@ def _test_agreement(
 ) -> list[SplitAgreement]:
     """Annotator agreement with gold of every test example (``--agreement-field``), read and
     checked before anything trains; a field no test example of any split holds is refused."""
-    from tailsplit.analysis.split_dir import describe_split, record_agreement
 
     if config.agreement_field is None:
         return []
@@ -331,92 +332,6 @@ def leakage_warnings(
                 f"increase measured against it; split with --group {data_text}"
             )
     return out
-
-
-def _scored_predictions(
-    folder: str, manifest: dict[str, Any], test_records: list[Any], path: str, bucket: str | None
-) -> Any:
-    """Correctness and bucket of every test example under the predictions in ``path``."""
-    from tailsplit.analysis.split_dir import describe_split
-    from tailsplit.evaluate.predictions import ScoredPredictions
-    from tailsplit.io.readers import read_records
-    from tailsplit.registry import EXTRACTORS
-
-    data = manifest.get("config", {}).get("data", {})
-    id_field, gold_field = data.get("id") or "id", data.get("program") or data.get("label")
-    if gold_field is None:
-        raise ConfigError(f"split_dir={folder!r} has neither labels nor programs to score predictions against")
-    predicted = {}
-    for raw in read_records(path):
-        for name in (id_field, "prediction"):
-            if not raw.has(name):
-                raise raw.error("is missing", field=name, fix="give every prediction the example's id and a prediction")
-        predicted[label_to_str(raw.value(id_field))] = raw.value("prediction")
-    extractor = EXTRACTORS.create(data.get("program_kind") or "sql") if data.get("program") else None
-    correct, buckets, ids = [], [], []
-    for raw in test_records:
-        key = label_to_str(raw.value(id_field))
-        ids.append(key)
-        if key not in predicted:
-            raise ConfigError(
-                f"predictions {path!r} have no prediction for test id {key!r} of {folder!r}; "
-                "predict every test example of the split"
-            )
-        gold = raw.value(gold_field)
-        if extractor is not None:
-            correct.append(_program_match(extractor, str(predicted[key]), extractor.canonical(str(gold))))
-            buckets.append(
-                extractor.parse(str(gold)).hardness
-                if bucket in (None, "hardness")
-                else label_to_str(field_value(raw.record, bucket, None))
-            )
-        else:
-            correct.append(label_to_str(predicted[key]) == label_to_str(gold))
-            buckets.append(label_to_str(field_value(raw.record, bucket or data["label"], None)))
-    return ScoredPredictions(
-        Path(folder).name,
-        describe_split(manifest),
-        np.asarray(correct, dtype=float),
-        tuple(buckets),
-        "exact match" if extractor is not None else "accuracy",
-        tuple(ids),
-    )
-
-
-def _program_match(extractor: Any, predicted: str, gold_canonical: str) -> bool:
-    from tailsplit.programs.base import ProgramError
-
-    try:
-        return extractor.canonical(predicted) == gold_canonical
-    except ProgramError:
-        return False  # a prediction that does not parse is wrong, not an input error
-
-
-def _prediction_rows(
-    scored: list[Any], bucket: str | None
-) -> tuple[list[SplitScore], list[dict[str, Any]], dict[str, str | bytes]]:
-    from tailsplit.evaluate.predictions import predictions_markdown, projected_accuracy, random_bucket_accuracy
-
-    reference = random_bucket_accuracy(scored)
-    scores, details = [], []
-    for s in scored:
-        test = float(s.correct.mean()) if len(s.correct) else float("nan")
-        correct = tuple(bool(c) for c in s.correct)  # the same paired-bootstrap intervals as baseline rows
-        scores.append(SplitScore(s.folder, s.kind, "predictions", s.metric, float("nan"), test, s.ids, correct))
-        details.append(
-            {
-                "folder": s.folder,
-                "split": s.kind,
-                "baseline": "predictions",
-                "test": round(test, 4),
-                "projected": None if s.is_random else projected_accuracy(s, reference),
-                "buckets": {
-                    b: {"n": n, "share": round(n / len(s.correct), 4), "accuracy": round(acc, 4)}
-                    for b, (n, acc) in s.by_bucket().items()
-                },
-            }
-        )
-    return scores, details, {"predictions.md": predictions_markdown(details, bucket or "bucket")}
 
 
 def _zero_shot(manifest: dict[str, Any], parts: dict[str, list[Any]], config: EvaluateConfig) -> Any:

@@ -14,7 +14,8 @@ from tailsplit.config import CorrelateConfig, OodRankConfig, SimilarityConfig, c
 from tailsplit.errors import ConfigError, InputError, keyword_spelling
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.claims import released_on_error
-from tailsplit.io.outputs import check_output_folder, strict_json
+from tailsplit.io.outputs import check_output_folder
+from tailsplit.io.values import strict_json
 from tailsplit.pipeline.manifest import command_provenance, write_outputs
 from tailsplit.render.figures import figure_files
 from tailsplit.render.provenance import with_provenance

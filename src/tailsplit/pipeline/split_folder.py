@@ -12,10 +12,11 @@ import numpy as np
 
 from tailsplit.core import Dataset, ScoreTable
 from tailsplit.errors import InputError
+from tailsplit.io.arrow_files import hf_folder_schema
 from tailsplit.io.examples import SOURCE_COLUMN, SPLIT_COLUMN
-from tailsplit.io.outputs import strict_json
-from tailsplit.io.readers import detect_format, hf_folder_schema
+from tailsplit.io.readers import detect_format
 from tailsplit.io.scores import SCORE_COLUMNS
+from tailsplit.io.values import strict_json
 from tailsplit.io.writers import InputSchema, output_format_for
 
 if TYPE_CHECKING:
