@@ -28,7 +28,11 @@ import numpy as np
 
 from tailsplit.core import SplitIndices
 from tailsplit.errors import ConfigError, keyword_spelling
+from tailsplit.io.examples import label_to_str
+from tailsplit.programs.sets import extract_program_features
+from tailsplit.registry import EXTRACTORS
 from tailsplit.splits import SPLITTERS, SplitInputs, Splitter
+from tailsplit.words import word_lengths
 
 PARTS = ("eval", "dev", "test")
 # Parameters that bind data to the splitter (the splitter's own options come from its signature).
@@ -139,8 +143,6 @@ class TailsplitCV:
             )
         lengths = _column(X, self.lengths, n, "lengths")
         if lengths is None and self.text is not None:
-            from tailsplit.words import word_lengths
-
             texts = _column(X, self.text, n, "text")
             lengths = word_lengths([str(t) for t in texts])  # type: ignore[union-attr]
         needs_lengths = self.splitter_name == "length" or getattr(self, "length_buckets", None) is not None
@@ -151,9 +153,6 @@ class TailsplitCV:
             )
         programs = None
         if self.programs is not None:
-            from tailsplit.programs.sets import extract_program_features
-            from tailsplit.registry import EXTRACTORS
-
             values = _column(X, self.programs, n, "programs")
             programs, failures = extract_program_features(
                 [str(p) for p in values],  # type: ignore[union-attr]
@@ -249,7 +248,6 @@ def _short(value: Any) -> str:
 
 
 def _as_labels(values: Any, n: int, name: str) -> np.ndarray:
-    from tailsplit.io.examples import label_to_str
 
     array = np.asarray(values, dtype=object)
     if array.ndim != 1 or len(array) != n:

@@ -9,6 +9,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from tailsplit.log import logger
+
 STATUS_EVERY_S = 30.0
 
 
@@ -57,7 +59,6 @@ class ProgressBar:
         return lambda n: self._progress.advance(task, n)
 
     def _status_lines(self) -> Callable[[int], None]:
-        from tailsplit.log import logger
 
         started = last = time.perf_counter()
         done = 0

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tailsplit.analysis import near_duplicates as nd
 from tailsplit.words import normalized_queries
 
 MATCHES = ("exact", "normalized", "near")
@@ -180,7 +181,6 @@ def duplicate_views(
 ) -> list[DuplicateKeys]:
     """The query view and, with ``contexts``, the (context, query) pair view, sharing the
     normalised texts and word-bigram sets."""
-    from tailsplit.analysis import near_duplicates as nd
 
     exact, normalized, distinct = _exact_and_normalized_keys(queries)
     query_sets = nd.bigram_sets(distinct) if near else None

@@ -14,13 +14,16 @@ import numpy as np
 
 from tailsplit._version import __version__
 from tailsplit.analysis.compare import SplitComparison
+from tailsplit.analysis.leakage import NEAR_JACCARD
 from tailsplit.analysis.null import ALPHA, NullComparison
 from tailsplit.analysis.program_metrics import render_program_markdown
 from tailsplit.analysis.split_analysis import SplitAnalysis
+from tailsplit.analysis.table_csv import null_csv_rows, parts_csv_rows
 from tailsplit.errors import MissingDependencyError
 from tailsplit.render import markdown_text
 from tailsplit.render.pages import STYLE
 from tailsplit.render.provenance import provenance_html, provenance_markdown
+from tailsplit.render.tables import csv_table, latex_table
 
 if TYPE_CHECKING:
     from tailsplit.render.figures import Figure
@@ -206,8 +209,6 @@ def _parts_markdown(analysis: SplitAnalysis) -> list[str]:
 
 def analysis_tables(analysis: SplitAnalysis) -> dict[str, str]:
     """``tables/parts`` and ``tables/against-random-splits`` as LaTeX (booktabs) and CSV."""
-    from tailsplit.analysis.table_csv import null_csv_rows, parts_csv_rows
-    from tailsplit.render.tables import csv_table, latex_table
 
     what = "queries" if analysis.text_kind == "query" else "texts (context + query)"
     tables = {
@@ -258,7 +259,6 @@ def _leakage_markdown(analysis: SplitAnalysis) -> list[str]:
     names = list(dict.fromkeys(name for shares in leakage.values() for name in shares))
     if not names:
         return []
-    from tailsplit.analysis.leakage import NEAR_JACCARD
 
     header = [name.replace("_", " ", 1).replace("query", "queries").replace("pair", "pairs") for name in names]
     rows = [

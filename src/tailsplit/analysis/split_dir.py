@@ -12,12 +12,14 @@ from typing import Any
 
 import numpy as np
 
-from tailsplit.analysis.split_analysis import AnalysisInputs
+from tailsplit.analysis.split_analysis import AnalysisInputs, annotator_agreement
 from tailsplit.core import SPLIT_PARTS
 from tailsplit.errors import ConfigError, InputError
+from tailsplit.fingerprint import sha256_file
 from tailsplit.io.examples import label_to_str
 from tailsplit.io.readers import read_all
 from tailsplit.programs.sets import extract_program_features
+from tailsplit.registry import EXTRACTORS
 
 
 def read_manifest(folder: Path, *, accept_modified: bool = False) -> dict[str, Any]:
@@ -58,7 +60,6 @@ def _is_data_file(name: str) -> bool:
 
 def modified_files(folder: Path, manifest: dict[str, Any]) -> list[tuple[str, str]]:
     """(file, what changed) for each data file the manifest lists whose content changed."""
-    from tailsplit.fingerprint import sha256_file
 
     changed = []
     for name, digest in (manifest.get("outputs") or {}).items():
@@ -184,7 +185,6 @@ def _values(raw: list[Any], name: str) -> list[Any]:
 
 def record_agreement(raw: Any, name: str, gold: str) -> tuple[float, float]:
     """(agreement with gold, entropy) of one record's annotator labels; NaN when it has none."""
-    from tailsplit.analysis.split_analysis import annotator_agreement
 
     value = raw.value(name) if raw.has(name) else None
     if value is None or value == []:
@@ -259,7 +259,6 @@ def _scores(folder: Path, ids: list[str]) -> tuple[np.ndarray | None, np.ndarray
 
 
 def _programs(programs: list[str], kind: str, folder: Path, count: str) -> Any:
-    from tailsplit.registry import EXTRACTORS
 
     features, failures = extract_program_features(programs, EXTRACTORS.create(kind), count)
     if failures:

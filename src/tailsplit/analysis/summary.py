@@ -9,7 +9,9 @@ from typing import Any
 
 import numpy as np
 
+from tailsplit.analysis.leakage import DuplicateKeys
 from tailsplit.core import Dataset, ScoreTable, SplitIndices
+from tailsplit.render import markdown_text
 
 SUMMARY_FIELDS = (
     "part",
@@ -75,7 +77,6 @@ def summarize_split(
     dataset: Dataset, split: SplitIndices, word_lengths: np.ndarray, scores: ScoreTable | None
 ) -> list[PartStatistics]:
     """One summary per part, in train/dev/test order."""
-    from tailsplit.analysis.leakage import DuplicateKeys
 
     keys = DuplicateKeys.build(dataset.texts, near=False)
     train = np.zeros(len(dataset), dtype=bool)
@@ -107,7 +108,6 @@ def _mean(values: np.ndarray) -> float:
 
 def render_summary_markdown(summaries: list[PartStatistics]) -> str:
     """A Markdown table of the summaries (labels as ``name: share%``, escaped like every report)."""
-    from tailsplit.render import markdown_text
 
     lines = [
         "| part | size | labels | mean words | mean logprob_sum | mean logprob_mean | queries also in train "

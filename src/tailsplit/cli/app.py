@@ -10,7 +10,9 @@ import typer
 from rich.console import Console
 from rich.text import Text as RichText
 
+from tailsplit._version import __version__
 from tailsplit.errors import TailsplitError, command_line_call
+from tailsplit.log import configure
 from tailsplit.render import console_text
 
 app = typer.Typer(
@@ -51,8 +53,6 @@ stdout = Console(markup=False)
 
 def _print_version(value: bool) -> None:
     if value:
-        from tailsplit._version import __version__
-
         print(f"tailsplit {__version__}")
         raise typer.Exit()
 
@@ -67,8 +67,6 @@ def _main(
 ) -> None:
     """Likelihood Splits for NLP benchmarks: put the long tail in the test set."""
     import logging
-
-    from tailsplit.log import configure
 
     _survive_any_locale()
 

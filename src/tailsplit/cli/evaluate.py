@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import sys
 
+from tailsplit import pipeline
 from tailsplit.cli.app import app, stdout
 from tailsplit.cli.declared import Given, declared_options
 from tailsplit.config import EvaluateConfig
+from tailsplit.evaluate.fairness import fairness_console
+from tailsplit.evaluate.table import table_markdown
 from tailsplit.log import logger
 
 EVALUATE_EXAMPLES = """
@@ -36,8 +39,6 @@ Spider (nearest-neighbour SQL baseline):
 @declared_options(EvaluateConfig)
 def evaluate(given: Given) -> None:
     """Train baselines on each split's train part and compare test scores with random splits (relative error increase)."""
-    from tailsplit import pipeline
-    from tailsplit.evaluate.table import table_markdown
 
     settings = given.command_config(EvaluateConfig)
     result = pipeline.evaluate(settings, command=sys.argv)
@@ -51,8 +52,6 @@ def evaluate(given: Given) -> None:
             markup=False,
         )
     if result["fairness"] is not None:
-        from tailsplit.evaluate.fairness import fairness_console
-
         stdout.print(fairness_console(result["fairness"]), highlight=False, markup=False)
     for r in result["results"]:
         if r.get("projected") is not None:

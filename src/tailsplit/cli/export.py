@@ -11,6 +11,7 @@ from tailsplit.cli.app import app, stdout
 from tailsplit.cli.declared import Given, declared_options
 from tailsplit.config import HfExportConfig, LmEvalExportConfig
 from tailsplit.errors import ConfigError
+from tailsplit.pipeline.export import export_hf, export_lm_eval
 
 export_app = typer.Typer(
     help="Hand a split to other tools: an lm-evaluation-harness task, or a Hugging Face dataset folder with a card.",
@@ -40,7 +41,6 @@ def _split_and_out(settings: LmEvalExportConfig | HfExportConfig, command: str) 
 @declared_options(LmEvalExportConfig)
 def lm_eval(given: Given) -> None:
     """Write an lm-evaluation-harness task (YAML + data files) for the split."""
-    from tailsplit.pipeline.export import export_lm_eval
 
     settings = given.command_config(LmEvalExportConfig)
     split_dir, out = _split_and_out(settings, "lm-eval")
@@ -63,7 +63,6 @@ def lm_eval(given: Given) -> None:
 @declared_options(HfExportConfig)
 def hf(given: Given) -> None:
     """Write the split as a Hugging Face DatasetDict folder (train/validation/test) with a dataset card."""
-    from tailsplit.pipeline.export import export_hf
 
     settings = given.command_config(HfExportConfig)
     split_dir, out = _split_and_out(settings, "hf")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from tailsplit import pipeline
 from tailsplit.cli.app import app, stdout
 from tailsplit.cli.declared import Given, declared_options
 from tailsplit.config import OverlapConfig
@@ -25,7 +26,6 @@ SNLI test hypotheses against SNLI dev (both texts) and a sentence corpus, top qu
 @declared_options(OverlapConfig)
 def overlap(given: Given) -> None:
     """Audit a test set against training or pre-training text (BM25 + n-grams); split it into overlapping and clean."""
-    from tailsplit import pipeline
 
     settings = given.command_config(OverlapConfig)
     settings.ngram_orders = tuple(settings.ngram_orders)

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tailsplit.analysis.null import ALPHA
+from tailsplit.analysis.program_metrics import divergence_note
+from tailsplit.analysis.report import headlines
 from tailsplit.cli.app import stdout
+from tailsplit.pipeline.split_folder import scoring_note
 from tailsplit.render import console_text
 
 if TYPE_CHECKING:
@@ -33,7 +37,6 @@ def print_summary(result: RunResult) -> None:
             "-" if s.mean_logprob_mean is None else f"{s.mean_logprob_mean:.3f}",
         )
     stdout.print(table)
-    from tailsplit.pipeline.split_folder import scoring_note
 
     if scoring_note(result.manifest):
         stdout.print(f"scores: {scoring_note(result.manifest)}", highlight=False)
@@ -49,8 +52,6 @@ def print_summary(result: RunResult) -> None:
 
 def print_program_metrics(metrics: list[ProgramMetrics], programs: ProgramFeatures | None) -> None:
     from rich.table import Table
-
-    from tailsplit.analysis.program_metrics import divergence_note
 
     levels = list(next((m.hardness for m in metrics if m.hardness), {}))
     table = Table(title="programs, against train", caption=f"hardness %: {'/'.join(levels)}" if levels else None)
@@ -108,8 +109,6 @@ def folder_listing(outputs: list[str] | dict[str, str]) -> list[str]:
 
 def print_headlines(analysis: SplitAnalysis) -> None:
     """The headline verdicts, then how they were reached (test, correction, level)."""
-    from tailsplit.analysis.null import ALPHA
-    from tailsplit.analysis.report import headlines
 
     found = headlines(analysis)
     for line in found:

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from tailsplit import pipeline
 from tailsplit.cli.app import app, stdout
 from tailsplit.cli.declared import Given, declared_options
 from tailsplit.cli.render import print_analysis, print_summary
@@ -61,7 +62,6 @@ A likelihood split of programs whose dev/test atoms all occur in train:
 @declared_options(DataConfig, ScoringConfig, SplitConfig, OutputConfig, run_recipe=True)
 def run(given: Given) -> None:
     """Score every example with a causal LM, then split: the least likely go to dev/test."""
-    from tailsplit import pipeline
 
     print_summary(pipeline.run(given.run_config(), progress=not given.quiet, command=sys.argv))
 
@@ -83,7 +83,6 @@ def score(
     ] = False,
 ) -> None:
     """Score every example's query and write a score file (no split)."""
-    from tailsplit import pipeline
 
     cfg = given.run_config()
     cfg.output.overwrite = overwrite
@@ -102,7 +101,6 @@ def split(
     ] = None,
 ) -> None:
     """Split using an existing score file (or no scores: random, length, template, tmcd)."""
-    from tailsplit import pipeline
 
     cfg = given.run_config()
     print_summary(pipeline.run(cfg, scores_path=scores, command=sys.argv, score_missing=False))
@@ -121,7 +119,6 @@ ANALYZE_EXAMPLES = """
 @declared_options(AnalyzeConfig)
 def analyze(given: Given) -> None:
     """Analyse a split against random splits; writes report.html, report.md and analysis.json into it."""
-    from tailsplit import pipeline
 
     settings = given.command_config(AnalyzeConfig)
     if not settings.split_dir:

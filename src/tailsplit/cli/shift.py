@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from tailsplit import pipeline
 from tailsplit.cli.app import app, stdout
 from tailsplit.cli.declared import Given, declared_options
 from tailsplit.config import CorrelateConfig, OodRankConfig, SimilarityConfig
@@ -41,7 +42,6 @@ points.csv has columns id_acc, ood_acc and optionally group (one fit per group).
 @declared_options(SimilarityConfig)
 def similarity(given: Given) -> None:
     """Embedding similarity between datasets: centroid cosine ×100 (BOSS) and MMD, with a heatmap report."""
-    from tailsplit import pipeline
 
     settings = given.command_config(SimilarityConfig)
     result = pipeline.similarity(settings, command=sys.argv)
@@ -71,7 +71,6 @@ def similarity(given: Given) -> None:
 @declared_options(OodRankConfig)
 def ood_rank(given: Given) -> None:
     """Rank OOD candidates for an ID dataset: one per source, low similarity, large drop — each decision explained."""
-    from tailsplit import pipeline
 
     settings = given.command_config(OodRankConfig)
     if not settings.id or not settings.candidates:
@@ -92,7 +91,6 @@ def ood_rank(given: Given) -> None:
 @declared_options(CorrelateConfig)
 def correlate(given: Given) -> None:
     """Fit a line, a hinge and a V to ID-vs-OOD accuracy, choose by BIC, and name BOSS's Type I / II / III (or none)."""
-    from tailsplit import pipeline
 
     settings = given.command_config(CorrelateConfig)
     if not settings.points:

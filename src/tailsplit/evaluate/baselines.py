@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tailsplit.errors import ConfigError, MissingDependencyError
+from tailsplit.registry import EXTRACTORS
 
 if TYPE_CHECKING:
     from tailsplit.shift.encoder import SentenceEncoder
@@ -259,7 +260,6 @@ class TrainingContext:
 
 
 def _nearest_sql(train: PartInputs, dev: PartInputs, test: PartInputs, context: TrainingContext) -> BaselineResult:
-    from tailsplit.registry import EXTRACTORS
 
     return nearest_neighbour_sql(train, dev, test, EXTRACTORS.create(context.data.get("program_kind") or "sql"))
 

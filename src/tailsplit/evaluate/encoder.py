@@ -31,6 +31,10 @@ from typing import Any
 import numpy as np
 
 from tailsplit.errors import ConfigError, MissingDependencyError
+from tailsplit.fingerprint import sha256_text
+from tailsplit.io.outputs import replace_file_bytes
+from tailsplit.shift.encoder import EncoderSource
+from tailsplit.torch_state import forked_torch_rng, quiet_transformers
 
 
 @dataclass(frozen=True)
@@ -105,7 +109,6 @@ def default_encoder_location() -> str:
 
 def check_encoder_spec(spec: str | None) -> tuple[str, str]:
     """(location, identity) of an encoder folder or hub id, checked without loading it."""
-    from tailsplit.shift.encoder import EncoderSource
 
     source = EncoderSource.resolve(spec)
     if Path(source.location).is_dir() and not (Path(source.location) / "config.json").is_file():
@@ -119,8 +122,6 @@ class PairClassifier:
     def __init__(self, location: str, labels: Sequence[str], recipe: EncoderRecipe, device: str = "auto") -> None:
         torch = _torch()
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
-
-        from tailsplit.torch_state import forked_torch_rng, quiet_transformers
 
         self.torch = torch
         self.recipe = recipe
@@ -217,7 +218,6 @@ class PairClassifier:
         """Train; keep the weights with the best dev accuracy (ties: the earlier check).
         Returns (best dev accuracy, steps run, best step, training examples per second).
         Dropout draws from torch's generators seeded by the recipe, restored afterwards."""
-        from tailsplit.torch_state import forked_torch_rng
 
         with forked_torch_rng(self.recipe.seed):
             return self._fit(train, train_labels, dev, dev_labels)
@@ -321,7 +321,6 @@ def finetune_encoder(
 
 
 def cache_key(part_hashes: Sequence[str], identity: str, fields: Sequence[str], recipe: EncoderRecipe) -> str:
-    from tailsplit.fingerprint import sha256_text
 
     return sha256_text(
         "encoder-baseline-v2", *part_hashes, identity, *fields, json.dumps(recipe.as_dict(), sort_keys=True)
@@ -345,7 +344,6 @@ def cached_run(cache_dir: Path, key: str) -> EncoderRun | None:
 
 
 def store_run(cache_dir: Path, key: str, run: EncoderRun) -> None:
-    from tailsplit.io.outputs import replace_file_bytes
 
     folder = cache_dir / "evaluations"
     folder.mkdir(parents=True, exist_ok=True)

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from tailsplit.render import markdown_text
+from tailsplit.render.tables import latex_table
 
 
 @dataclass(frozen=True)
@@ -165,7 +166,6 @@ TABLE_HEADER = ["baseline", "split", "folder", "test [95% CI]", "Δ vs random [9
 
 def table_latex(rows: Sequence[dict[str, Any]]) -> str:
     """The table for a paper (``booktabs``), with the same cells as the Markdown table."""
-    from tailsplit.render.tables import latex_table
 
     cells = [[f"{r['baseline']} ({r['metric']})", r["split"], r["folder"], *_number_cells(r)] for r in rows]
     header = [h.replace("Δ", "difference") for h in TABLE_HEADER]

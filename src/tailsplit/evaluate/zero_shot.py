@@ -14,6 +14,8 @@ import numpy as np
 from tailsplit.errors import ConfigError
 from tailsplit.evaluate.baselines import BaselineResult
 from tailsplit.io.examples import label_to_str
+from tailsplit.scoring.base import ScoreRequest
+from tailsplit.scoring.driver import score_requests
 
 if TYPE_CHECKING:
     from tailsplit.cache import ScoreCache
@@ -40,8 +42,6 @@ def zero_shot_classify(
     cache: ScoreCache | None,
 ) -> BaselineResult:
     """Test accuracy of predicting, for each record, the label whose prompt scores highest."""
-    from tailsplit.scoring.base import ScoreRequest
-    from tailsplit.scoring.driver import score_requests
 
     check_zero_shot(data, template)
     requests = [

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tailsplit.errors import InputError
+from tailsplit.io.class_labels import class_label_names, decode_class_labels
 from tailsplit.io.raw import RawRecord
 
 
@@ -61,8 +62,6 @@ def read_hf_folder(path: Path, split: str | None = None) -> Iterator[RawRecord]:
         )
     import pyarrow as pa
 
-    from tailsplit.io.class_labels import class_label_names, decode_class_labels
-
     state = _read_json_file(state_path)
     info_path = path / "dataset_info.json"
     features = _read_json_file(info_path).get("features") or {} if info_path.exists() else {}
@@ -87,8 +86,6 @@ def read_hf_folder(path: Path, split: str | None = None) -> Iterator[RawRecord]:
 def hf_folder_schema(path: Path) -> tuple[Any, dict[str, list[str]]]:
     """(Arrow schema of the first shard, ClassLabel names) of a ``save_to_disk`` folder."""
     import pyarrow as pa
-
-    from tailsplit.io.class_labels import class_label_names
 
     if (path / "dataset_dict.json").exists():
         splits = _read_json_file(path / "dataset_dict.json").get("splits", [])

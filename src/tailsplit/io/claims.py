@@ -15,7 +15,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
+from tailsplit.cache import default_cache_dir
 from tailsplit.errors import ConfigError
+from tailsplit.fingerprint import sha256_text
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -27,8 +29,6 @@ _CLAIMS: dict[Path, Any] = {}
 
 
 def _lock_path(resolved: Path) -> Path:
-    from tailsplit.cache import default_cache_dir
-    from tailsplit.fingerprint import sha256_text
 
     return default_cache_dir() / "locks" / f"{sha256_text(str(resolved))[:32]}.lock"
 

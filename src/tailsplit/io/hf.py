@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tailsplit.errors import ConfigError, InputError, MissingDependencyError
+from tailsplit.io.arrow import arrow_table
 
 
 def _datasets() -> Any:
@@ -76,7 +77,6 @@ def hf_dataset(
 ) -> Any:
     """A ``datasets.Dataset`` of ``records``: the input's column types where it had them
     (``schema``), ``ClassLabel`` columns (``class_labels``) encoded back to integers."""
-    from tailsplit.io.arrow import arrow_table
 
     with quiet_datasets() as datasets:
         table = arrow_table(records, schema, class_labels)

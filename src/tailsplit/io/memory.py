@@ -19,6 +19,7 @@ from typing import Any
 from tailsplit.errors import ConfigError
 from tailsplit.io.class_labels import class_label_names, decode_class_labels
 from tailsplit.io.readers import RawRecord
+from tailsplit.io.values import check_writable, text_problem
 
 
 @dataclass(frozen=True)
@@ -96,7 +97,6 @@ def read_memory(data: Any) -> MemoryTable:
 
 def _refuse_bad_text(raws: list[RawRecord]) -> None:
     """A located error for the first record holding text that is not Unicode (a lone surrogate)."""
-    from tailsplit.io.values import text_problem
 
     for raw in raws:
         found = text_problem(raw.record)
@@ -107,7 +107,6 @@ def _refuse_bad_text(raws: list[RawRecord]) -> None:
 def _refuse_frame(frame: Any, name: str) -> None:
     """Why a DataFrame cannot become an Arrow table, with its row and column: text that is not
     Unicode, or a column whose values are of different kinds (``str`` and ``int``)."""
-    from tailsplit.io.values import check_writable
 
     raws = [RawRecord(r, name, i) for i, r in enumerate(frame.to_dict("records"), start=1)]
     _refuse_bad_text(raws)

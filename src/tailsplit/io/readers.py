@@ -22,6 +22,7 @@ from typing import Any
 from tailsplit.errors import InputError
 from tailsplit.io.arrow_files import read_hf_folder, read_parquet
 from tailsplit.io.raw import RawRecord
+from tailsplit.io.values import first_problem, text_problem
 
 __all__ = ["RawRecord", "detect_format", "numbered_lines", "paused_gc", "read_all", "read_csv_table", "read_records"]
 
@@ -144,14 +145,12 @@ _SCAN = json.JSONDecoder(parse_constant=_refuse_constant).scan_once  # type: ign
 
 def _constant_field(record: Any) -> tuple[str, str] | None:
     """(field path, constant) of the first NaN / infinity in a record parsed with markers."""
-    from tailsplit.io.values import first_problem
 
     return first_problem(record, lambda v: v.name if isinstance(v, _Constant) else None, lambda _: None)
 
 
 def _refuse_text(path: Path, line_no: int, record: dict[str, Any]) -> None:
     """An :class:`InputError` for a record holding a lone surrogate (from an escape such as ``\\ud800``)."""
-    from tailsplit.io.values import text_problem
 
     found = text_problem(record)
     if found:

@@ -23,7 +23,10 @@ import numpy as np
 
 from tailsplit.core import Dataset, ScoreTable
 from tailsplit.errors import InputError
+from tailsplit.fields import field_value
+from tailsplit.io.arrow_files import read_parquet_table
 from tailsplit.io.examples import label_to_str
+from tailsplit.io.readers import detect_format, read_all
 
 SCORE_COLUMNS = ("logprob_sum", "n_tokens", "logprob_mean", "truncated")
 _META_KEY = b"tailsplit"
@@ -144,7 +147,6 @@ def _model_of(path: Path, meta: dict[str, Any], model_name: str | None) -> dict[
 
 def scores_from_column(dataset: Dataset, field: str, *, model_name: str | None = None) -> tuple[ScoreTable, dict]:
     """Scores already in the data (``--score-column``): a finite number per record."""
-    from tailsplit.fields import field_value
 
     values = np.empty(len(dataset), dtype=np.float64)
     for i, record in enumerate(dataset.records):
@@ -192,7 +194,6 @@ def _check_log_probabilities(
 def _read_table(path: Path) -> tuple[_Columns, dict[str, Any]]:
     """Columns of a score file (Parquet; CSV or JSON Lines for scores made elsewhere) and
     tailsplit's metadata, if it wrote the file."""
-    from tailsplit.io.readers import detect_format, read_all
 
     fmt = detect_format(path)
     if fmt != "parquet":
@@ -210,7 +211,6 @@ def _read_table(path: Path) -> tuple[_Columns, dict[str, Any]]:
                     value = _parse_number(raw, name, value)
                 columns[name].append(value)
         return _Columns(columns), {}
-    from tailsplit.io.arrow_files import read_parquet_table
 
     table = read_parquet_table(path)
     meta_raw = (table.schema.metadata or {}).get(_META_KEY)

@@ -17,6 +17,7 @@ from typing import Any
 from tailsplit.choices import OUTPUT_FORMATS, OUTPUT_SUFFIX
 from tailsplit.errors import ConfigError
 from tailsplit.io.arrow import arrow_table, record_columns
+from tailsplit.io.hf import _datasets, save_hf
 
 
 def output_format_for(input_format: str) -> str:
@@ -30,8 +31,6 @@ def check_output_format(fmt: str) -> None:
     if fmt not in OUTPUT_FORMATS:
         raise ConfigError(f"format={fmt!r} is not a writable format; use one of {list(OUTPUT_FORMATS)}")
     if fmt == "hf":
-        from tailsplit.io.hf import _datasets
-
         _datasets()
 
 
@@ -72,8 +71,6 @@ def write_records(
 
         pq.write_table(arrow_table(records, schema.arrow, schema.class_labels), path)
     elif fmt == "hf":
-        from tailsplit.io.hf import save_hf
-
         save_hf(path, records, schema.arrow, schema.class_labels)
     else:
         raise ConfigError(f"format={fmt!r} is not a writable format; use one of {sorted(OUTPUT_SUFFIX)}")

@@ -28,11 +28,14 @@ from typing import Any
 
 import numpy as np
 
+from tailsplit.cache import default_cache_dir
 from tailsplit.config import OverlapConfig
 from tailsplit.errors import ConfigError
+from tailsplit.fingerprint import sha256_file, sha256_text
+from tailsplit.io.outputs import staged_cache_folder
 from tailsplit.log import logger
 from tailsplit.overlap.bm25 import CorpusStats, bm25_weights, bm25s_module, document_frequencies, save_retriever
-from tailsplit.overlap.corpus import CorpusEntry
+from tailsplit.overlap.corpus import CorpusEntry, iter_corpus
 from tailsplit.overlap.ngrams import ngram_hashes, word_hashes
 from tailsplit.overlap.tokens import overlap_tokens
 
@@ -224,7 +227,6 @@ def finish(
 
 def index_files(folder: Path) -> dict[str, dict[str, Any]]:
     """Size and sha256 of every file of an index folder but ``index.json``."""
-    from tailsplit.fingerprint import sha256_file
 
     return {
         p.relative_to(folder).as_posix(): {"size": p.stat().st_size, "sha256": sha256_file(p)}
@@ -319,7 +321,6 @@ def _add_batch(
 
 def index_key(config: OverlapConfig) -> str:
     """Hash of everything that changes an index: corpus files' contents, field, parameters."""
-    from tailsplit.fingerprint import sha256_file, sha256_text
 
     parts = [
         f"v{INDEX_VERSION}",
@@ -335,9 +336,6 @@ def index_key(config: OverlapConfig) -> str:
 def open_or_build_index(config: OverlapConfig) -> OverlapIndex:
     """The index of ``config.corpus``: reused from ``config.index_dir`` (or the cache) when
     its key matches, else built there (staged, so a failed build leaves nothing)."""
-    from tailsplit.cache import default_cache_dir
-    from tailsplit.io.outputs import staged_cache_folder
-    from tailsplit.overlap.corpus import iter_corpus
 
     key = index_key(config)
     folder = Path(config.index_dir) if config.index_dir else default_cache_dir() / "overlap" / key

@@ -5,7 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from tailsplit.core import Dataset
+from tailsplit.errors import MissingDependencyError
 from tailsplit.render import markdown_text
+from tailsplit.render.figures import figure_files, pyplot, render_figure
+from tailsplit.render.pages import html_page
 
 
 def render_overlap_markdown(summary: dict[str, Any], audits: list[Any], test: Dataset, top: int = 10) -> str:
@@ -49,12 +52,8 @@ def render_overlap_markdown(summary: dict[str, Any], audits: list[Any], test: Da
 def overlap_html(markdown_text: str, audits: list[Any], threshold: float, provenance: dict[str, Any]) -> dict[str, Any]:
     """``report.html`` and its figure files (a histogram of each test example's best BM25 score
     with the overlap threshold); empty when the analysis extra is not installed."""
-    from tailsplit.errors import MissingDependencyError
 
     try:
-        from tailsplit.render.figures import figure_files, pyplot, render_figure
-        from tailsplit.render.pages import html_page
-
         plt = pyplot()
         fig, ax = plt.subplots(figsize=(6, 3.2))
         scores = [a.best_score for a in audits]

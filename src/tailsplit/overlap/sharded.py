@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from tailsplit.cache import default_cache_dir
 from tailsplit.choices import ENGINES
 from tailsplit.errors import ConfigError
 from tailsplit.io.outputs import staged_cache_folder
@@ -137,7 +138,6 @@ def sharded_problem(folder: Path) -> str | None:
 def open_or_build_sharded(config: OverlapConfig, executor: Any) -> ShardedIndex:
     """The sharded index of ``config.corpus`` in ``config.index_dir`` (or the cache), reused
     when its key matches, else built there through ``executor`` (staged)."""
-    from tailsplit.cache import default_cache_dir
 
     key = f"{index_key(config)}-shards{config.shards}"
     folder = Path(config.index_dir) if config.index_dir else default_cache_dir() / "overlap" / key

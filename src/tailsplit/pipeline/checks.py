@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tailsplit.analysis.leakage import repeated_queries
 from tailsplit.errors import InputError
 from tailsplit.fields import has_field
 from tailsplit.log import logger
@@ -38,7 +39,6 @@ REPEATED_QUERY_WARNING = 0.01  # warn when this share of rows or more shares its
 def warn_repeated_queries(dataset: Dataset, config: RunConfig) -> None:
     """One warning, before any scoring, when query texts repeat and no group keeps them whole:
     a random split would then put the same query in train and test."""
-    from tailsplit.analysis.leakage import repeated_queries
 
     if dataset.groups is not None or len(dataset) == 0:
         return

@@ -8,8 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from tailsplit.analysis.split_dir import describe_split, record_agreement
-from tailsplit.config import EvaluateConfig, check_values
+from tailsplit.analysis.leakage import DuplicateKeys
+from tailsplit.analysis.split_dir import describe_split, read_split_parts, record_agreement
+from tailsplit.cache import ScoreCache, default_cache_dir
+from tailsplit.config import EvaluateConfig, RunConfig, check_values
 from tailsplit.core import SPLIT_PARTS
 from tailsplit.errors import ConfigError, MissingDependencyError, keyword_spelling
 from tailsplit.evaluate.baselines import (
@@ -19,11 +21,13 @@ from tailsplit.evaluate.baselines import (
     baselines_for,
     reference_results,
 )
-from tailsplit.evaluate.conclusions import conclusions, conclusions_markdown
-from tailsplit.evaluate.fairness import SplitAgreement, fairness, fairness_csv, fairness_markdown
+from tailsplit.evaluate.conclusions import Conclusion, conclusions, conclusions_markdown
+from tailsplit.evaluate.fairness import Fairness, SplitAgreement, fairness, fairness_csv, fairness_markdown
 from tailsplit.evaluate.predictions import given_prediction_rows, score_predictions
+from tailsplit.evaluate.report import evaluation_figures, evaluation_html
 from tailsplit.evaluate.samples import below_chance_warnings, prediction_rows, predictions_jsonl
 from tailsplit.evaluate.table import SplitScore, table_csv, table_latex, table_markdown, table_rows
+from tailsplit.evaluate.zero_shot import check_zero_shot, zero_shot_classify
 from tailsplit.fields import field_value
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.claims import released_on_error
@@ -32,6 +36,9 @@ from tailsplit.io.outputs import check_output_folder
 from tailsplit.io.values import strict_json
 from tailsplit.pipeline.evaluate_models import check_models
 from tailsplit.pipeline.manifest import command_provenance, write_outputs
+from tailsplit.pipeline.scoring import template_for
+from tailsplit.registry import SCORERS
+from tailsplit.render.figures import figure_files
 from tailsplit.render.provenance import with_provenance
 
 
@@ -54,7 +61,6 @@ def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dic
     """Train and score every requested baseline on every split (or score the given
     predictions); the comparison table, conclusions and fairness table."""
     check_values(config)
-    from tailsplit.analysis.split_dir import read_split_parts
 
     if not config.split_dirs:
         raise ConfigError("evaluate needs at least one split folder")
@@ -167,8 +173,6 @@ def _write_evaluation(
     command: list[str] | None,
 ) -> list[str]:
     """The evaluation folder (tables, reports, predictions, manifest); the files it holds."""
-    from tailsplit.evaluate.conclusions import Conclusion
-    from tailsplit.evaluate.fairness import Fairness
 
     inputs = [
         {"path": str(Path(f) / "manifest.json"), "sha256": sha256_file(Path(f) / "manifest.json")}
@@ -303,7 +307,6 @@ def _data_identity(manifest: dict[str, Any]) -> list[str]:
 
 def _test_leakage(parts: dict[str, list[Any]], data: dict[str, Any]) -> dict[str, float]:
     """Share of the test part whose query occurs in train, exactly and normalised."""
-    from tailsplit.analysis.leakage import DuplicateKeys
 
     text = data.get("text")
     if not text:
@@ -336,11 +339,6 @@ def leakage_warnings(
 
 def _zero_shot(manifest: dict[str, Any], parts: dict[str, list[Any]], config: EvaluateConfig) -> Any:
     """The split's own LM, with the split's scoring settings, as a zero-shot classifier."""
-    from tailsplit.cache import ScoreCache, default_cache_dir
-    from tailsplit.config import RunConfig
-    from tailsplit.evaluate.zero_shot import check_zero_shot, zero_shot_classify
-    from tailsplit.pipeline.scoring import template_for
-    from tailsplit.registry import SCORERS
 
     data = manifest.get("config", {}).get("data", {})
     scoring = RunConfig.from_dict(manifest.get("config", {}), strict=False).scoring
@@ -364,9 +362,6 @@ def _html_report(rows: list[dict[str, Any]], provenance: dict[str, Any], extra: 
     if not rows:
         return {}
     try:
-        from tailsplit.evaluate.report import evaluation_figures, evaluation_html
-        from tailsplit.render.figures import figure_files
-
         figures = evaluation_figures(rows)
         return {
             "report.html": evaluation_html(

@@ -7,9 +7,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from tailsplit.cache import default_cache_dir
 from tailsplit.config import EvaluateConfig
 from tailsplit.errors import ConfigError
 from tailsplit.evaluate.baselines import BaselineResult, PartInputs, baselines_for
+from tailsplit.evaluate.encoder import (
+    EncoderRecipe,
+    cache_key,
+    cached_run,
+    check_encoder_spec,
+    finetune_encoder,
+    store_run,
+)
+from tailsplit.scoring.models import check_device, local_folder, resolve_model
+from tailsplit.shift.encoder import SentenceEncoder
 
 
 class TaskModels:
@@ -23,7 +34,6 @@ class TaskModels:
         self._sentence: Any = None
 
     def sentence_encoder(self) -> Any:
-        from tailsplit.shift.encoder import SentenceEncoder
 
         if self._sentence is None:
             self._sentence = SentenceEncoder(
@@ -37,8 +47,6 @@ class TaskModels:
         """The fine-tuned classifier's result (``which``: the cross-encoder, or the scoring LM
         with a classification head), from the cache when this split, model, input and recipe
         were trained before."""
-        from tailsplit.cache import default_cache_dir
-        from tailsplit.evaluate.encoder import cache_key, cached_run, finetune_encoder, store_run
 
         if train.labels is None:
             raise ConfigError(f"the {which} baseline needs labels; split with --label")
@@ -85,8 +93,6 @@ class TaskModels:
 
 def check_models(config: EvaluateConfig, manifests: list[dict[str, Any]]) -> TaskModels:
     """Baselines, encoder, scoring LM, recipe and device checked before anything trains."""
-    from tailsplit.evaluate.encoder import EncoderRecipe, check_encoder_spec
-    from tailsplit.scoring.models import check_device
 
     requested = set()
     for data in (m.get("config", {}).get("data", {}) for m in manifests):
@@ -105,8 +111,6 @@ def check_models(config: EvaluateConfig, manifests: list[dict[str, Any]]) -> Tas
 def _scoring_lm(manifests: list[dict[str, Any]]) -> tuple[str, str]:
     """(folder, identity) of the one causal LM that scored the compared splits (random splits
     have none; they are trained with the likelihood split's model)."""
-    from tailsplit.cache import default_cache_dir
-    from tailsplit.scoring.models import local_folder, resolve_model
 
     found = {}
     for manifest in manifests:

@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from tailsplit._version import __version__
+from tailsplit.analysis.split_dir import describe_split, read_split_parts
 from tailsplit.cache import default_cache_dir
 from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.export.hf_card import CardSource, dataset_card, info_citation, info_description
@@ -22,12 +24,16 @@ from tailsplit.export.lm_eval import (
     task_yaml,
 )
 from tailsplit.export.lm_eval_model import lm_eval_model
+from tailsplit.fingerprint import sha256_file
+from tailsplit.io.arrow import arrow_table
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.examples import label_to_str
+from tailsplit.io.hf import hf_dataset, quiet_datasets
 from tailsplit.io.memory import HF_ABOUT
 from tailsplit.io.outputs import check_output_folder, staged_output
+from tailsplit.io.values import check_writable
 from tailsplit.io.writers import write_records
-from tailsplit.prompts import resolve_template
+from tailsplit.prompts import PromptTemplate, resolve_template
 
 
 def _split_template(manifest: dict[str, Any], template: str | None) -> Any:
@@ -37,8 +43,6 @@ def _split_template(manifest: dict[str, Any], template: str | None) -> Any:
         return resolve_template(template, scoring.get("label_words") or {})
     recorded = manifest.get("template")
     if recorded:
-        from tailsplit.prompts import PromptTemplate
-
         return PromptTemplate(recorded["name"], recorded["template"], recorded.get("label_words") or {})
     return resolve_template(scoring.get("template", "plain"), scoring.get("label_words") or {})
 
@@ -56,7 +60,6 @@ def export_lm_eval(
     accept_modified: bool = False,
 ) -> dict[str, Any]:
     """Write ``<name>.yaml`` and train/validation/test JSON Lines into ``out``; the manifest."""
-    from tailsplit.analysis.split_dir import describe_split, read_split_parts
 
     split_dir = Path(split_dir)
     check_output_folder(out, overwrite=overwrite, inputs=[split_dir])
@@ -106,8 +109,6 @@ def export_lm_eval(
 def _check_hf_writable(parts: dict[str, list[Any]]) -> None:
     """Refuse, naming the part file and row, records a ``DatasetDict`` cannot hold (a column
     whose values are of different kinds, across all parts, as one dataset's features)."""
-    from tailsplit.io.arrow import arrow_table
-    from tailsplit.io.values import check_writable
 
     raws = [raw for records in parts.values() for raw in records]
     check_writable(
@@ -136,8 +137,6 @@ def export_hf(
     (and, with ``push_to_hub``, its hub layout in ``out/hub``, uploaded after the export is
     complete). Description, citation and licence go into every part's ``DatasetInfo`` and the
     card: ``license`` and ``citation_file`` (BibTeX) first, else the input's own metadata."""
-    from tailsplit.analysis.split_dir import describe_split, read_split_parts
-    from tailsplit.io.hf import quiet_datasets
 
     split_dir = Path(split_dir)
     if push_to_hub is not None:
@@ -177,7 +176,6 @@ def export_hf(
 def _dataset_dict(manifest: dict[str, Any], parts: dict[str, Any], description: str, source: Any) -> Any:
     """The split's parts as a ``DatasetDict`` (the input's class labels kept), each part's
     ``DatasetInfo`` holding the description, citation, licence and homepage."""
-    from tailsplit.io.hf import hf_dataset, quiet_datasets
 
     with quiet_datasets() as datasets:
         dataset_dict = datasets.DatasetDict(
@@ -248,12 +246,10 @@ def _folder_about(path: str | None) -> dict[str, str]:
 
 
 def _sha(path: Path) -> str:
-    from tailsplit.fingerprint import sha256_file
 
     return sha256_file(path)
 
 
 def _version() -> str:
-    from tailsplit._version import __version__
 
     return __version__

@@ -20,12 +20,15 @@ from tailsplit.io.examples import load_examples
 from tailsplit.io.outputs import check_cache_folder, check_output_folder, staged_output
 from tailsplit.io.readers import detect_format
 from tailsplit.io.writers import OUTPUT_SUFFIX, output_format_for, write_records
-from tailsplit.overlap.audit import ExampleAudit, audit_all, partition_overlap
+from tailsplit.overlap.audit import ExampleAudit, audit_all, partition_overlap, subset_accuracies
 from tailsplit.overlap.index import INDEX_MARKERS, open_or_build_index
+from tailsplit.overlap.predictions import prediction_correctness
 from tailsplit.overlap.query import QUERY_EXTRACTORS
+from tailsplit.overlap.report import overlap_html, render_overlap_markdown
 from tailsplit.overlap.sharded import audit_sharded, make_executor, open_or_build_sharded
-from tailsplit.pipeline.manifest import input_records
+from tailsplit.pipeline.manifest import command_provenance, input_records
 from tailsplit.pipeline.split_folder import check_parts_writable
+from tailsplit.render.provenance import with_provenance
 
 
 @released_on_error
@@ -122,8 +125,6 @@ def overlap_inputs(config: OverlapConfig) -> list[str]:
 
 
 def _prediction_accuracy(config: OverlapConfig, test: Dataset, overlap: np.ndarray) -> list[Any]:
-    from tailsplit.overlap.audit import subset_accuracies
-    from tailsplit.overlap.predictions import prediction_correctness
 
     if test.labels is None:
         raise ConfigError("--predictions needs the gold labels; name the test label field with --label")
@@ -153,10 +154,6 @@ def _write_overlap(
     command: list[str] | None,
 ) -> None:
     import dataclasses
-
-    from tailsplit.overlap.report import overlap_html, render_overlap_markdown
-    from tailsplit.pipeline.manifest import command_provenance
-    from tailsplit.render.provenance import with_provenance
 
     fmt = output_format_for(detect_format(Path(test.input_paths[0])))
     rows = []

@@ -12,6 +12,8 @@ from tailsplit.analysis.program_metrics import ProgramMetrics, divergence_note, 
 from tailsplit.analysis.summary import PartStatistics, render_summary_markdown
 from tailsplit.core import SPLIT_PARTS, Dataset, ScoreTable, SplitIndices
 from tailsplit.errors import ConfigError
+from tailsplit.io.arrow import arrow_table
+from tailsplit.io.hf import hf_dataset, quiet_datasets
 from tailsplit.io.outputs import staged_output
 from tailsplit.io.scores import score_file_bytes
 from tailsplit.io.writers import OUTPUT_SUFFIX, write_records
@@ -59,8 +61,6 @@ class RunResult:
         schema), the score columns, and ``part`` (train/dev/test)."""
         import pandas  # noqa: F401  (a clear ImportError before any work when pandas is missing)
 
-        from tailsplit.io.arrow import arrow_table
-
         records = self._records()
         if records and PART_COLUMN in records[0]:
             raise ConfigError(f"the examples already have a field {PART_COLUMN!r}; rename it to get the part column")
@@ -73,7 +73,6 @@ class RunResult:
     def to_datasets(self) -> Any:
         """A ``datasets.DatasetDict`` with ``train``, ``validation`` (the dev part) and ``test``,
         keeping the input's features (``ClassLabel`` columns included) where it had them."""
-        from tailsplit.io.hf import hf_dataset, quiet_datasets
 
         records = self._records()
         schema = input_schema(self.dataset)

@@ -14,11 +14,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tailsplit.analysis.compare import compare_splits
+from tailsplit.analysis.plots import comparison_figure
 from tailsplit.analysis.program_metrics import program_metrics
+from tailsplit.analysis.split_analysis import AnalysisInputs, analyze_split
+from tailsplit.analysis.split_dir import load_split_dir, pair_text, read_manifest
 from tailsplit.analysis.summary import summarize_split
+from tailsplit.analysis.text_counts import compute_text_counts
 from tailsplit.config import NULL_SPLITS, AnalyzeConfig, RunConfig, SplitConfig, check_values
 from tailsplit.core import Dataset, ScoreTable, SplitIndices
-from tailsplit.errors import ConfigError, keyword_spelling
+from tailsplit.errors import ConfigError, MissingDependencyError, keyword_spelling
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.outputs import (
@@ -34,6 +39,7 @@ from tailsplit.pipeline.result import RunResult, write_split
 from tailsplit.pipeline.scoring import ScoringPlan, load_dataset, plan_scoring, score_dataset
 from tailsplit.pipeline.split_folder import check_added_columns, check_parts_writable, report_files
 from tailsplit.programs.sets import ProgramFeatures, dataset_program_features
+from tailsplit.shift.encoder import EncoderSource, sentence_features
 from tailsplit.splits import SPLITTERS, SplitInputs, Splitter, make_splitter
 from tailsplit.words import word_lengths
 
@@ -143,7 +149,6 @@ def split_dataset(
     if splitter.needs_features:
         if dataset.labels is None:  # before any encoder loads
             raise ConfigError(f"splitter={config.splitter!r} needs labels (its classifiers predict them); pass --label")
-        from tailsplit.shift.encoder import EncoderSource, sentence_features
 
         source = EncoderSource.resolve(config.encoder)
         inputs = dataclasses.replace(inputs, features=sentence_features(dataset, config.encoder))
@@ -272,11 +277,8 @@ def _query_text_counts(dataset: Dataset, config: RunConfig) -> TextCounts | None
     installed); their ``words`` are the lengths."""
     if config.output.out is None or not config.output.analyze or config.output.analysis_text == "pair":
         return None
-    from tailsplit.errors import MissingDependencyError
 
     try:
-        from tailsplit.analysis.text_counts import compute_text_counts
-
         return compute_text_counts(dataset.texts)
     except MissingDependencyError:
         return None
@@ -285,9 +287,6 @@ def _query_text_counts(dataset: Dataset, config: RunConfig) -> TextCounts | None
 def _analysis_of_run(result: RunResult, config: RunConfig, counts: TextCounts | None) -> Any:
     """The split's analysis (``None``, with a note, if the analysis extra is not installed);
     ``counts`` are the queries' text counts, when computed already."""
-    from tailsplit.analysis.split_analysis import AnalysisInputs, analyze_split
-    from tailsplit.analysis.split_dir import pair_text
-    from tailsplit.errors import MissingDependencyError
 
     dataset, scores = result.dataset, result.scores
     texts = dataset.texts
@@ -336,16 +335,11 @@ def analyze(
 
     ``text_kind`` and ``syntax`` default to what the run that wrote the folder used;
     ``agreement_field`` adds annotator agreement (a field holding each example's labels)."""
-    from tailsplit.analysis.compare import compare_splits
-    from tailsplit.analysis.plots import comparison_figure
-    from tailsplit.analysis.split_analysis import analyze_split
-    from tailsplit.analysis.split_dir import load_split_dir
 
     AnalyzeConfig(  # checks the values
         split_dir=str(split_dir), null_splits=null_splits, seed=seed, analysis_text=text_kind, syntax=syntax
     )
     null_splits = NULL_SPLITS if null_splits is None else null_splits
-    from tailsplit.analysis.split_dir import read_manifest
 
     inputs = load_split_dir(split_dir, text_kind, agreement_field, accept_modified=accept_modified)
     manifest = read_manifest(Path(split_dir), accept_modified=accept_modified)

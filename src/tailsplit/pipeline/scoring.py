@@ -15,6 +15,7 @@ from tailsplit.core import Dataset, ScoreTable
 from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.examples import load_examples
+from tailsplit.io.hf import load_hub_dataset
 from tailsplit.io.outputs import check_cache_folder, check_output_file, write_output_file
 from tailsplit.io.scores import score_file_bytes
 from tailsplit.pipeline.checks import check_template_fields
@@ -22,6 +23,7 @@ from tailsplit.pipeline.manifest import input_records
 from tailsplit.prompts import PromptTemplate, resolve_template
 from tailsplit.registry import SCORERS
 from tailsplit.scoring.crossfit import cross_score_dataset
+from tailsplit.scoring.distributed import RayScoringEngine
 from tailsplit.scoring.driver import score_examples
 
 
@@ -37,8 +39,6 @@ def load_dataset(config: RunConfig) -> Dataset:
     if data.table is not None:
         return load_examples(data.table, data.field_map())
     if data.dataset is not None:
-        from tailsplit.io.hf import load_hub_dataset
-
         return load_examples(load_hub_dataset(data.dataset), data.field_map())
     if not data.paths:
         raise ConfigError("paths=[] names no data file; pass one or more data files (or a table, or --dataset)")
@@ -100,7 +100,6 @@ def scoring_engine(config: ScoringConfig) -> Any:
             "--engine ray scores with --method prompted --backend hf only; fine-tuned "
             "and n-gram scoring run in one process (drop --engine ray)"
         )
-    from tailsplit.scoring.distributed import RayScoringEngine
 
     work_dir = Path(config.cache_dir or default_cache_dir()) / "ray-scoring"
     return RayScoringEngine(

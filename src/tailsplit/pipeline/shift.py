@@ -10,6 +10,14 @@ from typing import Any
 
 import numpy as np
 
+from tailsplit.analysis.shift_report import (
+    correlate_markdown,
+    heatmap_figure,
+    ood_markdown,
+    relation_figure,
+    similarity_markdown,
+)
+from tailsplit.analysis.split_dir import load_split_dir
 from tailsplit.config import CorrelateConfig, OodRankConfig, SimilarityConfig, check_values
 from tailsplit.errors import ConfigError, InputError, keyword_spelling
 from tailsplit.fingerprint import sha256_file
@@ -18,14 +26,18 @@ from tailsplit.io.outputs import check_output_folder
 from tailsplit.io.values import strict_json
 from tailsplit.pipeline.manifest import command_provenance, write_outputs
 from tailsplit.render.figures import figure_files
+from tailsplit.render.pages import html_page
 from tailsplit.render.provenance import with_provenance
 from tailsplit.render.tables import csv_table, latex_table
+from tailsplit.shift.correlate import classify
 from tailsplit.shift.csv_inputs import read_candidates, read_points
 from tailsplit.shift.datasets import DatasetSpec, load_texts
+from tailsplit.shift.encoder import SentenceEncoder
+from tailsplit.shift.ood import Candidate, rank_candidates
+from tailsplit.shift.similarity import centroid_similarity, mmd_matrix
 
 
 def _encoder(config: Any) -> Any:
-    from tailsplit.shift.encoder import SentenceEncoder
 
     return SentenceEncoder(config.encoder, batch_size=config.batch_size, progress=sys.stderr.isatty())
 
@@ -47,7 +59,6 @@ def _embed(encoder: Any, texts: dict[str, list[str]]) -> tuple[dict[str, np.ndar
 
 
 def _split_part_texts(folder: str) -> dict[str, list[str]]:
-    from tailsplit.analysis.split_dir import load_split_dir
 
     inputs = load_split_dir(folder)
     return {
@@ -62,7 +73,6 @@ def _split_part_texts(folder: str) -> dict[str, list[str]]:
 def similarity(config: SimilarityConfig, *, command: list[str] | None = None) -> dict[str, Any]:
     """Centroid cosine ×100 and MMD between every pair of datasets (and split parts)."""
     check_values(config)
-    from tailsplit.shift.similarity import centroid_similarity, mmd_matrix
 
     specs = [DatasetSpec.parse(s) for s in config.datasets]
     _check_out(config, [s.path for s in specs] + list(config.splits))
@@ -105,8 +115,6 @@ def similarity(config: SimilarityConfig, *, command: list[str] | None = None) ->
 
 
 def _write_similarity(out: Path, config: SimilarityConfig, result: dict[str, Any], command: list[str] | None) -> None:
-    from tailsplit.analysis.shift_report import heatmap_figure, similarity_markdown
-    from tailsplit.render.pages import html_page
 
     stable = {k: v for k, v in result.items() if k not in ("embedded", "cached", "embedding")}
     markdown = similarity_markdown({**result, "embedded": result["embedding"]["texts"], "cached": 0})
@@ -154,8 +162,6 @@ def _check_out(config: Any, inputs: list[str]) -> None:
 def ood_rank(config: OodRankConfig, *, command: list[str] | None = None) -> dict[str, Any]:
     """Embed the ID dataset and every candidate; decide and rank by BOSS's criteria."""
     check_values(config)
-    from tailsplit.shift.ood import Candidate, rank_candidates
-    from tailsplit.shift.similarity import centroid_similarity
 
     id_spec = DatasetSpec.parse(config.id)
     _check_out(config, [id_spec.path, config.candidates])
@@ -194,8 +200,6 @@ def ood_rank(config: OodRankConfig, *, command: list[str] | None = None) -> dict
         "kept": [d.candidate.name for d in sorted((d for d in decisions if d.kept), key=lambda d: d.rank or 0)],
     }
     if config.out is not None:
-        from tailsplit.analysis.shift_report import ood_markdown
-
         inputs = [
             {"path": p, "sha256": sha256_file(p)} for p in [config.candidates, id_spec.path] + [s.path for s in specs]
         ]
@@ -214,7 +218,6 @@ def ood_rank(config: OodRankConfig, *, command: list[str] | None = None) -> dict
 @keyword_spelling
 def correlate(config: CorrelateConfig, *, command: list[str] | None = None) -> dict[str, Any]:
     """Type I / II / III fits of the (id_acc, ood_acc) points, per group when given."""
-    from tailsplit.shift.correlate import classify
 
     _check_out(config, [config.points])
     points = read_points(config.points, config.group)
@@ -227,9 +230,6 @@ def correlate(config: CorrelateConfig, *, command: list[str] | None = None) -> d
             raise InputError(f"group {group!r}: {exc}", path=config.points, fix="add points to that group") from None
     result = {"groups": {g: r.as_dict() for g, r in relations.items()}}
     if config.out is not None:
-        from tailsplit.analysis.shift_report import correlate_markdown, relation_figure
-        from tailsplit.render.pages import html_page
-
         markdown = correlate_markdown(result)
         inputs = [{"path": config.points, "sha256": sha256_file(config.points)}]
         provenance = command_provenance(command, inputs)

@@ -10,14 +10,18 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tailsplit.analysis.plots import analysis_figures
+from tailsplit.analysis.report import analysis_tables, render_html, render_markdown
 from tailsplit.core import Dataset, ScoreTable
 from tailsplit.errors import InputError
+from tailsplit.io.arrow import arrow_table
 from tailsplit.io.arrow_files import hf_folder_schema
 from tailsplit.io.examples import SOURCE_COLUMN, SPLIT_COLUMN
 from tailsplit.io.readers import detect_format
 from tailsplit.io.scores import SCORE_COLUMNS
-from tailsplit.io.values import strict_json
+from tailsplit.io.values import check_writable, strict_json
 from tailsplit.io.writers import InputSchema, output_format_for
+from tailsplit.render.figures import figure_files
 
 if TYPE_CHECKING:
     from tailsplit.analysis.compare import SplitComparison
@@ -40,9 +44,6 @@ def report_files(
     """report.md, report.html and analysis.json of an analysis, its figures (``figures/*.svg``,
     ``*.pdf``) and tables (``tables/*.tex``, ``*.csv``); every report opens with the provenance
     of ``manifest`` (the split's)."""
-    from tailsplit.analysis.plots import analysis_figures
-    from tailsplit.analysis.report import analysis_tables, render_html, render_markdown
-    from tailsplit.render.figures import figure_files
 
     payload = {**analysis.as_dict(), "compared_with": [c.as_dict() for c, _ in comparisons]}
     figures = {**analysis_figures(analysis), **(extra_figures or {})}
@@ -70,8 +71,6 @@ def output_format(dataset: Dataset, requested: str | None) -> str:
 def check_parts_writable(dataset: Dataset, requested: str | None) -> None:
     """Refuse, before any work, records that the parts' format cannot write (a value JSON
     cannot hold, a tab in a TSV cell, a column with values of different kinds for Parquet)."""
-    from tailsplit.io.arrow import arrow_table
-    from tailsplit.io.values import check_writable
 
     fmt = output_format(dataset, requested)
     schema = input_schema(dataset) if fmt in ("parquet", "hf") else InputSchema()

@@ -21,6 +21,7 @@ from tailsplit.choices import COUNTS
 from tailsplit.core import Dataset
 from tailsplit.errors import ConfigError, InputError
 from tailsplit.programs.base import ProgramError, ProgramExtractor, ProgramParse
+from tailsplit.registry import EXTRACTORS
 
 
 @dataclass(frozen=True)
@@ -162,7 +163,6 @@ def dataset_program_features(dataset: Dataset, kind: str, count: str = "examples
     does not parse is an :class:`InputError` naming its file, record and the reason."""
     if dataset.programs is None:
         return None
-    from tailsplit.registry import EXTRACTORS
 
     features, failures = extract_program_features(dataset.programs, EXTRACTORS.create(kind), count)
     if failures:

@@ -28,8 +28,10 @@ import numpy as np
 
 from tailsplit.errors import ConfigError
 from tailsplit.fingerprint import sha256_text
+from tailsplit.ray_cluster import RayCluster
 from tailsplit.scoring.base import Batch, BatchScores
 from tailsplit.scoring.batching import Encoded
+from tailsplit.scoring.hf import HFScorer
 
 SHARD_FORMAT = "tailsplit-score-shard/1"
 DEFAULT_SHARD_TOKENS = 2_000_000
@@ -91,7 +93,6 @@ class RayScoringEngine:
             )
 
     def _run_pipeline(self, todo: list[tuple[str, str]], params: dict[str, Any]) -> None:
-        from tailsplit.ray_cluster import RayCluster
 
         cluster = RayCluster(self.address, self.num_cpus)
         try:
@@ -122,8 +123,6 @@ class ShardScorer:
 
     def __init__(self, params: dict[str, Any], threads: int) -> None:
         import torch
-
-        from tailsplit.scoring.hf import HFScorer
 
         if params.get("device", "auto") in ("auto", "cpu") and not torch.cuda.is_available():
             torch.set_num_threads(threads)

@@ -22,6 +22,7 @@ from typing import Any
 from tailsplit.errors import ConfigError, MissingDependencyError
 from tailsplit.rng import FINETUNE_HELDOUT, seeded_rng
 from tailsplit.scoring.batching import Encoded
+from tailsplit.torch_state import forked_torch_rng
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,6 @@ def finetune(
 def _train(
     scorer: Any, base_model: Any, encoded: list[Encoded], config: FinetuneConfig, progress: Any
 ) -> tuple[Any, TrainingCurve]:
-    from tailsplit.torch_state import forked_torch_rng
 
     with forked_torch_rng(config.seed):  # the caller's torch random state is left alone
         return _train_seeded(scorer, base_model, encoded, config, progress)

@@ -195,7 +195,7 @@ class HFScorer:
         if self._model is None:
             started = time.perf_counter()
             if self.resolved_implementation() == "native":
-                from tailsplit.scoring.llama import NativeLlama
+                from tailsplit.scoring.llama import NativeLlama  # imports torch: only when a model loads
 
                 self._model = NativeLlama(self.folder).eval()
             else:
@@ -222,7 +222,7 @@ class HFScorer:
         if self._implementation is None:
             self._implementation = "transformers"
             if self.implementation != "transformers":
-                from tailsplit.scoring.llama import unsupported
+                from tailsplit.scoring.llama import unsupported  # imports torch
 
                 reason = unsupported(self.folder, dtype=self.dtype, device=self.resolved_device())
                 if reason is not None and self.implementation == "native":

@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from tailsplit.errors import ConfigError, MissingDependencyError, OutputError, ScoringError
-from tailsplit.fingerprint import sha256_file
+from tailsplit.fingerprint import sha256_file, sha256_text
+from tailsplit.io.outputs import replace_file_bytes, staged_cache_folder
 from tailsplit.log import logger
 from tailsplit.torch_state import quiet_transformers
 
@@ -57,7 +58,6 @@ class ModelSource:
 
 
 def _hash_files(paths: list[Path]) -> str:
-    from tailsplit.fingerprint import sha256_text
 
     return sha256_text(*(f"{p.name}:{sha256_file(p)}" for p in paths))
 
@@ -314,8 +314,6 @@ def verify_converted(folder: Path) -> str | None:
             files[name] = _file_record(path, expected["sha256"])  # same bytes: remember the new times
             refreshed = True
     if refreshed:
-        from tailsplit.io.outputs import replace_file_bytes
-
         try:
             replace_file_bytes(folder / SOURCE_RECORD, json.dumps(record, indent=2).encode("utf-8"))
         except OSError:
@@ -326,8 +324,6 @@ def verify_converted(folder: Path) -> str | None:
 @quiet_transformers()
 def _convert_gguf(source: ModelSource, digest: str, target: Path) -> Path:
     from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    from tailsplit.io.outputs import staged_cache_folder
 
     logger.info(f"converting {source.gguf_file} to safetensors once (about 20 s); cached in {target}")
     try:

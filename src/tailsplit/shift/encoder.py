@@ -18,9 +18,11 @@ from typing import Any
 
 import numpy as np
 
-from tailsplit.cache import cache_failure
+from tailsplit.cache import cache_failure, default_cache_dir
 from tailsplit.errors import CacheError, ConfigError, MissingDependencyError
+from tailsplit.fingerprint import sha256_file, sha256_text
 from tailsplit.log import logger
+from tailsplit.torch_state import quiet_transformers
 
 
 @dataclass(frozen=True)
@@ -31,7 +33,6 @@ class EncoderSource:
 
     @staticmethod
     def resolve(spec: str | None) -> EncoderSource:
-        from tailsplit.fingerprint import sha256_file, sha256_text
 
         if spec is None:
             try:
@@ -135,7 +136,6 @@ class SentenceEncoder:
         cache_dir: str | Path | None = None,
         progress: bool = False,
     ) -> None:
-        from tailsplit.cache import default_cache_dir
 
         self.source = EncoderSource.resolve(spec)
         self.batch_size = batch_size
@@ -151,7 +151,6 @@ class SentenceEncoder:
                 from sentence_transformers import SentenceTransformer
             except ImportError:
                 raise MissingDependencyError("sentence-transformers", "shift", "sentence embeddings") from None
-            from tailsplit.torch_state import quiet_transformers
 
             try:
                 with quiet_transformers():
@@ -166,7 +165,6 @@ class SentenceEncoder:
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """One float32 row per text, in order."""
-        from tailsplit.fingerprint import sha256_text
 
         keys = [sha256_text(self.source.identity, t) for t in texts]
         found = self.cache.get_many(list(dict.fromkeys(keys)))

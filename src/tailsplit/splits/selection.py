@@ -20,6 +20,7 @@ from tailsplit.constraints import enforce_atom_constraint
 from tailsplit.core import SplitIndices
 from tailsplit.errors import ConfigError
 from tailsplit.rng import DEV_TEST_DIVISION, seeded_rng
+from tailsplit.splits.base import resolve_sizes
 
 if TYPE_CHECKING:
     from tailsplit.splits.base import SplitInputs
@@ -243,7 +244,6 @@ def split_by_keys(
     """The flow every ranking splitter shares: the lowest ``keys`` (a unit's key is its rows'
     mean) fill the evaluation quotas of each label × bucket stratum; the atom constraint
     repairs that set if the splitter asks for it; a seeded draw divides it into dev and test."""
-    from tailsplit.splits.base import resolve_sizes
 
     n_dev, n_test = resolve_sizes(inputs.n, splitter.dev_size, splitter.test_size)
     units = Units.from_groups(inputs.groups, inputs.n)
