@@ -35,8 +35,10 @@ lint: install
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 
+# The quick loop (about a minute): no model, no browser, no long pipeline, and torch never
+# imported (a test that imports it fails and must be marked 'model').
 test-fast: install
-	$(PY) -m pytest -q -m "not slow"
+	TAILSPLIT_TEST_WITHOUT_TORCH=1 $(PY) -m pytest -q -m "not slow and not model and not browser and not long"
 
 bench: install
 	$(PY) benchmarks/bench_scoring.py --n 600 --repeats 3

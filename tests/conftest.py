@@ -3,7 +3,10 @@ and the invariant checker every splitter must pass."""
 
 from __future__ import annotations
 
+import importlib.abc
 import json
+import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -11,8 +14,26 @@ import numpy as np
 import pytest
 
 from tailsplit.core import SplitIndices
+from tailsplit.programs import ProgramFeatures, SparseSets
 from tailsplit.registry import SCORERS
 from tailsplit.scoring.base import Batch, BatchScores, ScoreRequest
+from tailsplit.splits import SplitInputs
+
+# ``make test-fast`` runs without torch: importing it (or a library built on it) fails the test,
+# so a test that needs a model says so with the ``model`` mark.
+WITHOUT_TORCH = ("torch", "transformers", "sentence_transformers", "peft", "accelerate")
+
+
+class _NoTorch(importlib.abc.MetaPathFinder):
+    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+        if name.split(".")[0] in WITHOUT_TORCH:
+            raise ModuleNotFoundError(f"{name} is not imported in make test-fast; mark the test that needs it 'model'")
+
+
+if os.environ.get("TAILSPLIT_TEST_WITHOUT_TORCH"):
+    assert not set(WITHOUT_TORCH) & set(sys.modules), "torch was imported before the tests started"
+    sys.meta_path.insert(0, _NoTorch())
+    os.environ["USE_TORCH"] = "0"  # datasets would otherwise probe for torch on import
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SAMPLE = Path(__file__).parent.parent / "examples" / "data" / "snli_dev_3000.jsonl.gz"
@@ -120,3 +141,49 @@ def snli_600(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("snli") / "snli_600.jsonl"
     path.write_text("".join(lines), encoding="utf-8")
     return path
+
+
+def synthetic_programs(n: int, seed: int = 0, vocabulary: int = 400) -> ProgramFeatures:
+    """Zipf-like atoms (so some are rare), compounds = ordered atom pairs; half the rows share
+    ~n/8 templates, the other half have one each (as Spider's many one-off templates)."""
+    rng = np.random.default_rng(seed)
+    weights = 1.0 / np.arange(1, vocabulary + 1)
+    weights /= weights.sum()
+    atoms, compounds = [], []
+    for _ in range(n):
+        row = sorted({f"a{i}" for i in rng.choice(vocabulary, size=rng.integers(3, 7), p=weights)})
+        atoms.append(row)
+        compounds.append(sorted({f"{x}>{y}" for x, y in zip(row, row[1:])} | {f"{row[0]}>*"}))
+    templates = tuple(f"t{rng.integers(0, max(n // 8, 1))}" if rng.random() < 0.5 else f"u{i}" for i in range(n))
+    return ProgramFeatures(
+        extractor="synthetic",
+        atoms=SparseSets.from_rows(atoms),
+        compounds=SparseSets.from_rows(compounds),
+        templates=templates,
+        hardness=tuple(rng.choice(["easy", "hard"], n)),
+        hardness_levels=("easy", "hard"),
+        n_tokens=np.array([2 * len(r) for r in atoms]),
+    )
+
+
+def program_inputs(n: int, seed: int = 0, group_size: int | None = None) -> SplitInputs:
+    """Split inputs with scores, lengths, two labels, optional groups, synthetic programs and
+    features in which the label shows (for AFLite)."""
+    rng = np.random.default_rng(seed + 100)
+    codes = rng.integers(0, 2, n)
+    return SplitInputs(
+        n=n,
+        word_lengths=rng.integers(3, 30, n),
+        logprob_sum=-rng.gamma(5.0, 8.0, n),
+        n_tokens=rng.integers(3, 40, n),
+        labels=np.array([f"l{i}" for i in codes], dtype=object),
+        groups=None if group_size is None else np.array([f"g{i // group_size}" for i in range(n)], dtype=object),
+        programs=synthetic_programs(n, seed),
+        features=np.c_[codes * rng.random(n), rng.normal(size=(n, 3))],  # the label shows in some rows' first feature
+    )
+
+
+def split_args(data: Path, out: Path, *extra: str) -> list[str]:
+    """``tailsplit split`` of NLI pairs (hypothesis, label) into a random split, no analysis."""
+    return ["split", str(data), "--text", "hypothesis", "--label", "label", "--splitter", "random",
+            "--no-analyze", "--out", str(out), *extra]  # fmt: skip

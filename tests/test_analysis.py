@@ -104,6 +104,7 @@ def snli_run(out: Path, null_splits: int = 200, syntax: bool = False, **split: o
     return pipeline.run(config)
 
 
+@pytest.mark.long
 def test_run_writes_reports_that_flag_long_evaluation_examples(tmp_path: Path) -> None:
     result = snli_run(tmp_path / "ll", null_splits=500)  # fake scores: the longest hypotheses are least likely
     words = result.analysis.comparison("mean_words")
@@ -122,6 +123,7 @@ def test_run_writes_reports_that_flag_long_evaluation_examples(tmp_path: Path) -
     assert "use --null-splits" in few.analysis.correction()
 
 
+@pytest.mark.long
 def test_per_example_reading_grades_and_pair_text(tmp_path: Path) -> None:
     from tailsplit.analysis.text_counts import example_fk_grades
 
@@ -143,6 +145,7 @@ def test_per_example_reading_grades_and_pair_text(tmp_path: Path) -> None:
     assert "texts (context + query)" in (tmp_path / "q" / "report.md").read_text(encoding="utf-8")
 
 
+@pytest.mark.long
 def test_dependency_depth_is_reported_against_random_splits(tmp_path: Path) -> None:
     from tailsplit.analysis.syntax import dependency_depths, find_parser
 
@@ -163,12 +166,14 @@ def test_dependency_depth_is_reported_against_random_splits(tmp_path: Path) -> N
     )
 
 
+@pytest.mark.long
 def test_random_split_is_unremarkable_against_its_null(tmp_path: Path) -> None:
     result = snli_run(tmp_path / "random", splitter="random", seed=3)
     for name in ("mean_words", "rare_word_fraction", "fk_grade"):
         assert 1.0 < result.analysis.comparison(name).percentile < 99.0
 
 
+@pytest.mark.long
 def test_reports_are_byte_identical_in_run_and_from_the_folder(tmp_path: Path) -> None:
     snli_run(tmp_path / "a")
     before = {name: (tmp_path / "a" / name).read_bytes() for name in ("report.md", "report.html", "analysis.json")}
@@ -208,6 +213,7 @@ def malicious_split(tmp_path: Path) -> Path:
     return tmp_path / "evil"
 
 
+@pytest.mark.long
 def test_dataset_text_is_escaped_in_both_reports(tmp_path: Path) -> None:
     folder = malicious_split(tmp_path)
     page = (folder / "report.html").read_text()
@@ -221,6 +227,7 @@ def chromium() -> str | None:
     return external_tool("chromium", "chromium-browser", required_by="TAILSPLIT_REQUIRE_BROWSER")
 
 
+@pytest.mark.browser
 def test_report_renders_in_headless_chromium_without_console_errors(tmp_path: Path) -> None:
     browser = chromium()
     if browser is None:
@@ -258,6 +265,7 @@ def test_report_renders_in_headless_chromium_without_console_errors(tmp_path: Pa
     assert console == []
 
 
+@pytest.mark.long
 def test_compare_reports_correlation_and_shared_evaluation(tmp_path: Path) -> None:
     snli_run(tmp_path / "ll")
     snli_run(tmp_path / "rev", reverse=True)
@@ -276,6 +284,7 @@ def test_analyze_a_folder_that_is_not_a_split_is_a_clear_error(tmp_path: Path) -
     assert result.exit_code == 2 and "has no manifest.json" in result.output
 
 
+@pytest.mark.long
 def test_program_splits_report_program_metrics_against_the_null(tmp_path: Path) -> None:
     spider = Path(__file__).parent.parent / "examples" / "data" / "spider_dev.jsonl.gz"
     result = runner.invoke(

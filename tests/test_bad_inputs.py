@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import write_jsonl
 from typer.testing import CliRunner
 
 from tailsplit.cli import app
-from tests.conftest import write_jsonl
 
 runner = CliRunner()
 
@@ -649,7 +649,11 @@ def snapshot(ws: Path) -> dict[str, str]:
     }
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+@pytest.mark.parametrize(
+    "case",
+    [pytest.param(c, marks=pytest.mark.model) if c.name.startswith("cuda") else c for c in CASES],
+    ids=[c.name for c in CASES],
+)
 def test_bad_input_is_one_line_exit_2_and_touches_nothing(
     case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_backend: Any
 ) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 import typer
+from conftest import nli_pairs, split_args, write_jsonl
 from typer.testing import CliRunner
 
 from tailsplit.cli import app
@@ -33,7 +34,6 @@ from tailsplit.config import (
     SplitConfig,
     declared_option,
 )
-from tests.conftest import nli_pairs, write_jsonl
 
 SNAPSHOTS = Path(__file__).parent / "snapshots" / "help"
 # Each command: the config classes it reads, and its own options that are no config field
@@ -147,11 +147,8 @@ def test_batch_tokens_help_states_the_device_defaults() -> None:
     assert "--max-batch-size" in shown
 
 
-def split_args(data: Path, out: Path) -> list[str]:
-    return [
-        "split", str(data), "--text", "hypothesis", "--label", "label", "--splitter", "random", "--seed", "3",
-        "--dev-size", "0.2", "--test-size", "4", "--balance-labels", "--no-analyze", "--out", str(out),
-    ]  # fmt: skip
+def seeded_split_args(data: Path, out: Path) -> list[str]:
+    return split_args(data, out, "--seed", "3", "--dev-size", "0.2", "--test-size", "4", "--balance-labels")
 
 
 def manifest_config(out: Path) -> dict[str, Any]:
@@ -162,7 +159,7 @@ def test_a_recipe_a_command_line_and_a_python_call_give_the_same_config(tmp_path
     data = tmp_path / "pairs.jsonl"
     write_jsonl(data, nli_pairs(30))
     by_cli = tmp_path / "cli"
-    assert runner.invoke(app, split_args(data, by_cli)).exit_code == 0
+    assert runner.invoke(app, seeded_split_args(data, by_cli)).exit_code == 0
     recipe = tmp_path / "recipe.toml"
     recipe.write_text(
         f'[data]\npaths = ["{data}"]\ntext = "hypothesis"\nlabel = "label"\n'
@@ -206,10 +203,10 @@ def test_options_on_the_command_line_override_the_recipe_and_no_others(tmp_path:
 def test_quiet_and_verbose_work_after_the_subcommand(tmp_path: Path) -> None:
     data = tmp_path / "pairs.jsonl"
     write_jsonl(data, nli_pairs(30))
-    quiet = runner.invoke(app, [*split_args(data, tmp_path / "q"), "-q"])
+    quiet = runner.invoke(app, [*seeded_split_args(data, tmp_path / "q"), "-q"])
     assert quiet.exit_code == 0, quiet.output
     assert "note:" not in quiet.stderr and "debug:" not in quiet.stderr
-    loud = runner.invoke(app, [*split_args(data, tmp_path / "v"), "-v"])
+    loud = runner.invoke(app, [*seeded_split_args(data, tmp_path / "v"), "-v"])
     assert loud.exit_code == 0, loud.output
     assert re.search(r"^debug: ", loud.stderr, re.M), loud.stderr
 

@@ -120,6 +120,7 @@ def test_a_baseline_below_chance_is_flagged_with_its_cause_and_fix() -> None:
     assert "zero-shot model does not do the task" in untrained and "learns in train" not in untrained
 
 
+@pytest.mark.long
 def test_nearest_neighbour_sql_cannot_copy_templates_held_out_by_a_template_split(tmp_path: Path) -> None:
     data = EXAMPLES / "spider_dev.jsonl.gz"
     common = ["--text", "question", "--program", "query", "--dev-size", "100", "--test-size", "100", "--no-analyze"]
@@ -136,6 +137,7 @@ def test_nearest_neighbour_sql_cannot_copy_templates_held_out_by_a_template_spli
     assert by_split["random (seed 0)"]["test"] > by_split["template"]["test"]
 
 
+@pytest.mark.long
 def test_predictions_mode_projects_accuracy_from_random_bucket_accuracies(tmp_path: Path) -> None:
     from tailsplit.programs.sql import SqlExtractor
 
@@ -189,6 +191,7 @@ def test_predictions_mode_projects_accuracy_from_random_bucket_accuracies(tmp_pa
     assert bad.exit_code == 2 and "no prediction for test id" in bad.output
 
 
+@pytest.mark.model
 def test_zero_shot_lm_classifies_with_the_bundled_model(tmp_path: Path) -> None:
     import gzip
 

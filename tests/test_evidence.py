@@ -79,6 +79,7 @@ def _repeated_hypotheses(n_pairs: int = 600, distinct: int = 48) -> list[dict]:
     return rows
 
 
+@pytest.mark.long
 def test_repeated_queries_warn_before_scoring_and_leak_into_random_splits(
     tmp_path: Path, fake_backend, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -196,6 +197,7 @@ def test_bootstrap_intervals_pair_shared_examples_and_cover_the_estimate() -> No
 # --- annotator agreement ---------------------------------------------------------------------
 
 
+@pytest.mark.long
 def test_analyze_agreement_field_compares_annotators_with_gold(tmp_path: Path) -> None:
     rows = []
     for i in range(300):
@@ -316,6 +318,7 @@ def snli_folders(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     return out
 
 
+@pytest.mark.model
 def test_encoder_and_embed_baselines_run_deterministically_and_cache(
     snli_folders: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -356,6 +359,7 @@ def test_encoder_and_embed_baselines_run_deterministically_and_cache(
     ]
 
 
+@pytest.mark.model
 @pytest.mark.parametrize(
     "extra, message",
     [

@@ -29,6 +29,7 @@ def snli_split(tmp_path_factory: pytest.TempPathFactory, snli_600: Path) -> Path
     return out
 
 
+@pytest.mark.model
 def test_lm_eval_task_loads_in_lm_eval_and_runs_a_dummy_model(
     snli_split: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

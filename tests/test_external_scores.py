@@ -29,6 +29,7 @@ def split_args(path: Path, out: Path, *extra: str) -> list[str]:
             "--no-syntax", "--out", str(out), *extra]  # fmt: skip
 
 
+@pytest.mark.long
 def test_score_column_splits_without_a_model(tmp_path: Path, fake_backend) -> None:
     path = data(tmp_path, with_scores=True)
     out = tmp_path / "out"
@@ -58,6 +59,7 @@ def test_score_column_with_a_bad_value_names_the_line(tmp_path: Path) -> None:
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("fmt", ["parquet", "csv", "jsonl"])
 def test_minimal_score_file_from_elsewhere(tmp_path: Path, fmt: str) -> None:
     path = data(tmp_path)

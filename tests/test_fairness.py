@@ -52,6 +52,7 @@ def _table(n: int = 2000) -> list[SplitScore]:
     return scores
 
 
+@pytest.mark.long
 def test_the_conclusion_follows_the_penalty_interval() -> None:
     result = fairness(_table(), [], {"ll": 2000, "ll-bad": 2000, "af": 2000, "ll-small": 60})
     assert result is not None and result.models == ["encoder", "lm"] and result.scoring_model == "lm"
@@ -69,6 +70,7 @@ def test_the_conclusion_follows_the_penalty_interval() -> None:
     assert "len" not in outcome and [r["folder"] for r in result.rows][-1] == "len"
 
 
+@pytest.mark.long
 def test_rows_hold_accuracies_gaps_and_intervals_around_the_estimate() -> None:
     result = fairness(_table(), [], {})
     assert result is not None
@@ -100,6 +102,7 @@ def test_pairing_narrows_the_interval_when_both_models_err_on_the_same_examples(
     assert low == high == 0.0
 
 
+@pytest.mark.long
 def test_a_model_at_chance_on_random_splits_makes_the_comparison_inconclusive() -> None:
     """A model that has not learned the task cannot lose accuracy: its "penalty" would read as
     fairness. The comparison says so instead of concluding."""

@@ -37,6 +37,7 @@ def test_bad_recipes_are_refused(kwargs, message) -> None:
         finetune_preset("huge")
 
 
+@pytest.mark.model
 def test_fold_scorers_keep_every_option_of_the_base_scorer(model_cache) -> None:
     """A fold's fine-tuned scorer is built from the base scorer's own constructor parameters,
     so no scoring option (here the scored end token) is dropped on the way."""

@@ -152,6 +152,7 @@ def test_to_datasets_gives_train_validation_test_with_features() -> None:
     assert dd["validation"][0]["hypothesis"] == result.dataset.texts[int(result.split.dev_idx[0])]
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("fmt", ["parquet", "csv", "hf"])
 def test_format_option_writes_that_format_and_analyze_reads_it(tmp_path: Path, fmt: str) -> None:
     data = write_jsonl(tmp_path / "d.jsonl", rows())

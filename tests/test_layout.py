@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-import torch
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -106,7 +106,9 @@ def test_packed_layout_matches_row_by_row(groups: list[tuple[int, list[Encoded]]
     assert scored_tuples(layout) == expected["scored"]
 
 
+@pytest.mark.model
 def test_packed_mask_hides_siblings_and_padding() -> None:
+    torch = pytest.importorskip("torch")
     # prefix of 2, member 0 has 2 suffix tokens, member 1 has 1, one column of padding
     owner = torch.tensor([[-1, -1, 0, 0, 1, -2]], dtype=torch.int32)
     mask = packed_attention_mask(owner)[0, 0].int().tolist()

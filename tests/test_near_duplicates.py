@@ -76,6 +76,7 @@ def test_a_jaccard_of_exactly_the_threshold_counts() -> None:
     assert join(["p q r s t u v w", "p q r s t u v w z"], 0.875) == [[0, 1]]  # 7 of 8
 
 
+@pytest.mark.long
 @pytest.mark.skipif(not SNLI_DEV.exists(), reason="needs the shared SNLI data")
 def test_snli_hypotheses_blocks_and_both_processes_agree_with_brute_force(monkeypatch: pytest.MonkeyPatch) -> None:
     with gzip.open(SNLI_DEV, "rt", encoding="utf-8") as handle:

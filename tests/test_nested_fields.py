@@ -42,6 +42,7 @@ def test_template_fills_dotted_placeholders() -> None:
     assert prompt == "Premise: A person number 0 walks. Hypothesis: "
 
 
+@pytest.mark.long
 def test_cli_splits_and_analyses_nested_records(tmp_path: Path) -> None:
     data = write_jsonl(tmp_path / "chaos.jsonl", chaos_rows())
     out = tmp_path / "split"

@@ -140,6 +140,7 @@ def test_fold_units_keep_the_folds_of_plain_text_keys() -> None:
     assert np.array_equal(assign_folds(fold_units(queries), 3, seed=4), assign_folds(queries, 3, seed=4))
 
 
+@pytest.mark.long
 def test_ngram_method_runs_through_the_pipeline(tmp_path: Path) -> None:
     config = RunConfig()
     config.data = DataConfig(paths=[str(SAMPLE)], text="hypothesis", context="premise", label="label")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 from conftest import write_jsonl
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -90,6 +91,7 @@ def test_sharded_audit_equals_one_index(tmp_path: Path) -> None:
     assert one[0]["ngram_hits"]["8"] > 0 and len(one[0]["matches"]) == 4 and one[2]["matches"] == []
 
 
+@pytest.mark.long
 def test_ray_engine_reproduces_the_single_process_audit(tmp_path: Path) -> None:
     files = _corpus_files(tmp_path)
     write_jsonl(

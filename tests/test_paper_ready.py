@@ -7,14 +7,16 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pytest
+from conftest import external_tool, nli_pairs, write_jsonl
 from typer.testing import CliRunner
 
 from tailsplit.cli import app
-from tests.conftest import external_tool, nli_pairs, write_jsonl
 
 runner = CliRunner()
 
 
+@pytest.mark.long
 def test_pdf_figures_embed_truetype_fonts_not_type3(tmp_path: Path) -> None:
     data = write_jsonl(tmp_path / "d.jsonl", nli_pairs(60))
     result = runner.invoke(app, ["split", str(data), "--text", "hypothesis", "--label", "label", "--splitter",
@@ -28,6 +30,7 @@ def test_pdf_figures_embed_truetype_fonts_not_type3(tmp_path: Path) -> None:
         assert subtypes & {b"TrueType", b"CIDFontType2"}, (pdf.name, subtypes)
 
 
+@pytest.mark.long
 def test_csv_tables_hold_numbers_one_quantity_per_column_with_units(tmp_path: Path) -> None:
     import pandas as pd
 
@@ -70,6 +73,7 @@ def pdflatex() -> str | None:
     return external_tool("pdflatex", required_by="TAILSPLIT_REQUIRE_LATEX")
 
 
+@pytest.mark.long
 def test_every_generated_latex_table_compiles_with_pdflatex(tmp_path: Path) -> None:
     import subprocess
 

@@ -38,6 +38,7 @@ def split(tmp_path_factory: pytest.TempPathFactory, snli_600: Path) -> Path:
     return snli_split(snli_600, tmp_path_factory.mktemp("reports") / "snli-ll")
 
 
+@pytest.mark.long
 def test_split_report_files_for_a_paper(split: Path) -> None:
     manifest = json.loads((split / "manifest.json").read_text())
     figures = sorted(p for p in manifest["outputs"] if p.startswith("figures/"))
@@ -63,6 +64,7 @@ def test_pair_examples_show_their_context(split: Path) -> None:
     assert "| id | part | label | logprob_sum | context | query |" in section
 
 
+@pytest.mark.long
 def test_null_panels_are_titled_in_words(monkeypatch: pytest.MonkeyPatch, split: Path) -> None:
     from tailsplit.analysis.split_analysis import analyze_split
     from tailsplit.analysis.split_dir import load_split_dir
@@ -82,6 +84,7 @@ def test_null_panels_are_titled_in_words(monkeypatch: pytest.MonkeyPatch, split:
     assert any("percentile" in x for _, x in seen)
 
 
+@pytest.mark.long
 def test_compare_draws_scores_against_each_other(split: Path, tmp_path: Path, snli_600: Path) -> None:
     other = snli_split(snli_600, tmp_path / "snli-rev", "--reverse")
     result = runner.invoke(app, ["analyze", str(split), "--compare", str(other), "--null-splits", "10", "--no-syntax"])
@@ -128,6 +131,7 @@ def test_latex_escaping() -> None:
     )
 
 
+@pytest.mark.browser
 def test_provenance_header_in_what_chromium_renders(split: Path, tmp_path: Path) -> None:
     """Headless Chromium prints the report to PDF and takes a screenshot; the PDF's first page
     (its text extracted) opens with the provenance header, and the screenshot is not blank."""

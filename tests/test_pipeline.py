@@ -126,6 +126,7 @@ def test_existing_output_needs_overwrite(tmp_path: Path) -> None:
     assert (tmp_path / "out" / "keep.txt").read_text() == "mine"
 
 
+@pytest.mark.long
 def test_output_keeps_the_input_format(tmp_path: Path) -> None:
     config = snli_config(
         tmp_path / "out", paths=[str(FIXTURES / "pairs.csv")], dev_size=1, test_size=1, balance_labels=False
@@ -203,6 +204,7 @@ def test_recipe_paths_are_relative_to_the_recipe(tmp_path: Path) -> None:
 # -- CLI ----------------------------------------------------------------------------------------
 
 
+@pytest.mark.long
 def test_cli_run_prints_a_summary_and_writes_outputs(tmp_path: Path) -> None:
     result = runner.invoke(
         app,
@@ -237,6 +239,7 @@ def test_cli_run_prints_a_summary_and_writes_outputs(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "o" / "manifest.json").read_text())["sizes"]["test"] == 300
 
 
+@pytest.mark.long
 def test_cli_score_and_split(tmp_path: Path) -> None:
     common = [str(FIXTURES / "pairs.jsonl"), "--text", "hypothesis"]
     scored = runner.invoke(

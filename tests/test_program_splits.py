@@ -6,13 +6,13 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from conftest import check_split
+from conftest import check_split, program_inputs, synthetic_programs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tailsplit.constraints import enforce_atom_constraint, missing_atoms
 from tailsplit.errors import ConfigError
-from tailsplit.programs import ProgramFeatures, SparseSets, chernoff_divergence
+from tailsplit.programs import SparseSets, chernoff_divergence
 from tailsplit.splits import (
     LengthSplitter,
     LikelihoodSplitter,
@@ -22,44 +22,6 @@ from tailsplit.splits import (
     TmcdSplitter,
 )
 from tailsplit.splits.tmcd import CompoundDivergenceSearch
-
-
-def synthetic_programs(n: int, seed: int = 0, vocabulary: int = 400) -> ProgramFeatures:
-    """Zipf-like atoms (so some are rare), compounds = ordered atom pairs; half the rows share
-    ~n/8 templates, the other half have one each (as Spider's many one-off templates)."""
-    rng = np.random.default_rng(seed)
-    weights = 1.0 / np.arange(1, vocabulary + 1)
-    weights /= weights.sum()
-    atoms, compounds = [], []
-    for _ in range(n):
-        row = sorted({f"a{i}" for i in rng.choice(vocabulary, size=rng.integers(3, 7), p=weights)})
-        atoms.append(row)
-        compounds.append(sorted({f"{x}>{y}" for x, y in zip(row, row[1:])} | {f"{row[0]}>*"}))
-    templates = tuple(f"t{rng.integers(0, max(n // 8, 1))}" if rng.random() < 0.5 else f"u{i}" for i in range(n))
-    return ProgramFeatures(
-        extractor="synthetic",
-        atoms=SparseSets.from_rows(atoms),
-        compounds=SparseSets.from_rows(compounds),
-        templates=templates,
-        hardness=tuple(rng.choice(["easy", "hard"], n)),
-        hardness_levels=("easy", "hard"),
-        n_tokens=np.array([2 * len(r) for r in atoms]),
-    )
-
-
-def program_inputs(n: int, seed: int = 0, group_size: int | None = None) -> SplitInputs:
-    rng = np.random.default_rng(seed + 100)
-    codes = rng.integers(0, 2, n)
-    return SplitInputs(
-        n=n,
-        word_lengths=rng.integers(3, 30, n),
-        logprob_sum=-rng.gamma(5.0, 8.0, n),
-        n_tokens=rng.integers(3, 40, n),
-        labels=np.array([f"l{i}" for i in codes], dtype=object),
-        groups=None if group_size is None else np.array([f"g{i // group_size}" for i in range(n)], dtype=object),
-        programs=synthetic_programs(n, seed),
-        features=np.c_[codes * rng.random(n), rng.normal(size=(n, 3))],  # the label shows in some rows' first feature
-    )
 
 
 def masks(split, n: int) -> tuple[np.ndarray, np.ndarray]:

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import NLI_LABELS, nli_pairs, write_jsonl
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -23,7 +24,6 @@ from typer.testing import CliRunner
 from tailsplit.cli import app
 from tailsplit.errors import InputError
 from tailsplit.io.readers import read_records
-from tests.conftest import NLI_LABELS, nli_pairs, write_jsonl
 
 runner = CliRunner()
 LABELS = NLI_LABELS
@@ -131,6 +131,7 @@ def hypothesis_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 # -- outputs ------------------------------------------------------------------------------
 
 
+@pytest.mark.long
 def test_an_accepted_input_comes_back_whole(tmp_path: Path) -> None:
     src = write_jsonl(tmp_path / "in.jsonl", pairs(40))
     invoke(["run", str(src), "--text", "hypothesis", "--backend", "fake", "--quiet", "--out", str(tmp_path / "o")])
@@ -143,6 +144,7 @@ def test_an_accepted_input_comes_back_whole(tmp_path: Path) -> None:
     assert stripped == sorted(tuple(sorted(r.items())) for r in pairs(40))
 
 
+@pytest.mark.long
 def test_manifest_hashes_every_file_and_is_strict_json(tmp_path: Path) -> None:
     src = write_jsonl(tmp_path / "in.jsonl", pairs(40))
     out = tmp_path / "o"
@@ -174,6 +176,7 @@ def test_manifest_hashes_every_file_and_is_strict_json(tmp_path: Path) -> None:
     assert [s["mean_words"] for s in manifest["summary"] if s["part"] == "dev"] == [None]
 
 
+@pytest.mark.long
 def test_analyze_refreshes_the_manifest_hashes(tmp_path: Path) -> None:
     src = write_jsonl(tmp_path / "in.jsonl", pairs(40))
     out = tmp_path / "o"
@@ -259,6 +262,7 @@ def test_user_text_prints_literally(tmp_path: Path) -> None:
     assert "\\[positive\\]" in summary  # Markdown-escaped: shown as [positive], never a link
 
 
+@pytest.mark.long
 def test_text_files_are_utf8_whatever_the_locale(tmp_path: Path) -> None:
     rows = [{**r, "label": ["ünïcödé", "négatif", "中立"][i % 3]} for i, r in enumerate(pairs(30))]
     src = write_jsonl(tmp_path / "u.jsonl", rows)
@@ -348,6 +352,7 @@ def test_a_damaged_cache_row_is_scored_again(tmp_path: Path, fake_backend: Any) 
     assert fake_backend.calls == []  # the damaged row was replaced
 
 
+@pytest.mark.model
 def test_a_converted_model_that_does_not_verify_is_noticed(model_cache: Path, tmp_path: Path) -> None:
     import shutil
 

@@ -80,6 +80,7 @@ def test_engine_settings_are_checked(tmp_path: Path) -> None:
     assert result.exit_code != 0 and "--engine ray scores with --method prompted" in result.output
 
 
+@pytest.mark.model
 @pytest.mark.filterwarnings("ignore")
 def test_ray_scoring_reproduces_single_process_and_resumes_by_shard(model_cache: Path, tmp_path: Path) -> None:
     pytest.importorskip("ray")

@@ -143,6 +143,7 @@ def _shift_files(tmp_path: Path) -> tuple[Path, Path]:
     )
 
 
+@pytest.mark.model
 def test_similarity_command_with_the_bundled_encoder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TAILSPLIT_CACHE_DIR", str(tmp_path / "cache"))
     nli, tweets = _shift_files(tmp_path)
@@ -174,6 +175,7 @@ def test_similarity_command_with_the_bundled_encoder(tmp_path: Path, monkeypatch
     assert missing.exit_code == 2 and "nli.jsonl:1: field 'text' is missing or not text" in missing.output
 
 
+@pytest.mark.model
 def test_ood_rank_command_reads_candidates_relative_to_the_csv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TAILSPLIT_CACHE_DIR", str(tmp_path / "cache"))
     nli, tweets = _shift_files(tmp_path)
@@ -211,6 +213,7 @@ def test_ood_rank_command_reads_candidates_relative_to_the_csv(tmp_path: Path, m
     assert bad.exit_code == 2 and "bad.csv:2: field 'path' is missing or empty" in bad.output
 
 
+@pytest.mark.model
 def test_similarity_between_the_parts_of_a_split(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TAILSPLIT_CACHE_DIR", str(tmp_path / "cache"))
     rows = [{"id": f"r{i}", "text": t} for i, t in enumerate(NLI * 3 + TWEETS * 3)]

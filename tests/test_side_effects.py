@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+pytestmark = pytest.mark.model
 torch = pytest.importorskip("torch")
 
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import check_split
-from test_program_splits import program_inputs
+from conftest import check_split, program_inputs
 
 from tailsplit.errors import ConfigError
 from tailsplit.splits import SPLITTERS, make_splitter

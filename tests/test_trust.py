@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import nli_pairs, split_args, write_jsonl
 from typer.testing import CliRunner
 
 from tailsplit.cli import app
-from tests.conftest import nli_pairs, write_jsonl
 
 runner = CliRunner()
 
@@ -43,11 +43,6 @@ def ok(args: list[str]) -> str:
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     return result.output
-
-
-def split_args(data: Path, out: Path, *extra: str) -> list[str]:
-    return ["split", str(data), "--text", "hypothesis", "--label", "label", "--splitter", "random",
-            "--no-analyze", "--out", str(out), *extra]  # fmt: skip
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
@@ -329,6 +324,8 @@ def hostile_rows(n: int = 60) -> list[dict]:
     return rows
 
 
+@pytest.mark.long
+@pytest.mark.browser
 def test_hostile_data_stays_text_in_every_report(tmp_path: Path) -> None:
     data = write_jsonl(tmp_path / "d.jsonl", hostile_rows())
     out = tmp_path / "[o](javascript:3)"
@@ -471,6 +468,7 @@ def edited_split(tmp_path: Path) -> tuple[Path, Path]:
     return data, out
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("edit", ["remove a row", "empty a file", "copy train into dev", "delete a file"])
 def test_an_edited_split_folder_is_refused_by_every_reader(tmp_path: Path, edit: str) -> None:
     _, out = edited_split(tmp_path)
@@ -612,6 +610,7 @@ def test_split_keeps_its_contract_on_hostile_input(tmp_path: Path, case: tuple[l
         assert not out.exists()
 
 
+@pytest.mark.model
 def test_a_converted_model_rewritten_with_its_old_size_and_time_is_hashed_again(
     model_cache: Path, tmp_path: Path
 ) -> None:
@@ -778,6 +777,7 @@ def test_a_refused_run_gives_its_output_back(tmp_path: Path) -> None:
     assert claimed.returncode == 0, claimed.stderr
 
 
+@pytest.mark.long
 @settings(max_examples=int(os.environ.get("TAILSPLIT_HOSTILE_EXAMPLES", "8")), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
 @given(case=hostile_dataset())

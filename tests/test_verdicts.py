@@ -74,6 +74,7 @@ def random_parts(labels: tuple[str, ...], demo_parts: np.ndarray, seed: int) -> 
     return parts.astype(str)
 
 
+@pytest.mark.long
 def test_random_splits_are_flagged_within_the_family_wise_error(sample: dict) -> None:
     from scipy.stats import binom
 

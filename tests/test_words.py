@@ -44,6 +44,7 @@ def shared_texts() -> list[str]:
     return sorted(texts)
 
 
+@pytest.mark.long
 @pytest.mark.skipif(not SHARED.is_dir(), reason="the shared data is not beside the checkout")
 def test_tokens_equal_nltk_on_every_text_of_the_shared_data() -> None:
     texts = shared_texts()
@@ -59,6 +60,7 @@ TRICKY = list("abcAB019 .,;:!?'\"`-()[]{}<>*@#$%&«»“”‘’„\u2013\u2014
 ]  # fmt: skip
 
 
+@pytest.mark.long
 @settings(max_examples=3000, deadline=None)
 @given(st.lists(st.sampled_from(TRICKY), max_size=30).map("".join) | st.text(max_size=40))
 def test_tokens_equal_nltk_on_generated_strings(text: str) -> None:
