@@ -10,9 +10,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import SAMPLE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tailsplit.analysis.text_counts import compute_text_counts
+from tailsplit.core import FieldMap
+from tailsplit.io import load_examples
 from tailsplit.words import split_sentences, word_lengths, word_tokens
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -95,3 +99,11 @@ def test_normalized_queries_equal_the_character_by_character_definition(texts: l
         return " ".join(kept.split())
 
     assert normalized_queries(texts + texts) == [definition(t) for t in texts + texts]
+
+
+def test_text_counts_and_word_lengths_agree() -> None:
+    """A run takes its word lengths from the analysis' text counts when an analysis follows
+    (the queries are tokenised once), else from word_lengths: the two must be the same."""
+    texts = list(load_examples(str(SAMPLE), FieldMap(text="hypothesis")).texts[:400])
+    texts += ["", "   ", "Don't stop—it's 3.5 km.", "“Quoted” … text", "e.g. U.S.A. costs $5."]
+    assert np.array_equal(compute_text_counts(texts).words, word_lengths(texts))
