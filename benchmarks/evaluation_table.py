@@ -1,4 +1,4 @@
-"""The README's evaluation table from an ``evaluation.json`` written by ``tailsplit evaluate``.
+"""The evaluation table of the docs (Evaluation and fairness) from an ``evaluation.json`` written by ``tailsplit evaluate``.
 
     python benchmarks/evaluation_table.py snli-encoder/evaluation.json --label "pooled SNLI"
 

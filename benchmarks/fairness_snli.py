@@ -4,7 +4,7 @@ to the LM that made it, as adversarial filtering is to its model?
 Usage: python benchmarks/fairness_snli.py [--data-dir ../shared/data/snli] [--out bench-out/fairness]
            [--baseline encoder --baseline embed] [--zero-shot] [--max-steps 400] [--max-train N] [--device auto]
 
-CPU (the README's table): --baseline encoder --baseline embed --zero-shot --max-steps 400.
+CPU (the table in the docs' Results page): --baseline encoder --baseline embed --zero-shot --max-steps 400.
 GPU (the scoring LM fine-tuned, as the paper): --baseline encoder --baseline lm --max-steps 2000 --device cuda.
 
 Scores every pair once with the bundled SmolLM2 (SNLI prompt), then makes seven label-balanced

@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.abc
 import json
 import os
+import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -187,3 +188,18 @@ def split_args(data: Path, out: Path, *extra: str) -> list[str]:
     """``tailsplit split`` of NLI pairs (hypothesis, label) into a random split, no analysis."""
     return ["split", str(data), "--text", "hypothesis", "--label", "label", "--splitter", "random",
             "--no-analyze", "--out", str(out), *extra]  # fmt: skip
+
+
+def chromium() -> str | None:
+    return external_tool("chromium", "chromium-browser", required_by="TAILSPLIT_REQUIRE_BROWSER")
+
+
+def headless_dom(browser: str, page: Path, profile: Path) -> subprocess.CompletedProcess[str]:
+    """``page`` opened in headless Chromium (no network, a fresh profile): the rendered DOM on
+    stdout, the browser's console on stderr."""
+    return subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0", "--dump-dom", page.resolve().as_uri()],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip

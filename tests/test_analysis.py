@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import gzip
 import json
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SAMPLE, external_tool, write_jsonl
+from conftest import SAMPLE, chromium, headless_dom, write_jsonl
 from typer.testing import CliRunner
 
 from tailsplit import pipeline
@@ -223,38 +222,13 @@ def test_dataset_text_is_escaped_in_both_reports(tmp_path: Path) -> None:
     assert "<script" not in markdown and "&lt;script&gt;" in markdown
 
 
-def chromium() -> str | None:
-    return external_tool("chromium", "chromium-browser", required_by="TAILSPLIT_REQUIRE_BROWSER")
-
-
 @pytest.mark.browser
 def test_report_renders_in_headless_chromium_without_console_errors(tmp_path: Path) -> None:
     browser = chromium()
     if browser is None:
         pytest.skip("chromium is not installed (CI installs it)")
     folder = malicious_split(tmp_path)
-    completed = subprocess.run(
-        [
-            browser,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            f"--user-data-dir={tmp_path / 'profile'}",
-            "--enable-logging=stderr",
-            "--v=0",
-            "--dump-dom",
-            (folder / "report.html").resolve().as_uri(),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    completed = headless_dom(browser, folder / "report.html", tmp_path / "profile")
     assert completed.returncode == 0, completed.stderr[-2000:]
     dom = completed.stdout
     assert "Split analysis: evil" in dom and "Evaluation against random splits" in dom

@@ -135,7 +135,7 @@ def test_latex_escaping() -> None:
 def test_provenance_header_in_what_chromium_renders(split: Path, tmp_path: Path) -> None:
     """Headless Chromium prints the report to PDF and takes a screenshot; the PDF's first page
     (its text extracted) opens with the provenance header, and the screenshot is not blank."""
-    from test_analysis import chromium
+    from conftest import chromium
 
     browser = chromium()
     if browser is None:

@@ -1,6 +1,7 @@
-"""The README's code runs as written.
+"""The code of the README and of the documentation pages runs as written.
 
-Every ```python block runs, in order and in one namespace (as a notebook would), in a folder
+Every ```python block — the README's, then each page's in the site's order — runs, in order
+and in one namespace (as a notebook would), in a folder
 holding the bundled SNLI sample under its own name — its first ``TAILSPLIT_README_ROWS`` rows
 (default 150; 3000 runs the full sample). Every ``tailsplit`` command of a ```bash block is
 parsed by the real command line (options and their values checked; nothing runs), so a
@@ -21,11 +22,27 @@ from pathlib import Path
 import pytest
 from conftest import SAMPLE
 
-README = Path(__file__).parent.parent / "README.md"
+ROOT = Path(__file__).parent.parent
+README = ROOT / "README.md"
 
 
-def blocks(language: str) -> list[str]:
-    return re.findall(rf"^```{language}\n(.*?)^```", README.read_text(encoding="utf-8"), re.S | re.M)
+def pages() -> list[Path]:
+    """The README, then every page of the documentation site in its navigation order."""
+    nav = re.findall(r"^\s*-\s[^:]+:\s(\S+\.md)\s*$", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), re.M)
+    return [README, *(ROOT / "docs" / page for page in nav)]
+
+
+def blocks(language: str, paths: list[Path] | None = None) -> list[str]:
+    return [
+        block
+        for path in (paths or pages())
+        for block in re.findall(rf"^```{language}\n(.*?)^```", path.read_text(encoding="utf-8"), re.S | re.M)
+    ]
+
+
+def test_every_page_of_the_site_is_in_its_navigation() -> None:
+    listed = {p.relative_to(ROOT / "docs").as_posix() for p in pages()[1:]}
+    assert listed == {p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").rglob("*.md")}
 
 
 def commands(block: str) -> list[list[str]]:
@@ -40,7 +57,8 @@ def commands(block: str) -> list[list[str]]:
 
 
 def test_the_readme_has_python_and_shell_examples() -> None:
-    assert len(blocks("python")) >= 2 and sum(len(commands(b)) for b in blocks("bash")) >= 10
+    assert len(blocks("python", [README])) >= 1 and sum(len(commands(b)) for b in blocks("bash", [README])) >= 5
+    assert len(blocks("python")) >= 3 and sum(len(commands(b)) for b in blocks("bash")) >= 15
 
 
 @pytest.mark.slow
@@ -58,7 +76,7 @@ def test_every_python_block_runs_as_written(tmp_path: Path, model_cache: Path, m
     monkeypatch.chdir(tmp_path)
     namespace: dict[str, object] = {"__name__": "readme"}
     for i, block in enumerate(blocks("python")):
-        exec(compile(block, f"README.md python block {i + 1}", "exec"), namespace)  # noqa: S102 - the README's own code
+        exec(compile(block, f"python block {i + 1}", "exec"), namespace)  # noqa: S102 - the docs' own code
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "examples"]  # the examples write nothing
 
 

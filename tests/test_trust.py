@@ -360,7 +360,7 @@ def test_hostile_data_stays_text_in_every_report(tmp_path: Path) -> None:
             assert all("javascript:" not in (v or "") for _, attrs in parser.found for _, v in attrs), name
         else:
             assert_inert(page, holds_data=name != "card")
-    from tests.test_analysis import chromium
+    from conftest import chromium
 
     browser = chromium()
     if browser is not None:

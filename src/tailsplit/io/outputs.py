@@ -1,6 +1,6 @@
 """Output folders and files: the one place that decides where tailsplit may write.
 
-The rules every command follows (the README's "Safety" paragraph):
+The rules every command follows (the documentation's Safety page):
 
 - an output is written into a hidden staging folder beside ``--out`` and renamed into place
   only when every file is complete, so an error or a kill leaves no partial output;
