@@ -4,6 +4,7 @@ reference is the commands' own options."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -71,3 +72,12 @@ def test_the_home_page_and_a_generated_reference_render_in_chromium(site: Path, 
     cli = headless_dom(browser, site / "reference" / "cli" / "index.html", tmp_path / "profile")
     assert cli.returncode == 0, cli.stderr[-2000:]
     assert "tailsplit evaluate" in cli.stdout and "--fairness-margin" in cli.stdout
+
+
+def test_the_readmes_links_lead_to_files() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)#]+)\)", readme)
+    local = [t for t in targets if not re.match(r"[a-z]+:", t)]
+    assert len(local) >= 15
+    for target in local:
+        assert (ROOT / target).is_file(), target
