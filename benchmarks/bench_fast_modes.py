@@ -25,13 +25,13 @@ minute here, is not in the timing). Run:
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import time
 from pathlib import Path
 
 import numpy as np
 import torch
+from provenance import write_results
 
 from tailsplit.analysis.compare import ranks
 from tailsplit.core import FieldMap
@@ -151,7 +151,7 @@ def main() -> None:
             "Spider questions (spider template)", build_requests(spider, BUILTIN_TEMPLATES["spider"]), None, args.modes
         )
     if args.json:
-        args.json.write_text(json.dumps(results, indent=2) + "\n")
+        write_results(args.json, results)
 
 
 if __name__ == "__main__":

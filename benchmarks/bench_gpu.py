@@ -38,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from provenance import write_results
 
 from tailsplit.core import FieldMap
 from tailsplit.io import load_examples
@@ -282,7 +283,7 @@ def main() -> None:
     }
     print(json.dumps(result["reference_recipe"], indent=2), flush=True)
     if args.json:
-        args.json.write_text(json.dumps(result, indent=2) + "\n")
+        write_results(args.json, result)
     shutil.rmtree(work, ignore_errors=True)
 
 

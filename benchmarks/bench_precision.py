@@ -19,11 +19,11 @@ the errors do carry over in kind (a GPU's kernels round differently). Run:
 from __future__ import annotations
 
 import argparse
-import json
 import time
 
 import numpy as np
 from bench_gpu import DEFAULT_DATA, synthetic_requests
+from provenance import write_results
 
 from tailsplit.scoring.driver import score_requests
 from tailsplit.scoring.hf import HFScorer
@@ -63,8 +63,7 @@ def main() -> None:
             f"mean {error.mean():.4f} nats; time {seconds / reference_s:.2f}× float32"
         )
     if args.json:
-        with open(args.json, "w") as handle:
-            json.dump(results, handle, indent=2)
+        write_results(args.json, results)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,6 @@ Run (the bundled model and SNLI sample; a few minutes on 2 cores):
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import time
 from collections import defaultdict
@@ -34,6 +33,7 @@ from pathlib import Path
 import numpy as np
 import torch
 from bench_scoring import DEFAULT_DATA, snli_requests
+from provenance import write_results
 
 from tailsplit.scoring.hf import HFScorer
 from tailsplit.scoring.layout import PADDING_OWNER, packed_layout, padded_layout
@@ -199,7 +199,7 @@ def main() -> None:
     for name, seconds in sorted(result["profile_seconds"].items(), key=lambda kv: -kv[1]):
         print(f"  {name:<34} {seconds:7.2f} s  {100 * seconds / profiled_wall:5.1f}%")
     if args.json:
-        args.json.write_text(json.dumps(result, indent=2) + "\n")
+        write_results(args.json, result)
 
 
 if __name__ == "__main__":

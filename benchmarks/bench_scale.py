@@ -39,6 +39,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from provenance import write_results
 
 HERE = Path(__file__).resolve().parent
 SHARED = HERE.parent.parent / "shared" / "data" / "snli"
@@ -295,7 +296,7 @@ def reading(data: Path, folder: Path, baseline_src: str | None, result: dict) ->
 
 def finish(args: argparse.Namespace, result: dict) -> None:
     if args.json:
-        args.json.write_text(json.dumps(result, indent=2) + "\n")
+        write_results(args.json, result)
 
 
 def ngram(data: Path, folder: Path, baseline_src: str | None, result: dict) -> None:

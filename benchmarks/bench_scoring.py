@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from provenance import write_results
 
 from tailsplit.core import FieldMap
 from tailsplit.io import load_examples
@@ -112,7 +113,7 @@ def main() -> None:
     }
     print(json.dumps(report, indent=2))
     if args.json:
-        args.json.write_text(json.dumps(report, indent=2) + "\n")
+        write_results(args.json, report)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import json
 import os
 import subprocess
 import sys
@@ -28,6 +27,7 @@ import time
 from pathlib import Path
 
 from bench_scoring import DEFAULT_DATA, reference_scores
+from provenance import write_results
 
 from tailsplit.core import FieldMap
 from tailsplit.io import load_examples
@@ -83,7 +83,7 @@ def main() -> None:
         f"{args.n} pairs, {sum(len(e.ids) for e in encoded):,} tokens: whole-process ratio {min(ratios):.2f}–{max(ratios):.2f}×"
     )
     if args.json:
-        args.json.write_text(json.dumps({"n": args.n, "dtype": args.dtype, "rounds": rounds}, indent=2) + "\n")
+        write_results(args.json, {"n": args.n, "dtype": args.dtype, "rounds": rounds})
 
 
 if __name__ == "__main__":

@@ -58,6 +58,9 @@ def test_the_site_builds_strictly(site: Path) -> None:
     assert "--batch-tokens" in cli and "1024 on a CPU, 32768 on a GPU" in cli
     python = (site / "reference" / "python" / "index.html").read_text(encoding="utf-8")
     assert "tailsplit.run" in python and "RunConfig" in python
+    performance = (site / "performance" / "index.html").read_text(encoding="utf-8")
+    for results in (ROOT / "benchmarks" / "results").glob("*.*"):
+        assert f"<code>{results.name}</code>" in performance, results.name
 
 
 @pytest.mark.long
