@@ -65,6 +65,34 @@ def test_the_readme_has_python_and_shell_examples() -> None:
 def test_every_python_block_runs_as_written(tmp_path: Path, model_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("torch")
     pytest.importorskip("sklearn")
+    _sample_folder(tmp_path, model_cache, monkeypatch)
+    namespace: dict[str, object] = {"__name__": "readme"}
+    for i, block in enumerate(blocks("python")):
+        exec(compile(block, f"python block {i + 1}", "exec"), namespace)  # noqa: S102 - the docs' own code
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "examples"]  # the examples write nothing
+
+
+@pytest.mark.slow
+def test_the_readmes_command_line_example_runs_as_written(
+    tmp_path: Path, model_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every ``tailsplit`` command of the README, in order, on the bundled sample (its first
+    ``TAILSPLIT_README_ROWS`` rows), scored with the bundled model."""
+    from typer.testing import CliRunner
+
+    from tailsplit.cli import app
+
+    pytest.importorskip("torch")
+    _sample_folder(tmp_path, model_cache, monkeypatch)
+    runner = CliRunner()
+    for command in [c for b in blocks("bash", [README]) for c in commands(b)]:
+        result = runner.invoke(app, command)
+        assert result.exit_code == 0, f"tailsplit {' '.join(command)}: {result.output[-2000:]}"
+
+
+def _sample_folder(tmp_path: Path, model_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A working folder holding the bundled sample's first rows under its own name, and a
+    cache with the converted bundled model."""
     rows = int(os.environ.get("TAILSPLIT_README_ROWS", "150"))
     data = tmp_path / "examples" / "data" / SAMPLE.name
     data.parent.mkdir(parents=True)
@@ -74,10 +102,6 @@ def test_every_python_block_runs_as_written(tmp_path: Path, model_cache: Path, m
     shutil.copytree(model_cache / "models", cache / "models", copy_function=os.link)
     monkeypatch.setenv("TAILSPLIT_CACHE_DIR", str(cache))
     monkeypatch.chdir(tmp_path)
-    namespace: dict[str, object] = {"__name__": "readme"}
-    for i, block in enumerate(blocks("python")):
-        exec(compile(block, f"python block {i + 1}", "exec"), namespace)  # noqa: S102 - the docs' own code
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "examples"]  # the examples write nothing
 
 
 @pytest.mark.parametrize("command", [c for b in blocks("bash") for c in commands(b)], ids=lambda c: " ".join(c)[:60])
