@@ -109,7 +109,7 @@ def option_parameters(classes: Iterable[type], leave_out: Iterable[str] = ()) ->
         for f in declared_fields(cls):
             if f.name not in left_out:
                 params.append(option_parameter(f, hints[f.name], getattr(cls, "PANEL", None)))
-    return sorted(params, key=lambda p: not _is_argument(p))
+    return params
 
 
 def _is_argument(param: inspect.Parameter) -> bool:

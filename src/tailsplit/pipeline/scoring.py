@@ -52,7 +52,8 @@ def template_for(config: ScoringConfig) -> PromptTemplate:
 @dataclass(frozen=True)
 class ScoringPlan:
     """What scores a run, built once (no model loads until the first batch): the template,
-    the prompted scorer (``None`` for n-gram and k-fold scoring) and the engine."""
+    the backend's scorer (prompted scoring's, or the base model of k-fold fine-tuning;
+    ``None`` for n-gram scoring) and the engine."""
 
     template: PromptTemplate
     scorer: Any
@@ -72,7 +73,7 @@ def score_dataset(
     plan = plan_scoring(dataset, config) if plan is None else plan
     template, scorer, engine = plan.template, plan.scorer, plan.engine
     if config.method != "prompted":
-        return cross_score_dataset(dataset, template, config, progress)
+        return cross_score_dataset(dataset, template, config, progress, base=scorer)
     cache = ScoreCache(config.cache_dir or default_cache_dir()) if config.use_cache else None
     try:
         scores, report = score_examples(dataset, template, scorer, cache, progress=progress, engine=engine)
@@ -126,10 +127,8 @@ def plan_scoring(dataset: Dataset, config: ScoringConfig) -> ScoringPlan:
         check_cache_folder(config.cache_dir, markers=None, inputs=dataset.input_paths, option="--cache-dir")
     engine = scoring_engine(config)
     scorer = None
-    if config.method == "prompted":  # the constructor checks its options; the model loads later
+    if config.method != "ngram":  # the constructor checks its options; the model loads later
         scorer = SCORERS.create(config.backend, **config.scorer_params(SCORERS.get(config.backend)))
-    elif config.method == "kfold":
-        SCORERS.create(config.backend, **config.scorer_params(SCORERS.get(config.backend)))  # options only
     return ScoringPlan(template, scorer, engine)
 
 

@@ -152,11 +152,14 @@ def cross_score_dataset(
     template: PromptTemplate,
     config: ScoringConfig,
     progress: bool = False,
+    *,
+    base: Any = None,
 ) -> tuple[ScoreTable, dict[str, Any], dict[str, Any]]:
     """Cross-fitted scores of a dataset under a :class:`~tailsplit.config.ScoringConfig`
     (``method`` "ngram" or "kfold"): every example scored by a model fitted on the other
     folds. Returns (scores, run report, score-file metadata); a k-fold run also reports its
-    recipe and the Pearson r of its scores with the prompted ones."""
+    recipe and the Pearson r of its scores with the prompted ones. ``base``: the scorer k-fold
+    fine-tunes, when built already (else built from ``config``)."""
     started = time.perf_counter()
     requests = build_requests(dataset, template)
     keys = fold_units([r.query for r in requests], dataset.groups, match=config.fold_match)
@@ -167,8 +170,10 @@ def cross_score_dataset(
             scorer: Any = NgramFoldScorer(order=config.ngram_order)
             total, counts, folds, reports = cross_score(requests, keys, scorer, k=config.folds, seed=config.fold_seed)
         else:
+            if base is None:
+                base = SCORERS.create(config.backend, **config.scorer_params(SCORERS.get(config.backend)))
             scorer, (total, counts, folds, reports), extra = _kfold_scores(
-                dataset, template, config, keys, cache, progress
+                dataset, template, config, (requests, keys), base, cache, progress
             )
     finally:
         if cache is not None:
@@ -198,14 +203,15 @@ def _kfold_scores(
     dataset: Dataset,
     template: PromptTemplate,
     config: ScoringConfig,
-    keys: list[str],
+    units: tuple[list[ScoreRequest], list[str]],
+    base: Any,
     cache: ScoreCache | None,
     progress: bool,
 ) -> tuple[Any, tuple[np.ndarray, np.ndarray, np.ndarray, list[Any]], dict[str, Any]]:
-    """k-fold fine-tuned scores (the scorer, ``cross_score``'s result) and what the run
-    reports beyond them: the recipe and the Pearson r with the prompted scores."""
-    requests = build_requests(dataset, template)
-    base = SCORERS.create(config.backend, **config.scorer_params(SCORERS.get(config.backend)))
+    """k-fold fine-tuned scores of the requests, folded by their keys (the scorer,
+    ``cross_score``'s result), and what the run reports beyond them: the recipe and the
+    Pearson r with ``base``'s prompted scores."""
+    requests, keys = units
     finetune = finetune_recipe(config)
     with ProgressBar(progress, config.folds * finetune.max_steps, "fine-tuning", "steps") as advance:
         scorer = LMFoldScorer(base, finetune, cache, progress=lambda fold, step, total: advance(1))
