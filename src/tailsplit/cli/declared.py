@@ -81,9 +81,8 @@ def option_parameter(f: dataclasses.Field[Any], hint: Any, panel: str | None) ->
     if declared.argument:
         info: Any = typer.Argument(help=help, metavar=metavar, show_default=False)
     else:
-        names = [declared.flag or flag_of(f.name)] + ([declared.short] if declared.short else [])
         info = typer.Option(
-            *names,
+            declared.flag or flag_of(f.name),
             help=help,
             rich_help_panel=declared.panel or panel,
             metavar=metavar,

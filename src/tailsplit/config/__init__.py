@@ -37,7 +37,7 @@ from tailsplit.config.commands import (
     OverlapConfig,
     SimilarityConfig,
 )
-from tailsplit.config.declare import Bounds, Checked, Option, check_values, declared_option, flag_of, option
+from tailsplit.config.declare import Option, check_values, declared_option, flag_of, option
 from tailsplit.config.recipes import load_command_config, load_config
 from tailsplit.config.run import (
     CONFIG_SECTIONS,
@@ -49,7 +49,6 @@ from tailsplit.config.run import (
     SplitConfig,
     describe_table,
 )
-from tailsplit.config.values import value_has_type
 from tailsplit.errors import declare_switches
 
 COMMAND_CONFIGS: tuple[type, ...] = (
@@ -71,10 +70,8 @@ declare_switches(f.name for cls in COMMAND_CONFIGS for f in dataclasses.fields(c
 
 __all__ = [
     "AnalyzeConfig",
-    "Bounds",
     "CONFIG_SECTIONS",
     "COMMAND_CONFIGS",
-    "Checked",
     "CorrelateConfig",
     "DataConfig",
     "EvaluateConfig",
@@ -96,5 +93,4 @@ __all__ = [
     "load_command_config",
     "load_config",
     "option",
-    "value_has_type",
 ]

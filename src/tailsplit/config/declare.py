@@ -52,7 +52,6 @@ class Option:
 
     help: str
     flag: str | None = None
-    short: str | None = None
     panel: str | None = None
     metavar: str | None = None
     choices: tuple[str, ...] | None = None
