@@ -1,6 +1,6 @@
 """Likelihood split against adversarial filtering (AFLite) and random splits, on real SNLI pairs.
 
-Usage: python benchmarks/aflite_snli.py [--data examples/data/snli_dev_3000.jsonl.gz] [--out bench-out/aflite]
+Usage: python benchmarks/aflite_snli.py [--data examples/data/snli_dev_3000.jsonl.gz] [--out bench-out/aflite] [--json FILE]
 
 Splits the data five ways, each label-balanced with 10% + 10% held out: the likelihood split
 of the demo (bundled SmolLM2, SNLI prompt), AFLite (bundled MiniLM embeddings, the paper's
@@ -19,6 +19,9 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from provenance import write_results  # noqa: E402
+
 SPLITS = {
     "likelihood": ["--template", "snli"],
     "aflite": ["--splitter", "aflite"],
@@ -36,6 +39,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=Path("examples/data/snli_dev_3000.jsonl.gz"))
     parser.add_argument("--out", type=Path, default=Path("bench-out/aflite"))
+    parser.add_argument("--json", type=Path, help="write the table, conclusions and timings to this results file")
     args = parser.parse_args()
     common = ["--text", "hypothesis", "--context", "premise", "--label", "label", "--balance-labels",
               "--dev-size", "0.1", "--test-size", "0.1", "--no-analyze", "--overwrite"]  # fmt: skip
@@ -61,6 +65,18 @@ def main() -> None:
     for found in report["conclusions"]:
         print(f"- {found['baseline']}: {found['question']} — {found['outcome']} ({found['evidence']})")
     print("seconds:", {k: round(v, 1) for k, v in seconds.items()})
+    if args.json:
+        write_results(args.json, evaluation_results(report, seconds))
+
+
+def evaluation_results(report: dict, seconds: dict[str, float]) -> dict:
+    """What the docs show of an evaluation: its table, fairness rows, conclusions, and timings."""
+    return {
+        "table": report["table"],
+        "fairness": report.get("fairness"),
+        "conclusions": report["conclusions"],
+        "seconds": {k: round(v, 1) for k, v in seconds.items()},
+    }
 
 
 if __name__ == "__main__":

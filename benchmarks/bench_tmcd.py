@@ -12,7 +12,7 @@ published description (Shaw et al. 2021, after Keysers et al. 2020):
 
 Run (about a minute at the default 40 iterations):
 
-    python benchmarks/bench_tmcd.py --data ../shared/data/spider --iterations 40
+    python benchmarks/bench_tmcd.py --data ../shared/data/spider --iterations 40 [--json FILE]
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -30,6 +31,9 @@ from tailsplit.constraints import enforce_atom_constraint
 from tailsplit.programs import COMPOUND_ALPHA, ProgramFeatures, extract_program_features
 from tailsplit.programs.sql import SqlExtractor
 from tailsplit.splits.tmcd import CompoundDivergenceSearch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from provenance import write_results  # noqa: E402
 
 
 def load_features(folder: Path) -> ProgramFeatures:
@@ -120,14 +124,16 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=40)
     parser.add_argument("--eval-size", type=int, default=2068)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", type=Path, help="write the measurements to this results file")
     args = parser.parse_args()
 
     features = load_features(args.data)
     start = start_split(features, args.eval_size, args.seed)
     search = CompoundDivergenceSearch(features.compounds, features.atoms, start)
+    start_divergence = search.divergence()
     print(
         f"{len(features)} programs, {features.compounds.n_items} distinct compounds; "
-        f"start divergence {search.divergence():.4f}"
+        f"start divergence {start_divergence:.4f}"
     )
 
     clock = time.perf_counter()
@@ -157,6 +163,25 @@ def main() -> None:
         f"divergence at equal swaps: {ours_div:.4f} vs {ref_div:.4f}"
     )
     print(f"tailsplit to convergence: {full_done} swaps in {full_s:.2f} s, compound divergence {full.divergence():.4f}")
+    if args.json:
+        write_results(
+            args.json,
+            {
+                "programs": len(features),
+                "eval_size": args.eval_size,
+                "iterations": args.iterations,
+                "start_divergence": round(float(start_divergence), 4),
+                "reference": {"swaps": ref_done, "seconds": round(ref_s, 3),
+                              "ms_per_swap": round(ref_s / max(ref_done, 1) * 1000, 2),
+                              "compound_divergence": round(float(ref_div), 4)},
+                "tailsplit": {"swaps": ours_done, "seconds": round(ours_s, 3),
+                              "ms_per_swap": round(ours_s / max(ours_done, 1) * 1000, 2),
+                              "compound_divergence": round(float(ours_div), 4)},
+                "speedup_per_swap": round((ref_s / max(ref_done, 1)) / (ours_s / max(ours_done, 1)), 2),
+                "to_convergence": {"swaps": full_done, "seconds": round(full_s, 2),
+                                   "compound_divergence": round(float(full.divergence()), 4)},
+            },
+        )  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ to the LM that made it, as adversarial filtering is to its model?
 
 Usage: python benchmarks/fairness_snli.py [--data-dir ../shared/data/snli] [--out bench-out/fairness]
            [--baseline encoder --baseline embed] [--zero-shot] [--max-steps 400] [--max-train N] [--device auto]
+           [--json FILE]
 
 CPU (the table in the docs' Results page): --baseline encoder --baseline embed --zero-shot --max-steps 400.
 GPU (the scoring LM fine-tuned, as the paper): --baseline encoder --baseline lm --max-steps 2000 --device cuda.
@@ -24,7 +25,8 @@ import argparse
 import json
 from pathlib import Path
 
-from aflite_snli import tailsplit  # one subprocess call of the CLI, timed
+from aflite_snli import evaluation_results, tailsplit  # tailsplit: one subprocess call of the CLI, timed
+from provenance import write_results
 
 SPLITS = {
     "likelihood": [],
@@ -45,6 +47,7 @@ def main() -> None:
     parser.add_argument("--device", default="auto")
     parser.add_argument("--splits-only", action="store_true", help="score and split, do not evaluate")
     parser.add_argument("--fresh", action="store_true", help="split again even where a split folder exists")
+    parser.add_argument("--json", type=Path, help="write the table, fairness rows, conclusions and timings here")
     args = parser.parse_args()
     data = [str(args.data_dir / "dev.jsonl.gz"), str(args.data_dir / "test.jsonl.gz")]
     fields = ["--text", "hypothesis", "--context", "premise", "--label", "label"]
@@ -78,6 +81,8 @@ def main() -> None:
     if report["fairness"] is None:
         print("no fairness table: it needs the scoring LM's model (lm or --zero-shot) and another model")
     print("seconds:", {k: round(v, 1) for k, v in seconds.items()})
+    if args.json:
+        write_results(args.json, evaluation_results(report, seconds))
 
 
 if __name__ == "__main__":

@@ -6,15 +6,17 @@ length control (10 quantile buckets), and — given ``--kfold-scores`` (the scor
 a ``--method kfold`` run) — the fine-tuned likelihood split. Metrics are test against train.
 Prompted scores come from the score cache (or are computed: about 10 minutes on 2 CPU cores).
 
-    python benchmarks/spider_splits.py --data ../shared/data/spider [--kfold-scores spider-kfold/scores.parquet] [--count occurrences] [--out spider-splits]
+    python benchmarks/spider_splits.py --data ../shared/data/spider [--kfold-scores spider-kfold/scores.parquet] [--count occurrences] [--out spider-splits] [--json benchmarks/results/spider_splits.json]
 
-With ``--out``, each split's ids per part are written to ``OUT/<split>.json``.
+With ``--out``, each split's ids per part are written to ``OUT/<split>.json``; with ``--json``,
+every row of the table (and the data's hardness mix) to a results file.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -37,6 +39,9 @@ from tailsplit.splits import (
     TmcdSplitter,
 )
 from tailsplit.words import word_lengths
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from provenance import write_results  # noqa: E402
 
 SIZES = {"dev_size": 1034, "test_size": 1034}
 PUBLISHED = {  # Godbole & Jia (2023), Spider: atom / compound divergence, novel-compound share
@@ -84,6 +89,7 @@ def main() -> None:
         default="examples",
         help="how atoms and compounds count in TMCD and the divergences",
     )
+    parser.add_argument("--json", type=Path, help="write the rows to this results file")
     args = parser.parse_args()
 
     config = RunConfig()
@@ -118,6 +124,40 @@ def main() -> None:
                 args.out / f"{name.replace(' ', '_').replace('(', '').replace(')', '')}.json", json.dumps(ids).encode()
             )
     print_table(rows)
+    if args.json:
+        write_results(args.json, results(rows, programs, args.count))
+
+
+def results(rows: list[tuple[str, list[int], int, Any, float]], programs: Any, count: str) -> dict[str, Any]:
+    """The table's rows as a results file: sizes, metrics and test hardness mix per split."""
+    levels = list(programs.hardness_levels)
+    data_mix = {level: round(float(np.mean([h == level for h in programs.hardness])), 4) for level in levels}
+    splits = {}
+    for name, sizes, unseen, test, seconds in rows:
+        splits[name] = {
+            "sizes": dict(zip(("train", "dev", "test"), sizes, strict=True)),
+            "unseen_atoms": unseen,
+            "atom_divergence": round(float(test.atom_divergence), 4),
+            "compound_divergence": round(float(test.compound_divergence), 4),
+            "novel_compound_share": round(float(test.novel_compound_share), 4),
+            "test_hardness_share": {level: round(v / test.size, 4) for level, v in test.hardness.items()},
+            "seconds": round(seconds, 2),
+        }
+    randoms = [v for k, v in splits.items() if k.startswith("random")]
+    summary = {
+        key: {"mean": round(float(np.mean([r[key] for r in randoms])), 4),
+              "std": round(float(np.std([r[key] for r in randoms])), 4)}
+        for key in ("atom_divergence", "compound_divergence", "novel_compound_share")
+    }  # fmt: skip
+    summary["test_hardness_share"] = {
+        level: {"min": min(r["test_hardness_share"][level] for r in randoms),
+                "max": max(r["test_hardness_share"][level] for r in randoms)}
+        for level in levels
+    }  # fmt: skip
+    published = {name: dict(zip(("atom_divergence", "compound_divergence", "novel_compounds"), values, strict=True))
+                 for name, values in PUBLISHED.items()}  # fmt: skip
+    return {"count": count, "examples": len(programs.hardness), "data_hardness_share": data_mix,
+            "splits": splits, "random": summary, "published": published}  # fmt: skip
 
 
 def print_table(rows: list[tuple[str, list[int], int, Any, float]]) -> None:
