@@ -7,7 +7,8 @@ Makes (or reuses) the label-balanced 10% + 10% splits of ``fairness_snli.py --sp
 likelihood, likelihood with 10 length buckets, reverse and random (seed 0; seeds 1 and 2 too).
 It then analyses the likelihood, length-controlled, reverse and seed-0 random splits against
 500 random splits each (label counts kept), once on the hypotheses and once on premise +
-hypothesis (``--analysis-text pair``), the likelihood split compared with the other two.
+hypothesis (``--analysis-text pair``), the likelihood split compared with the other two, and
+with annotator agreement (``--agreement-field annotator_labels``: SNLI dev's five labels).
 The results file holds each split's parts (size, mean words, mean log-likelihoods, label
 counts) and each analysis's statistics against the null distribution as ``analyze`` wrote
 them (observed value, null mean and spread, z, percentile, Holm-adjusted p).
@@ -37,7 +38,10 @@ def split_parts(folder: Path) -> list[dict[str, Any]]:
 
 def analysis(folder: Path, text: str, compare: list[Path]) -> dict[str, Any]:
     """``tailsplit analyze`` on ``folder`` reading ``text``; what the results file keeps of it."""
-    seconds = tailsplit("analyze", str(folder), "--analysis-text", text, *(f"--compare={c}" for c in compare))
+    seconds = tailsplit(
+        "analyze", str(folder), "--analysis-text", text, "--agreement-field", "annotator_labels",
+        *(f"--compare={c}" for c in compare),
+    )  # fmt: skip
     report = json.loads((folder / "analysis.json").read_text(encoding="utf-8"))
     return {
         "seconds": round(seconds, 1),
@@ -46,6 +50,8 @@ def analysis(folder: Path, text: str, compare: list[Path]) -> dict[str, Any]:
         "parts": report["parts"],
         "against_null": {row["name"]: row for row in report["against_null"]},
         "compared_with": report["compared_with"],
+        "agreement": report.get("agreement"),
+        "leakage": report["leakage"],
     }
 
 

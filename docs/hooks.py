@@ -3,18 +3,36 @@
 - The command-line reference, from the declarations the CLI itself is built from (each
   command's options come from its config fields): the same as ``tailsplit COMMAND -h``.
 - The list of benchmark results files, each with the command, date and commit that wrote it
-  (as the file records them)."""
+  (as the file records them).
+- Every number on the Performance and Results pages: the pages hold ``{{ FILE:PATH | FORMAT }}``
+  fields that read a value from ``benchmarks/results/FILE.json`` (or ``.csv``) at build time, and
+  ``{{ source:FILE }}`` for the line that says which command wrote the file and when. A field
+  that names a missing file, key or row fails the build.
+
+A PATH is dotted keys; a key may be followed by ``[3]`` (an index), ``[*]`` (every element: the
+field then shows the range, lowest to highest) or ``[key=value,...]`` (the one element whose
+fields have these values). FORMAT is a Python format specification (``.2f``, ``,.0f``,
+``+.1f``), optionally after ``pct:`` (the value times 100, for shares shown in per cent
+without a sign) or ``abs:``; ``len`` shows how many elements a list has."""
 
 from __future__ import annotations
 
 import csv
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 MARKER = "<!-- command-line reference -->"
 RESULTS_MARKER = "<!-- benchmark results -->"
 RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
+FIELD = re.compile(r"\{\{\s*([^{}|]+?)\s*(?:\|\s*([^{}]*?)\s*)?\}\}")
+STEPS = re.compile(r"(?:[^.\[\]]+|\[[^\]]*\])+")  # dot-separated steps; a dot inside [...] is kept
+STEP = re.compile(r"([^.\[\]]*)((?:\[[^\]]*\])*)")
+
+
+class ResultsFieldError(ValueError):
+    """A field of a page that does not resolve to a value in a results file."""
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
@@ -24,7 +42,101 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
         markdown = markdown.replace(MARKER, cli_reference_markdown())
     if RESULTS_MARKER in markdown:
         markdown = markdown.replace(RESULTS_MARKER, results_table())
-    return markdown
+    return fill_results_fields(markdown, RESULTS, where=getattr(getattr(page, "file", None), "src_path", "page"))
+
+
+def fill_results_fields(markdown: str, folder: Path, where: str = "page") -> str:
+    """``markdown`` with every ``{{ FILE:PATH | FORMAT }}`` field replaced by its value."""
+    cache: dict[str, Any] = {}
+
+    def fill(match: re.Match[str]) -> str:
+        target, spec = match.group(1), match.group(2) or ""
+        try:
+            name, _, path = target.partition(":")
+            name = name.strip()
+            if name == "source":
+                return source_line(path.strip(), folder, cache)
+            if not path:
+                raise ResultsFieldError("a field reads FILE:PATH")
+            return render_value(lookup(load_results(name, folder, cache), path.strip()), spec)
+        except (ResultsFieldError, KeyError, IndexError, TypeError, ValueError) as error:
+            raise ResultsFieldError(f"{where}: {{{{ {target} }}}}: {error}") from None
+
+    return FIELD.sub(fill, markdown)
+
+
+def load_results(name: str, folder: Path, cache: dict[str, Any]) -> Any:
+    """The parsed results file ``name`` (JSON, or a CSV as a list of rows)."""
+    if name not in cache:
+        json_file, csv_file = folder / f"{name}.json", folder / f"{name}.csv"
+        if json_file.is_file():
+            cache[name] = json.loads(json_file.read_text(encoding="utf-8"))
+        elif csv_file.is_file():
+            with csv_file.open(encoding="utf-8", newline="") as handle:
+                cache[name] = list(csv.DictReader(handle))
+        else:
+            raise ResultsFieldError(f"no results file {name}.json or {name}.csv")
+    return cache[name]
+
+
+def lookup(value: Any, path: str) -> Any:
+    """The value at ``path`` (see the module's docstring for the steps a path may take)."""
+    steps = STEPS.findall(path)
+    if ".".join(steps) != path:
+        raise ResultsFieldError(f"cannot read the path {path!r}")
+    for position, step in enumerate(steps):
+        match = STEP.fullmatch(step)
+        if match is None:
+            raise ResultsFieldError(f"cannot read the step {step!r}")
+        if match.group(1):
+            value = value[match.group(1)]
+        for selector in re.findall(r"\[([^\]]*)\]", match.group(2)):
+            if selector == "*":
+                rest = ".".join(steps[position + 1 :])
+                return [lookup(item, rest) if rest else item for item in value]
+            if "=" in selector:
+                wanted = dict(part.split("=", 1) for part in selector.split(","))
+                found = [item for item in value if all(str(item.get(k)) == v for k, v in wanted.items())]
+                if len(found) != 1:
+                    raise ResultsFieldError(f"{len(found)} rows have {selector}")
+                value = found[0]
+            else:
+                value = value[int(selector)]
+    return value
+
+
+def render_value(value: Any, spec: str) -> str:
+    """``value`` formatted by ``spec``; a list shows its range (lowest–highest), or with ``len``
+    its length."""
+    if spec == "len":
+        return str(len(value))
+    if isinstance(value, list):
+        low, high = render_value(min(value), spec), render_value(max(value), spec)
+        return low if low == high else f"{low}–{high}"
+    if value is None or value == "":
+        raise ResultsFieldError("the value is empty")
+    transform, _, spec = spec.rpartition(":") if spec.startswith(("pct:", "abs:")) else ("", "", spec)
+    if transform or spec:
+        value = float(value) if isinstance(value, str) else value
+    if transform == "pct":
+        value = 100 * value
+    elif transform == "abs":
+        value = abs(value)
+    return format(value, spec)
+
+
+def source_line(name: str, folder: Path, cache: dict[str, Any]) -> str:
+    """Which command wrote results file ``name``, and when (as its provenance records)."""
+    data = load_results(name, folder, cache)
+    made = data.get("provenance") if isinstance(data, dict) else None
+    suffix = ".json" if (folder / f"{name}.json").is_file() else ".csv"
+    if not made:
+        return f"From `benchmarks/results/{name}{suffix}` (its command and date were not recorded)."
+    commit = f", commit {made['commit']}" if made.get("commit") else ""
+    return (
+        f"From `benchmarks/results/{name}{suffix}`, written by `{made['command']}` on {made['date']} "
+        f"(tailsplit {made['tailsplit']}{commit})."
+    )
 
 
 def results_table() -> str:
