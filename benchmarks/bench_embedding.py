@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from provenance import write_results
 
 
 def baseline_embeddings(texts: list[str], batch: int) -> np.ndarray:
@@ -47,6 +48,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=Path("../shared/data"))
     parser.add_argument("--n", type=int, default=3000)
     parser.add_argument("--batch", type=int, default=32)
+    parser.add_argument("--json", type=Path, help="write the rows to this results file")
     args = parser.parse_args()
     with gzip.open(args.data / "snli/test.jsonl.gz", "rt", encoding="utf-8") as f:
         rows = [json.loads(line) for line in f][: args.n]
@@ -81,6 +83,17 @@ def main() -> None:
     for name, seconds in rows_out:
         print(f"| {name} | {seconds:.1f} | {len(texts) / seconds:,.0f} | {base_s / seconds:.1f}× |")
     print(f"\ncosine(tailsplit, baseline) per text: min {cosine.min():.6f}, mean {cosine.mean():.6f}")
+    if args.json:
+        write_results(
+            args.json,
+            {
+                "texts": len(texts),
+                "batch": args.batch,
+                "rows": {name: {"seconds": round(seconds, 2), "texts_per_s": round(len(texts) / seconds, 1),
+                                "speedup": round(base_s / seconds, 2)} for name, seconds in rows_out},
+                "min_cosine": round(float(cosine.min()), 6),
+            },
+        )  # fmt: skip
 
 
 if __name__ == "__main__":

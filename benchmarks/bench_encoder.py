@@ -19,8 +19,10 @@ import argparse
 import gzip
 import json
 import time
+from pathlib import Path
 
 import numpy as np
+from provenance import write_results
 
 
 def read_pairs(path: str, n: int, offset: int = 0) -> tuple[list[list[str]], list[str]]:
@@ -118,6 +120,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--test", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", type=Path, help="write the rates and ratios to this results file")
     args = parser.parse_args()
     from transformers.utils import logging as hf_logging
 
@@ -136,6 +139,20 @@ def main() -> None:
     for name, (train_rate, infer_rate, accuracy) in (("plain HF Trainer", plain), ("tailsplit recipe", ours)):
         print(f"{name:<22}{train_rate:>12.1f}{infer_rate:>12.1f}{100 * accuracy:>9.1f}%")
     print(f"ratio (tailsplit / Trainer): training {ours[0] / plain[0]:.2f}×, inference {ours[1] / plain[1]:.2f}×")
+    if args.json:
+        loops = {"trainer": plain, "tailsplit": ours}
+        write_results(
+            args.json,
+            {
+                "steps": args.steps,
+                "batch": 32,
+                "test": len(test[0]),
+                **{name: {"train_per_s": round(r[0], 1), "infer_per_s": round(r[1], 1), "test_accuracy": round(r[2], 4)}
+                   for name, r in loops.items()},
+                "train_speedup": round(ours[0] / plain[0], 2),
+                "infer_speedup": round(ours[1] / plain[1], 2),
+            },
+        )  # fmt: skip
 
 
 if __name__ == "__main__":

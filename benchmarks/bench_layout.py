@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
 import numpy as np
 import torch
 from bench_gpu import DEFAULT_DATA, synthetic_requests
+from provenance import write_results
 
 from tailsplit.scoring.hf import HFScorer
 from tailsplit.scoring.layout import packed_attention_mask, packed_layout, padded_layout
@@ -113,6 +115,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pairs", type=int, default=30000)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--json", type=Path, help="write the measurements to this results file")
     args = parser.parse_args()
     torch.set_num_threads(1)
     scorer = HFScorer(device="cpu", batch_tokens=32768, max_batch_size=8192)
@@ -148,6 +151,22 @@ def main() -> None:
         f"identical arrays; host→device bytes for packed masks {mask_bytes / 2**20:.0f} MiB "
         f"→ owner {owner_bytes / 2**20:.0f} MiB"
     )
+    if args.json:
+        write_results(
+            args.json,
+            {
+                "pairs": args.pairs,
+                "batches": n,
+                "tokens": tokens,
+                "row_by_row_ms_per_batch": round(1000 * min(base) / n, 2),
+                "layout_ms_per_batch": round(1000 * min(host) / n, 2),
+                "layout_speedup": round(min(base) / min(host), 2),
+                "with_masks_on_cpu_ms_per_batch": round(1000 * (min(host) + min(mask)) / n, 2),
+                "with_masks_on_cpu_speedup": round(min(base) / (min(host) + min(mask)), 2),
+                "mask_mib_to_device": round(mask_bytes / 2**20, 1),
+                "owner_mib_to_device": round(owner_bytes / 2**20, 1),
+            },
+        )
 
 
 if __name__ == "__main__":

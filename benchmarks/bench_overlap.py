@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from provenance import write_results
 
 from tailsplit.overlap.audit import audit_all
 from tailsplit.overlap.corpus import iter_corpus
@@ -82,6 +83,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=1000)
     parser.add_argument("--whoosh-n", type=int, default=100_000)
     parser.add_argument("--shards", type=int, default=0, help="also index in this many shards (local and Ray)")
+    parser.add_argument("--json", type=Path, help="write the rows to this results file")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench-overlap-"))
     try:
@@ -147,9 +149,22 @@ def run(args: argparse.Namespace, work: Path) -> None:
     print("|---|---:|---:|---:|---:|---:|")
     for name, n, build, qps, mem in rows:
         print(f"| {name} | {n:,} | {build:.1f} | {n / build:,.0f} | {qps:,.0f} | {mem:,.0f} |")
-    print(
-        f"\ntailsplit index on disk: {sum(p.stat().st_size for p in (work / 'tailsplit-index').rglob('*') if p.is_file()) / 2**20:.0f} MiB"
-    )
+    disk = sum(p.stat().st_size for p in (work / "tailsplit-index").rglob("*") if p.is_file()) / 2**20
+    print(f"\ntailsplit index on disk: {disk:.0f} MiB")
+    if args.json:
+        write_results(
+            args.json,
+            {
+                "entries": args.n,
+                "queries": len(queries),
+                "index_on_disk_mib": round(disk),
+                "rows": [
+                    {"tool": name, "entries": n, "build_s": round(build, 1), "entries_per_s": round(n / build),
+                     "queries_per_s": round(qps), "peak_rss_mib": round(mem)}
+                    for name, n, build, qps, mem in rows
+                ],
+            },
+        )  # fmt: skip
 
 
 def sharded_rows(

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from provenance import write_results
 
 from tailsplit.core import FieldMap
 from tailsplit.io import load_examples
@@ -35,6 +36,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=600)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--shard-tokens", type=int, default=4000)
+    parser.add_argument("--json", type=Path, help="write the measurements to this results file")
     args = parser.parse_args()
     dataset = load_examples(DATA, FieldMap(text="hypothesis", context="premise", label="label"))
     requests = build_requests(dataset.subset(range(min(args.n, len(dataset)))), BUILTIN_TEMPLATES["snli"])
@@ -50,21 +52,19 @@ def main() -> None:
         started = time.perf_counter()
         ray_scores = score_requests(requests, scorer, None, engine=engine)[0]
         ray_s = time.perf_counter() - started
-    print(
-        json.dumps(
-            {
-                "pairs": len(requests),
-                "cpus": os.cpu_count(),
-                "workers": args.workers,
-                "shards": engine.last_run["shards"],
-                "single_process_s": round(local_s, 1),
-                "ray_s": round(ray_s, 1),
-                "ray_vs_single_process": round(local_s / ray_s, 2),
-                "max_abs_diff_nats": float(np.max(np.abs(ray_scores - local))),
-            },
-            indent=2,
-        )
-    )
+    result = {
+        "pairs": len(requests),
+        "cpus": os.cpu_count(),
+        "workers": args.workers,
+        "shards": engine.last_run["shards"],
+        "single_process_s": round(local_s, 1),
+        "ray_s": round(ray_s, 1),
+        "ray_vs_single_process": round(local_s / ray_s, 2),
+        "max_abs_diff_nats": float(np.max(np.abs(ray_scores - local))),
+    }
+    print(json.dumps(result, indent=2))
+    if args.json:
+        write_results(args.json, result)
 
 
 if __name__ == "__main__":

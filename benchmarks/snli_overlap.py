@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 from bench_overlap import real_sentences, write_corpus
+from provenance import write_results
 
 from tailsplit import pipeline
 from tailsplit.config import OverlapConfig
@@ -56,6 +57,7 @@ def main() -> None:
     parser.add_argument("--shards", type=int, default=1)
     parser.add_argument("--engine", default="local")
     parser.add_argument("--out", type=Path, default=Path("snli-overlap"))
+    parser.add_argument("--json", type=Path, help="write the audit's summary to this results file")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="snli-overlap-"))
     try:
@@ -98,6 +100,20 @@ def main() -> None:
                 f"  {a['subset']:8} n={a['n']:5,}  accuracy {a['accuracy']:.1%}  (95% CI {a['ci_low']:.1%}–{a['ci_high']:.1%})"
             )
         print(f"wrote {args.out}/")
+        if args.json:
+            write_results(
+                args.json,
+                {
+                    "corpus_entries": args.n,
+                    "baseline_test_accuracy": round(correct / len(test), 4),
+                    "threshold": summary["threshold"],
+                    "overlap": summary["overlap"],
+                    "clean": summary["clean"],
+                    "ngram_contaminated": summary["ngram_contaminated"],
+                    "accuracy": summary["accuracy"],
+                    "seconds": summary["seconds"],
+                },
+            )
     finally:
         shutil.rmtree(work)
 
