@@ -15,7 +15,7 @@ does not depend on their values), then times as subprocesses, in one run:
    the baseline version — its near-duplicate shares differ where its MinHash LSH missed pairs);
 5. with ``--ngram``, ``tailsplit score --method ngram`` (3 folds, trigram Kneser–Ney; and on
    the baseline version) — scores compared;
-6. with ``--reference``, a plain pandas script of the same likelihood split (SPEC's recipe
+6. with ``--reference``, a plain pandas script of the same likelihood split (the paper's recipe
    with NLTK's Treebank tokenizer — not the authors' code), and how much of tailsplit's
    evaluation set it shares;
 7. with ``--read``, reading the rows as JSON Lines and as CSV (best of 3; and on the baseline).
@@ -128,7 +128,7 @@ for _ in range(3):
 print(best)
 """
 
-# A plain pandas script of the same split (SPEC's recipe, not the authors' code): NLTK's
+# A plain pandas script of the same split (the paper's recipe, not the authors' code): NLTK's
 # Treebank tokenizer for lengths, 10 quantile buckets, per label and bucket the lowest
 # scores to evaluation, trimmed to the exact size, dev/test at random.
 REFERENCE = """

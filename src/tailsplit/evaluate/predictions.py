@@ -1,5 +1,5 @@
 """Scoring an external model's predictions on each split, by bucket, with the projected
-accuracy of SPEC §1: the random splits' accuracy per bucket (e.g. Spider hardness), re-weighted
+accuracy of the Likelihood Splits paper: the random splits' accuracy per bucket (e.g. Spider hardness), re-weighted
 by a split's own bucket shares — what the split would score if only its bucket mix differed.
 Actual below projected means the split is hard for more reasons than its mix.
 """

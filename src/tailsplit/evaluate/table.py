@@ -1,5 +1,5 @@
 """The paper's table: each split's test score, and its difference and relative error increase
-against the mean of the random splits (SPEC §1).
+against the mean of the random splits (as in the Likelihood Splits paper).
 
 Relative error increase = (error − random error) / random error, with error = 1 − score.
 

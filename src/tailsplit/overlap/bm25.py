@@ -2,7 +2,7 @@
 
 bm25s takes document frequencies and the average length from the documents it indexes; a
 corpus indexed in shards needs them from the whole corpus, or scores from two shards would
-not compare. So tailsplit computes the weight matrix itself, vectorised — SPEC §3's formula
+not compare. So tailsplit computes the weight matrix itself, vectorised — the Okapi BM25 formula
 with bm25s's default (Lucene) IDF:
 
     idf(t) = ln(1 + (N − df(t) + 0.5) / (df(t) + 0.5))

@@ -1,7 +1,7 @@
 """Structured queries: required phrases (a hard filter) and optional content words (scored).
 
 A corpus entry passes when the required phrases occur in the given order, each starting at
-most ``window`` tokens after the previous one ends (SPEC §3: the two Winograd predicates
+most ``window`` tokens after the previous one ends (the overlap method's two Winograd predicates
 within 10 tokens). Only passing entries are scored, with BM25 over all query words.
 
 Extractors turn a test record into a query; register a task-specific one with

@@ -1,4 +1,4 @@
-"""``tailsplit similarity``, ``ood-rank`` and ``correlate``: dataset shift (SPEC §2)."""
+"""``tailsplit similarity``, ``ood-rank`` and ``correlate``: dataset shift (BOSS)."""
 
 from __future__ import annotations
 

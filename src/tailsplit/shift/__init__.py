@@ -1,2 +1,2 @@
-"""Dataset shift (BOSS, SPEC §2): embedding similarity between datasets, OOD candidate
+"""Dataset shift (BOSS, Yuan et al. 2023): embedding similarity between datasets, OOD candidate
 ranking, and the shape of the ID–OOD accuracy relation."""

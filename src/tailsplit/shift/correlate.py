@@ -1,4 +1,4 @@
-"""The shape of the ID–OOD accuracy relation (BOSS, SPEC §2).
+"""The shape of the ID–OOD accuracy relation (BOSS, Yuan et al. 2023).
 
 Three shapes of OOD accuracy ``y`` against ID accuracy ``x`` are fitted:
 

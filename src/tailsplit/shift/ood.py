@@ -1,4 +1,4 @@
-"""Choosing OOD test sets for an ID dataset by BOSS's criteria (SPEC §2), with reasons.
+"""Choosing OOD test sets for an ID dataset by BOSS's criteria (Yuan et al. 2023), with reasons.
 
 A candidate is kept when it is (1) not too similar to the ID data (centroid similarity below
 ``max_similarity``, when given), (2) challenging (ID accuracy minus its accuracy at least

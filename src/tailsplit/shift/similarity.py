@@ -1,6 +1,6 @@
 """How far apart datasets are: centroid cosine (BOSS) and a kernel two-sample distance.
 
-* **Centroid similarity** (SPEC §2): cosine of the mean embeddings, ×100. It sees only means:
+* **Centroid similarity** (BOSS): cosine of the mean embeddings, ×100. It sees only means:
   two datasets with the same centre but different spread score 100.
 * **MMD** (maximum mean discrepancy, Gretton et al. 2012) with a Gaussian kernel: the
   unbiased MMD² between two samples, with one bandwidth for the whole matrix (the median
