@@ -31,6 +31,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=Path("../shared/data"))
     parser.add_argument("--out", type=Path, default=Path("bench-out/shift-matrix"))
+    parser.add_argument(
+        "--splits",
+        type=Path,
+        default=Path("bench-out/fairness"),
+        help="folder of fairness_snli.py's splits: also compare the parts of likelihood and random-0",
+    )
     parser.add_argument("--json", type=Path, help="write the matrix to this results file")
     args = parser.parse_args()
     clock = time.perf_counter()
@@ -43,8 +49,15 @@ def main() -> None:
     )
     report = json.loads((args.out / "similarity.json").read_text(encoding="utf-8"))
     print(json.dumps({k: v for k, v in report.items() if k != "pairs"}, indent=1)[:2000])
+    result = {**report, "seconds": round(seconds or time.perf_counter() - clock, 1)}
+    if (args.splits / "likelihood").is_dir():
+        parts = args.out.with_name(args.out.name + "-splits")
+        tailsplit("similarity", "--split", str(args.splits / "likelihood"), "--split", str(args.splits / "random-0"),
+                  "--overwrite", "--out", str(parts))  # fmt: skip
+        result["splits"] = json.loads((parts / "similarity.json").read_text(encoding="utf-8"))
+        print("splits:", result["splits"]["names"], result["splits"]["centroid_similarity"])
     if args.json:
-        write_results(args.json, {**report, "seconds": round(seconds or time.perf_counter() - clock, 1)})
+        write_results(args.json, result)
 
 
 if __name__ == "__main__":

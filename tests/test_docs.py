@@ -116,7 +116,7 @@ def test_results_fields_read_values_from_results_files(tmp_path: Path) -> None:
             hooks.fill_results_fields(broken, tmp_path)
 
 
-BY_HAND: list[str] = []  # pages with a table no results file holds yet (one entry per table)
+BY_HAND = ["docs/fidelity.md", "docs/guides/likelihood-splits.md"]  # pages with a table no results file holds yet (one entry per table)
 
 
 def test_every_measured_table_cell_comes_from_a_results_file() -> None:
