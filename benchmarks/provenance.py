@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -24,9 +25,14 @@ def with_provenance(result: dict[str, Any]) -> dict[str, Any]:
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         commit = None
-    command = " ".join(["python", str(Path(sys.argv[0]).resolve().relative_to(ROOT)), *sys.argv[1:]])
+    command = " ".join(["python", str(Path(sys.argv[0]).resolve().relative_to(ROOT)), *map(_relative, sys.argv[1:])])
     date = datetime.datetime.now(datetime.UTC).date().isoformat()
     return {**result, "provenance": {"command": command, "date": date, "tailsplit": __version__, "commit": commit}}
+
+
+def _relative(argument: str) -> str:
+    """An absolute path argument as the path from the working folder (no machine paths)."""
+    return os.path.relpath(argument) if os.path.isabs(argument) else argument
 
 
 def write_results(path: Path, result: dict[str, Any]) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.abc
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -37,6 +38,7 @@ if os.environ.get("TAILSPLIT_TEST_WITHOUT_TORCH"):
     os.environ["USE_TORCH"] = "0"  # datasets would otherwise probe for torch on import
 
 FIXTURES = Path(__file__).parent / "fixtures"
+ROOT_DIR = Path(__file__).resolve().parents[1]
 SAMPLE = Path(__file__).parent.parent / "examples" / "data" / "snli_dev_3000.jsonl.gz"
 
 
@@ -203,3 +205,17 @@ def headless_dom(browser: str, page: Path, profile: Path) -> subprocess.Complete
          f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0", "--dump-dom", page.resolve().as_uri()],
         capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
+
+
+def pages() -> list[Path]:
+    """The README, then every page of the documentation site in its navigation order."""
+    nav = re.findall(r"^\s*-\s[^:]+:\s(\S+\.md)\s*$", (ROOT_DIR / "mkdocs.yml").read_text(encoding="utf-8"), re.M)
+    return [ROOT_DIR / "README.md", *(ROOT_DIR / "docs" / page for page in nav)]
+
+
+def blocks(language: str, paths: list[Path] | None = None) -> list[str]:
+    return [
+        block
+        for path in (paths or pages())
+        for block in re.findall(rf"^```{language}\n(.*?)^```", path.read_text(encoding="utf-8"), re.S | re.M)
+    ]

@@ -116,7 +116,10 @@ def test_results_fields_read_values_from_results_files(tmp_path: Path) -> None:
             hooks.fill_results_fields(broken, tmp_path)
 
 
-BY_HAND = ["docs/fidelity.md", "docs/guides/likelihood-splits.md"]  # pages with a table no results file holds yet (one entry per table)
+BY_HAND = [
+    "docs/fidelity.md",
+    "docs/guides/likelihood-splits.md",
+]  # pages with a table no results file holds yet (one entry per table)
 
 
 def test_every_measured_table_cell_comes_from_a_results_file() -> None:
@@ -145,3 +148,10 @@ def test_every_measured_table_cell_comes_from_a_results_file() -> None:
                     stray.append(f"{page.relative_to(ROOT)}:{number}: {bare}")
     assert not stray, "\n".join(stray[:20])
     assert by_hand == BY_HAND, "tables recorded by hand changed: update BY_HAND (and say so in the docs)"
+
+
+def test_results_files_record_commands_without_machine_paths() -> None:
+    for path in sorted((ROOT / "benchmarks" / "results").glob("*.json")):
+        made = json.loads(path.read_text(encoding="utf-8")).get("provenance") or {}
+        absolute = [word for word in str(made.get("command", "")).split() if word.startswith(("/", "~"))]
+        assert not absolute, f"{path.name}: {absolute}"

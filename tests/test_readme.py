@@ -20,24 +20,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLE
+from conftest import SAMPLE, blocks, pages
 
 ROOT = Path(__file__).parent.parent
 README = ROOT / "README.md"
-
-
-def pages() -> list[Path]:
-    """The README, then every page of the documentation site in its navigation order."""
-    nav = re.findall(r"^\s*-\s[^:]+:\s(\S+\.md)\s*$", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), re.M)
-    return [README, *(ROOT / "docs" / page for page in nav)]
-
-
-def blocks(language: str, paths: list[Path] | None = None) -> list[str]:
-    return [
-        block
-        for path in (paths or pages())
-        for block in re.findall(rf"^```{language}\n(.*?)^```", path.read_text(encoding="utf-8"), re.S | re.M)
-    ]
 
 
 def test_every_page_of_the_site_is_in_its_navigation() -> None:
