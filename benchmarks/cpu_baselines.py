@@ -33,19 +33,22 @@ from provenance import write_results
 DATASETS: dict[str, dict[str, Any]] = {
     "spider": {
         "files": ["spider/train.jsonl.gz", "spider/dev.jsonl.gz"],
-        "fields": ["--text", "question", "--program", "query", "--template", "spider"],
+        "fields": ["--text", "question", "--program", "query"],
+        "template": "spider",
         "split": ["--atom-constraint", "--dev-size", "1034", "--test-size", "1034"],
         "baselines": ["nn-sql"],
     },
     "snli": {
         "files": ["snli/dev.jsonl.gz", "snli/test.jsonl.gz"],
-        "fields": ["--text", "hypothesis", "--context", "premise", "--label", "label", "--template", "snli"],
+        "fields": ["--text", "hypothesis", "--context", "premise", "--label", "label"],
+        "template": "snli",
         "split": ["--balance-labels", "--dev-size", "0.1", "--test-size", "0.1"],
         "baselines": ["tfidf", "tfidf-text"],
     },
     "boolq": {
         "files": ["boolq/dev.jsonl.gz"],
-        "fields": ["--text", "question", "--context", "passage", "--label", "label", "--template", "plain"],
+        "fields": ["--text", "question", "--context", "passage", "--label", "label"],
+        "template": "plain",
         "split": ["--balance-labels", "--dev-size", "0.1", "--test-size", "0.1"],
         "baselines": ["tfidf", "tfidf-text", "embed"],
     },
@@ -61,7 +64,7 @@ def evaluate_dataset(name: str, spec: dict[str, Any], data: Path, out: Path) -> 
     """Split one dataset every way and evaluate the splits; the evaluation's table and timings."""
     files = [str(data / f) for f in spec["files"]]
     common = [*spec["fields"], *spec["split"], "--no-analyze", "--overwrite"]
-    seconds = {"run": tailsplit("run", *files, *common, "--out", str(out / "ll"))}
+    seconds = {"run": tailsplit("run", *files, *common, "--template", spec["template"], "--out", str(out / "ll"))}
     for split, extra in SPLITS.items():
         seconds[split] = tailsplit(
             "split", *files, "--scores", str(out / "ll" / "scores.parquet"), *common, *extra, "--out", str(out / split)
