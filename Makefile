@@ -25,8 +25,10 @@ $(VENV)/.installed: pyproject.toml Makefile
 demo: install
 	$(VENV)/bin/tailsplit run --config examples/snli.toml
 
+# Test files run in parallel, one worker per core (pytest-xdist); a file's tests stay together
+# and in order on one worker (the docs' shell blocks build on each other).
 test: install lint
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto --dist loadfile
 
 # Lint, format and type checks (part of `make test`).
 lint: install
@@ -38,7 +40,7 @@ lint: install
 # The quick loop (about a minute): no model, no browser, no long pipeline, and torch never
 # imported (a test that imports it fails and must be marked 'model').
 test-fast: install
-	TAILSPLIT_TEST_WITHOUT_TORCH=1 $(PY) -m pytest -q -m "not slow and not model and not browser and not long"
+	TAILSPLIT_TEST_WITHOUT_TORCH=1 $(PY) -m pytest -q -n auto --dist loadfile -m "not slow and not model and not browser and not long"
 
 # The documentation site into site/ (the command-line reference is generated from the commands).
 docs: install
