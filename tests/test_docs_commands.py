@@ -22,8 +22,8 @@ import json
 import os
 import re
 import shlex
-import time
 import shutil
+import time
 from pathlib import Path
 
 import pytest
