@@ -6,8 +6,8 @@
   (as the file records them).
 - A table whose numbers no results file holds yet is marked ``<!-- by hand: COMMAND -->`` and
   shown under a note that says so, with the command that would measure it again.
-- Every number on the Performance and Results pages: the pages hold ``{{ FILE:PATH | FORMAT }}``
-  fields that read a value from ``benchmarks/results/FILE.json`` (or ``.csv``) at build time, and
+- Every measured number of every page: pages hold ``{{ FILE:PATH | FORMAT }}`` fields that
+  read a value from ``benchmarks/results/FILE.json`` (or ``.csv``) at build time, and
   ``{{ source:FILE }}`` for the line that says which command wrote the file and when. A field
   that names a missing file, key or row fails the build.
 
@@ -15,7 +15,7 @@ A PATH is dotted keys; a key may be followed by ``[3]`` (an index), ``[*]`` (eve
 value of a mapping: the field then shows the range, lowest to highest) or ``[key=value]`` filters, one or more in a
 row (the one element whose fields have these values). FORMAT is a Python format specification (``.2f``, ``,.0f``,
 ``+.1f``), optionally after ``pct:`` (the value times 100, for shares shown in per cent
-without a sign) or ``abs:``; ``len`` shows how many elements a list has."""
+without a sign); ``len`` shows how many elements a list has."""
 
 from __future__ import annotations
 
@@ -78,17 +78,23 @@ def fill_results_fields(markdown: str, folder: Path, where: str = "page") -> str
     return FIELD.sub(fill, markdown)
 
 
+def results_file(name: str, folder: Path) -> Path:
+    """The results file ``name`` names: ``name.json``, else ``name.csv``."""
+    for path in (folder / f"{name}.json", folder / f"{name}.csv"):
+        if path.is_file():
+            return path
+    raise ResultsFieldError(f"no results file {name}.json or {name}.csv")
+
+
 def load_results(name: str, folder: Path, cache: dict[str, Any]) -> Any:
     """The parsed results file ``name`` (JSON, or a CSV as a list of rows)."""
     if name not in cache:
-        json_file, csv_file = folder / f"{name}.json", folder / f"{name}.csv"
-        if json_file.is_file():
-            cache[name] = json.loads(json_file.read_text(encoding="utf-8"))
-        elif csv_file.is_file():
-            with csv_file.open(encoding="utf-8", newline="") as handle:
-                cache[name] = list(csv.DictReader(handle))
+        path = results_file(name, folder)
+        if path.suffix == ".json":
+            cache[name] = json.loads(path.read_text(encoding="utf-8"))
         else:
-            raise ResultsFieldError(f"no results file {name}.json or {name}.csv")
+            with path.open(encoding="utf-8", newline="") as handle:
+                cache[name] = list(csv.DictReader(handle))
     return cache[name]
 
 
@@ -137,46 +143,34 @@ def render_value(value: Any, spec: str) -> str:
         return low if low == high else f"{low}–{high}"
     if value is None or value == "":
         raise ResultsFieldError("the value is empty")
-    transform, _, spec = spec.rpartition(":") if spec.startswith(("pct:", "abs:")) else ("", "", spec)
-    if transform or spec:
-        value = float(value) if isinstance(value, str) else value
-    if transform == "pct":
-        value = 100 * value
-    elif transform == "abs":
-        value = abs(value)
-    return format(value, spec)
+    percent = spec.startswith("pct:")
+    spec = spec.removeprefix("pct:")
+    if isinstance(value, str) and (percent or spec):
+        value = float(value)  # a CSV cell
+    return format(100 * value if percent else value, spec)
 
 
 def source_line(name: str, folder: Path, cache: dict[str, Any]) -> str:
     """Which command wrote results file ``name``, and when (as its provenance records)."""
     data = load_results(name, folder, cache)
     made = data.get("provenance") if isinstance(data, dict) else None
-    suffix = ".json" if (folder / f"{name}.json").is_file() else ".csv"
+    where = f"`benchmarks/results/{results_file(name, folder).name}`"
     if not made:
-        return f"From `benchmarks/results/{name}{suffix}` (its command and date were not recorded)."
+        return f"From {where} (its command and date were not recorded)."
     commit = f", commit {made['commit']}" if made.get("commit") else ""
-    return (
-        f"From `benchmarks/results/{name}{suffix}`, written by `{made['command']}` on {made['date']} "
-        f"(tailsplit {made['tailsplit']}{commit})."
-    )
+    return f"From {where}, written by `{made['command']}` on {made['date']} (tailsplit {made['tailsplit']}{commit})."
 
 
 def results_table() -> str:
     """One row per file in ``benchmarks/results``: what it holds and how it was made."""
     rows = ["| file | holds | command | date | commit |", "|---|---|---|---|---|"]
-    for path in sorted(RESULTS.iterdir()):
-        if path.suffix == ".json":
-            data = json.loads(path.read_text(encoding="utf-8"))
-            made = data.get("provenance", {}) if isinstance(data, dict) else {}
-            holds = ", ".join(k for k in data if k != "provenance") if isinstance(data, dict) else "a list"
-        elif path.suffix == ".csv":
-            with path.open(encoding="utf-8", newline="") as handle:
-                reader = csv.reader(handle)
-                header = next(reader, [])
-                n = sum(1 for _ in reader)
-            made, holds = {}, f"{n} rows: {', '.join(header)}"
-        else:
-            continue
+    cache: dict[str, Any] = {}
+    for path in sorted(p for p in RESULTS.iterdir() if p.suffix in (".json", ".csv")):
+        data = load_results(path.stem, RESULTS, cache)
+        if isinstance(data, dict):
+            made, holds = data.get("provenance") or {}, ", ".join(k for k in data if k != "provenance")
+        else:  # a CSV's rows
+            made, holds = {}, f"{len(data)} rows: {', '.join(data[0]) if data else ''}"
         command = f"`{made['command']}`" if made.get("command") else "not recorded"
         rows.append(
             f"| `{path.name}` | {holds} | {command} | {made.get('date') or 'not recorded'} | "
