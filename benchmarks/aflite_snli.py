@@ -19,8 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from provenance import write_results  # noqa: E402
+from provenance import write_results
 
 SPLITS = {
     "likelihood": ["--template", "snli"],

@@ -20,20 +20,17 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import sys
 import time
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
+from provenance import write_results
 
 from tailsplit.constraints import enforce_atom_constraint
 from tailsplit.programs import COMPOUND_ALPHA, ProgramFeatures, extract_program_features
 from tailsplit.programs.sql import SqlExtractor
 from tailsplit.splits.tmcd import CompoundDivergenceSearch
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from provenance import write_results  # noqa: E402
 
 
 def load_features(folder: Path) -> ProgramFeatures:

@@ -24,9 +24,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from aflite_snli import tailsplit  # noqa: E402  (one subprocess call of the CLI, timed)
-from provenance import write_results  # noqa: E402
+from aflite_snli import tailsplit  # one subprocess call of the CLI, timed
+from provenance import write_results
 
 ANALYSED = ("likelihood", "likelihood-len", "reverse", "random-0")
 

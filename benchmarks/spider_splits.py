@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from provenance import write_results
 
 from tailsplit import pipeline
 from tailsplit.analysis.program_metrics import program_metrics
@@ -39,9 +39,6 @@ from tailsplit.splits import (
     TmcdSplitter,
 )
 from tailsplit.words import word_lengths
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from provenance import write_results  # noqa: E402
 
 SIZES = {"dev_size": 1034, "test_size": 1034}
 PUBLISHED = {  # Godbole & Jia (2023), Spider: atom / compound divergence, novel-compound share
