@@ -219,3 +219,8 @@ def blocks(language: str, paths: list[Path] | None = None) -> list[str]:
         for path in (paths or pages())
         for block in re.findall(rf"^```{language}\n(.*?)^```", path.read_text(encoding="utf-8"), re.S | re.M)
     ]
+
+
+def shell_lines(block: str) -> list[str]:
+    """The lines of a shell block, a line continued with a backslash joined to the next."""
+    return re.sub(r"\\\n\s*", " ", block).splitlines()

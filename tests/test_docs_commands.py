@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLE, blocks, pages
+from conftest import SAMPLE, blocks, pages, shell_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
@@ -40,8 +40,7 @@ HEREDOC = re.compile(r"^cat > (\S+) <<'(\w+)'\n(.*?)^\2$\n?", re.S | re.M)
 
 def runnable(block: str) -> str:
     """``block`` without the commands marked ``# needs network`` (continuation lines joined)."""
-    joined = re.sub(r"\\\n\s*", " ", block)
-    return "\n".join(line for line in joined.splitlines() if not NETWORK.match(line))
+    return "\n".join(line for line in shell_lines(block) if not NETWORK.match(line))
 
 
 def steps(block: str) -> list[tuple[str, str | list[str]]]:

@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import gzip
 import os
-import re
 import shlex
 import shutil
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLE, blocks, pages
+from conftest import SAMPLE, blocks, pages, shell_lines
 
 ROOT = Path(__file__).parent.parent
 README = ROOT / "README.md"
@@ -33,9 +32,8 @@ def test_every_page_of_the_site_is_in_its_navigation() -> None:
 
 def commands(block: str) -> list[list[str]]:
     """The ``tailsplit`` command lines of a shell block (continuations joined, comments dropped)."""
-    joined = re.sub(r"\\\n\s*", " ", block)
     out = []
-    for line in joined.splitlines():
+    for line in shell_lines(block):
         words = shlex.split(line, comments=True)
         if words and words[0] == "tailsplit":
             out.append(words[1:])
