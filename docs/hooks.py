@@ -25,6 +25,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from tailsplit.render import markdown_code, markdown_text
+
 MARKER = "<!-- command-line reference -->"
 RESULTS_MARKER = "<!-- benchmark results -->"
 RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
@@ -145,7 +147,9 @@ def render_value(value: Any, spec: str) -> str:
         raise ResultsFieldError("the value is empty")
     percent = spec.startswith("pct:")
     spec = spec.removeprefix("pct:")
-    if isinstance(value, str) and (percent or spec):
+    if isinstance(value, str) and not (percent or spec):
+        return markdown_text(value)  # text from a results file shows literally
+    if isinstance(value, str):
         value = float(value)  # a CSV cell
     return format(100 * value if percent else value, spec)
 
@@ -154,11 +158,14 @@ def source_line(name: str, folder: Path, cache: dict[str, Any]) -> str:
     """Which command wrote results file ``name``, and when (as its provenance records)."""
     data = load_results(name, folder, cache)
     made = data.get("provenance") if isinstance(data, dict) else None
-    where = f"`benchmarks/results/{results_file(name, folder).name}`"
+    where = markdown_code(f"benchmarks/results/{results_file(name, folder).name}")
     if not made:
         return f"From {where} (its command and date were not recorded)."
     commit = f", commit {made['commit']}" if made.get("commit") else ""
-    return f"From {where}, written by `{made['command']}` on {made['date']} (tailsplit {made['tailsplit']}{commit})."
+    return (
+        f"From {where}, written by {markdown_code(made['command'])} on {markdown_text(made['date'])} "
+        f"(tailsplit {markdown_text(made['tailsplit'])}{markdown_text(commit)})."
+    )
 
 
 def results_table() -> str:
@@ -171,9 +178,9 @@ def results_table() -> str:
             made, holds = data.get("provenance") or {}, ", ".join(k for k in data if k != "provenance")
         else:  # a CSV's rows
             made, holds = {}, f"{len(data)} rows: {', '.join(data[0]) if data else ''}"
-        command = f"`{made['command']}`" if made.get("command") else "not recorded"
+        command = markdown_code(made["command"]) if made.get("command") else "not recorded"
         rows.append(
-            f"| `{path.name}` | {holds} | {command} | {made.get('date') or 'not recorded'} | "
-            f"{made.get('commit') or ''} |"
+            f"| {markdown_code(path.name)} | {markdown_text(holds)} | {command} | "
+            f"{markdown_text(made.get('date') or 'not recorded')} | {markdown_text(made.get('commit') or '')} |"
         )
     return "\n".join(rows)

@@ -111,6 +111,13 @@ def test_results_fields_read_values_from_results_files(tmp_path: Path) -> None:
     )
     assert hooks.fill_results_fields(page, tmp_path) == "1,234.6 99.7% 2.16–2.30 2 -5.0 25"
     assert "written by" not in hooks.fill_results_fields("{{ source:bench }}", tmp_path)
+    (tmp_path / "text.json").write_text(
+        json.dumps({"note": "<script>x</script> *a* | [b](c)", "provenance": {"command": "run `x` <b>", "date": "d",
+                    "tailsplit": "0", "commit": "c"}}), encoding="utf-8",
+    )  # fmt: skip
+    shown = hooks.fill_results_fields("{{ text:note }} {{ source:text }}", tmp_path)
+    assert "<script>" not in shown and "<b>" not in shown.split("``")[0] and "*a*" not in shown and "| [" not in shown
+    assert "`` run `x` <b> ``" in shown  # a command is a code span, whatever backticks it holds
     for broken in ("{{ bench:missing }}", "{{ nofile:rate }}", "{{ rows:[split=none].value }}", "{{ bench }}"):
         with pytest.raises(hooks.ResultsFieldError):
             hooks.fill_results_fields(broken, tmp_path)
