@@ -127,6 +127,7 @@ def test_every_shell_block_of_the_docs_runs_as_written(
 
     monkeypatch.chdir(workspace)
     monkeypatch.setenv("TAILSPLIT_CACHE_DIR", str(workspace / ".cache"))
+    inputs = {path: path.read_bytes() for path in workspace.rglob("*.gz")}  # the data the pages read
     runner = CliRunner()
     for block in blocks("bash", [page]):
         if "tailsplit " not in block:
@@ -140,6 +141,7 @@ def test_every_shell_block_of_the_docs_runs_as_written(
             result = runner.invoke(app, list(step))
             print(f"{time.perf_counter() - started:6.1f} s  tailsplit {' '.join(step)}")  # shown with -s
             assert result.exit_code == 0, f"{page.name}: tailsplit {' '.join(step)}\n{result.output[-3000:]}"
+    assert all(path.read_bytes() == data for path, data in inputs.items()), "a command changed its input data"
 
 
 def test_commands_that_need_the_network_are_marked_and_left_out() -> None:
