@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from tailsplit.render import markdown_text
+from tailsplit.render import markdown_code, markdown_text
 from tailsplit.render.figures import Figure, pyplot, render_figure
 
 
@@ -64,6 +64,51 @@ def relation_figure(x: np.ndarray, y: np.ndarray, relation: Any, title: str) -> 
     return render_figure(fig)
 
 
+def curve_figure(points: Sequence[dict[str, Any]], relations: dict[str, Any]) -> Figure:
+    """ID against OOD accuracy, one colour per OOD set, each set's chosen fit drawn over its points."""
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(5.6, 4.0))
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, group in enumerate(dict.fromkeys(p["group"] for p in points)):
+        colour = colours[i % len(colours)]
+        x = np.array([p["id_acc"] for p in points if p["group"] == group])
+        y = np.array([p["ood_acc"] for p in points if p["group"] == group])
+        relation = relations.get(group)
+        label = group if relation is None else f"{group}: {relation.chosen.kind}, Type {relation.type}"
+        ax.scatter(x, y, s=16, color=colour, label=label)
+        if relation is not None:
+            grid = np.linspace(float(x.min()), float(x.max()), 200)
+            ax.plot(grid, relation.chosen.predict(grid), color=colour, lw=1.6)
+    ax.set_xlabel("ID accuracy")
+    ax.set_ylabel("OOD accuracy")
+    ax.legend(fontsize=7)
+    return render_figure(fig)
+
+
+def curve_runs_markdown(result: dict[str, Any], points: Sequence[dict[str, Any]]) -> str:
+    """The runs, and each checkpoint's ID accuracy and every OOD set's accuracy."""
+    groups = list(dict.fromkeys(p["group"] for p in points))
+    parts = result["id_parts"]
+    lines = [
+        f"Task model trained on ID train ({parts['origin']}: {parts['train']:,} train, {parts['test']:,} test "
+        f"examples), evaluated at every checkpoint on ID test and {len(groups)} OOD set(s).",
+        "",
+        "| encoder | train size | step | ID | " + " | ".join(markdown_text(g) for g in groups) + " |",
+        "|---|---:|---:|---:|" + "---:|" * len(groups),
+    ]
+    rows: dict[tuple[str, int, int], dict[str, float]] = {}
+    for p in points:
+        key = (p["encoder"], p["train_size"], p["step"])
+        rows.setdefault(key, {"ID": p["id_acc"]})[p["group"]] = p["ood_acc"]
+    for (encoder, size, step), values in rows.items():
+        lines.append(
+            f"| {markdown_text(encoder)} | {size:,} | {step} | {values['ID']:.3f} | "
+            + " | ".join(f"{values[g]:.3f}" for g in groups)
+            + " |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def _matrix_markdown(names: Sequence[str], matrix: np.ndarray, fmt: str) -> list[str]:
     lines = ["| | " + " | ".join(markdown_text(n) for n in names) + " |", "|---|" + "---:|" * len(names)]
     for name, row in zip(names, matrix):
@@ -110,16 +155,38 @@ def similarity_markdown(result: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _ci(bounds: Sequence[float] | None) -> str:
+    return "" if bounds is None else f" ({bounds[0]:.3f}–{bounds[1]:.3f})"
+
+
 def ood_markdown(result: dict[str, Any]) -> str:
-    lines = [
-        f"# OOD candidates for {markdown_text(result['id']['name'])}",
-        "",
-        "| rank | candidate | source | similarity | accuracy | drop | decision |",
+    ident, task = result["id"], result.get("task_model") or {}
+    lines = [f"# OOD candidates for {markdown_text(ident['name'])}", ""]
+    if task.get("measured"):
+        parts = task["id_parts"]
+        training = task["training"]
+        lines += [
+            f"The task model — {markdown_text(task['encoder'])} fine-tuned on {training['train_examples']:,} ID "
+            f"training examples ({parts['origin']}; {training['steps']} steps, checkpoint of step "
+            f"{training['best_step']} chosen on {parts['dev']:,} dev examples) — reaches "
+            f"**{ident['accuracy']:.3f}**{_ci(ident['accuracy_ci'])} on {parts['test']:,} ID test examples. "
+            f"Intervals: {task['interval']}; they cover the test sets' sampling error, not training runs.",
+            "",
+        ]
+        if task["label_map"]:
+            mapping = ", ".join(
+                f"{markdown_code(k)} → {markdown_code(v) if v else '(dropped)'}" for k, v in task["label_map"].items()
+            )
+            lines += [f"Label map (gold labels and predictions): {mapping}.", ""]
+    elif ident["accuracy"] is not None:
+        lines += [f"ID accuracy (given): {ident['accuracy']:.3f}.", ""]
+    lines += [
+        "| rank | candidate | source | similarity | accuracy (95% CI) | drop (95% CI) | decision |",
         "|---:|---|---|---:|---:|---:|---|",
     ]
     for d in result["decisions"]:
-        acc = "" if d["accuracy"] is None else f"{d['accuracy']:.3f}"
-        drop = "" if d["drop"] is None else f"{d['drop']:.3f}"
+        acc = "" if d["accuracy"] is None else f"{d['accuracy']:.3f}{_ci(d.get('accuracy_ci'))}"
+        drop = "" if d["drop"] is None else f"{d['drop']:.3f}{_ci(d.get('drop_ci'))}"
         lines.append(
             f"| {d['rank'] or ''} | {markdown_text(d['name'])} | {markdown_text(d['source'])} | "
             f"{d['similarity']:.1f} | {acc} | {drop} | {markdown_text('; '.join(d['reasons']))} |"

@@ -146,7 +146,7 @@ def _read_columns(
     }
     text_field, context_field, pair_field = fields["text"], fields["context"], fields["pair"]
     for part in SPLIT_PARTS:
-        raw = read_all(_part_file(folder, manifest, part))
+        raw = read_all(part_file(folder, manifest, part))
         columns = {
             name: [str(v) for v in _values(raw, name)]
             for name in (text_field, fields["id"], fields["program"], context_field, pair_field)
@@ -209,7 +209,7 @@ def read_split_parts(
     """(manifest, raw records of each part) of a split folder (verified: :func:`read_manifest`)."""
     folder = Path(folder)
     manifest = read_manifest(folder, accept_modified=accept_modified)
-    return manifest, {part: read_all(_part_file(folder, manifest, part)) for part in SPLIT_PARTS}
+    return manifest, {part: read_all(part_file(folder, manifest, part)) for part in SPLIT_PARTS}
 
 
 def describe_split(manifest: dict[str, Any]) -> str:
@@ -227,7 +227,7 @@ def describe_split(manifest: dict[str, Any]) -> str:
     return f"likelihood ({', '.join(notes)})"
 
 
-def _part_file(folder: Path, manifest: dict[str, Any], part: str) -> Path:
+def part_file(folder: Path, manifest: dict[str, Any], part: str) -> Path:
     outputs = manifest.get("outputs", {})
     if any(name.startswith(f"{part}/") for name in outputs) and (folder / part).is_dir():
         return folder / part  # a save_to_disk folder (--format hf)

@@ -7,7 +7,7 @@ import sys
 from tailsplit import pipeline
 from tailsplit.cli.app import app, stdout
 from tailsplit.cli.declared import Given, declared_options
-from tailsplit.config import CorrelateConfig, OodRankConfig, SimilarityConfig
+from tailsplit.config import CorrelateConfig, CurveConfig, OodRankConfig, SimilarityConfig
 from tailsplit.errors import ConfigError
 
 SIMILARITY_EXAMPLES = """
@@ -23,10 +23,26 @@ Train vs test of a likelihood split and of a random split:
 OOD_EXAMPLES = """
 **Examples**
 
+Fine-tune the task model on ID train and measure each candidate's drop:
+
+    tailsplit ood-rank --id mnli=mnli/dev_matched.jsonl.gz@premise+hypothesis --candidates candidates.csv --min-drop 0.05 --out ood
+
+With accuracies measured elsewhere (an accuracy column in the CSV):
+
     tailsplit ood-rank --id mnli=mnli/dev_matched.jsonl.gz@premise+hypothesis --candidates candidates.csv --id-accuracy 0.84 --out ood
 
 candidates.csv has a header and one row per dataset: name,path,fields,source,accuracy
 (fields joined by +; accuracy optional — the ID-trained model's accuracy on that dataset).
+"""
+
+CURVE_EXAMPLES = """
+**Examples**
+
+    tailsplit curve --id mnli=mnli/dev_matched.jsonl.gz@premise+hypothesis --ood anli=anli/test.jsonl.gz@premise+hypothesis --ood snli=snli/dev.jsonl.gz@premise+hypothesis --out curve
+
+Two training-set sizes, checkpoints every 50 steps:
+
+    tailsplit curve --id mnli=mnli/dev_matched.jsonl.gz@premise+hypothesis --ood anli=anli/test.jsonl.gz@premise+hypothesis --train-sizes 1000,4000 --max-steps 400 --checkpoint-every 50 --out curve-sizes
 """
 
 CORRELATE_EXAMPLES = """
@@ -76,6 +92,16 @@ def ood_rank(given: Given) -> None:
     if not settings.id or not settings.candidates:
         raise ConfigError("ood-rank needs --id DATASET and --candidates CSV (or both in --config)")
     result = pipeline.ood_rank(settings, command=sys.argv)
+    task = result["task_model"]
+    if task["measured"]:
+        low, high = result["id"]["accuracy_ci"]
+        origin = "cached" if task["cached"] else f"{task['training']['steps']} steps"
+        stdout.print(
+            f"ID test accuracy {result['id']['accuracy']:.3f} (95% CI {low:.3f} to {high:.3f}; "
+            f"{result['id']['examples']:,} examples; {task['encoder']}, {origin})",
+            highlight=False,
+            markup=False,
+        )
     for d in result["decisions"]:
         mark = f"#{d['rank']}" if d["kept"] else "--"
         stdout.print(
@@ -84,7 +110,19 @@ def ood_rank(given: Given) -> None:
             markup=False,
         )
     if settings.out is not None:
-        stdout.print(f"wrote {settings.out}/ (ood.json, report.md, manifest.json)", markup=False)
+        stdout.print(f"wrote {settings.out}/ (ood.json, report.md, report.html, manifest.json)", markup=False)
+
+
+def _relation_line(name: str, rel: dict) -> str:
+    if rel["type"] is None:
+        return f"{name}: {rel['reason']}"
+    chosen = rel["chosen"]
+    turning = "" if chosen["turning_point"] is None else f", turning point {chosen['turning_point']:.3f}"
+    label = f"Type {rel['type']}" if rel["type"] != "none" else "none of the types"
+    return (
+        f"{name}: {label}, {rel['reason']} ({rel['n']} points, {rel['shape']}{turning}; slopes "
+        f"{', '.join(f'{s:.3f}' for s in chosen['slopes'])}; r² {', '.join(f'{r:.3f}' for r in chosen['r2'])})"
+    )
 
 
 @app.command(epilog=CORRELATE_EXAMPLES)
@@ -97,15 +135,20 @@ def correlate(given: Given) -> None:
         raise ConfigError("correlate needs a points CSV (as its argument or points = ... in --config)")
     result = pipeline.correlate(settings, command=sys.argv)
     for name, rel in result["groups"].items():
-        chosen = rel["chosen"]
-        turning = "" if chosen["turning_point"] is None else f", turning point {chosen['turning_point']:.3f}"
-        label = f"Type {rel['type']}" if rel["type"] != "none" else "none of the types"
-        stdout.print(
-            f"{name}: {label}, {rel['reason']} ({rel['n']} points, {rel['shape']}{turning}; slopes "
-            f"{', '.join(f'{s:.3f}' for s in chosen['slopes'])}; r² "
-            f"{', '.join(f'{r:.3f}' for r in chosen['r2'])})",
-            highlight=False,
-            markup=False,
-        )
+        stdout.print(_relation_line(name, rel), highlight=False, markup=False)
     if settings.out is not None:
         stdout.print(f"wrote {settings.out}/ (correlate.json, report.md, report.html, manifest.json)", markup=False)
+
+
+@app.command(epilog=CURVE_EXAMPLES)
+@declared_options(CurveConfig)
+def curve(given: Given) -> None:
+    """Train on ID, measure ID and OOD accuracy at checkpoints, and name the ID–OOD relation (Type I / II / III)."""
+
+    settings = given.command_config(CurveConfig)
+    result = pipeline.curve(settings, command=sys.argv)
+    for name, rel in result["groups"].items():
+        stdout.print(_relation_line(name, rel), highlight=False, markup=False)
+    stdout.print(
+        f"wrote {settings.out}/ (points.csv, curve.json, report.md, report.html, figures, manifest.json)", markup=False
+    )

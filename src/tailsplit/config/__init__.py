@@ -30,6 +30,7 @@ import dataclasses
 from tailsplit.config.commands import (
     AnalyzeConfig,
     CorrelateConfig,
+    CurveConfig,
     EvaluateConfig,
     HfExportConfig,
     LmEvalExportConfig,
@@ -62,6 +63,7 @@ COMMAND_CONFIGS: tuple[type, ...] = (
     SimilarityConfig,
     OodRankConfig,
     CorrelateConfig,
+    CurveConfig,
     LmEvalExportConfig,
     HfExportConfig,
 )
@@ -73,6 +75,7 @@ __all__ = [
     "CONFIG_SECTIONS",
     "COMMAND_CONFIGS",
     "CorrelateConfig",
+    "CurveConfig",
     "DataConfig",
     "EvaluateConfig",
     "HfExportConfig",

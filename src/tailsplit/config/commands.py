@@ -113,22 +113,108 @@ class SimilarityConfig(Checked):
     overwrite: bool = overwrite_option()
 
 
+def _task_encoder_option(
+    help: str = "Task model: the encoder fine-tuned on ID train (a local folder or hub id).",
+) -> Any:
+    return option(None, help, shown_default=BUNDLED_ENCODER)
+
+
+def _max_steps_option(help: str) -> Any:
+    return option(800, help, low=1)
+
+
+def _max_train_option(help: str) -> Any:
+    return option(None, help, low=2)
+
+
+def _device_option(help: str) -> Any:
+    return option("auto", help)
+
+
+def _label_field_option() -> Any:
+    return option("label", "Gold label field of the ID data and of every OOD set.", metavar="FIELD")
+
+
+def _label_map_option() -> Any:
+    return option(
+        [], "An OOD label in ID's terms, FROM=TO (repeatable; predictions are renamed too; TO empty drops).",
+        metavar="FROM=TO",
+    )  # fmt: skip
+
+
+def _id_test_size_option() -> Any:
+    return option(0.2, "ID file: share (or count, if ≥ 1) held out as the task model's ID test set.", low=0)
+
+
+def _id_dev_size_option() -> Any:
+    return option(0.1, "ID file: share (or count) of the rest kept out of training for checkpoint selection.", low=0)
+
+
 @dataclass
 class OodRankConfig(Checked):
     """``tailsplit ood-rank``: OOD candidates for an ID dataset, by BOSS's criteria."""
 
     PANEL: ClassVar[str | None] = None
 
-    id: str = option("", "The ID dataset: [NAME=]PATH[@FIELD[+FIELD...]] (required).", metavar="DATASET")
+    id: str = option(
+        "", "The ID dataset: [NAME=]PATH[@FIELD[+FIELD...]]; PATH a file or a split folder (required).",
+        metavar="DATASET",
+    )  # fmt: skip
     candidates: str = option("", "CSV of candidates: name,path,fields,source[,accuracy] (required).", metavar="FILE")
-    id_accuracy: float | None = option(None, "The model's accuracy on the ID test set.", bounded=True)
+    id_accuracy: float | None = option(
+        None, "The model's accuracy on the ID test set (with accuracies in the CSV; else it is measured).",
+        bounded=True,
+    )  # fmt: skip
     max_similarity: float | None = option(None, "Reject candidates at least this similar (cosine × 100).", bounded=True)
     min_drop: float = option(0.0, "Reject candidates whose accuracy drop is below this.", bounded=True)
     encoder: str | None = _encoder_option()
     batch_size: int = option(64, "Texts per encoder batch.", low=1)
     max_examples: int | None = option(None, "Seeded sample of at most this many examples per dataset.", low=2)
+    skip_training: bool = option(False, "Rank by similarity alone: train no task model, measure no drop.")
+    label_field: str = _label_field_option()
+    label_map: list[str] = _label_map_option()
+    id_test_size: float = _id_test_size_option()
+    id_dev_size: float = _id_dev_size_option()
+    task_encoder: str | None = _task_encoder_option()
+    max_steps: int = _max_steps_option(
+        "Task model: training steps of 32 pairs (dev accuracy every 200; early stop after 3 checks without gain)."
+    )
+    max_train: int | None = _max_train_option("Task model: train on this many ID examples (seeded sample).")
+    device: str = _device_option("Task model: auto, cpu, cuda or cuda:N.")
     seed: int = seed_option()
     out: str | None = out_option()
+    overwrite: bool = overwrite_option()
+
+
+@dataclass
+class CurveConfig(Checked):
+    """``tailsplit curve``: ID and OOD accuracy through training, and the shape of their relation."""
+
+    PANEL: ClassVar[str | None] = None
+
+    id: str = option(
+        "", "The ID dataset: [NAME=]PATH[@FIELD[+FIELD...]]; PATH a file or a split folder (required).",
+        metavar="DATASET",
+    )  # fmt: skip
+    ood: list[str] = option([], "An OOD dataset, [NAME=]PATH[@FIELDS] (repeatable; required).", metavar="DATASET")
+    label_field: str = _label_field_option()
+    label_map: list[str] = _label_map_option()
+    id_test_size: float = _id_test_size_option()
+    id_dev_size: float = _id_dev_size_option()
+    encoders: list[str] = option(
+        [], "Encoder fine-tuned on ID train: a local folder or hub id (repeatable: one run each).",
+        flag="--encoder", shown_default=BUNDLED_ENCODER,
+    )  # fmt: skip
+    train_sizes: tuple[int, ...] = option(
+        (), "ID training examples per run, comma-separated (a seeded sample each; one run per size).",
+        low=2, parse=parse_orders, metavar="N,N", shown_default="all of ID train",
+    )  # fmt: skip
+    max_steps: int = _max_steps_option("Training steps of 32 pairs per run.")
+    checkpoint_every: int = option(100, "Evaluate ID test and every OOD set every this many steps.", low=1)
+    max_examples: int | None = option(None, "Seeded sample of at most this many examples per OOD set.", low=2)
+    device: str = _device_option("auto, cpu, cuda or cuda:N.")
+    seed: int = seed_option()
+    out: str | None = out_option("Output folder (written atomically; required).")
     overwrite: bool = overwrite_option()
 
 
@@ -177,19 +263,14 @@ class EvaluateConfig(Checked):
     zero_shot_template: str | None = option(
         None, "Template for --zero-shot (needs {label}).", shown_default="the split's"
     )
-    encoder: str | None = option(
-        None, "Encoder of the embed and encoder baselines: a local folder or hub id.", shown_default=BUNDLED_ENCODER
+    encoder: str | None = _task_encoder_option("Encoder of the embed and encoder baselines: a local folder or hub id.")
+    max_steps: int = _max_steps_option(
+        "Encoder baseline: training steps of 32 pairs (dev accuracy every 200; early stop after 3 checks without gain)."
     )
-    max_steps: int = option(
-        800,
-        "Encoder baseline: training steps of 32 pairs (dev accuracy every 200; early stop after 3 checks "
-        "without gain).",
-        low=1,
+    max_train: int | None = _max_train_option(
+        "Encoder baseline: train on this many examples of each train part (seeded sample)."
     )
-    max_train: int | None = option(
-        None, "Encoder baseline: train on this many examples of each train part (seeded sample).", low=2
-    )
-    device: str = option("auto", "Encoder baseline: auto, cpu, cuda or cuda:N.")
+    device: str = _device_option("Encoder baseline: auto, cpu, cuda or cuda:N.")
     leakage_threshold: float = option(
         0.05,
         "Mark random baselines whose test queries occur in train (exactly, after normalisation) more often "

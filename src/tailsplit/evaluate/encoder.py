@@ -23,7 +23,7 @@ from __future__ import annotations
 import copy
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -177,6 +177,12 @@ class PairClassifier:
             return self.torch.autocast("cuda", dtype=self.torch.bfloat16)
         return contextlib.nullcontext()
 
+    def predicted_labels(self, columns: Sequence[Sequence[str]], max_length: int) -> tuple[str, ...]:
+        """The predicted label of every example of ``columns`` (cut to ``max_length``)."""
+        if not columns or not len(columns[0]):
+            return ()
+        return tuple(self.labels[i] for i in self.predict(self.encode(columns, max_length)).tolist())
+
     def predict(self, rows: Sequence[list[int]], batch_tokens: int = 16384) -> np.ndarray:
         """Predicted label index of every row."""
         return self.predict_proba(rows, batch_tokens).argmax(axis=1) if len(rows) else np.zeros(0, dtype=np.int64)
@@ -222,39 +228,49 @@ class PairClassifier:
         with forked_torch_rng(self.recipe.seed):
             return self._fit(train, train_labels, dev, dev_labels)
 
-    def _fit(
-        self, train: Sequence[list[int]], train_labels: np.ndarray, dev: Sequence[list[int]], dev_labels: np.ndarray
-    ) -> tuple[float, int, int, float]:
+    def _optimiser(self) -> tuple[Any, Any]:
+        """AdamW (no decay on biases and norms) and the linear warm-up and decay schedule."""
         torch = self.torch
         from transformers import get_linear_schedule_with_warmup
 
         recipe = self.recipe
-        rng = np.random.default_rng(recipe.seed)
-        decay = [p for n, p in self.model.named_parameters() if not any(k in n for k in ("bias", "LayerNorm", "norm"))]
-        no_decay = [p for n, p in self.model.named_parameters() if any(k in n for k in ("bias", "LayerNorm", "norm"))]
+        named = list(self.model.named_parameters())
+        plain = [p for n, p in named if not any(k in n for k in ("bias", "LayerNorm", "norm"))]
+        norms = [p for n, p in named if any(k in n for k in ("bias", "LayerNorm", "norm"))]
         optimizer = torch.optim.AdamW(
-            [{"params": decay, "weight_decay": recipe.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
+            [{"params": plain, "weight_decay": recipe.weight_decay}, {"params": norms, "weight_decay": 0.0}],
             lr=recipe.learning_rate,
         )
         schedule = get_linear_schedule_with_warmup(
             optimizer, int(recipe.warmup_fraction * recipe.max_steps), recipe.max_steps
         )
+        return optimizer, schedule
+
+    def _train_step(self, rows: Sequence[list[int]], labels: Any, optimizer: Any, schedule: Any) -> None:
+        with self._autocast():
+            out = self.model(**self._tensors(rows), labels=labels.to(self.device))
+        out.loss.backward()
+        self.torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+        optimizer.step()
+        schedule.step()
+        optimizer.zero_grad(set_to_none=True)
+
+    def _fit(
+        self, train: Sequence[list[int]], train_labels: np.ndarray, dev: Sequence[list[int]], dev_labels: np.ndarray
+    ) -> tuple[float, int, int, float]:
+        torch = self.torch
+        recipe = self.recipe
+        optimizer, schedule = self._optimiser()
         labels = torch.as_tensor(train_labels, dtype=torch.long)
         best = (-1.0, 0, None)
         checks_without_gain, seen, train_seconds, step = 0, 0, 0.0, 0
-        batches = self.batches(len(train), rng, [len(r) for r in train])
+        batches = self.batches(len(train), np.random.default_rng(recipe.seed), [len(r) for r in train])
         while step < recipe.max_steps:
             self.model.train()
             started = time.perf_counter()
             for _ in range(min(recipe.eval_every, recipe.max_steps - step)):
                 batch = next(batches)
-                with self._autocast():
-                    out = self.model(**self._tensors([train[i] for i in batch]), labels=labels[batch].to(self.device))
-                out.loss.backward()
-                torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
-                optimizer.step()
-                schedule.step()
-                optimizer.zero_grad(set_to_none=True)
+                self._train_step([train[i] for i in batch], labels[batch], optimizer, schedule)
                 seen += len(batch)
                 step += 1
             train_seconds += time.perf_counter() - started
@@ -268,6 +284,106 @@ class PairClassifier:
                     break
         self.model.load_state_dict(best[2])
         return best[0], step, best[1], seen / max(train_seconds, 1e-9)
+
+    def fit_checkpoints(
+        self,
+        train: Sequence[list[int]],
+        train_labels: np.ndarray,
+        checkpoints: Sequence[int],
+        on_checkpoint: Callable[[int], None],
+        state_path: Path | None = None,
+    ) -> float:
+        """Train for ``max(checkpoints)`` steps without selection, calling ``on_checkpoint(step)``
+        at each checkpoint (in eval mode; it draws no random numbers, so the training is the
+        same however often it is called). With ``state_path``, the weights, optimiser, schedule
+        and generator after each checkpoint are saved there, and a run that finds the file
+        continues from it as if it had never stopped. Returns training examples per second."""
+        torch = self.torch
+        with forked_torch_rng(self.recipe.seed):
+            optimizer, schedule = self._optimiser()
+            labels = torch.as_tensor(train_labels, dtype=torch.long)
+            batches = self.batches(len(train), np.random.default_rng(self.recipe.seed), [len(r) for r in train])
+            step = self._resume(state_path, optimizer, schedule) if state_path is not None else 0
+            for _ in range(step):  # the batch order is a function of the seed: replay it
+                next(batches)
+            seen, seconds = 0, 0.0
+            for target in sorted(c for c in set(checkpoints) if c > step):
+                self.model.train()
+                started = time.perf_counter()
+                while step < target:
+                    batch = next(batches)
+                    self._train_step([train[i] for i in batch], labels[batch], optimizer, schedule)
+                    seen, step = seen + len(batch), step + 1
+                seconds += time.perf_counter() - started
+                on_checkpoint(step)
+                if state_path is not None:
+                    self._save(state_path, step, optimizer, schedule)
+        return seen / max(seconds, 1e-9)
+
+    def _save(self, path: Path, step: int, optimizer: Any, schedule: Any) -> None:
+        import io
+
+        torch = self.torch
+        state = {
+            "step": step,
+            "model": self.model.state_dict(),
+            "optimizer": optimizer.state_dict(),
+            "schedule": schedule.state_dict(),
+            "cpu_rng": torch.get_rng_state(),
+            "cuda_rng": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
+        }
+        buffer = io.BytesIO()
+        torch.save(state, buffer)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        replace_file_bytes(path, buffer.getvalue())
+
+    def _resume(self, path: Path, optimizer: Any, schedule: Any) -> int:
+        """The step a saved state continues from (0 without one, or with a damaged one)."""
+        torch = self.torch
+        try:
+            state = torch.load(path, map_location=self.device, weights_only=True)
+            self.model.load_state_dict(state["model"])
+            optimizer.load_state_dict(state["optimizer"])
+            schedule.load_state_dict(state["schedule"])
+            torch.set_rng_state(state["cpu_rng"].cpu())
+            if state["cuda_rng"] and torch.cuda.is_available():
+                torch.cuda.set_rng_state_all([s.cpu() for s in state["cuda_rng"]])
+            return int(state["step"])
+        except FileNotFoundError:
+            return 0
+        except Exception as exc:  # written atomically, so only a file changed by hand gets here
+            raise ConfigError(
+                f"the saved training state {str(path)!r} cannot be read ({type(exc).__name__}); delete it to "
+                "train that run from the start"
+            ) from None
+
+
+def prepared_classifier(
+    train_columns: Sequence[Sequence[str]],
+    train_labels: Sequence[str],
+    *,
+    location: str,
+    recipe: EncoderRecipe,
+    device: str = "auto",
+) -> tuple[PairClassifier, list[list[int]], np.ndarray]:
+    """The classifier (labels: the sorted training labels), the tokenised training rows (the
+    seeded ``max_train`` sample when set) and their label indices."""
+    labels = sorted(set(train_labels))
+    if len(labels) < 2:
+        raise ConfigError("the encoder baseline needs at least two labels in train")
+    index = {label: i for i, label in enumerate(labels)}
+    keep = np.arange(len(train_labels))
+    if recipe.max_train is not None and recipe.max_train < len(keep):
+        keep = np.sort(np.random.default_rng(recipe.seed).choice(len(keep), recipe.max_train, replace=False))
+    classifier = PairClassifier(location, labels, recipe, device)
+    train_rows = classifier.encode([[c[i] for i in keep.tolist()] for c in train_columns], recipe.max_length)
+    y_train = np.asarray([index[train_labels[i]] for i in keep.tolist()], dtype=np.int64)
+    return classifier, train_rows, y_train
+
+
+def max_length_of(rows: Sequence[list[int]]) -> int:
+    """The length the other sets are cut to: the longest training pair."""
+    return max(len(r) // 2 for r in rows)
 
 
 def finetune_encoder(
@@ -283,23 +399,18 @@ def finetune_encoder(
     device: str = "auto",
 ) -> EncoderRun:
     """Fine-tune on train, select on dev, score test."""
-    labels = sorted(set(train_labels))
-    if len(labels) < 2:
-        raise ConfigError("the encoder baseline needs at least two labels in train")
+    classifier, train_rows, y_train = prepared_classifier(
+        train_columns, train_labels, location=location, recipe=recipe, device=device
+    )
+    labels = classifier.labels
     index = {label: i for i, label in enumerate(labels)}
-    keep = np.arange(len(train_labels))
-    if recipe.max_train is not None and recipe.max_train < len(keep):
-        keep = np.sort(np.random.default_rng(recipe.seed).choice(len(keep), recipe.max_train, replace=False))
-    classifier = PairClassifier(location, labels, recipe, device)
-    train_rows = classifier.encode([[c[i] for i in keep.tolist()] for c in train_columns], recipe.max_length)
-    max_length = max(len(r) // 2 for r in train_rows)
+    max_length = max_length_of(train_rows)
     dev_rows = classifier.encode(dev_columns, max_length)
     test_rows = classifier.encode(test_columns, max_length)
 
     def as_index(values: Sequence[str]) -> np.ndarray:
         return np.asarray([index.get(v, -1) for v in values], dtype=np.int64)  # unseen labels are never right
 
-    y_train = np.asarray([index[train_labels[i]] for i in keep.tolist()], dtype=np.int64)
     dev_acc, steps, best_step, train_rate = classifier.fit(train_rows, y_train, dev_rows, as_index(dev_labels))
     started = time.perf_counter()
     probabilities = classifier.predict_proba(test_rows)
@@ -318,6 +429,40 @@ def finetune_encoder(
         tuple(str(labels[i]) for i in predicted),
         tuple(round(float(probabilities[k, i]), 6) for k, i in enumerate(predicted)),
     )
+
+
+def fit_and_predict(
+    train_columns: Sequence[Sequence[str]],
+    train_labels: Sequence[str],
+    dev_columns: Sequence[Sequence[str]],
+    dev_labels: Sequence[str],
+    evaluations: Mapping[str, Sequence[Sequence[str]]],
+    *,
+    location: str,
+    recipe: EncoderRecipe,
+    device: str = "auto",
+) -> tuple[dict[str, Any], dict[str, tuple[str, ...]]]:
+    """Fine-tune on train, select on dev (as :func:`finetune_encoder`), then predict a label
+    for every example of every set in ``evaluations``. Returns (what training did, the
+    predictions by set)."""
+    classifier, train_rows, y_train = prepared_classifier(
+        train_columns, train_labels, location=location, recipe=recipe, device=device
+    )
+    index = {label: i for i, label in enumerate(classifier.labels)}
+    max_length = max_length_of(train_rows)
+    dev_rows = classifier.encode(dev_columns, max_length)
+    dev_y = np.asarray([index.get(v, -1) for v in dev_labels], dtype=np.int64)
+    dev_acc, steps, best_step, train_rate = classifier.fit(train_rows, y_train, dev_rows, dev_y)
+    predictions = {name: classifier.predicted_labels(columns, max_length) for name, columns in evaluations.items()}
+    training = {
+        "dev_accuracy": round(dev_acc, 4),
+        "steps": steps,
+        "best_step": best_step,
+        "max_length": max_length,
+        "train_examples": len(train_rows),
+        "train_examples_per_s": round(train_rate, 2),
+    }
+    return training, predictions
 
 
 def cache_key(part_hashes: Sequence[str], identity: str, fields: Sequence[str], recipe: EncoderRecipe) -> str:

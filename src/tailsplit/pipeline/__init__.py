@@ -1,5 +1,6 @@
 """The only layer that wires steps together; one module per family of commands."""
 
+from tailsplit.pipeline.curve import curve
 from tailsplit.pipeline.evaluate import evaluate
 from tailsplit.pipeline.overlap import audit_overlap
 from tailsplit.pipeline.result import RunResult, write_split
@@ -13,6 +14,7 @@ __all__ = [
     "analyze",
     "audit_overlap",
     "correlate",
+    "curve",
     "evaluate",
     "load_dataset",
     "ood_rank",

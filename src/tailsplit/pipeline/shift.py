@@ -20,11 +20,13 @@ from tailsplit.analysis.shift_report import (
 from tailsplit.analysis.split_dir import load_split_dir
 from tailsplit.config import CorrelateConfig, OodRankConfig, SimilarityConfig, check_values
 from tailsplit.errors import ConfigError, InputError, keyword_spelling
+from tailsplit.evaluate.encoder import EncoderRecipe
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.outputs import check_output_folder
 from tailsplit.io.values import strict_json
 from tailsplit.pipeline.manifest import command_provenance, write_outputs
+from tailsplit.pipeline.task_model import TaskData, check_task_model, dataset_files, predictions, task_data
 from tailsplit.render.figures import figure_files
 from tailsplit.render.pages import html_page
 from tailsplit.render.provenance import with_provenance
@@ -32,7 +34,9 @@ from tailsplit.render.tables import csv_table, latex_table
 from tailsplit.shift.correlate import classify
 from tailsplit.shift.csv_inputs import read_candidates, read_points
 from tailsplit.shift.datasets import DatasetSpec, load_texts
+from tailsplit.shift.drops import RESAMPLES, Measured, accuracy_and_drops
 from tailsplit.shift.encoder import SentenceEncoder
+from tailsplit.shift.labelled import IdParts, LabelledSet, correct
 from tailsplit.shift.ood import Candidate, rank_candidates
 from tailsplit.shift.similarity import centroid_similarity, mmd_matrix
 
@@ -160,7 +164,8 @@ def _check_out(config: Any, inputs: list[str]) -> None:
 @released_on_error
 @keyword_spelling
 def ood_rank(config: OodRankConfig, *, command: list[str] | None = None) -> dict[str, Any]:
-    """Embed the ID dataset and every candidate; decide and rank by BOSS's criteria."""
+    """Embed the ID dataset and every candidate; measure the task model's drop on each (unless
+    accuracies are given); decide and rank by BOSS's criteria."""
     check_values(config)
 
     id_spec = DatasetSpec.parse(config.id)
@@ -168,50 +173,123 @@ def ood_rank(config: OodRankConfig, *, command: list[str] | None = None) -> dict
     listed = read_candidates(config.candidates)
     _check_out(config, [c.dataset.path for c in listed])
     specs = [c.dataset for c in listed]
-    sources = [c.source for c in listed]
-    accuracies = [c.accuracy for c in listed]
-    texts = {id_spec.name: load_texts(id_spec, config.max_examples, config.seed)}
+    names = [id_spec.name]
     for spec in specs:
-        if spec.name in texts:
+        if spec.name in names:
             raise ConfigError(f"candidate name {spec.name!r} is used twice (or is the ID dataset's); names must differ")
-        texts[spec.name] = load_texts(spec, config.max_examples, config.seed)
+        names.append(spec.name)
+    given = [c.accuracy is not None for c in listed]
+    measure = not config.skip_training and not any(given)
+    if measure and config.id_accuracy is not None:
+        raise ConfigError(
+            "--id-accuracy goes with the accuracies of a candidates CSV; without them ood-rank measures both "
+            "(or pass --skip-training to rank by similarity alone)"
+        )
+    data, model = None, ("", "", "")
+    if measure:  # everything checked before a model loads
+        data = task_data(config, id_spec, specs)
+        model = check_task_model(config.device, config.task_encoder)
+        recipe = EncoderRecipe(max_steps=config.max_steps, max_train=config.max_train, seed=config.seed)
+        texts = {id_spec.name: _id_texts(data.parts, config)} | {s.name: s.texts() for s in data.ood}
+    else:
+        texts = {id_spec.name: load_texts(id_spec, config.max_examples, config.seed)}
+        texts |= {s.name: load_texts(s, config.max_examples, config.seed) for s in specs}
     encoder = _encoder(config)
     try:
         vectors, embedding = _embed(encoder, texts)
     finally:
         encoder.close()
     similarity_to_id = centroid_similarity(vectors)[0, 1:]
-    candidates = [
-        Candidate(s.name, src, float(sim), acc)
-        for s, src, sim, acc in zip(specs, sources, similarity_to_id, accuracies)
-    ]
+    task: dict[str, Any] = {"measured": False}
+    id_accuracy = config.id_accuracy
+    if data is not None:
+        task, id_measure, candidates = _measured_candidates(data, model, recipe, config, listed, similarity_to_id)
+        id_accuracy = id_measure.value
+    else:
+        candidates = [
+            Candidate(c.dataset.name, c.source, float(sim), c.accuracy) for c, sim in zip(listed, similarity_to_id)
+        ]
     decisions = rank_candidates(
-        candidates, id_accuracy=config.id_accuracy, max_similarity=config.max_similarity, min_drop=config.min_drop
+        candidates, id_accuracy=id_accuracy, max_similarity=config.max_similarity, min_drop=config.min_drop
     )
     result = {
         "id": {
             "name": id_spec.name,
             "path": id_spec.path,
             "fields": list(id_spec.fields),
-            "accuracy": config.id_accuracy,
+            "accuracy": id_accuracy if data is None else round(id_accuracy, 4),
+            **({"accuracy_ci": task["id_accuracy"]["ci"], "examples": task["id_accuracy"]["n"]} if data else {}),
         },
         "encoder": dataclasses.asdict(encoder.source),
+        "task_model": task,
         "decisions": [d.as_dict() for d in decisions],
         "kept": [d.candidate.name for d in sorted((d for d in decisions if d.kept), key=lambda d: d.rank or 0)],
     }
     if config.out is not None:
         inputs = [
-            {"path": p, "sha256": sha256_file(p)} for p in [config.candidates, id_spec.path] + [s.path for s in specs]
+            {"path": p, "sha256": sha256_file(p)}
+            for p in [config.candidates, *dataset_files(id_spec.path), *(s.path for s in specs)]
         ]
+        markdown = ood_markdown(result)
+        provenance = command_provenance(command, inputs, model=result["encoder"], seed=config.seed)
         write_outputs(
             Path(config.out),
             config,
-            {"ood.json": strict_json(result), "report.md": ood_markdown(result)},
+            {
+                "ood.json": strict_json(result),
+                "report.md": with_provenance(markdown, provenance),
+                "report.html": html_page("OOD candidates", markdown, {}, provenance),
+            },
             inputs,
-            {"embedding": embedding},
+            {"embedding": embedding, "task_model_cached": task.get("cached")},
             command,
         )
     return {**result, "embedding": embedding}
+
+
+def _id_texts(parts: IdParts, config: OodRankConfig) -> list[str]:
+    whole = LabelledSet(
+        parts.train.name,
+        parts.train.path,
+        tuple(a + b + c for a, b, c in zip(parts.train.columns, parts.dev.columns, parts.test.columns)),
+        parts.train.labels + parts.dev.labels + parts.test.labels,
+    )
+    return whole.sample(config.max_examples, config.seed).texts()
+
+
+def _measured_candidates(
+    data: TaskData,
+    model: tuple[str, str, str],
+    recipe: EncoderRecipe,
+    config: OodRankConfig,
+    listed: list[Any],
+    similarity_to_id: np.ndarray,
+) -> tuple[dict[str, Any], Measured, list[Candidate]]:
+    """Train (or read the cache), then ID accuracy and each candidate's accuracy and drop with
+    their bootstrap intervals."""
+    location, identity, name = model
+    training, id_predicted, ood_predicted, cached = predictions(
+        data, location=location, identity=identity, recipe=recipe, device=config.device
+    )
+    id_correct = correct(id_predicted, data.parts.test.labels, {})
+    ood_correct = [correct(p, s.labels, data.label_map) for p, s in zip(ood_predicted, data.ood)]
+    id_measure, measured = accuracy_and_drops(id_correct, ood_correct, seed=config.seed)
+    candidates = [
+        Candidate(c.dataset.name, c.source, float(sim), acc.value, (acc.low, acc.high), (drop.low, drop.high), acc.n)
+        for c, sim, (acc, drop) in zip(listed, similarity_to_id, measured)
+    ]
+    task = {
+        "measured": True,
+        "encoder": name,
+        "encoder_identity": identity,
+        "recipe": recipe.as_dict(),
+        "training": training,
+        "cached": cached,
+        "id_accuracy": id_measure.as_dict(),
+        "interval": f"95% percentile bootstrap, {RESAMPLES} resamples of each test set independently",
+        **data.describe(),
+    }
+    return task, id_measure, candidates
 
 
 @released_on_error

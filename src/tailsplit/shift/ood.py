@@ -23,6 +23,9 @@ class Candidate:
     source: str
     similarity: float  # centroid cosine with the ID dataset, ×100
     accuracy: float | None = None  # the ID-trained model's accuracy on it
+    accuracy_ci: tuple[float, float] | None = None  # 95% bootstrap interval, when measured
+    drop_ci: tuple[float, float] | None = None  # of ID accuracy minus its accuracy
+    examples: int | None = None  # the examples its accuracy was measured on
 
 
 @dataclass
@@ -39,8 +42,11 @@ class Decision:
             "name": c.name,
             "source": c.source,
             "similarity": round(c.similarity, 2),
-            "accuracy": c.accuracy,
+            "accuracy": None if c.accuracy is None else round(c.accuracy, 4),
+            "accuracy_ci": None if c.accuracy_ci is None else [round(v, 4) for v in c.accuracy_ci],
+            "examples": c.examples,
             "drop": None if self.drop is None else round(self.drop, 4),
+            "drop_ci": None if c.drop_ci is None else [round(v, 4) for v in c.drop_ci],
             "kept": self.kept,
             "rank": self.rank,
             "reasons": self.reasons,
@@ -81,7 +87,7 @@ def rank_candidates(
     for rank, d in enumerate(kept, start=1):
         d.rank = rank
         how = (
-            f"drop {d.drop:.3f}, similarity {d.candidate.similarity:.1f}"
+            f"drop {_drop(d)}, similarity {d.candidate.similarity:.1f}"
             if use_drop
             else f"similarity {d.candidate.similarity:.1f}"
         )
@@ -96,7 +102,12 @@ def _check_thresholds(d: Decision, max_similarity: float | None, min_drop: float
         d.reasons.append(f"too close to the ID data: similarity {c.similarity:.1f} ≥ {max_similarity:g}")
     if min_drop is not None and d.drop is not None and d.drop < min_drop:
         d.kept = False
-        d.reasons.append(f"not challenging: drop {d.drop:.3f} < {min_drop:g}")
+        d.reasons.append(f"not challenging: drop {_drop(d)} < {min_drop:g}")
+
+
+def _drop(d: Decision) -> str:
+    ci = d.candidate.drop_ci
+    return f"{d.drop:.3f}" + ("" if ci is None else f" (95% CI {ci[0]:.3f} to {ci[1]:.3f})")
 
 
 def _one_per_source(decisions: list[Decision], use_drop: bool) -> None:

@@ -1,0 +1,260 @@
+"""``tailsplit curve``: ID and OOD accuracy at checkpoints through the task model's training
+(per training-set size and encoder), the points in ``correlate``'s format, and the shape of
+the ID–OOD relation per OOD set (BOSS's Type I / II / III).
+
+A run is one (encoder, training-set size): the ``encoder`` recipe without checkpoint
+selection, evaluated on ID test and every OOD set each ``checkpoint_every`` steps. Each
+checkpoint's predictions are cached, and the training state after it is kept in the cache
+while the run is unfinished, so an interrupted run continues where it stopped and gives the
+same points as one that never stopped; the state is deleted when the run ends."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tailsplit.analysis.shift_report import correlate_markdown, curve_figure, curve_runs_markdown
+from tailsplit.cache import default_cache_dir
+from tailsplit.config import CurveConfig, check_values
+from tailsplit.errors import ConfigError, keyword_spelling
+from tailsplit.evaluate.encoder import EncoderRecipe, max_length_of, prepared_classifier
+from tailsplit.fingerprint import sha256_file, sha256_text
+from tailsplit.io.claims import released_on_error
+from tailsplit.io.outputs import check_output_folder, replace_file_bytes
+from tailsplit.io.values import strict_json
+from tailsplit.pipeline.manifest import command_provenance, write_outputs
+from tailsplit.pipeline.task_model import TaskData, check_task_model, dataset_files, task_data
+from tailsplit.render import markdown_text
+from tailsplit.render.figures import figure_files
+from tailsplit.render.pages import html_page
+from tailsplit.render.provenance import with_provenance
+from tailsplit.shift.correlate import classify
+from tailsplit.shift.datasets import DatasetSpec
+from tailsplit.shift.labelled import LabelledSet, correct
+
+POINT_COLUMNS = ("group", "id_acc", "ood_acc", "encoder", "train_size", "step", "id_examples", "ood_examples")
+
+
+@dataclass(frozen=True)
+class Run:
+    """One training run of the curve: an encoder and a training-set size."""
+
+    location: str
+    identity: str
+    name: str
+    train_size: int
+    recipe: EncoderRecipe
+
+
+def checkpoints(max_steps: int, every: int) -> list[int]:
+    """
+    >>> checkpoints(250, 100)
+    [100, 200, 250]
+    """
+    steps = list(range(every, max_steps + 1, every))
+    return steps if steps and steps[-1] == max_steps else [*steps, max_steps]
+
+
+def _content(s: LabelledSet) -> str:
+    return sha256_text(json.dumps([s.columns, s.labels]))
+
+
+def _run_key(data: TaskData, run: Run) -> str:
+    sets = (data.parts.train, data.parts.test, *data.ood)
+    return sha256_text(
+        "curve-run-v1", *(_content(s) for s in sets), run.identity, json.dumps(run.recipe.as_dict(), sort_keys=True)
+    )
+
+
+def _cached(folder: Path, step: int, sizes: list[int]) -> list[tuple[str, ...]] | None:
+    try:
+        predicted = [tuple(p) for p in json.loads((folder / f"step-{step}.json").read_text(encoding="utf-8"))]
+    except (OSError, ValueError, TypeError):
+        return None
+    return predicted if [len(p) for p in predicted] == sizes else None
+
+
+def _train(data: TaskData, run: Run, steps: list[int], folder: Path, device: str) -> dict[int, list[tuple[str, ...]]]:
+    """Every checkpoint's predictions on [ID test, *OOD sets]: from the cache, or by training
+    (continuing from a saved state when there is one)."""
+    sets = [data.parts.test, *data.ood]
+    sizes = [len(s) for s in sets]
+    found = {step: _cached(folder, step, sizes) for step in steps}
+    if all(p is not None for p in found.values()):
+        return found  # type: ignore[return-value]
+    classifier, train_rows, y_train = prepared_classifier(
+        data.parts.train.columns, data.parts.train.labels, location=run.location, recipe=run.recipe, device=device
+    )
+    max_length = max_length_of(train_rows)
+    rows = [classifier.encode(s.columns, max_length) for s in sets]
+
+    def on_checkpoint(step: int) -> None:
+        predicted = [tuple(classifier.labels[i] for i in classifier.predict(r).tolist()) for r in rows]
+        folder.mkdir(parents=True, exist_ok=True)
+        replace_file_bytes(folder / f"step-{step}.json", json.dumps(predicted).encode("utf-8"))
+        found[step] = predicted
+
+    state = folder / "state.pt"
+    classifier.fit_checkpoints(train_rows, y_train, steps, on_checkpoint, state)
+    state.unlink(missing_ok=True)  # the run is complete: its points are cached
+    missing = [s for s, p in found.items() if p is None]
+    if missing:  # cached before a state that was deleted by hand: they are older than the state
+        raise ConfigError(f"checkpoints {missing} of a run could not be recomputed; clear {folder} and run again")
+    return found  # type: ignore[return-value]
+
+
+def _runs(config: CurveConfig, data: TaskData) -> list[Run]:
+    n_train = len(data.parts.train)
+    sizes = list(config.train_sizes) or [n_train]
+    for size in sizes:
+        if size > n_train:
+            raise ConfigError(f"--train-sizes asks for {size} examples and ID train holds {n_train}; give ≤ {n_train}")
+    if len(set(sizes)) != len(sizes):
+        raise ConfigError(f"--train-sizes={','.join(map(str, sizes))} repeats a size; give each once")
+    encoders = [check_task_model(config.device, e) for e in (config.encoders or [None])]
+    if len({name for *_, name in encoders}) != len(encoders):
+        raise ConfigError("--encoder names the same encoder twice (or two of one name); give each once")
+    return [
+        Run(
+            location,
+            identity,
+            name,
+            size,
+            EncoderRecipe(max_steps=config.max_steps, max_train=None if size >= n_train else size, seed=config.seed),
+        )
+        for location, identity, name in encoders
+        for size in sizes
+    ]
+
+
+def _points(data: TaskData, run: Run, by_step: dict[int, list[tuple[str, ...]]]) -> list[dict[str, Any]]:
+    points = []
+    for step in sorted(by_step):
+        id_predicted, *ood_predicted = by_step[step]
+        id_acc = float(correct(id_predicted, data.parts.test.labels, {}).mean())
+        for s, predicted in zip(data.ood, ood_predicted):
+            points.append(
+                {
+                    "group": s.name,
+                    "id_acc": id_acc,
+                    "ood_acc": float(correct(predicted, s.labels, data.label_map).mean()),
+                    "encoder": run.name,
+                    "train_size": run.train_size,
+                    "step": step,
+                    "id_examples": len(data.parts.test),
+                    "ood_examples": len(s),
+                }
+            )
+    return points
+
+
+def points_csv(points: list[dict[str, Any]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=POINT_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows({k: repr(v) if isinstance(v, float) else v for k, v in p.items()} for p in points)
+    return buffer.getvalue()
+
+
+@released_on_error
+@keyword_spelling
+def curve(config: CurveConfig, *, command: list[str] | None = None) -> dict[str, Any]:
+    """Train on ID, evaluate ID test and every OOD set at each checkpoint, fit the relation."""
+    check_values(config)
+    if not config.id or not config.ood:
+        raise ConfigError("curve needs --id DATASET and at least one --ood DATASET")
+    if config.out is None:
+        raise ConfigError("curve needs --out DIR: it writes points.csv, the fits, the figure and the report there")
+    id_spec = DatasetSpec.parse(config.id)
+    ood_specs = [DatasetSpec.parse(o) for o in config.ood]
+    names = [id_spec.name, *(s.name for s in ood_specs)]
+    if len(set(names)) != len(names):
+        raise ConfigError(f"dataset names {names} repeat; name each NAME=PATH")
+    check_output_folder(config.out, overwrite=config.overwrite, inputs=[id_spec.path, *(s.path for s in ood_specs)])
+    data = task_data(config, id_spec, ood_specs)
+    runs = _runs(config, data)
+    steps = checkpoints(config.max_steps, config.checkpoint_every)
+    if len(runs) * len(steps) < 3:
+        raise ConfigError(
+            f"{len(runs)} run(s) × {len(steps)} checkpoint(s) give fewer than the 3 points a fit needs; "
+            "lower --checkpoint-every or add --train-sizes"
+        )
+    cache = default_cache_dir() / "curves"
+    points = []
+    for run in runs:
+        by_step = _train(data, run, steps, cache / _run_key(data, run), config.device)
+        points += _points(data, run, by_step)
+    relations = _fits(points)
+    result = {
+        "id": {"name": id_spec.name, "path": id_spec.path, "fields": list(id_spec.fields)},
+        "runs": [
+            {
+                "encoder": r.name,
+                "encoder_identity": r.identity,
+                "train_size": r.train_size,
+                "recipe": r.recipe.as_dict(),
+                "checkpoints": steps,
+            }
+            for r in runs
+        ],
+        **data.describe(),
+        "groups": {
+            g: (r.as_dict() if not isinstance(r, str) else {"type": None, "reason": r}) for g, r in relations.items()
+        },
+    }
+    _write(Path(config.out), config, result, points, relations, [id_spec.path, *(s.path for s in ood_specs)], command)
+    return {**result, "points": points}
+
+
+def _fits(points: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per OOD set, the fitted relation, or why it cannot be fitted (never an error after training)."""
+    relations: dict[str, Any] = {}
+    for group in dict.fromkeys(p["group"] for p in points):
+        mine = [p for p in points if p["group"] == group]
+        try:
+            relations[group] = classify(np.array([p["id_acc"] for p in mine]), np.array([p["ood_acc"] for p in mine]))
+        except ConfigError as exc:
+            relations[group] = f"cannot be fitted: {exc}"
+    return relations
+
+
+def _write(
+    out: Path,
+    config: CurveConfig,
+    result: dict[str, Any],
+    points: list[dict[str, Any]],
+    relations: dict[str, Any],
+    paths: list[str],
+    command: list[str] | None,
+) -> None:
+    inputs = [{"path": p, "sha256": sha256_file(p)} for path in paths for p in dataset_files(path)]
+    provenance = command_provenance(command, inputs, seed=config.seed)
+    fitted = {g: r for g, r in relations.items() if not isinstance(r, str)}
+    markdown = (
+        f"# ID–OOD accuracy through training: {markdown_text(result['id']['name'])}\n\n"
+        + curve_runs_markdown(result, points)
+        + "\n"
+        + correlate_markdown({"groups": {g: r.as_dict() for g, r in fitted.items()}})
+        + "".join(f"\n{markdown_text(g)}: {markdown_text(r)}\n" for g, r in relations.items() if isinstance(r, str))
+    )
+    figures = {"ID vs OOD accuracy": curve_figure(points, fitted)}
+    write_outputs(
+        out,
+        config,
+        {
+            "points.csv": points_csv(points),
+            "curve.json": strict_json(result),
+            "report.md": with_provenance(markdown, provenance),
+            "report.html": html_page("ID–OOD accuracy through training", markdown, figures, provenance),
+            **figure_files(figures),
+        },
+        inputs,
+        {},
+        command,
+    )

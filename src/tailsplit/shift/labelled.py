@@ -1,0 +1,201 @@
+"""Labelled datasets for the task model of ``ood-rank`` and ``curve``: the text fields and the
+gold label of every example, the ID dataset divided into train / dev / test, and the label map
+that names a candidate's labels in the ID dataset's terms.
+
+The ID dataset is a file — divided here by a seeded random split (``test_size``, then
+``dev_size`` of the rest) — or a split folder written by ``tailsplit split``/``run``, whose
+train, dev and test parts are used as they are.
+
+A label map ``FROM=TO`` renames a label before gold labels and predictions are compared on a
+candidate: ``0=entailment`` reads a numeric label as ID's name, ``neutral=not_entailment`` and
+``contradiction=not_entailment`` fold a three-way model's predictions onto a two-way test set,
+and ``-=`` (an empty name) drops the examples with that gold label (counted in the output).
+A candidate label that is neither an ID label nor mapped onto one is refused, with the list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from tailsplit.analysis.split_dir import part_file, read_manifest
+from tailsplit.core import SPLIT_PARTS
+from tailsplit.errors import ConfigError, InputError
+from tailsplit.io.examples import label_to_str
+from tailsplit.io.readers import read_records
+from tailsplit.rng import DEV_TEST_DIVISION, SHIFT_SUBSAMPLE, SPLIT_ORDER, seeded_rng
+from tailsplit.shift.datasets import DatasetSpec
+
+
+@dataclass(frozen=True)
+class LabelledSet:
+    """The examples of one dataset (or part): a column per text field, and the gold labels."""
+
+    name: str
+    path: str
+    columns: tuple[tuple[str, ...], ...]
+    labels: tuple[str, ...]
+    dropped: int = 0  # examples whose gold label the label map drops
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    def texts(self) -> list[str]:
+        """The fields of each example joined by a space (what the sentence encoder embeds)."""
+        return [" ".join(parts) for parts in zip(*self.columns)]
+
+    def take(self, keep: np.ndarray, name: str | None = None) -> LabelledSet:
+        rows = keep.tolist()
+        return LabelledSet(
+            name or self.name,
+            self.path,
+            tuple(tuple(c[i] for i in rows) for c in self.columns),
+            tuple(self.labels[i] for i in rows),
+            self.dropped,
+        )
+
+    def sample(self, max_examples: int | None, seed: int) -> LabelledSet:
+        """A seeded sample of at most ``max_examples`` (file order kept), as the shift commands
+        sample a dataset's texts."""
+        if max_examples is None or len(self) <= max_examples:
+            return self
+        rng = seeded_rng(seed, SHIFT_SUBSAMPLE)
+        return self.take(np.sort(rng.choice(len(self), size=max_examples, replace=False)))
+
+
+def parse_label_map(items: Sequence[str]) -> dict[str, str]:
+    """``["0=entailment", "-="]`` → ``{"0": "entailment", "-": ""}``.
+
+    >>> parse_label_map(["neutral=not_entailment", "-="])
+    {'neutral': 'not_entailment', '-': ''}
+    """
+    mapping: dict[str, str] = {}
+    for item in items:
+        source, sep, target = item.partition("=")
+        if not sep or not source:
+            raise ConfigError(f"--label-map={item!r} is not FROM=TO; e.g. --label-map 0=entailment (TO empty drops)")
+        if source in mapping and mapping[source] != target:
+            raise ConfigError(f"--label-map maps {source!r} twice ({mapping[source]!r} and {target!r}); give it once")
+        mapping[source] = target
+    return mapping
+
+
+def read_labelled(
+    spec: DatasetSpec, label_field: str, path: str | Path | None = None, *, allow_empty: bool = False
+) -> LabelledSet:
+    """Every record's text fields and label, exactly (a missing field names file and line)."""
+    location = Path(path or spec.path)
+    if not location.exists():
+        raise InputError("does not exist", path=location, fix="check the dataset path")
+    columns: list[list[str]] = [[] for _ in spec.fields]
+    labels: list[str] = []
+    for raw in read_records(location):
+        for column, field in zip(columns, spec.fields):
+            value = raw.value(field) if raw.has(field) else None
+            if not isinstance(value, str):
+                raise raw.error(
+                    "is missing or not text",
+                    field=field,
+                    fix=f"name the text fields after @ (e.g. {spec.name}={spec.path}@premise+hypothesis)",
+                )
+            column.append(value.strip())
+        value = raw.value(label_field) if raw.has(label_field) else None
+        if value is None or isinstance(value, (dict, list)) or (isinstance(value, str) and not value.strip()):
+            raise raw.error(
+                "is missing, empty or not a label",
+                field=label_field,
+                fix="name the gold label field with --label-field",
+            )
+        labels.append(label_to_str(value))
+    if not labels and not allow_empty:
+        raise InputError("holds no records", path=location, fix="check that it is the right file")
+    return LabelledSet(spec.name, str(location), tuple(tuple(c) for c in columns), tuple(labels))
+
+
+@dataclass(frozen=True)
+class IdParts:
+    """The ID dataset's train, dev and test parts, and how they were made."""
+
+    train: LabelledSet
+    dev: LabelledSet
+    test: LabelledSet
+    origin: str  # "split folder" or "random split (seed S)"
+
+    def describe(self) -> dict[str, object]:
+        return {"origin": self.origin, **{p: len(getattr(self, p)) for p in SPLIT_PARTS}}
+
+
+def id_parts(spec: DatasetSpec, label_field: str, *, test_size: float, dev_size: float, seed: int) -> IdParts:
+    """The ID dataset's parts: a split folder's own, or a seeded random division of a file
+    (``test_size`` of it to test, then ``dev_size`` of the rest to dev; shares of 1 or more
+    are counts)."""
+    if Path(spec.path).is_dir():
+        folder = Path(spec.path)
+        manifest = read_manifest(folder)
+        parts = {
+            p: read_labelled(spec, label_field, part_file(folder, manifest, p), allow_empty=True) for p in SPLIT_PARTS
+        }
+        for part in ("train", "test"):
+            if not len(parts[part]):
+                raise ConfigError(f"the ID split folder {spec.path!r} has an empty {part} part")
+        named = {p: _renamed(s, f"{spec.name}:{p}") for p, s in parts.items()}
+        return IdParts(named["train"], named["dev"], named["test"], "split folder")
+    whole = read_labelled(spec, label_field)
+    n = len(whole)
+    n_test = _count(test_size, n, "--id-test-size")
+    order = seeded_rng(seed, SPLIT_ORDER).permutation(n)
+    rest = order[n_test:]
+    n_dev = _count(dev_size, len(rest), "--id-dev-size")
+    rest = rest[seeded_rng(seed, DEV_TEST_DIVISION).permutation(len(rest))]
+    test, dev, train = np.sort(order[:n_test]), np.sort(rest[:n_dev]), np.sort(rest[n_dev:])
+    if len(train) < 2 or len(test) < 1:
+        raise ConfigError(
+            f"the ID dataset {spec.path!r} has {n} examples: too few for a train part and a test part of "
+            f"{n_test}; give more examples or a smaller --id-test-size"
+        )
+    return IdParts(
+        whole.take(train, f"{spec.name}:train"),
+        whole.take(dev, f"{spec.name}:dev"),
+        whole.take(test, f"{spec.name}:test"),
+        f"random split (seed {seed})",
+    )
+
+
+def _renamed(s: LabelledSet, name: str) -> LabelledSet:
+    return LabelledSet(name, s.path, s.columns, s.labels, s.dropped)
+
+
+def _count(size: float, n: int, flag: str) -> int:
+    count = int(size) if size >= 1 else int(round(size * n))
+    if count >= n:
+        raise ConfigError(f"{flag}={size:g} takes all {n} examples; give a share below 1 or a smaller count")
+    return count
+
+
+def mapped(candidate: LabelledSet, id_labels: Sequence[str], label_map: Mapping[str, str]) -> LabelledSet:
+    """The candidate with its gold labels in ID's terms (the map applied; dropped examples
+    removed and counted); refused, listing them, when a label is neither an ID label nor mapped
+    onto one."""
+    targets = {label_map.get(label, label) for label in id_labels}
+    gold = [label_map.get(label, label) for label in candidate.labels]
+    unmapped = sorted({source for source, target in zip(candidate.labels, gold) if target and target not in targets})
+    if unmapped:
+        shown = ", ".join(repr(u) for u in unmapped[:10]) + (" …" if len(unmapped) > 10 else "")
+        raise ConfigError(
+            f"candidate {candidate.name!r} ({candidate.path}) has labels the ID data does not: {shown}; "
+            f"the ID labels are {sorted(set(id_labels))}; map each with --label-map FROM=TO "
+            "(TO empty drops those examples)"
+        )
+    keep = np.array([i for i, label in enumerate(gold) if label], dtype=np.int64)
+    kept = candidate.take(keep)
+    return LabelledSet(
+        kept.name, kept.path, kept.columns, tuple(gold[i] for i in keep.tolist()), len(candidate) - len(keep)
+    )
+
+
+def correct(predicted: Sequence[str], gold: Sequence[str], label_map: Mapping[str, str]) -> np.ndarray:
+    """Whether each prediction, named by the map, equals the (already mapped) gold label."""
+    return np.array([label_map.get(p, p) == g for p, g in zip(predicted, gold)], dtype=bool)
