@@ -20,6 +20,8 @@ About 40 minutes on 2 CPU cores with empty caches; seconds from the caches.
 from __future__ import annotations
 
 import argparse
+import csv
+import io
 import json
 import os
 from pathlib import Path
@@ -33,6 +35,12 @@ CANDIDATES = {  # name: (file, text source)
     "snli": ("snli/dev.jsonl.gz", "Flickr30k image captions"),
 }
 FIELDS = "premise+hypothesis"
+
+
+def _id_range(points: str) -> list[float]:
+    """The lowest and highest ID test accuracy over the curve's points."""
+    values = [float(row["id_acc"]) for row in csv.DictReader(io.StringIO(points))]
+    return [round(min(values), 4), round(max(values), 4)]
 
 
 def main() -> None:
@@ -102,7 +110,9 @@ def main() -> None:
                     "ood": curve["ood"],
                     "groups": curve["groups"],
                     "points": points.count("\n") - 1,
+                    "id_range": _id_range(points),
                 },
+                "embedding": json.loads((args.out / "ood" / "manifest.json").read_text(encoding="utf-8"))["embedding"],
                 "seconds": {k: round(v, 1) for k, v in seconds.items()},
             },
         )

@@ -21,6 +21,7 @@ from tailsplit.config import (
     COMMAND_CONFIGS,
     AnalyzeConfig,
     CorrelateConfig,
+    CurveConfig,
     DataConfig,
     EvaluateConfig,
     HfExportConfig,
@@ -48,6 +49,7 @@ COMMANDS: dict[tuple[str, ...], tuple[tuple[type, ...], set[str]]] = {
     ("similarity",): ((SimilarityConfig,), set()),
     ("ood-rank",): ((OodRankConfig,), set()),
     ("correlate",): ((CorrelateConfig,), set()),
+    ("curve",): ((CurveConfig,), set()),
     ("export", "lm-eval"): ((LmEvalExportConfig,), set()),
     ("export", "hf"): ((HfExportConfig,), set()),
 }

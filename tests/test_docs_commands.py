@@ -2,7 +2,7 @@
 
 The folder holds shrunken copies of the data the pages name — the first
 ``TAILSPLIT_DOCS_ROWS`` rows (default 80) of the bundled SNLI and Spider samples as
-``snli/…`` and ``spider/…``, of the shared MNLI, SemEval, BoolQ and WSC273 files, and the
+``snli/…`` and ``spider/…``, of the shared MNLI, ANLI, SemEval, BoolQ and WSC273 files, and the
 recipe ``examples/snli.toml`` over its shrunken sample — plus stand-ins for the files a user
 brings (a sentence corpus, WSC predictions, a BibTeX file). A block may hold ``tailsplit``
 commands and ``cat > FILE <<'TAG'`` here-documents, nothing else (so every step is one a reader
@@ -85,6 +85,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory, model_cache: Path) -> Pa
     _head(spider, ws / "spider" / "train.jsonl.gz", ROWS)
     _head(spider, ws / "spider" / "dev.jsonl.gz", ROWS // 2, skip=ROWS)
     _head(SHARED / "mnli" / "dev_matched.jsonl.gz", ws / "mnli" / "dev_matched.jsonl.gz", ROWS)
+    _head(SHARED / "anli" / "test.jsonl.gz", ws / "anli" / "test.jsonl.gz", ROWS)
     _head(SHARED / "semeval2017_sentiment" / "test.jsonl.gz", ws / "semeval" / "test.jsonl.gz", ROWS)
     _head(SHARED / "boolq" / "dev.jsonl.gz", ws / "boolq" / "dev.jsonl.gz", ROWS)
     _head(SHARED / "wsc273" / "test.jsonl.gz", ws / "wsc273.jsonl.gz", ROWS)

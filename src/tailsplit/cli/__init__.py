@@ -1,5 +1,5 @@
 """The ``tailsplit`` command: ``score``, ``split``, ``run``, ``analyze`` (:mod:`.run`), ``overlap``,
-``similarity``, ``ood-rank``, ``correlate`` (:mod:`.shift`), ``evaluate`` and ``export``.
+``similarity``, ``ood-rank``, ``correlate``, ``curve`` (:mod:`.shift`), ``evaluate`` and ``export``.
 
 Every error the library raises on purpose is printed as its message (no traceback) and the
 command exits with status 2 (:mod:`.app`).

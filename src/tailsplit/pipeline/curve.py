@@ -117,7 +117,8 @@ def _runs(config: CurveConfig, data: TaskData) -> list[Run]:
             raise ConfigError(f"--train-sizes asks for {size} examples and ID train holds {n_train}; give ≤ {n_train}")
     if len(set(sizes)) != len(sizes):
         raise ConfigError(f"--train-sizes={','.join(map(str, sizes))} repeats a size; give each once")
-    encoders = [check_task_model(config.device, e) for e in (config.encoders or [None])]
+    given: list[str | None] = list(config.encoders) or [None]
+    encoders = [check_task_model(config.device, e) for e in given]
     if len({name for *_, name in encoders}) != len(encoders):
         raise ConfigError("--encoder names the same encoder twice (or two of one name); give each once")
     return [

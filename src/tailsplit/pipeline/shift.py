@@ -217,7 +217,7 @@ def ood_rank(config: OodRankConfig, *, command: list[str] | None = None) -> dict
             "name": id_spec.name,
             "path": id_spec.path,
             "fields": list(id_spec.fields),
-            "accuracy": id_accuracy if data is None else round(id_accuracy, 4),
+            "accuracy": id_accuracy if data is None or id_accuracy is None else round(id_accuracy, 4),
             **({"accuracy_ci": task["id_accuracy"]["ci"], "examples": task["id_accuracy"]["n"]} if data else {}),
         },
         "encoder": dataclasses.asdict(encoder.source),

@@ -11,7 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tailsplit.analysis.split_dir import part_file, read_manifest
 from tailsplit.cache import default_cache_dir
+from tailsplit.core import SPLIT_PARTS
 from tailsplit.errors import ConfigError
 from tailsplit.evaluate.encoder import EncoderRecipe, check_encoder_spec, fit_and_predict
 from tailsplit.fingerprint import sha256_text
@@ -19,7 +21,7 @@ from tailsplit.io.outputs import replace_file_bytes
 from tailsplit.scoring.models import check_device
 from tailsplit.shift.datasets import DatasetSpec
 from tailsplit.shift.encoder import EncoderSource
-from tailsplit.shift.labelled import IdParts, LabelledSet, id_parts, mapped, parse_label_map, read_labelled
+from tailsplit.shift.labelled import IdParts, LabelledSet, id_parts, mapped, parse_label_map, read_labelled, renamed
 
 
 @dataclass(frozen=True)
@@ -43,9 +45,7 @@ def task_data(config: Any, id_spec: DatasetSpec, ood_specs: Sequence[DatasetSpec
     label_map = parse_label_map(config.label_map)
     if config.id_test_size <= 0:
         raise ConfigError(f"--id-test-size={config.id_test_size:g} must be positive; the task model needs an ID test")
-    parts = id_parts(
-        id_spec, config.label_field, test_size=config.id_test_size, dev_size=config.id_dev_size, seed=config.seed
-    )
+    parts = _id_parts(id_spec, config)
     id_labels = sorted(set(parts.train.labels))
     if len(id_labels) < 2:
         raise ConfigError(f"ID train of {id_spec.path!r} has one label ({id_labels}); the task model needs two or more")
@@ -57,8 +57,30 @@ def task_data(config: Any, id_spec: DatasetSpec, ood_specs: Sequence[DatasetSpec
                 f"data {len(id_spec.fields)} ({'+'.join(id_spec.fields)}); the task model reads the same number"
             )
         labelled = mapped(read_labelled(spec, config.label_field), id_labels, label_map)
+        if not len(labelled):
+            raise ConfigError(f"{spec.name!r} ({spec.path}) has no example left after the label map drops its labels")
         ood.append(labelled.sample(config.max_examples, config.seed))
     return TaskData(parts, ood, label_map)
+
+
+def _id_parts(spec: DatasetSpec, config: Any) -> IdParts:
+    """A split folder's own parts, or the ID file divided by a seeded random split."""
+    folder = Path(spec.path)
+    if not folder.is_dir():
+        whole = read_labelled(spec, config.label_field)
+        return id_parts(whole, test_size=config.id_test_size, dev_size=config.id_dev_size, seed=config.seed)
+    manifest = read_manifest(folder)
+    parts = {
+        p: renamed(
+            read_labelled(spec, config.label_field, part_file(folder, manifest, p), allow_empty=True),
+            f"{spec.name}:{p}",
+        )
+        for p in SPLIT_PARTS
+    }
+    for part in ("train", "test"):
+        if not len(parts[part]):
+            raise ConfigError(f"the ID split folder {spec.path!r} has an empty {part} part")
+    return IdParts(parts["train"], parts["dev"], parts["test"], "split folder")
 
 
 def dataset_files(path: str) -> list[str]:

@@ -2,7 +2,7 @@
 gold label of every example, the ID dataset divided into train / dev / test, and the label map
 that names a candidate's labels in the ID dataset's terms.
 
-The ID dataset is a file — divided here by a seeded random split (``test_size``, then
+The ID dataset is a file — divided by a seeded random split (``test_size``, then
 ``dev_size`` of the rest) — or a split folder written by ``tailsplit split``/``run``, whose
 train, dev and test parts are used as they are.
 
@@ -21,7 +21,6 @@ from pathlib import Path
 
 import numpy as np
 
-from tailsplit.analysis.split_dir import part_file, read_manifest
 from tailsplit.core import SPLIT_PARTS
 from tailsplit.errors import ConfigError, InputError
 from tailsplit.io.examples import label_to_str
@@ -128,22 +127,9 @@ class IdParts:
         return {"origin": self.origin, **{p: len(getattr(self, p)) for p in SPLIT_PARTS}}
 
 
-def id_parts(spec: DatasetSpec, label_field: str, *, test_size: float, dev_size: float, seed: int) -> IdParts:
-    """The ID dataset's parts: a split folder's own, or a seeded random division of a file
-    (``test_size`` of it to test, then ``dev_size`` of the rest to dev; shares of 1 or more
-    are counts)."""
-    if Path(spec.path).is_dir():
-        folder = Path(spec.path)
-        manifest = read_manifest(folder)
-        parts = {
-            p: read_labelled(spec, label_field, part_file(folder, manifest, p), allow_empty=True) for p in SPLIT_PARTS
-        }
-        for part in ("train", "test"):
-            if not len(parts[part]):
-                raise ConfigError(f"the ID split folder {spec.path!r} has an empty {part} part")
-        named = {p: _renamed(s, f"{spec.name}:{p}") for p, s in parts.items()}
-        return IdParts(named["train"], named["dev"], named["test"], "split folder")
-    whole = read_labelled(spec, label_field)
+def id_parts(whole: LabelledSet, *, test_size: float, dev_size: float, seed: int) -> IdParts:
+    """The ID file divided by a seeded random split: ``test_size`` of it to test, then
+    ``dev_size`` of the rest to dev (shares below 1, counts from 1)."""
     n = len(whole)
     n_test = _count(test_size, n, "--id-test-size")
     order = seeded_rng(seed, SPLIT_ORDER).permutation(n)
@@ -153,18 +139,18 @@ def id_parts(spec: DatasetSpec, label_field: str, *, test_size: float, dev_size:
     test, dev, train = np.sort(order[:n_test]), np.sort(rest[:n_dev]), np.sort(rest[n_dev:])
     if len(train) < 2 or len(test) < 1:
         raise ConfigError(
-            f"the ID dataset {spec.path!r} has {n} examples: too few for a train part and a test part of "
+            f"the ID dataset {whole.path!r} has {n} examples: too few for a train part and a test part of "
             f"{n_test}; give more examples or a smaller --id-test-size"
         )
     return IdParts(
-        whole.take(train, f"{spec.name}:train"),
-        whole.take(dev, f"{spec.name}:dev"),
-        whole.take(test, f"{spec.name}:test"),
+        whole.take(train, f"{whole.name}:train"),
+        whole.take(dev, f"{whole.name}:dev"),
+        whole.take(test, f"{whole.name}:test"),
         f"random split (seed {seed})",
     )
 
 
-def _renamed(s: LabelledSet, name: str) -> LabelledSet:
+def renamed(s: LabelledSet, name: str) -> LabelledSet:
     return LabelledSet(name, s.path, s.columns, s.labels, s.dropped)
 
 
