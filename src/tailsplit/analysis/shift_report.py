@@ -74,7 +74,8 @@ def curve_figure(points: Sequence[dict[str, Any]], relations: dict[str, Any]) ->
         x = np.array([p["id_acc"] for p in points if p["group"] == group])
         y = np.array([p["ood_acc"] for p in points if p["group"] == group])
         relation = relations.get(group)
-        label = group if relation is None else f"{group}: {relation.chosen.kind}, Type {relation.type}"
+        named = "none of Types I–III" if relation is not None and relation.type == "none" else None
+        label = group if relation is None else f"{group}: {relation.chosen.kind}, {named or 'Type ' + relation.type}"
         ax.scatter(x, y, s=16, color=colour, label=label)
         if relation is not None:
             grid = np.linspace(float(x.min()), float(x.max()), 200)

@@ -147,7 +147,11 @@ def _id_test_size_option() -> Any:
 
 
 def _id_dev_size_option() -> Any:
-    return option(0.1, "ID file: share (or count) of the rest kept out of training (ood-rank selects its checkpoint on it).", low=0)
+    return option(
+        0.1,
+        "ID file: share (or count) of the rest kept out of training (ood-rank selects its checkpoint on it).",
+        low=0,
+    )
 
 
 @dataclass
