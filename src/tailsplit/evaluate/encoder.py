@@ -23,7 +23,7 @@ from __future__ import annotations
 import copy
 import json
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from tailsplit.errors import ConfigError, MissingDependencyError
+from tailsplit.evaluate.training_state import resume_state, save_state
 from tailsplit.fingerprint import sha256_text
 from tailsplit.io.outputs import replace_file_bytes
 from tailsplit.shift.encoder import EncoderSource
@@ -303,7 +304,7 @@ class PairClassifier:
             optimizer, schedule = self._optimiser()
             labels = torch.as_tensor(train_labels, dtype=torch.long)
             batches = self.batches(len(train), np.random.default_rng(self.recipe.seed), [len(r) for r in train])
-            step = self._resume(state_path, optimizer, schedule) if state_path is not None else 0
+            step = resume_state(self, state_path, optimizer, schedule) if state_path is not None else 0
             for _ in range(step):  # the batch order is a function of the seed: replay it
                 next(batches)
             seen, seconds = 0, 0.0
@@ -317,45 +318,8 @@ class PairClassifier:
                 seconds += time.perf_counter() - started
                 on_checkpoint(step)
                 if state_path is not None:
-                    self._save(state_path, step, optimizer, schedule)
+                    save_state(self, state_path, step, optimizer, schedule)
         return seen / max(seconds, 1e-9)
-
-    def _save(self, path: Path, step: int, optimizer: Any, schedule: Any) -> None:
-        import io
-
-        torch = self.torch
-        state = {
-            "step": step,
-            "model": self.model.state_dict(),
-            "optimizer": optimizer.state_dict(),
-            "schedule": schedule.state_dict(),
-            "cpu_rng": torch.get_rng_state(),
-            "cuda_rng": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
-        }
-        buffer = io.BytesIO()
-        torch.save(state, buffer)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        replace_file_bytes(path, buffer.getvalue())
-
-    def _resume(self, path: Path, optimizer: Any, schedule: Any) -> int:
-        """The step a saved state continues from (0 without one, or with a damaged one)."""
-        torch = self.torch
-        try:
-            state = torch.load(path, map_location=self.device, weights_only=True)
-            self.model.load_state_dict(state["model"])
-            optimizer.load_state_dict(state["optimizer"])
-            schedule.load_state_dict(state["schedule"])
-            torch.set_rng_state(state["cpu_rng"].cpu())
-            if state["cuda_rng"] and torch.cuda.is_available():
-                torch.cuda.set_rng_state_all([s.cpu() for s in state["cuda_rng"]])
-            return int(state["step"])
-        except FileNotFoundError:
-            return 0
-        except Exception as exc:  # written atomically, so only a file changed by hand gets here
-            raise ConfigError(
-                f"the saved training state {str(path)!r} cannot be read ({type(exc).__name__}); delete it to "
-                "train that run from the start"
-            ) from None
 
 
 def prepared_classifier(
@@ -429,40 +393,6 @@ def finetune_encoder(
         tuple(str(labels[i]) for i in predicted),
         tuple(round(float(probabilities[k, i]), 6) for k, i in enumerate(predicted)),
     )
-
-
-def fit_and_predict(
-    train_columns: Sequence[Sequence[str]],
-    train_labels: Sequence[str],
-    dev_columns: Sequence[Sequence[str]],
-    dev_labels: Sequence[str],
-    evaluations: Mapping[str, Sequence[Sequence[str]]],
-    *,
-    location: str,
-    recipe: EncoderRecipe,
-    device: str = "auto",
-) -> tuple[dict[str, Any], dict[str, tuple[str, ...]]]:
-    """Fine-tune on train, select on dev (as :func:`finetune_encoder`), then predict a label
-    for every example of every set in ``evaluations``. Returns (what training did, the
-    predictions by set)."""
-    classifier, train_rows, y_train = prepared_classifier(
-        train_columns, train_labels, location=location, recipe=recipe, device=device
-    )
-    index = {label: i for i, label in enumerate(classifier.labels)}
-    max_length = max_length_of(train_rows)
-    dev_rows = classifier.encode(dev_columns, max_length)
-    dev_y = np.asarray([index.get(v, -1) for v in dev_labels], dtype=np.int64)
-    dev_acc, steps, best_step, train_rate = classifier.fit(train_rows, y_train, dev_rows, dev_y)
-    predictions = {name: classifier.predicted_labels(columns, max_length) for name, columns in evaluations.items()}
-    training = {
-        "dev_accuracy": round(dev_acc, 4),
-        "steps": steps,
-        "best_step": best_step,
-        "max_length": max_length,
-        "train_examples": len(train_rows),
-        "train_examples_per_s": round(train_rate, 2),
-    }
-    return training, predictions
 
 
 def cache_key(part_hashes: Sequence[str], identity: str, fields: Sequence[str], recipe: EncoderRecipe) -> str:

@@ -173,27 +173,7 @@ def ood_rank(config: OodRankConfig, *, command: list[str] | None = None) -> dict
     listed = read_candidates(config.candidates)
     _check_out(config, [c.dataset.path for c in listed])
     specs = [c.dataset for c in listed]
-    names = [id_spec.name]
-    for spec in specs:
-        if spec.name in names:
-            raise ConfigError(f"candidate name {spec.name!r} is used twice (or is the ID dataset's); names must differ")
-        names.append(spec.name)
-    given = [c.accuracy is not None for c in listed]
-    measure = not config.skip_training and not any(given)
-    if measure and config.id_accuracy is not None:
-        raise ConfigError(
-            "--id-accuracy goes with the accuracies of a candidates CSV; without them ood-rank measures both "
-            "(or pass --skip-training to rank by similarity alone)"
-        )
-    data, model = None, ("", "", "")
-    if measure:  # everything checked before a model loads
-        data = task_data(config, id_spec, specs)
-        model = check_task_model(config.device, config.task_encoder)
-        recipe = EncoderRecipe(max_steps=config.max_steps, max_train=config.max_train, seed=config.seed)
-        texts = {id_spec.name: _id_texts(data.parts, config)} | {s.name: s.texts() for s in data.ood}
-    else:
-        texts = {id_spec.name: load_texts(id_spec, config.max_examples, config.seed)}
-        texts |= {s.name: load_texts(s, config.max_examples, config.seed) for s in specs}
+    data, model, texts = _ood_inputs(config, id_spec, specs, _measures_drops(config, id_spec, listed))
     encoder = _encoder(config)
     try:
         vectors, embedding = _embed(encoder, texts)
@@ -203,6 +183,7 @@ def ood_rank(config: OodRankConfig, *, command: list[str] | None = None) -> dict
     task: dict[str, Any] = {"measured": False}
     id_accuracy = config.id_accuracy
     if data is not None:
+        recipe = EncoderRecipe(max_steps=config.max_steps, max_train=config.max_train, seed=config.seed)
         task, id_measure, candidates = _measured_candidates(data, model, recipe, config, listed, similarity_to_id)
         id_accuracy = id_measure.value
     else:
@@ -226,25 +207,59 @@ def ood_rank(config: OodRankConfig, *, command: list[str] | None = None) -> dict
         "kept": [d.candidate.name for d in sorted((d for d in decisions if d.kept), key=lambda d: d.rank or 0)],
     }
     if config.out is not None:
-        inputs = [
-            {"path": p, "sha256": sha256_file(p)}
-            for p in [config.candidates, *dataset_files(id_spec.path), *(s.path for s in specs)]
-        ]
-        markdown = ood_markdown(result)
-        provenance = command_provenance(command, inputs, model=result["encoder"], seed=config.seed)
-        write_outputs(
-            Path(config.out),
-            config,
-            {
-                "ood.json": strict_json(result),
-                "report.md": with_provenance(markdown, provenance),
-                "report.html": html_page("OOD candidates", markdown, {}, provenance),
-            },
-            inputs,
-            {"embedding": embedding, "task_model_cached": task.get("cached")},
-            command,
-        )
+        paths = [*dataset_files(id_spec.path), *(s.path for s in specs)]
+        _write_ood(Path(config.out), config, result, paths, embedding, command)
     return {**result, "embedding": embedding}
+
+
+def _measures_drops(config: OodRankConfig, id_spec: DatasetSpec, listed: list[Any]) -> bool:
+    """Whether the task model is trained: unless accuracies are given (they win) or
+    ``--skip-training``; names checked distinct."""
+    names = [id_spec.name]
+    for spec in (c.dataset for c in listed):
+        if spec.name in names:
+            raise ConfigError(f"candidate name {spec.name!r} is used twice (or is the ID dataset's); names must differ")
+        names.append(spec.name)
+    measure = not config.skip_training and all(c.accuracy is None for c in listed)
+    if measure and config.id_accuracy is not None:
+        raise ConfigError(
+            "--id-accuracy goes with the accuracies of a candidates CSV; without them ood-rank measures both "
+            "(or pass --skip-training to rank by similarity alone)"
+        )
+    return measure
+
+
+def _ood_inputs(
+    config: OodRankConfig, id_spec: DatasetSpec, specs: list[DatasetSpec], measure: bool
+) -> tuple[TaskData | None, tuple[str, str, str], dict[str, list[str]]]:
+    """The task data and model (when drops are measured; everything checked before a model
+    loads) and the texts to embed, per dataset."""
+    if not measure:
+        texts = {id_spec.name: load_texts(id_spec, config.max_examples, config.seed)}
+        return None, ("", "", ""), texts | {s.name: load_texts(s, config.max_examples, config.seed) for s in specs}
+    data = task_data(config, id_spec, specs)
+    model = check_task_model(config.device, config.task_encoder)
+    return data, model, {id_spec.name: _id_texts(data.parts, config)} | {s.name: s.texts() for s in data.ood}
+
+
+def _write_ood(
+    out: Path,
+    config: OodRankConfig,
+    result: dict[str, Any],
+    paths: list[str],
+    embedding: dict[str, Any],
+    command: list[str] | None,
+) -> None:
+    inputs = [{"path": p, "sha256": sha256_file(p)} for p in [config.candidates, *paths]]
+    markdown = ood_markdown(result)
+    provenance = command_provenance(command, inputs, model=result["encoder"], seed=config.seed)
+    files: dict[str, str | bytes] = {
+        "ood.json": strict_json(result),
+        "report.md": with_provenance(markdown, provenance),
+        "report.html": html_page("OOD candidates", markdown, {}, provenance),
+    }
+    cached = result["task_model"].get("cached")
+    write_outputs(out, config, files, inputs, {"embedding": embedding, "task_model_cached": cached}, command)
 
 
 def _id_texts(parts: IdParts, config: OodRankConfig) -> list[str]:

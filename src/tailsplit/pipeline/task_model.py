@@ -6,16 +6,18 @@ OOD set are cached."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from tailsplit.analysis.split_dir import part_file, read_manifest
 from tailsplit.cache import default_cache_dir
 from tailsplit.core import SPLIT_PARTS
 from tailsplit.errors import ConfigError
-from tailsplit.evaluate.encoder import EncoderRecipe, check_encoder_spec, fit_and_predict
+from tailsplit.evaluate.encoder import EncoderRecipe, check_encoder_spec, max_length_of, prepared_classifier
 from tailsplit.fingerprint import sha256_text
 from tailsplit.io.outputs import replace_file_bytes
 from tailsplit.scoring.models import check_device
@@ -96,6 +98,40 @@ def check_task_model(device: str, encoder: str | None) -> tuple[str, str, str]:
     check_device(device)
     location, identity = check_encoder_spec(encoder)
     return location, identity, EncoderSource.resolve(encoder).name
+
+
+def fit_and_predict(
+    train_columns: Sequence[Sequence[str]],
+    train_labels: Sequence[str],
+    dev_columns: Sequence[Sequence[str]],
+    dev_labels: Sequence[str],
+    evaluations: Mapping[str, Sequence[Sequence[str]]],
+    *,
+    location: str,
+    recipe: EncoderRecipe,
+    device: str = "auto",
+) -> tuple[dict[str, Any], dict[str, tuple[str, ...]]]:
+    """Fine-tune on train, select on dev (as :func:`finetune_encoder`), then predict a label
+    for every example of every set in ``evaluations``. Returns (what training did, the
+    predictions by set)."""
+    classifier, train_rows, y_train = prepared_classifier(
+        train_columns, train_labels, location=location, recipe=recipe, device=device
+    )
+    index = {label: i for i, label in enumerate(classifier.labels)}
+    max_length = max_length_of(train_rows)
+    dev_rows = classifier.encode(dev_columns, max_length)
+    dev_y = np.asarray([index.get(v, -1) for v in dev_labels], dtype=np.int64)
+    dev_acc, steps, best_step, train_rate = classifier.fit(train_rows, y_train, dev_rows, dev_y)
+    predictions = {name: classifier.predicted_labels(columns, max_length) for name, columns in evaluations.items()}
+    training = {
+        "dev_accuracy": round(dev_acc, 4),
+        "steps": steps,
+        "best_step": best_step,
+        "max_length": max_length,
+        "train_examples": len(train_rows),
+        "train_examples_per_s": round(train_rate, 2),
+    }
+    return training, predictions
 
 
 def _content(s: LabelledSet) -> str:
