@@ -131,6 +131,13 @@ def _device_option(help: str) -> Any:
     return option("auto", help)
 
 
+def _id_dataset_option() -> Any:
+    return option(
+        "", "The ID dataset: [NAME=]PATH[@FIELD[+FIELD...]]; PATH a file or a split folder (required).",
+        metavar="DATASET",
+    )  # fmt: skip
+
+
 def _label_field_option() -> Any:
     return option("label", "Gold label field of the ID data and of every OOD set.", metavar="FIELD")
 
@@ -160,10 +167,7 @@ class OodRankConfig(Checked):
 
     PANEL: ClassVar[str | None] = None
 
-    id: str = option(
-        "", "The ID dataset: [NAME=]PATH[@FIELD[+FIELD...]]; PATH a file or a split folder (required).",
-        metavar="DATASET",
-    )  # fmt: skip
+    id: str = _id_dataset_option()
     candidates: str = option("", "CSV of candidates: name,path,fields,source[,accuracy] (required).", metavar="FILE")
     id_accuracy: float | None = option(
         None, "The model's accuracy on the ID test set (with accuracies in the CSV; else it is measured).",
@@ -196,10 +200,7 @@ class CurveConfig(Checked):
 
     PANEL: ClassVar[str | None] = None
 
-    id: str = option(
-        "", "The ID dataset: [NAME=]PATH[@FIELD[+FIELD...]]; PATH a file or a split folder (required).",
-        metavar="DATASET",
-    )  # fmt: skip
+    id: str = _id_dataset_option()
     ood: list[str] = option([], "An OOD dataset, [NAME=]PATH[@FIELDS] (repeatable; required).", metavar="DATASET")
     label_field: str = _label_field_option()
     label_map: list[str] = _label_map_option()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -39,6 +40,18 @@ class DatasetSpec:
         return DatasetSpec(name or Path(path).name.split(".")[0], path, names)
 
 
+def text_field(raw: Any, spec: DatasetSpec, field: str) -> str:
+    """A record's text field, stripped; a located error when it is missing or not text."""
+    value = raw.value(field) if raw.has(field) else None
+    if not isinstance(value, str):
+        raise raw.error(
+            "is missing or not text",
+            field=field,
+            fix=f"name the text fields after @ (e.g. {spec.name}={spec.path}@premise+hypothesis)",
+        )
+    return value.strip()
+
+
 def load_texts(spec: DatasetSpec, max_examples: int | None = None, seed: int = 0) -> list[str]:
     """The dataset's texts, in file order; a seeded sample of ``max_examples`` (file order
     kept) when it holds more."""
@@ -46,17 +59,7 @@ def load_texts(spec: DatasetSpec, max_examples: int | None = None, seed: int = 0
         raise InputError("does not exist", path=spec.path, fix="check the dataset path")
     texts = []
     for raw in read_records(spec.path):
-        parts = []
-        for field in spec.fields:
-            value = raw.value(field) if raw.has(field) else None
-            if not isinstance(value, str):
-                raise raw.error(
-                    "is missing or not text",
-                    field=field,
-                    fix=f"name the text fields after @ (e.g. {spec.name}={spec.path}@premise+hypothesis)",
-                )
-            parts.append(value.strip())
-        texts.append(" ".join(parts))
+        texts.append(" ".join(text_field(raw, spec, field) for field in spec.fields))
     if not texts:
         raise InputError("holds no records", path=spec.path, fix="check that it is the right file")
     if max_examples is not None and len(texts) > max_examples:

@@ -26,7 +26,7 @@ from tailsplit.errors import ConfigError, InputError
 from tailsplit.io.examples import label_to_str
 from tailsplit.io.readers import read_records
 from tailsplit.rng import DEV_TEST_DIVISION, SHIFT_SUBSAMPLE, SPLIT_ORDER, seeded_rng
-from tailsplit.shift.datasets import DatasetSpec
+from tailsplit.shift.datasets import DatasetSpec, text_field
 
 
 @dataclass(frozen=True)
@@ -93,14 +93,7 @@ def read_labelled(
     labels: list[str] = []
     for raw in read_records(location):
         for column, field in zip(columns, spec.fields):
-            value = raw.value(field) if raw.has(field) else None
-            if not isinstance(value, str):
-                raise raw.error(
-                    "is missing or not text",
-                    field=field,
-                    fix=f"name the text fields after @ (e.g. {spec.name}={spec.path}@premise+hypothesis)",
-                )
-            column.append(value.strip())
+            column.append(text_field(raw, spec, field))
         value = raw.value(label_field) if raw.has(label_field) else None
         if value is None or isinstance(value, (dict, list)) or (isinstance(value, str) and not value.strip()):
             raise raw.error(
