@@ -36,7 +36,7 @@ from tailsplit.render.pages import html_page
 from tailsplit.render.provenance import with_provenance
 from tailsplit.shift.correlate import classify
 from tailsplit.shift.datasets import DatasetSpec
-from tailsplit.shift.labelled import LabelledSet, correct
+from tailsplit.shift.labelled import correct
 
 POINT_COLUMNS = ("group", "id_acc", "ood_acc", "encoder", "train_size", "step", "id_examples", "ood_examples")
 
@@ -61,14 +61,10 @@ def checkpoints(max_steps: int, every: int) -> list[int]:
     return steps if steps and steps[-1] == max_steps else [*steps, max_steps]
 
 
-def _content(s: LabelledSet) -> str:
-    return sha256_text(json.dumps([s.columns, s.labels]))
-
-
 def _run_key(data: TaskData, run: Run) -> str:
     sets = (data.parts.train, data.parts.test, *data.ood)
     return sha256_text(
-        "curve-run-v1", *(_content(s) for s in sets), run.identity, json.dumps(run.recipe.as_dict(), sort_keys=True)
+        "curve-run-v1", *(s.fingerprint() for s in sets), run.identity, json.dumps(run.recipe.as_dict(), sort_keys=True)
     )
 
 

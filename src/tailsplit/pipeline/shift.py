@@ -36,7 +36,7 @@ from tailsplit.shift.csv_inputs import read_candidates, read_points
 from tailsplit.shift.datasets import DatasetSpec, load_texts
 from tailsplit.shift.drops import RESAMPLES, Measured, accuracy_and_drops
 from tailsplit.shift.encoder import SentenceEncoder
-from tailsplit.shift.labelled import IdParts, LabelledSet, correct
+from tailsplit.shift.labelled import correct
 from tailsplit.shift.ood import Candidate, rank_candidates
 from tailsplit.shift.similarity import centroid_similarity, mmd_matrix
 
@@ -198,7 +198,7 @@ def ood_rank(config: OodRankConfig, *, command: list[str] | None = None) -> dict
             "name": id_spec.name,
             "path": id_spec.path,
             "fields": list(id_spec.fields),
-            "accuracy": id_accuracy if data is None or id_accuracy is None else round(id_accuracy, 4),
+            "accuracy": task["id_accuracy"]["value"] if data else id_accuracy,
             **({"accuracy_ci": task["id_accuracy"]["ci"], "examples": task["id_accuracy"]["n"]} if data else {}),
         },
         "encoder": dataclasses.asdict(encoder.source),
@@ -239,7 +239,12 @@ def _ood_inputs(
         return None, ("", "", ""), texts | {s.name: load_texts(s, config.max_examples, config.seed) for s in specs}
     data = task_data(config, id_spec, specs)
     model = check_task_model(config.device, config.task_encoder)
-    return data, model, {id_spec.name: _id_texts(data.parts, config)} | {s.name: s.texts() for s in data.ood}
+    return (
+        data,
+        model,
+        {id_spec.name: data.parts.whole().sample(config.max_examples, config.seed).texts()}
+        | {s.name: s.texts() for s in data.ood},
+    )
 
 
 def _write_ood(
@@ -260,16 +265,6 @@ def _write_ood(
     }
     cached = result["task_model"].get("cached")
     write_outputs(out, config, files, inputs, {"embedding": embedding, "task_model_cached": cached}, command)
-
-
-def _id_texts(parts: IdParts, config: OodRankConfig) -> list[str]:
-    whole = LabelledSet(
-        parts.train.name,
-        parts.train.path,
-        tuple(a + b + c for a, b, c in zip(parts.train.columns, parts.dev.columns, parts.test.columns)),
-        parts.train.labels + parts.dev.labels + parts.test.labels,
-    )
-    return whole.sample(config.max_examples, config.seed).texts()
 
 
 def _measured_candidates(

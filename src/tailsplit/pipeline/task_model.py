@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ from tailsplit.io.outputs import replace_file_bytes
 from tailsplit.scoring.models import check_device
 from tailsplit.shift.datasets import DatasetSpec
 from tailsplit.shift.encoder import EncoderSource
-from tailsplit.shift.labelled import IdParts, LabelledSet, id_parts, mapped, parse_label_map, read_labelled, renamed
+from tailsplit.shift.labelled import IdParts, LabelledSet, id_parts, mapped, parse_label_map, read_labelled
 
 
 @dataclass(frozen=True)
@@ -73,9 +73,9 @@ def _id_parts(spec: DatasetSpec, config: Any) -> IdParts:
         return id_parts(whole, test_size=config.id_test_size, dev_size=config.id_dev_size, seed=config.seed)
     manifest = read_manifest(folder)
     parts = {
-        p: renamed(
+        p: replace(
             read_labelled(spec, config.label_field, part_file(folder, manifest, p), allow_empty=True),
-            f"{spec.name}:{p}",
+            name=f"{spec.name}:{p}",
         )
         for p in SPLIT_PARTS
     }
@@ -134,10 +134,6 @@ def fit_and_predict(
     return training, predictions
 
 
-def _content(s: LabelledSet) -> str:
-    return sha256_text(json.dumps([s.columns, s.labels]))
-
-
 def predictions(
     data: TaskData, *, location: str, identity: str, recipe: EncoderRecipe, device: str
 ) -> tuple[dict[str, Any], tuple[str, ...], list[tuple[str, ...]], bool]:
@@ -146,7 +142,7 @@ def predictions(
     sets = [parts.test, *data.ood]
     key = sha256_text(
         "ood-task-model-v1",
-        *(_content(s) for s in (parts.train, parts.dev, *sets)),
+        *(s.fingerprint() for s in (parts.train, parts.dev, *sets)),
         identity,
         json.dumps(recipe.as_dict(), sort_keys=True),
     )

@@ -40,6 +40,14 @@ class DatasetSpec:
         return DatasetSpec(name or Path(path).name.split(".")[0], path, names)
 
 
+def sample_indices(n: int, max_examples: int | None, seed: int) -> np.ndarray | None:
+    """The sorted indices of a seeded sample of ``max_examples`` of ``n`` (``--max-examples``
+    in the shift commands); None when all are kept."""
+    if max_examples is None or n <= max_examples:
+        return None
+    return np.sort(seeded_rng(seed, SHIFT_SUBSAMPLE).choice(n, size=max_examples, replace=False))
+
+
 def text_field(raw: Any, spec: DatasetSpec, field: str) -> str:
     """A record's text field, stripped; a located error when it is missing or not text."""
     value = raw.value(field) if raw.has(field) else None
@@ -62,7 +70,5 @@ def load_texts(spec: DatasetSpec, max_examples: int | None = None, seed: int = 0
         texts.append(" ".join(text_field(raw, spec, field) for field in spec.fields))
     if not texts:
         raise InputError("holds no records", path=spec.path, fix="check that it is the right file")
-    if max_examples is not None and len(texts) > max_examples:
-        keep = np.sort(seeded_rng(seed, SHIFT_SUBSAMPLE).choice(len(texts), size=max_examples, replace=False))
-        texts = [texts[i] for i in keep]
-    return texts
+    keep = sample_indices(len(texts), max_examples, seed)
+    return texts if keep is None else [texts[i] for i in keep.tolist()]

@@ -15,18 +15,20 @@ A candidate label that is neither an ID label nor mapped onto one is refused, wi
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
 from tailsplit.core import SPLIT_PARTS
 from tailsplit.errors import ConfigError, InputError
+from tailsplit.fingerprint import sha256_text
 from tailsplit.io.examples import label_to_str
 from tailsplit.io.readers import read_records
-from tailsplit.rng import DEV_TEST_DIVISION, SHIFT_SUBSAMPLE, SPLIT_ORDER, seeded_rng
-from tailsplit.shift.datasets import DatasetSpec, text_field
+from tailsplit.rng import DEV_TEST_DIVISION, SPLIT_ORDER, seeded_rng
+from tailsplit.shift.datasets import DatasetSpec, sample_indices, text_field
 
 
 @dataclass(frozen=True)
@@ -59,10 +61,12 @@ class LabelledSet:
     def sample(self, max_examples: int | None, seed: int) -> LabelledSet:
         """A seeded sample of at most ``max_examples`` (file order kept), as the shift commands
         sample a dataset's texts."""
-        if max_examples is None or len(self) <= max_examples:
-            return self
-        rng = seeded_rng(seed, SHIFT_SUBSAMPLE)
-        return self.take(np.sort(rng.choice(len(self), size=max_examples, replace=False)))
+        keep = sample_indices(len(self), max_examples, seed)
+        return self if keep is None else self.take(keep)
+
+    def fingerprint(self) -> str:
+        """sha256 of the texts and labels (what a task model's cache key holds)."""
+        return sha256_text(json.dumps([self.columns, self.labels]))
 
 
 def parse_label_map(items: Sequence[str]) -> dict[str, str]:
@@ -119,6 +123,12 @@ class IdParts:
     def describe(self) -> dict[str, object]:
         return {"origin": self.origin, **{p: len(getattr(self, p)) for p in SPLIT_PARTS}}
 
+    def whole(self) -> LabelledSet:
+        """Train, dev and test together (the ID data the sentence encoder embeds)."""
+        parts = (self.train, self.dev, self.test)
+        columns = tuple(sum(field, ()) for field in zip(*(p.columns for p in parts)))
+        return replace(self.train, columns=columns, labels=sum((p.labels for p in parts), ()))
+
 
 def id_parts(whole: LabelledSet, *, test_size: float, dev_size: float, seed: int) -> IdParts:
     """The ID file divided by a seeded random split: ``test_size`` of it to test, then
@@ -143,10 +153,6 @@ def id_parts(whole: LabelledSet, *, test_size: float, dev_size: float, seed: int
     )
 
 
-def renamed(s: LabelledSet, name: str) -> LabelledSet:
-    return LabelledSet(name, s.path, s.columns, s.labels, s.dropped)
-
-
 def _count(size: float, n: int, flag: str) -> int:
     count = int(size) if size >= 1 else int(round(size * n))
     if count >= n:
@@ -169,10 +175,8 @@ def mapped(candidate: LabelledSet, id_labels: Sequence[str], label_map: Mapping[
             "(TO empty drops those examples)"
         )
     keep = np.array([i for i, label in enumerate(gold) if label], dtype=np.int64)
-    kept = candidate.take(keep)
-    return LabelledSet(
-        kept.name, kept.path, kept.columns, tuple(gold[i] for i in keep.tolist()), len(candidate) - len(keep)
-    )
+    labels = tuple(gold[i] for i in keep.tolist())
+    return replace(candidate.take(keep), labels=labels, dropped=len(candidate) - len(keep))
 
 
 def correct(predicted: Sequence[str], gold: Sequence[str], label_map: Mapping[str, str]) -> np.ndarray:
