@@ -185,7 +185,7 @@ def test_curve_resumes_after_an_interruption_with_the_points_of_an_uninterrupted
     import tailsplit.evaluate.encoder as encoder_module
 
     args = ["curve", "--id", f"mnli={nli_files['mnli']}@premise+hypothesis",
-            "--ood", f"anli={nli_files['anli']}@premise+hypothesis", "--max-steps", "4", "--checkpoint-every", "2",
+            "--ood", f"<i>$a|n$</i>={nli_files['anli']}@premise+hypothesis", "--max-steps", "4", "--checkpoint-every", "2",
             "--train-sizes", "20,43"]  # fmt: skip
     whole = runner.invoke(app, [*args, "--out", str(tmp_path / "whole")])
     assert whole.exit_code == 0, whole.output
@@ -209,10 +209,11 @@ def test_curve_resumes_after_an_interruption_with_the_points_of_an_uninterrupted
     assert (tmp_path / "resumed" / "points.csv").read_bytes() == (tmp_path / "whole" / "points.csv").read_bytes()
     assert not list((tmp_path / "other-cache" / "curves").glob("*/state.pt"))  # finished runs keep no state
     curve = json.loads((tmp_path / "resumed" / "curve.json").read_text())
-    assert curve["groups"]["anli"]["n"] == 4 and [r["train_size"] for r in curve["runs"]] == [20, 43]
+    assert curve["groups"]["<i>$a|n$</i>"]["n"] == 4 and [r["train_size"] for r in curve["runs"]] == [20, 43]
     assert "Type" in whole.output or "none of the types" in whole.output
     page = (tmp_path / "resumed" / "report.html").read_text()
     assert page.count("<svg") == 1 and "Provenance" in page
+    assert "<i>$a|n$</i>" not in page and "&lt;i&gt;$a" in page  # a data name stays inert text
 
 
 @pytest.mark.model
