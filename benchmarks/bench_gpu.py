@@ -1,29 +1,46 @@
-"""GPU scoring: throughput, model FLOP utilisation (MFU), peak memory and bf16 numerics.
+"""GPU scoring: throughput, model FLOP utilisation (MFU), peak memory and bf16 numerics,
+today's GPU path against the levers, in one run.
 
 No weights can be downloaded on a GPU machine without network, so the model is built from a
-config with seeded random weights: Llama architecture (the bundled SmolLM2's) at
-GPT-2-medium size — 24 layers, width 1024, 16 heads, SwiGLU width 2731, ~302M non-embedding
-parameters like GPT-2 medium — with the bundled model's tokenizer (``--tokenizer``; vocab
-49,152). The workload is SNLI-shaped: the bundled SNLI sample under the ``snli`` prompt,
-copied to ``--pairs`` pairs with each copy's premise words reshuffled (seeded), so no two
-premises are identical but lengths and the three-hypotheses-per-premise structure are real.
+config with seeded random weights, in Llama layout with the bundled model's tokenizer
+(``--tokenizer``; vocab 49,152), at one of the ``--shape``s: ``bundled`` (SmolLM2-135M's own
+shape), ``gpt2-medium`` (24 layers × 1024, ~302M non-embedding parameters like GPT-2 medium),
+``1b`` (16 layers × 2048, grouped-query attention) or ``tiny`` (for ``--smoke`` runs on a
+CPU, which check the script, not the speed). The workload is SNLI-shaped: the bundled SNLI
+sample under the ``snli`` prompt, copied to ``--pairs`` pairs with each copy's premise words
+reshuffled (seeded), so no two premises are identical but lengths and the
+three-hypotheses-per-premise structure are real.
+
+The ``--variants`` (each in ``--dtype``, bf16 by default):
+
+- ``transformers``: today's GPU default — transformers' model, eager;
+- ``native``: tailsplit's Llama on the GPU (fused QKV and gate/up products), eager;
+- ``native-compiled``: the same through ``torch.compile`` (``--compile``).
+
+All three run the head as a half-precision product with float32 output at scored positions,
+the GPU log-softmax kernel, one host-to-device copy per batch, a pinned device-to-host copy
+waited on by event, and the memory-sized batch budget (``--batch-tokens`` fixes it).
 
 Reported, in one run:
 
-- numerics: ``--check-pairs`` scored on the CPU in float32 and on the GPU in bfloat16 (and
-  float32), identical weights: max and mean |Δ| per example in nats;
-- tailsplit end to end (tokenise + plan + score, the driver's path) on all pairs, bf16:
-  wall time, tokens/s, MFU, peak GPU memory; the same with prefix sharing off;
-- the reference recipe (batches of 32 in input order, full logits everywhere, full
-  log-softmax) on ``--reference-pairs``: tokens/s and the ratio;
+- numerics: ``--check-pairs`` scored on the CPU in float32 and on the device with each
+  variant in ``--dtype`` and in float32, identical weights: max, p99 and mean |Δ| per
+  example in nats; also the projection in the model's precision;
+- each variant end to end (dedup, tokenise, plan, score: the driver's path) on all pairs,
+  after a warm-up of ``--warmup-pairs`` (model load and compilation, reported apart): wall
+  time, tokenise + plan time, tokens/s, MFU, peak GPU memory, batch budget; the fastest
+  variant again with prefix sharing off;
+- the reference recipe (transformers' model, batches of 32 in input order, full logits
+  everywhere, full log-softmax) on ``--reference-pairs`` against the fastest variant;
 - an 8192³ bf16 matrix product, the practical ceiling, beside the datasheet peak.
 
 MFU counts the FLOPs the job needs for the tokens actually run through the model (prefix
 tokens once, padding not at all): 2·N per token for the N non-embedding weights, 4·d per
 layer per attended (query, key) pair, and 2·d·V per scored token for the vocabulary
-projection. Run on a CUDA machine:
+projection. Run on a CUDA machine (each shape a separate run):
 
-    python benchmarks/bench_gpu.py --tokenizer TOKENIZER_DIR --pairs 570000 --json out.json
+    python benchmarks/bench_gpu.py --tokenizer TOKENIZER_DIR --shape bundled --pairs 570000 --json out.json
+    python benchmarks/bench_gpu.py --tokenizer TOKENIZER_DIR --smoke --pairs 300 --check-pairs 40   # any CPU
 """
 
 from __future__ import annotations
@@ -53,21 +70,31 @@ DATASHEET_BF16_DENSE = {"H100": 989.4e12, "H200": 989.4e12, "A100": 312e12}
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
 
 
-def build_model_folder(tokenizer_dir: Path, folder: Path, seed: int) -> dict:
-    """A GPT-2-medium-sized Llama with seeded random weights, saved with the tokenizer."""
+SHAPES = {  # Llama layouts with SmolLM2's 49k-token vocabulary
+    "bundled": {"hidden_size": 576, "intermediate_size": 1536, "num_hidden_layers": 30, "num_attention_heads": 9,
+                "num_key_value_heads": 3},
+    "gpt2-medium": {"hidden_size": 1024, "intermediate_size": 2731, "num_hidden_layers": 24, "num_attention_heads": 16,
+                    "num_key_value_heads": 16},
+    "1b": {"hidden_size": 2048, "intermediate_size": 8192, "num_hidden_layers": 16, "num_attention_heads": 32,
+           "num_key_value_heads": 8},
+    "tiny": {"hidden_size": 64, "intermediate_size": 160, "num_hidden_layers": 2, "num_attention_heads": 4,
+             "num_key_value_heads": 2},
+}  # fmt: skip
+# What each variant sets on the scorer (bf16 unless --dtype): today's GPU default first.
+VARIANTS = {
+    "transformers": {"implementation": "transformers"},
+    "native": {"implementation": "native"},
+    "native-compiled": {"implementation": "native", "torch_compile": True},
+}
+
+
+def build_model_folder(tokenizer_dir: Path, folder: Path, seed: int, shape: str = "gpt2-medium") -> dict:
+    """A Llama of ``shape`` with seeded random weights, saved with the tokenizer."""
     from transformers import LlamaConfig, LlamaForCausalLM
 
+    dims = SHAPES[shape]
     config = LlamaConfig(
-        vocab_size=49152,
-        hidden_size=1024,
-        intermediate_size=2731,
-        num_hidden_layers=24,
-        num_attention_heads=16,
-        num_key_value_heads=16,
-        max_position_embeddings=2048,
-        tie_word_embeddings=True,
-        bos_token_id=1,
-        eos_token_id=2,
+        vocab_size=49152, max_position_embeddings=2048, tie_word_embeddings=True, bos_token_id=1, eos_token_id=2, **dims
     )
     torch.manual_seed(seed)
     model = LlamaForCausalLM(config)
@@ -77,9 +104,11 @@ def build_model_folder(tokenizer_dir: Path, folder: Path, seed: int) -> dict:
             shutil.copy(tokenizer_dir / name, folder / name)
     embedding = model.get_input_embeddings().weight.numel()
     return {
-        "layers": 24,
-        "width": 1024,
-        "heads": 16,
+        "shape": shape,
+        "layers": dims["num_hidden_layers"],
+        "width": dims["hidden_size"],
+        "heads": dims["num_attention_heads"],
+        "kv_heads": dims["num_key_value_heads"],
         "vocab": 49152,
         "params": sum(p.numel() for p in model.parameters()),
         "non_embedding_params": sum(p.numel() for p in model.parameters()) - embedding,
@@ -150,6 +179,11 @@ def reference_scores(scorer: HFScorer, encoded: list, batch_size: int = 32) -> n
     return out
 
 
+def synchronize() -> None:
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
+
+
 def matmul_ceiling() -> float:
     a = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
     b = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
@@ -164,12 +198,14 @@ def matmul_ceiling() -> float:
 
 
 def timed_run(scorer: HFScorer, requests: list[ScoreRequest], info: dict, peak: float) -> tuple[dict, np.ndarray]:
-    """The driver's whole path (dedup, tokenise, plan, score), timed; FLOPs from the plan."""
-    torch.cuda.synchronize()
-    torch.cuda.reset_peak_memory_stats()
+    """The driver's whole path (dedup, tokenise, plan, score), timed; then tokenise + plan
+    alone, timed apart; FLOPs from the plan."""
+    synchronize()
+    if torch.cuda.is_available():
+        torch.cuda.reset_peak_memory_stats()
     started = time.perf_counter()
     logprob_sum, _, _, report = score_requests(requests, scorer, None)
-    torch.cuda.synchronize()
+    synchronize()
     seconds = time.perf_counter() - started
     planning_started = time.perf_counter()
     batches = scorer.plan(requests)
@@ -179,6 +215,7 @@ def timed_run(scorer: HFScorer, requests: list[ScoreRequest], info: dict, peak: 
     return {
         "seconds": round(seconds, 2),
         "tokenise_and_plan_seconds": round(planning, 2),
+        "batch_tokens": scorer.resolved_batch_tokens(),
         "tokens_in_model": tokens,
         "scored_tokens": scored,
         "batches": len(batches),
@@ -186,105 +223,131 @@ def timed_run(scorer: HFScorer, requests: list[ScoreRequest], info: dict, peak: 
         "tflops": round(flops / seconds / 1e12, 1),
         "mfu_end_to_end": round(flops / seconds / peak, 3),
         "mfu_scoring_only": round(flops / gpu_seconds / peak, 3),
-        "peak_gpu_memory_gib": round(torch.cuda.max_memory_allocated() / 2**30, 2),
+        "peak_gpu_memory_gib": round(torch.cuda.max_memory_allocated() / 2**30, 2)
+        if torch.cuda.is_available()
+        else None,
         "driver_report": report.as_dict(),
     }, logprob_sum
+
+
+def numerics(scorer, check: list[ScoreRequest], variants: list[str], dtype: str) -> dict:
+    """Per-example |Δ| in nats against CPU float32 on identical weights: each variant in
+    ``dtype`` and in float32 on the device, and the bf16 projection in the model's precision."""
+    cpu32 = score_requests(check, scorer(device="cpu", dtype="float32", implementation="native"), None)[0]
+    out: dict = {"mean_score": round(float(np.mean(cpu32)), 2)}
+
+    def gap(name: str, scores: np.ndarray, digits: int = 4) -> None:
+        diff = np.abs(scores - cpu32)
+        out[f"max_abs_{name}_vs_cpu_fp32"] = round(float(np.max(diff)), digits)
+        out[f"p99_abs_{name}_vs_cpu_fp32"] = round(float(np.quantile(diff, 0.99)), digits)
+        out[f"mean_abs_{name}_vs_cpu_fp32"] = round(float(np.mean(diff)), digits)
+
+    for variant in variants:
+        gap(f"{variant}_{dtype}", score_requests(check, scorer(dtype=dtype, **VARIANTS[variant]), None)[0])
+        gap(f"{variant}_float32", score_requests(check, scorer(dtype="float32", **VARIANTS[variant]), None)[0], 6)
+    gap(
+        f"native_{dtype}_model_precision_head",
+        score_requests(check, scorer(dtype=dtype, implementation="native", head_dtype="model"), None)[0],
+    )
+    return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tokenizer", type=Path, required=True, help="folder with tokenizer.json")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--shape", choices=sorted(SHAPES), default="gpt2-medium")
+    parser.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=list(VARIANTS))
+    parser.add_argument("--dtype", default="bfloat16", choices=["bfloat16", "float16"])
     parser.add_argument("--pairs", type=int, default=570_000)
     parser.add_argument("--check-pairs", type=int, default=1000)
     parser.add_argument("--reference-pairs", type=int, default=20_000)
+    parser.add_argument("--warmup-pairs", type=int, default=3000, help="scored first (compiles), not timed")
     parser.add_argument("--batch-tokens", type=int, default=None)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--skip-unshared", action="store_true")
-    parser.add_argument("--sweep", type=int, nargs="*", default=[], help="batch_tokens values to time")
-    parser.add_argument("--sweep-pairs", type=int, default=100_000)
+    parser.add_argument("--skip-reference", action="store_true")
+    parser.add_argument("--smoke", action="store_true", help="run on the CPU (tiny shape) to check the script")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    if not torch.cuda.is_available():
-        raise SystemExit("bench_gpu needs a CUDA GPU")
+    device = "cpu" if args.smoke else "cuda"
+    if not args.smoke and not torch.cuda.is_available():
+        raise SystemExit("bench_gpu needs a CUDA GPU (or --smoke)")
 
-    device_name = torch.cuda.get_device_name()
+    device_name = torch.cuda.get_device_name() if device == "cuda" else "cpu (smoke run)"
     peak = next((v for k, v in DATASHEET_BF16_DENSE.items() if k in device_name), 989.4e12)
     work = Path(tempfile.mkdtemp(prefix="tailsplit-bench-gpu-"))
-    info = build_model_folder(args.tokenizer, work / "model", args.seed)
+    info = build_model_folder(args.tokenizer, work / "model", args.seed, args.shape)
     requests = synthetic_requests(args.data, args.pairs, args.seed)
     result: dict = {
         "device": device_name,
         "torch": torch.__version__,
         "model": info,
+        "dtype": args.dtype,
         "pairs": len(requests),
         "datasheet_bf16_tflops": peak / 1e12,
-        "matmul_8192_bf16_tflops": round(matmul_ceiling() / 1e12, 1),
     }
+    if device == "cuda":
+        result["matmul_8192_bf16_tflops"] = round(matmul_ceiling() / 1e12, 1)
 
     def scorer(**kw) -> HFScorer:
         kw.setdefault("batch_tokens", args.batch_tokens)
+        kw.setdefault("device", device)
         return HFScorer(str(work / "model"), cache_dir=work / "cache", **kw)
 
-    check = requests[: args.check_pairs]
-    cpu32 = score_requests(check, scorer(device="cpu", dtype="float32"), None)[0]
-    gpu32 = score_requests(check, scorer(device="cuda", dtype="float32"), None)[0]
-    bf16 = scorer(device="cuda", dtype="bfloat16")
-    gpu16 = score_requests(check, bf16, None)[0]
-    bf16_head = scorer(device="cuda", dtype="bfloat16", head_dtype="model")
-    bf16_head._model = bf16.model
-    gpu16_head = score_requests(check, bf16_head, None)[0]
-    result["numerics_nats_per_example"] = {
-        "max_abs_bf16_vs_cpu_fp32": round(float(np.max(np.abs(gpu16 - cpu32))), 4),
-        "mean_abs_bf16_vs_cpu_fp32": round(float(np.mean(np.abs(gpu16 - cpu32))), 4),
-        "p99_abs_bf16_vs_cpu_fp32": round(float(np.quantile(np.abs(gpu16 - cpu32), 0.99)), 4),
-        "max_abs_bf16_with_bf16_head_vs_cpu_fp32": round(float(np.max(np.abs(gpu16_head - cpu32))), 4),
-        "max_abs_gpu_fp32_vs_cpu_fp32": round(float(np.max(np.abs(gpu32 - cpu32))), 5),
-        "mean_score": round(float(np.mean(cpu32)), 2),
-    }
+    result["numerics_nats_per_example"] = numerics(scorer, requests[: args.check_pairs], args.variants, args.dtype)
     print(json.dumps(result, indent=2), flush=True)
 
-    result["tailsplit"], _ = timed_run(bf16, requests, info, peak)
-    print(json.dumps(result["tailsplit"], indent=2), flush=True)
+    models = {}
+    for variant in args.variants:
+        timed = scorer(dtype=args.dtype, **VARIANTS[variant])
+        started = time.perf_counter()
+        score_requests(requests[: args.warmup_pairs], timed, None)  # loads (and compiles) the model
+        synchronize()
+        warmup = time.perf_counter() - started
+        result[variant], _ = timed_run(timed, requests, info, peak)
+        result[variant]["warmup_seconds"] = round(warmup, 1)
+        models[variant] = timed
+        print(variant, json.dumps(result[variant], indent=2), flush=True)
+    fastest = min(args.variants, key=lambda v: result[v]["seconds"])
     if not args.skip_unshared:
-        unshared = scorer(device="cuda", dtype="bfloat16", share_prefix="never")
-        unshared._model = bf16.model
-        result["tailsplit_no_prefix_sharing"], _ = timed_run(unshared, requests, info, peak)
-        print(json.dumps(result["tailsplit_no_prefix_sharing"], indent=2), flush=True)
+        unshared = scorer(dtype=args.dtype, share_prefix="never", **VARIANTS[fastest])
+        unshared._model = models[fastest].model
+        result[f"{fastest}_no_prefix_sharing"], _ = timed_run(unshared, requests, info, peak)
+        print(json.dumps(result[f"{fastest}_no_prefix_sharing"], indent=2), flush=True)
+    if not args.skip_reference:
+        result["reference_recipe"] = reference_run(models[fastest], requests[: args.reference_pairs])
+        print(json.dumps(result["reference_recipe"], indent=2), flush=True)
+    if args.json:
+        write_results(args.json, result)
+    shutil.rmtree(work, ignore_errors=True)
 
-    sweep = requests[: args.sweep_pairs]
-    result["batch_tokens_sweep"] = {}
-    for budget in args.sweep:
-        variant = scorer(device="cuda", dtype="bfloat16", batch_tokens=budget)
-        variant._model = bf16.model
-        result["batch_tokens_sweep"][budget] = timed_run(variant, sweep, info, peak)[0]
-        print(budget, json.dumps(result["batch_tokens_sweep"][budget]), flush=True)
 
-    subset = requests[: args.reference_pairs]
-    encoded = bf16.encode(subset)
+def reference_run(ours: HFScorer, subset: list[ScoreRequest]) -> dict:
+    """The reference recipe on transformers' model against tailsplit's fastest variant."""
+    reference_scorer = HFScorer(
+        ours.model_spec, cache_dir=ours.cache_dir, device=ours.device, dtype=ours.dtype, implementation="transformers"
+    )
+    encoded = reference_scorer.encode(subset)
     tokens = sum(len(e.ids) for e in encoded)
-    torch.cuda.synchronize()
+    synchronize()
     started = time.perf_counter()
-    reference = reference_scores(bf16, encoded)
-    torch.cuda.synchronize()
+    reference = reference_scores(reference_scorer, encoded)
+    synchronize()
     ref_seconds = time.perf_counter() - started
     started = time.perf_counter()
-    ours = score_requests(subset, bf16, None)[0]
-    torch.cuda.synchronize()
+    scores = score_requests(subset, ours, None)[0]
+    synchronize()
     our_seconds = time.perf_counter() - started
-    result["reference_recipe"] = {
+    return {
         "pairs": len(subset),
         "tokens": tokens,
         "seconds": round(ref_seconds, 2),
         "tokens_per_s": round(tokens / ref_seconds),
         "tailsplit_seconds": round(our_seconds, 2),
         "speedup": round(ref_seconds / our_seconds, 2),
-        "max_abs_diff_nats": round(float(np.max(np.abs(reference - ours))), 4),
+        "max_abs_diff_nats": round(float(np.max(np.abs(reference - scores))), 4),
     }
-    print(json.dumps(result["reference_recipe"], indent=2), flush=True)
-    if args.json:
-        write_results(args.json, result)
-    shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -145,7 +145,7 @@ def test_help_shows_each_true_default(path: tuple[str, ...]) -> None:
 
 def test_batch_tokens_help_states_the_device_defaults() -> None:
     shown = " ".join(help_text(("run",)).replace("│", " ").split())
-    assert "Padded tokens per batch. [default: 1024 on a CPU, 32768 on a GPU]" in shown
+    assert "Padded tokens per batch. [default: 1024 on a CPU; on a GPU from its free memory" in shown
     assert "--max-batch-size" in shown
 
 

@@ -370,10 +370,21 @@ def test_native_llama_scores_equal_transformers(
     assert np.max(np.abs(ours - theirs)) < (1e-4 if dtype == "float32" else 2e-2)
 
 
-def test_native_llama_is_refused_where_it_does_not_apply(model_cache: Path) -> None:
+def test_native_llama_is_refused_where_it_does_not_apply(model_cache: Path, tmp_path: Path) -> None:
     assert HFScorer(cache_dir=model_cache, dtype="bfloat16").resolved_implementation() == "transformers"
-    with pytest.raises(ConfigError, match="implementation=native cannot run .*dtype=bfloat16"):
-        HFScorer(cache_dir=model_cache, dtype="bfloat16", implementation="native").resolved_implementation()
+    assert (
+        HFScorer(cache_dir=model_cache, dtype="bfloat16", implementation="native").resolved_implementation() == "native"
+    )
+    scaled = tmp_path / "scaled"
+    shutil.copytree(HFScorer(cache_dir=model_cache).folder, scaled)
+    config = json.loads((scaled / "config.json").read_text())
+    (scaled / "config.json").write_text(
+        json.dumps({**config, "rope_parameters": {"rope_type": "linear", "factor": 2.0, "rope_theta": 1e5}})
+    )
+    for asked in ({"implementation": "native"}, {"torch_compile": True}):
+        with pytest.raises(ConfigError, match="cannot run .*scaled rotary embeddings"):
+            HFScorer(str(scaled), cache_dir=model_cache, **asked).resolved_implementation()
+    assert HFScorer(str(scaled), cache_dir=model_cache).resolved_implementation() == "transformers"
     with pytest.raises(ConfigError, match="implementation"):
         HFScorer(cache_dir=model_cache, implementation="fast")
 

@@ -14,8 +14,9 @@ COUNTS = ("examples", "occurrences")  # how atoms and compounds count in diverge
 FOLD_MATCHES = ("exact", "normalized")
 TRUNCATIONS = ("left", "error")
 SHARE_PREFIX = ("auto", "always", "never")
-# "native": tailsplit's plain-torch Llama (scoring/llama.py; fast start, fused projections);
-# "auto": native on a CPU for a plain Llama checkpoint with float32 weights, else transformers.
+# "native": tailsplit's plain-torch Llama (scoring/llama.py; fast start, fused projections, any
+# device and weight type); "auto": native on a CPU for a plain Llama checkpoint with float32
+# weights (or when torch_compile asks for it), else transformers.
 IMPLEMENTATIONS = ("auto", "native", "transformers")
 # "mixed-*": float32 weights, residual stream, norms and vocabulary projection; the layers'
 # matrix products in the named type (torch.autocast).
@@ -24,6 +25,7 @@ DTYPES = ("float32", "bfloat16", "float16", "mixed-bfloat16", "mixed-float16")
 OUTPUT_SUFFIX = {"jsonl": ".jsonl", "csv": ".csv", "tsv": ".tsv", "parquet": ".parquet", "hf": ""}
 OUTPUT_FORMATS = tuple(OUTPUT_SUFFIX)
 # The scorer's batch budget when not given: padded tokens and rows per batch (a CPU runs
-# small batches fastest; on a GPU the token budget binds first).
+# small batches fastest; on a GPU the token budget binds first, and is read from the card's
+# free memory — scoring/memory.py — the "gpu" value only where planning has no GPU).
 BATCH_TOKENS = {"cpu": 1024, "gpu": 32768}
 MAX_BATCH_ROWS = {"cpu": 64, "gpu": 8192}

@@ -137,7 +137,13 @@ class ScoringConfig(Checked):
         "products; mixed-float16 stays within 0.05 nats of float32).",
         choices=DTYPES,
     )
-    batch_tokens: int | None = option(None, "Padded tokens per batch.", low=1, shown_default=_on_device(BATCH_TOKENS))
+    batch_tokens: int | None = option(
+        None,
+        "Padded tokens per batch.",
+        low=1,
+        shown_default=f"{BATCH_TOKENS['cpu']} on a CPU; on a GPU from its free memory (a power of two, "
+        f"{BATCH_TOKENS['gpu']} where planning has no GPU)",
+    )
     max_batch_size: int | None = option(None, "Most rows per batch.", low=1, shown_default=_on_device(MAX_BATCH_ROWS))
     start_token: str = option(
         "bos",
@@ -160,8 +166,14 @@ class ScoringConfig(Checked):
     implementation: str = option(
         "auto",
         "auto (tailsplit's plain-torch Llama on a CPU when the checkpoint is a plain Llama with float32 weights: "
-        "same scores, starts ~2 s sooner), native, or transformers.",
+        "same scores, starts ~2 s sooner), native (also on a GPU and in bfloat16/float16), or transformers.",
         choices=IMPLEMENTATIONS,
+    )
+    torch_compile: bool = option(
+        False,
+        "Run the native model's layers through torch.compile (fused norms, rotary embeddings and activations; "
+        "for GPUs: a minute of compiling first).",
+        flag="--compile/--no-compile",
     )
     cache_dir: str | None = option(None, "Score and model cache.", metavar="DIR", shown_default="~/.cache/tailsplit")
     use_cache: bool = option(True, "Read and write the score cache.", flag="--cache/--no-cache")

@@ -1,5 +1,18 @@
 """The vocabulary projection at the scored positions only, in chunks (never a whole
-``[batch, seq, vocab]`` tensor), and in float32 even in a bf16/fp16 model."""
+``[batch, seq, vocab]`` tensor), with float32 logits even in a bf16/fp16 model.
+
+Float32 logits from half-precision hidden states and weights (``head_dtype="float32"``, the
+default): the products of two bf16 or fp16 numbers are exact in float32, so what decides the
+logits is the accumulation, which is float32 either way. On a GPU the projection is one
+half-precision matrix product on the tensor cores with float32 accumulation and float32
+output (``torch.mm(..., out_dtype=torch.float32)``); on a CPU, or where that product is not
+available, the inputs are widened to float32 (one cached float32 copy of the head) and
+multiplied there — the same arithmetic up to the order of the sums. ``head_dtype="model"``
+projects in the model's own precision (bf16 logits).
+
+log p(target) is ``logit − logsumexp``: on a CPU with ``torch.logsumexp``, on a GPU with one
+fused log-softmax kernel (``cross_entropy``) instead of logsumexp's chain of kernels.
+"""
 
 from __future__ import annotations
 
@@ -11,16 +24,16 @@ PROJECTION_ELEMENTS = {"cpu": 2**25, "gpu": 2**28}
 
 class VocabularyHead:
     """Log-probabilities of target tokens from hidden states; ``head_dtype="float32"`` (the
-    default) projects in float32 from one cached float32 copy of the head's weights,
-    ``"model"`` in the model's own precision."""
+    default) gives float32 logits in any model, ``"model"`` the model's own precision."""
 
     def __init__(self, head_dtype: str = "float32") -> None:
         self.head_dtype = head_dtype
         self.float32_copy: Any = None  # (weight, its version, float32 weight, float32 bias)
+        self.half_gemm = True  # False once the device turned down a float32-output half GEMM
 
     def target_logprobs(self, model: Any, hidden: Any, targets: Any, device_kind: str) -> Any:
         """log p(target) at each picked position, projecting to the vocabulary in chunks
-        (``device_kind``: "cpu" or "gpu", which sets the chunk)."""
+        (``device_kind``: "cpu" or "gpu", which sets the chunk and the softmax kernel)."""
         import torch
 
         head = model.get_output_embeddings()
@@ -32,25 +45,34 @@ class VocabularyHead:
             logits = self.project(head, hidden[start : start + chunk])
             if softcap:
                 logits = torch.tanh(logits / softcap) * softcap
-            chunk_targets = targets[start : start + chunk, None]
-            pieces.append((logits.gather(1, chunk_targets) - torch.logsumexp(logits, 1, keepdim=True))[:, 0])
+            chunk_targets = targets[start : start + chunk]
+            if device_kind == "gpu":
+                pieces.append(-torch.nn.functional.cross_entropy(logits, chunk_targets, reduction="none"))
+            else:
+                picked = logits.gather(1, chunk_targets[:, None])
+                pieces.append((picked - torch.logsumexp(logits, 1, keepdim=True))[:, 0])
         return torch.cat(pieces) if pieces else torch.zeros(0)
 
     def project(self, head: Any, hidden: Any) -> Any:
         """Float32 logits: from the model's own projection, or (``head_dtype="float32"``, the
-        default) from a float32 projection of the hidden states even in a bf16/fp16 model."""
+        default) float32-accumulated products of the half-precision inputs."""
         import torch
 
         weight = head.weight
         if self.head_dtype == "model" or weight.dtype == torch.float32:
             return head(hidden).float()
+        if torch.is_grad_enabled() and weight.requires_grad:  # training through the head: keep the graph
+            bias = None if head.bias is None else head.bias.float()
+            return torch.nn.functional.linear(hidden.float(), weight.float(), bias)
+        if hidden.is_cuda and self.half_gemm and head.bias is None:
+            try:
+                return torch.mm(hidden, weight.t(), out_dtype=torch.float32)
+            except (RuntimeError, TypeError, NotImplementedError):
+                self.half_gemm = False  # this device or torch has no such product: widen instead
         # One float32 copy of the head per weight tensor and version (a training step bumps the
         # version), not one per chunk of every batch.
         cached = self.float32_copy
         if cached is None or cached[0] is not weight or cached[1] != weight._version:
             bias = None if head.bias is None else head.bias.detach().float()
             cached = self.float32_copy = (weight, weight._version, weight.detach().float(), bias)
-        if torch.is_grad_enabled() and weight.requires_grad:  # training through the head: keep the graph
-            bias = None if head.bias is None else head.bias.float()
-            return torch.nn.functional.linear(hidden.float(), weight.float(), bias)
         return torch.nn.functional.linear(hidden.float(), cached[2], cached[3])

@@ -30,9 +30,11 @@ are packed into one row — the prefix once, then each suffix — with a mask th
 siblings from each other (see :mod:`tailsplit.scoring.batching`); sharing is used when it
 saves at least 15% of the tokens. The vocabulary projection runs only at the scored
 positions, in chunks (never a whole ``[batch, seq, vocab]`` tensor). Batches are planned
-from the requests alone, so scores do not depend on what was cached or on input order; each
-batch's arrays are laid out by :mod:`tailsplit.scoring.layout`, and packed rows' attention
-masks are built on the scoring device.
+from the requests alone (and the budget, which on a GPU the card's memory sets), so scores
+do not depend on what was cached or on input order; each batch's arrays are laid out by
+:mod:`tailsplit.scoring.layout`, cross to the device in one copy and back in another
+(:mod:`tailsplit.scoring.transfer`), and packed rows' attention masks are built on the
+scoring device.
 """
 
 from __future__ import annotations
@@ -53,7 +55,8 @@ from tailsplit.errors import ConfigError, ScoringError
 from tailsplit.log import logger
 from tailsplit.scoring.base import Batch, BatchScores, ScoreRequest
 from tailsplit.scoring.batching import Encoded, plan_batches
-from tailsplit.scoring.head import VocabularyHead
+from tailsplit.scoring.encoding import TokenRules, encode_requests
+from tailsplit.scoring.head import PROJECTION_ELEMENTS, VocabularyHead
 from tailsplit.scoring.hf_options import check_options
 from tailsplit.scoring.layout import (
     BatchLayout,
@@ -61,14 +64,17 @@ from tailsplit.scoring.layout import (
     packed_layout,
     padded_layout,
 )
+from tailsplit.scoring.memory import activation_bytes_per_token, budget_from_memory, halves
 from tailsplit.scoring.models import (
     ModelSource,
     context_length,
     load_model,
     load_tokenizer,
     local_folder,
+    model_config,
     resolve_model,
 )
+from tailsplit.scoring.transfer import HostCopy, to_device
 
 SCORER_VERSION = "hf-causal-lm/2"  # 2: the prompt's trailing whitespace is scored with the query
 START_TOKENS = ("bos", "eos", "none")  # or a literal token of the vocabulary
@@ -78,14 +84,16 @@ class HFScorer:
     """Causal-LM scorer; configuration is keyword arguments, the model loads on first use.
 
     ``batch_tokens`` bounds padded tokens per forward pass (default: 1024 on a CPU, where
-    small batches are fastest, 32768 on a GPU); ``max_batch_size`` bounds the rows (default:
-    64 on a CPU, 8192 on a GPU, where the token budget is the real bound). In a bf16 or
-    fp16 model the vocabulary projection still runs in float32 (``head_dtype="float32"``):
-    it is a small share of the work, since it runs only at scored positions, and it keeps
-    the logits' rounding out of the scores. ``dtype="mixed-float16"`` / ``"mixed-bfloat16"``
-    keep float32 weights and run only the layers' matrix products in half precision
-    (autocast): on the bundled model, per-example error against float32 drops from 0.58
-    nats (pure bfloat16) to 0.25 (mixed bfloat16) and 0.046 (mixed float16).
+    small batches are fastest; on a GPU, from the memory free once the model is loaded —
+    :mod:`tailsplit.scoring.memory`, which also halves a batch that runs out of memory);
+    ``max_batch_size`` bounds the rows (default: 64 on a CPU, 8192 on a GPU). In a bf16 or
+    fp16 model the vocabulary projection still gives float32 logits (``head_dtype="float32"``,
+    :mod:`tailsplit.scoring.head`). ``dtype="mixed-float16"`` / ``"mixed-bfloat16"`` keep
+    float32 weights and run only the layers' matrix products in half precision (autocast):
+    on the bundled model, per-example error against float32 drops from 0.58 nats (pure
+    bfloat16) to 0.25 (mixed bfloat16) and 0.046 (mixed float16). ``implementation`` picks
+    tailsplit's native Llama or transformers' model (``auto``: native on a CPU with float32
+    weights); ``torch_compile`` runs the native model's layers through ``torch.compile``.
     """
 
     def __init__(
@@ -105,12 +113,13 @@ class HFScorer:
         share_prefix: str = "auto",
         head_dtype: str = "float32",
         implementation: str = "auto",
+        torch_compile: bool = False,
         cache_dir: str | Path | None = None,
     ) -> None:
         check_options(
             start_token=start_token, score_eos=score_eos, end_token=end_token, truncation=truncation,
             padding_side=padding_side, share_prefix=share_prefix, head_dtype=head_dtype, dtype=dtype,
-            implementation=implementation, device=device, batch_tokens=batch_tokens,
+            implementation=implementation, torch_compile=torch_compile, device=device, batch_tokens=batch_tokens,
             max_batch_size=max_batch_size, max_tokens=max_tokens,
         )  # fmt: skip
         self.model_spec = model
@@ -127,6 +136,7 @@ class HFScorer:
         self.share_prefix = share_prefix
         self.head_dtype = head_dtype
         self.implementation = implementation
+        self.torch_compile = torch_compile
         self.head = VocabularyHead(head_dtype)
         self.cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
         self._source: ModelSource | None = None
@@ -137,6 +147,7 @@ class HFScorer:
         self._model: Any = None
         self._transformers_model: Any = None
         self._implementation: str | None = None
+        self._batch_tokens: int | None = None
 
     def constructor_params(self) -> dict[str, Any]:
         """The keyword arguments that rebuild this scorer elsewhere (a Ray worker, a fold's
@@ -167,6 +178,8 @@ class HFScorer:
                 self._identity["head_dtype"] = self.head_dtype
             if self.resolved_implementation() == "native":  # so caches made by transformers stay theirs
                 self._identity["implementation"] = "native"
+            if self.torch_compile:  # fused kernels round differently
+                self._identity["torch_compile"] = True
             if self.score_eos:  # only when on, so caches made before the option stay valid
                 self._identity["score_eos"] = True
                 self._identity["end_token"] = self.end_token
@@ -195,9 +208,17 @@ class HFScorer:
         if self._model is None:
             started = time.perf_counter()
             if self.resolved_implementation() == "native":
+                import torch
+
                 from tailsplit.scoring.llama import NativeLlama  # imports torch: only when a model loads
 
-                self._model = NativeLlama(self.folder).eval()
+                weights = self.dtype if self.dtype in ("bfloat16", "float16") else "float32"
+                self._model = NativeLlama(
+                    self.folder,
+                    dtype=getattr(torch, weights),
+                    device=self.resolved_device(),
+                    compiled=self.torch_compile,
+                ).eval()
             else:
                 self._model = self.transformers_model()
             logger.debug(
@@ -217,17 +238,22 @@ class HFScorer:
         return self._transformers_model
 
     def resolved_implementation(self) -> str:
-        """``native`` or ``transformers``; ``implementation="native"`` on a checkpoint, device or
-        dtype the native model does not cover is an error naming why."""
+        """``native`` or ``transformers``. ``auto`` runs the native model where it was measured
+        (a CPU, float32 weights) and when ``torch_compile`` asks for it; ``native`` (or
+        ``torch_compile``) on a checkpoint the native model does not cover is an error naming why."""
         if self._implementation is None:
             self._implementation = "transformers"
             if self.implementation != "transformers":
                 from tailsplit.scoring.llama import unsupported  # imports torch
 
-                reason = unsupported(self.folder, dtype=self.dtype, device=self.resolved_device())
-                if reason is not None and self.implementation == "native":
-                    raise ConfigError(f"implementation=native cannot run model={self.model_spec!r}: {reason}; use auto")
-                self._implementation = "native" if reason is None else "transformers"
+                reason = unsupported(self.folder)
+                asked = "implementation=native" if self.implementation == "native" else "torch_compile"
+                if reason is not None and (self.implementation == "native" or self.torch_compile):
+                    fix = "use auto" if self.implementation == "native" else "leave torch_compile off"
+                    raise ConfigError(f"{asked} cannot run model={self.model_spec!r}: {reason}; {fix}")
+                measured = self.resolved_device() == "cpu" and self.dtype not in ("bfloat16", "float16")
+                if reason is None and (self.implementation == "native" or self.torch_compile or measured):
+                    self._implementation = "native"
         return self._implementation
 
     def resolved_device(self) -> str:
@@ -250,47 +276,13 @@ class HFScorer:
         )
 
     def encode(self, requests: Sequence[ScoreRequest]) -> list[Encoded]:
-        """Token ids (start token included) and the index of the first scored token.
-
-        The first scored token is the first whose characters reach into the query; the fast
-        tokenizer's Rust backend is called directly, which is several times faster than
-        transformers' wrapper around it on large batches."""
-        backend = self.tokenizer.backend_tokenizer
-        encodings = backend.encode_batch([r.prompt + r.query for r in requests], add_special_tokens=False)
-        start_id = self._start_token_id()
+        """Token ids (start token included) and the index of the first scored token of every
+        request (:mod:`tailsplit.scoring.encoding`)."""
         end_id = None
         if self.score_eos:
             end_id = self._special_id("eos") if self.end_token == "eos" else self._literal_token_id(self.end_token)
-        limit = self.context_limit()
-        out = []
-        for request, encoding in zip(requests, encodings):
-            ids = encoding.ids
-            first = _first_query_token(encoding, len(request.prompt.rstrip()), len(ids))
-            if first == len(ids):
-                raise ScoringError(f"query {request.query[:60]!r} produced no tokens of its own")
-            if start_id is not None:
-                ids, first = [start_id, *ids], first + 1
-            if end_id is not None:
-                ids = [*ids, end_id]
-            first = max(first, 1)
-            if first >= len(ids):
-                raise ScoringError(
-                    f"query {request.query[:60]!r} has a single token and no prompt, "
-                    "so nothing conditions it; use start_token='bos'"
-                )
-            out.append(self._fit(ids, first, limit, request))
-        return out
-
-    def _fit(self, ids: list[int], first: int, limit: int, request: ScoreRequest) -> Encoded:
-        if len(ids) <= limit:
-            return Encoded(ids, first, False)
-        if self.truncation == "error":
-            raise ScoringError(
-                f"query {request.query[:60]!r} needs {len(ids)} tokens with its prompt, "
-                f"more than max_tokens={limit}; shorten it or use truncation='left'"
-            )
-        cut = len(ids) - limit
-        return Encoded(ids[cut:], max(first - cut, 1), True)
+        rules = TokenRules(self._start_token_id(), end_id, self.context_limit(), self.truncation)
+        return encode_requests(self.tokenizer.backend_tokenizer, requests, rules)
 
     def _start_token_id(self) -> int | None:
         if self.start_token == "none":
@@ -339,24 +331,38 @@ class HFScorer:
             yield self.collect(pending)
 
     def launch(self, batch: Batch) -> Launched:
-        """Queue a batch's forward pass; returns before the device has finished it."""
+        """Queue a batch's forward pass; returns before the device has finished it. A batch
+        that runs out of GPU memory is scored as two halves in its place (:mod:`.memory`)."""
         import torch
 
-        kind, payload = batch.payload
-        layout = padded_layout(payload, self.padding_side) if kind == "plain" else packed_layout(payload)
         model = self.model  # load (or, for a fine-tuned scorer, train) outside inference mode
-        with torch.inference_mode():
-            logprobs = self.layout_logprobs(layout, model, mixed=True)
-        return Launched(layout, logprobs)
+        try:
+            kind, payload = batch.payload
+            layout = padded_layout(payload, self.padding_side) if kind == "plain" else packed_layout(payload)
+            with torch.inference_mode():
+                logprobs = self.layout_logprobs(layout, model, mixed=True)
+            return Launched([(layout, HostCopy(logprobs))])
+        except torch.OutOfMemoryError:
+            parts = halves(batch)
+            if parts is None:
+                raise ScoringError(
+                    f"one input of {batch.n_tokens} tokens does not fit in the memory of {self.resolved_device()}; "
+                    "lower --max-tokens or use a smaller --dtype"
+                ) from None
+            if self.resolved_device().startswith("cuda"):
+                torch.cuda.empty_cache()
+            logger.debug("a batch of %d tokens ran out of memory; scoring it in two halves", batch.n_tokens)
+            return Launched([part for half in parts for part in self.launch(half).parts])
 
     def collect(self, launched: Launched) -> BatchScores:
         """Wait for a launched batch and sum its token log-probabilities per request."""
-        layout = launched.layout
-        per_token = launched.logprobs.double().cpu().numpy()
+        sums, counts, cut = [], [], []
+        for layout, copy in launched.parts:
+            sums.append(np.bincount(layout.example_idx, weights=copy.numpy(), minlength=len(layout.n_tokens)))
+            counts.append(layout.n_tokens)
+            cut.append(layout.truncated)
         return BatchScores(
-            logprob_sum=np.bincount(layout.example_idx, weights=per_token, minlength=len(layout.n_tokens)),
-            n_tokens=layout.n_tokens,
-            truncated=layout.truncated,
+            logprob_sum=np.concatenate(sums), n_tokens=np.concatenate(counts), truncated=np.concatenate(cut)
         )
 
     def query_logprobs(self, rows: list[Encoded], model: Any = None) -> tuple[Any, np.ndarray]:
@@ -368,12 +374,16 @@ class HFScorer:
     def layout_logprobs(self, layout: BatchLayout, model: Any, mixed: bool = False) -> Any:
         """One forward pass over a laid-out batch; log p of each scored token, in order.
         ``mixed``: the layers run under autocast when ``dtype`` is ``mixed-*`` (scoring; a
-        fine-tuning step trains the float32 weights as they are)."""
+        fine-tuning step trains the float32 weights as they are). The batch's arrays cross
+        to the device in one copy; a padded batch without padding passes no mask at all."""
         import torch
 
-        attention = self._tensor(layout.attention)
-        if layout.packed:
-            attention = packed_attention_mask(attention)
+        masked = layout.packed or not bool(layout.attention.all())
+        arrays = [layout.input_ids, layout.position_ids, layout.row_idx, layout.pos_idx, layout.targets]
+        input_ids, position_ids, row_idx, pos_idx, targets, *mask = to_device(
+            arrays + [layout.attention] * masked, self.resolved_device()
+        )
+        attention = (packed_attention_mask(mask[0]) if layout.packed else mask[0]) if masked else None
         autocast: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
         if mixed and self.dtype.startswith("mixed-"):
             autocast = torch.autocast(
@@ -381,31 +391,31 @@ class HFScorer:
             )
         with autocast:
             hidden = model.base_model(
-                input_ids=self._tensor(layout.input_ids),
-                attention_mask=attention,
-                position_ids=self._tensor(layout.position_ids),
-                use_cache=False,
+                input_ids=input_ids, attention_mask=attention, position_ids=position_ids, use_cache=False
             ).last_hidden_state
-        picked = hidden[self._tensor(layout.row_idx), self._tensor(layout.pos_idx)]
         device_kind = "cpu" if self.resolved_device() == "cpu" else "gpu"
-        return self.head.target_logprobs(model, picked, self._tensor(layout.targets), device_kind)
-
-    def _tensor(self, array: np.ndarray) -> Any:
-        """``array`` on the scoring device; to a GPU through pinned memory without waiting,
-        so the copy does not stall behind the batch still running there."""
-        import torch
-
-        tensor = torch.from_numpy(np.ascontiguousarray(array))
-        device = self.resolved_device()
-        if device == "cpu":
-            return tensor
-        return tensor.pin_memory().to(device, non_blocking=True)
+        return self.head.target_logprobs(model, hidden[row_idx, pos_idx], targets, device_kind)
 
     def resolved_batch_tokens(self) -> int:
-        """``batch_tokens``, or a device default: small batches are fastest on a CPU."""
+        """``batch_tokens``, or a device default: small batches are fastest on a CPU; on a GPU
+        the budget follows the memory free once the model is loaded (:mod:`.memory`)."""
         if self.batch_tokens is not None:
             return self.batch_tokens
-        return BATCH_TOKENS["cpu" if self.resolved_device() == "cpu" else "gpu"]
+        if self.resolved_device() == "cpu":
+            return BATCH_TOKENS["cpu"]
+        if self._batch_tokens is None:
+            import torch
+
+            if not torch.cuda.is_available():  # planning where the scoring GPU is not (a Ray driver)
+                return BATCH_TOKENS["gpu"]
+            self.model  # noqa: B018 - the budget is what is free once the weights are on the card
+            free, _ = torch.cuda.mem_get_info(torch.device(self.resolved_device()))
+            value_bytes = 4 if self.dtype == "float32" else 2
+            per_token = activation_bytes_per_token(model_config(self.folder), value_bytes)
+            reserve = 3 * PROJECTION_ELEMENTS["gpu"] * 4  # the projection's float32 logits and their temporaries
+            self._batch_tokens = budget_from_memory(free, per_token, reserve)
+            logger.debug("batches of up to %d padded tokens (%.1f GiB free)", self._batch_tokens, free / 2**30)
+        return self._batch_tokens
 
     def resolved_max_rows(self) -> int:
         """``max_batch_size``, or a device default (on a GPU the token budget binds first)."""
@@ -416,17 +426,7 @@ class HFScorer:
 
 @dataclass(frozen=True)
 class Launched:
-    """A batch whose forward pass is queued: its layout and per-token log-probs (on the
-    device, possibly not computed yet)."""
+    """A batch whose forward pass is queued: the layout of each part (one, or two halves and
+    so on after running out of memory) and its log-probabilities on their way to the host."""
 
-    layout: BatchLayout
-    logprobs: Any
-
-
-def _first_query_token(encoding: Any, boundary: int, n_tokens: int) -> int:
-    """Index of the first token whose character span ends after ``boundary`` (the first
-    scored character); ``n_tokens`` if there is none."""
-    token = encoding.char_to_token(boundary) if boundary else 0
-    if token is not None:
-        return int(token)
-    return next((i for i, (_, end) in enumerate(encoding.offsets) if end > boundary), n_tokens)
+    parts: list[tuple[BatchLayout, HostCopy]]

@@ -21,6 +21,7 @@ def check_options(
     head_dtype: str,
     dtype: str,
     implementation: str,
+    torch_compile: bool,
     device: str,
     batch_tokens: int | None,
     max_batch_size: int | None,
@@ -40,6 +41,10 @@ def check_options(
     _check_choice("head_dtype", head_dtype, ("float32", "model"))
     _check_choice("dtype", dtype, DTYPES)
     _check_choice("implementation", implementation, IMPLEMENTATIONS)
+    if not isinstance(torch_compile, bool):
+        raise ConfigError(f"torch_compile={torch_compile!r} must be true or false")
+    if torch_compile and implementation == "transformers":
+        raise ConfigError("torch_compile compiles tailsplit's native model; use implementation auto or native")
     check_device(device)
     for name, value in (("batch_tokens", batch_tokens), ("max_batch_size", max_batch_size)):
         if value is not None and (not isinstance(value, int) or value < 1):

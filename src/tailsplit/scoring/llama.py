@@ -1,18 +1,24 @@
-"""A Llama-family causal LM for inference, in plain torch: what CPU scoring runs by default.
+"""A Llama-family causal LM for inference, in plain torch: what CPU scoring runs by default,
+and what the GPU levers (bf16 weights, ``torch.compile``) are built on.
 
 Why not transformers' ``LlamaForCausalLM``: importing it costs about 2 s of every scoring
 command on a CPU (torch's compiler and distributed packages come with it), which is most of
 the fixed cost of a short run; this module imports torch alone and reads the safetensors file
 directly (``benchmarks/bench_whole_process.py`` measures both). It also fuses the query, key
 and value projections into one matrix product, and the MLP's gate and up projections into
-another. The arithmetic is transformers' own — RMSNorm in float32, rotary embeddings from
-float32 frequencies, grouped-query attention through ``scaled_dot_product_attention`` — and
-the tests hold its scores equal to transformers' on the bundled model.
+another. The arithmetic is transformers' own in every precision — RMSNorm in float32 and
+cast back before its weight, rotary embeddings from float32 frequencies cast to the
+activations' type, grouped-query attention through ``scaled_dot_product_attention``, the
+residual stream in the weights' type — and the tests hold its scores equal to transformers'
+on the bundled model (float32, under autocast) and on a small random Llama (bfloat16).
 
-Only plain Llama checkpoints are taken (``supported``): SiLU MLP without biases, default
-rotary embeddings (no scaling), one ``model.safetensors`` file, float32 weights. Anything
-else — and fine-tuning, and GPUs, whose numbers were measured with transformers — uses
-transformers' model.
+``compiled=True`` runs the decoder layers through ``torch.compile`` (dynamic shapes, so batch
+widths do not recompile): the compiler fuses the norms, rotary embeddings, SiLU and casts
+that run as separate kernels in eager mode. The mask is decided outside the compiled part.
+
+Only plain Llama checkpoints are taken (``unsupported``): SiLU MLP without biases, default
+rotary embeddings (no scaling), one ``model.safetensors`` file. Anything else — and
+fine-tuning — uses transformers' model.
 """
 
 from __future__ import annotations
@@ -48,13 +54,10 @@ def _rope_theta(config: dict[str, Any]) -> float | None:
     return float(config.get("rope_theta", 10000.0))
 
 
-def unsupported(folder: Path, *, dtype: str = "float32", device: str = "cpu") -> str | None:
-    """``None`` if this module computes the checkpoint in ``folder`` exactly, in ``dtype`` on
-    ``device``, else why not."""
+def unsupported(folder: Path) -> str | None:
+    """``None`` if this module computes the checkpoint in ``folder`` exactly, else why not."""
     config = _config(folder)
     checks = {
-        f"dtype={dtype} (native runs float32 weights)": dtype in ("bfloat16", "float16"),
-        "not on a CPU (GPU scoring runs transformers' model)": device != "cpu",
         "model_type is not llama": config.get("model_type") != "llama",
         "activation is not silu": config.get("hidden_act", "silu") != "silu",
         "attention or MLP biases": bool(config.get("attention_bias") or config.get("mlp_bias")),
@@ -73,26 +76,26 @@ def unsupported(folder: Path, *, dtype: str = "float32", device: str = "cpu") ->
     return reason
 
 
-def _fixed(tensor: torch.Tensor) -> torch.nn.Parameter:
-    return torch.nn.Parameter(tensor.float().contiguous(), requires_grad=False)
+def _fixed(tensor: torch.Tensor, dtype: torch.dtype = torch.float32) -> torch.nn.Parameter:
+    return torch.nn.Parameter(tensor.to(dtype).contiguous(), requires_grad=False)
 
 
 class _Layer(torch.nn.Module):
-    def __init__(self, weights: dict[str, torch.Tensor], prefix: str) -> None:
+    def __init__(self, weights: dict[str, torch.Tensor], prefix: str, dtype: torch.dtype) -> None:
         super().__init__()
         attn, mlp = prefix + "self_attn.", prefix + "mlp."
-        self.input_norm = _fixed(weights[prefix + "input_layernorm.weight"])
-        self.qkv = _fixed(torch.cat([weights[attn + f"{p}_proj.weight"] for p in "qkv"]))
-        self.out = _fixed(weights[attn + "o_proj.weight"])
-        self.post_norm = _fixed(weights[prefix + "post_attention_layernorm.weight"])
-        self.gate_up = _fixed(torch.cat([weights[mlp + "gate_proj.weight"], weights[mlp + "up_proj.weight"]]))
-        self.down = _fixed(weights[mlp + "down_proj.weight"])
+        self.input_norm = _fixed(weights[prefix + "input_layernorm.weight"], dtype)
+        self.qkv = _fixed(torch.cat([weights[attn + f"{p}_proj.weight"] for p in "qkv"]), dtype)
+        self.out = _fixed(weights[attn + "o_proj.weight"], dtype)
+        self.post_norm = _fixed(weights[prefix + "post_attention_layernorm.weight"], dtype)
+        self.gate_up = _fixed(torch.cat([weights[mlp + "gate_proj.weight"], weights[mlp + "up_proj.weight"]]), dtype)
+        self.down = _fixed(weights[mlp + "down_proj.weight"], dtype)
 
 
 class _Body(torch.nn.Module):
     """The decoder stack: embeddings to final-norm hidden states (transformers' ``base_model``)."""
 
-    def __init__(self, config: dict[str, Any], weights: dict[str, torch.Tensor]) -> None:
+    def __init__(self, config: dict[str, Any], weights: dict[str, torch.Tensor], dtype: torch.dtype) -> None:
         super().__init__()
         self.heads = int(config["num_attention_heads"])
         self.kv_heads = int(config.get("num_key_value_heads") or self.heads)
@@ -103,43 +106,57 @@ class _Body(torch.nn.Module):
         assert theta is not None  # checked by unsupported()
         exponents = torch.arange(0, self.head_dim, 2, dtype=torch.int64).float() / self.head_dim
         self.register_buffer("inv_freq", 1.0 / (theta**exponents), persistent=False)
-        self.embed = _fixed(weights["model.embed_tokens.weight"])
+        self.embed = _fixed(weights["model.embed_tokens.weight"], dtype)
         layers = range(int(config["num_hidden_layers"]))
-        self.layers = torch.nn.ModuleList(_Layer(weights, f"model.layers.{i}.") for i in layers)
-        self.norm = _fixed(weights["model.norm.weight"])
+        self.layers = torch.nn.ModuleList(_Layer(weights, f"model.layers.{i}.", dtype) for i in layers)
+        self.norm = _fixed(weights["model.norm.weight"], dtype)
+        self.stack: Any = self._stack  # replaced by its compiled form (compile())
+
+    def compile_stack(self) -> None:
+        """Run the decoder layers through ``torch.compile`` with dynamic shapes."""
+        self.stack = torch.compile(self._stack, dynamic=True)
 
     def _rms(self, x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+        dtype = x.dtype
+        x = x.float()
         variance = x.pow(2).mean(-1, keepdim=True)
-        return weight * (x * torch.rsqrt(variance + self.eps))
+        return weight * (x * torch.rsqrt(variance + self.eps)).to(dtype)
 
-    def _mask(self, attention_mask: torch.Tensor) -> tuple[torch.Tensor | None, bool]:
-        """SDPA's ``(attn_mask, is_causal)``: a 4-D boolean mask is used as given; a 2-D
-        padding mask becomes causal ∧ key-present, each position also seeing itself (a
-        padding query's row is never empty; its output is never read)."""
+    @staticmethod
+    def _mask(attention_mask: torch.Tensor | None) -> tuple[torch.Tensor | None, bool]:
+        """SDPA's ``(attn_mask, is_causal)``: none (or none given) is causal; a 4-D boolean
+        mask is used as given; a 2-D padding mask becomes causal ∧ key-present, each position
+        also seeing itself (a padding query's row is never empty; its output is never read).
+        Decided without reading the mask's values, so a GPU batch never waits on the host."""
+        if attention_mask is None:
+            return None, True
         if attention_mask.dim() == 4:
             return attention_mask, False
-        if bool(attention_mask.all()):
-            return None, True
         width = attention_mask.shape[1]
         causal = torch.ones(width, width, dtype=torch.bool, device=attention_mask.device).tril_()
         itself = torch.eye(width, dtype=torch.bool, device=attention_mask.device)
         return ((causal & attention_mask.bool()[:, None, :]) | itself)[:, None], False
 
     def forward(
-        self, input_ids: torch.Tensor, attention_mask: torch.Tensor, position_ids: torch.Tensor, **_: Any
+        self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None, position_ids: torch.Tensor, **_: Any
     ) -> SimpleNamespace:
+        mask, is_causal = self._mask(attention_mask)
+        return SimpleNamespace(last_hidden_state=self.stack(input_ids, position_ids, mask, is_causal))
+
+    def _stack(
+        self, input_ids: torch.Tensor, position_ids: torch.Tensor, mask: torch.Tensor | None, is_causal: bool
+    ) -> torch.Tensor:
         rows, width = input_ids.shape
         heads, kv_heads, dim = self.heads, self.kv_heads, self.head_dim
-        mask, is_causal = self._mask(attention_mask)
+        x = F.embedding(input_ids, self.embed)
         freqs = position_ids[:, :, None].float() * self.inv_freq[None, None, :]
         angles = torch.cat([freqs, freqs], -1)
-        cos, sin = angles.cos()[:, None], angles.sin()[:, None]
+        cos, sin = angles.cos().to(x.dtype)[:, None], angles.sin().to(x.dtype)[:, None]
 
         def rotate(t: torch.Tensor) -> torch.Tensor:
             first, second = t[..., : dim // 2], t[..., dim // 2 :]
             return t * cos + torch.cat([-second, first], -1) * sin
 
-        x = F.embedding(input_ids, self.embed)
         for layer in self.layers:
             q, k, v = F.linear(self._rms(x, layer.input_norm), layer.qkv).split(
                 [heads * dim, kv_heads * dim, kv_heads * dim], -1
@@ -153,24 +170,31 @@ class _Body(torch.nn.Module):
             x = x + F.linear(attended.transpose(1, 2).reshape(rows, width, heads * dim), layer.out)
             gate, up = F.linear(self._rms(x, layer.post_norm), layer.gate_up).split(self.intermediate, -1)
             x = x + F.linear(F.silu(gate) * up, layer.down)
-        return SimpleNamespace(last_hidden_state=self._rms(x, self.norm))
+        return self._rms(x, self.norm)
 
 
 class NativeLlama(torch.nn.Module):
     """The model as scoring uses it: ``base_model(...)``, ``get_output_embeddings()`` and
-    ``config.final_logit_softcapping`` — the parts of transformers' interface it calls."""
+    ``config.final_logit_softcapping`` — the parts of transformers' interface it calls —
+    with weights in ``dtype`` on ``device``."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(
+        self, folder: Path, *, dtype: torch.dtype = torch.float32, device: str = "cpu", compiled: bool = False
+    ) -> None:
         super().__init__()
         from safetensors.torch import load_file
 
         config = _config(folder)
         weights = load_file(str(folder / WEIGHTS))
-        self.body = _Body(config, weights)
+        self.body = _Body(config, weights, dtype)
         head = torch.nn.Linear(int(config["hidden_size"]), int(config["vocab_size"]), bias=False)
-        head.weight = self.body.embed if config.get("tie_word_embeddings", False) else _fixed(weights["lm_head.weight"])
+        tied = config.get("tie_word_embeddings", False)
+        head.weight = self.body.embed if tied else _fixed(weights["lm_head.weight"], dtype)
         self.head = head
         self.config = SimpleNamespace(final_logit_softcapping=None)
+        self.to(device)
+        if compiled:
+            self.body.compile_stack()
 
     @property
     def base_model(self) -> _Body:

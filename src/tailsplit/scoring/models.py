@@ -248,12 +248,20 @@ def _first_line(exc: BaseException) -> str:
     return text[0][:300] if text else ""
 
 
-def context_length(folder: Path) -> int | None:
-    """The model's maximum positions, from its config (``None`` if it does not say)."""
+def model_config(folder: Path) -> dict[str, Any]:
+    """The model's ``config.json``."""
     try:
         config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
     except (ValueError, OSError) as exc:
         raise ScoringError(f"{folder / 'config.json'} cannot be read ({exc}); save the model again") from None
+    if not isinstance(config, dict):
+        raise ScoringError(f"{folder / 'config.json'} is not a JSON object; save the model again")
+    return config
+
+
+def context_length(folder: Path) -> int | None:
+    """The model's maximum positions, from its config (``None`` if it does not say)."""
+    config = model_config(folder)
     for name in ("max_position_embeddings", "n_positions", "max_sequence_length", "seq_length"):
         if config.get(name):
             return int(config[name])

@@ -1,0 +1,164 @@
+"""The GPU scoring levers, held to equal scores on a CPU with a small random Llama.
+
+What a GPU session measures for speed is tested here for numbers: the native model in
+bfloat16 against transformers' model in bfloat16, the compiled forward against the eager
+one, a batch halved after running out of memory against the whole batch, the GPU softmax
+kernel and the float32-output projection against the CPU ones.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import SAMPLE
+
+from tailsplit.core import FieldMap
+from tailsplit.errors import ConfigError, ScoringError
+from tailsplit.io import load_examples
+from tailsplit.prompts import BUILTIN_TEMPLATES
+from tailsplit.scoring import memory
+from tailsplit.scoring.base import Batch, ScoreRequest
+from tailsplit.scoring.batching import Encoded
+from tailsplit.scoring.driver import build_requests
+
+pytestmark = pytest.mark.slow
+torch = pytest.importorskip("torch")
+HFScorer = pytest.importorskip("tailsplit.scoring.hf").HFScorer
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
+
+
+@pytest.fixture(scope="module")
+def tiny_llama(model_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 2-layer Llama with grouped-query attention, seeded random weights and the bundled tokenizer."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    folder = tmp_path_factory.mktemp("tiny-llama")
+    config = LlamaConfig(
+        vocab_size=49152, hidden_size=64, intermediate_size=160, num_hidden_layers=2, num_attention_heads=4,
+        num_key_value_heads=2, max_position_embeddings=512, tie_word_embeddings=True, bos_token_id=1, eos_token_id=2,
+    )  # fmt: skip
+    torch.manual_seed(0)
+    model = LlamaForCausalLM(config)
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.normal_(0, 0.2)  # logits far from uniform, so rounding shows
+    model.save_pretrained(folder)
+    bundled = HFScorer(cache_dir=model_cache).folder
+    for name in TOKENIZER_FILES:
+        if (bundled / name).exists():
+            shutil.copy(bundled / name, folder / name)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def requests_60() -> list[ScoreRequest]:
+    dataset = load_examples(SAMPLE, FieldMap(text="hypothesis", context="premise", label="label")).subset(range(45))
+    prompted = build_requests(dataset, BUILTIN_TEMPLATES["snli"])
+    return prompted + [ScoreRequest("", r.prompt + r.query) for r in prompted[:15]]  # packed and padded batches
+
+
+def score_all(scorer: HFScorer, requests: list[ScoreRequest]) -> np.ndarray:
+    total = np.zeros(len(requests))
+    for batch, scores in zip(batches := scorer.plan(requests), scorer.score_batches(batches)):
+        total[batch.indices] = scores.logprob_sum
+    return total
+
+
+def scorer_of(folder: Path, tmp_path: Path, **kwargs: object) -> HFScorer:
+    return HFScorer(str(folder), cache_dir=tmp_path / "cache", device="cpu", **kwargs)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_native_model_equals_transformers_in_float32_and_bfloat16(tiny_llama, requests_60, tmp_path, dtype) -> None:
+    native = scorer_of(tiny_llama, tmp_path, dtype=dtype, implementation="native", padding_side="left")
+    reference = scorer_of(tiny_llama, tmp_path, dtype=dtype, implementation="transformers", padding_side="left")
+    assert native.resolved_implementation() == "native"
+    assert next(native.model.parameters()).dtype == getattr(torch, dtype)
+    kinds = {kind for kind, _ in (b.payload for b in native.plan(requests_60))}
+    assert kinds == {"plain", "shared"}
+    ours, theirs = score_all(native, requests_60), score_all(reference, requests_60)
+    assert np.max(np.abs(ours - theirs)) < 1e-3  # same arithmetic; bf16 would differ by ~0.05 otherwise
+    if dtype == "bfloat16":  # bf16 arithmetic really ran: far from float32 on these weights
+        full = score_all(scorer_of(tiny_llama, tmp_path, implementation="native"), requests_60)
+        assert np.max(np.abs(ours - full)) > 10 * np.max(np.abs(ours - theirs))
+
+
+def test_auto_keeps_the_measured_choice_and_compile_asks_for_the_native_model(tiny_llama, tmp_path) -> None:
+    assert scorer_of(tiny_llama, tmp_path).resolved_implementation() == "native"
+    assert scorer_of(tiny_llama, tmp_path, dtype="bfloat16").resolved_implementation() == "transformers"
+    compiled = scorer_of(tiny_llama, tmp_path, dtype="bfloat16", torch_compile=True)
+    assert compiled.resolved_implementation() == "native"
+    assert (
+        compiled.identity()["torch_compile"] is True
+        and "torch_compile" not in scorer_of(tiny_llama, tmp_path).identity()
+    )
+    with pytest.raises(ConfigError, match="torch_compile compiles tailsplit's native model"):
+        scorer_of(tiny_llama, tmp_path, torch_compile=True, implementation="transformers")
+
+
+def test_compiled_forward_equals_the_eager_one(tiny_llama, requests_60, tmp_path) -> None:
+    eager = score_all(scorer_of(tiny_llama, tmp_path, implementation="native"), requests_60)
+    compiled = scorer_of(tiny_llama, tmp_path, torch_compile=True)
+    assert np.max(np.abs(score_all(compiled, requests_60) - eager)) < 1e-4
+
+
+def test_a_batch_out_of_memory_is_scored_in_halves_with_the_same_scores(tiny_llama, requests_60, tmp_path) -> None:
+    whole = scorer_of(tiny_llama, tmp_path, batch_tokens=4096)
+    expected = score_all(whole, requests_60)
+    halved = scorer_of(tiny_llama, tmp_path, batch_tokens=4096)
+    forward = halved.layout_logprobs
+    seen: list[int] = []
+
+    def small_card(layout, model, mixed=False):
+        seen.append(len(layout.n_tokens))
+        if len(layout.n_tokens) > 4:
+            raise torch.OutOfMemoryError("CUDA out of memory (simulated)")
+        return forward(layout, model, mixed)
+
+    halved.layout_logprobs = small_card
+    assert np.max(np.abs(score_all(halved, requests_60) - expected)) < 1e-4
+    assert max(seen) > 4 and any(n <= 4 for n in seen)
+    halved.layout_logprobs = lambda *a, **k: (_ for _ in ()).throw(torch.OutOfMemoryError("simulated"))
+    (single,) = halved.plan(requests_60[:1])
+    with pytest.raises(ScoringError, match="does not fit in the memory of cpu; lower --max-tokens"):
+        halved.score_batch(single)
+
+
+def test_halves_cover_a_batch_in_order() -> None:
+    rows = [Encoded([1, 2, 3, i], 2, False) for i in range(5)]
+    plain = Batch(np.arange(10, 15), 20, ("plain", rows))
+    first, second = memory.halves(plain)
+    assert first.indices.tolist() == [10, 11] and second.payload[1] == rows[2:] and second.n_tokens == 12
+    groups = Batch(np.arange(5), 20, ("shared", [(3, rows[:2]), (3, rows[2:])]))
+    first, second = memory.halves(groups)
+    assert first.indices.tolist() == [0, 1] and second.indices.tolist() == [2, 3, 4]
+    one_group = Batch(np.arange(5), 20, ("shared", [(3, rows)]))
+    first, second = memory.halves(one_group)
+    assert first.payload == ("shared", [(3, rows[:2])]) and second.payload == ("shared", [(3, rows[2:])])
+    assert memory.halves(Batch(np.arange(1), 4, ("plain", rows[:1]))) is None
+    assert memory.halves(Batch(np.arange(1), 4, ("shared", [(3, rows[:1])]))) is None
+
+
+def test_the_memory_budget_is_a_bounded_power_of_two() -> None:
+    config = {"hidden_size": 576, "intermediate_size": 1536, "num_attention_heads": 9, "num_key_value_heads": 3}
+    per_token = memory.activation_bytes_per_token(config, 2)
+    budget = memory.budget_from_memory(60 * 2**30, per_token, 3 * 2**30)
+    assert budget & (budget - 1) == 0 and 2**17 <= budget <= memory.HIGHEST_BUDGET
+    assert memory.budget_from_memory(2**20, per_token, 2**30) == memory.LOWEST_BUDGET
+    assert memory.budget_from_memory(2**50, per_token, 0) == memory.HIGHEST_BUDGET
+
+
+def test_the_gpu_softmax_and_float32_output_projection_equal_the_cpu_ones(tiny_llama, tmp_path) -> None:
+    half = scorer_of(tiny_llama, tmp_path, dtype="bfloat16", implementation="native")
+    model = half.model
+    hidden = torch.randn(300, 64).bfloat16()
+    targets = torch.randint(0, 49152, (300,))
+    with torch.inference_mode():
+        cpu = half.head.target_logprobs(model, hidden, targets, "cpu")
+        gpu_kernels = half.head.target_logprobs(model, hidden, targets, "gpu")
+        widened = torch.nn.functional.linear(hidden.float(), model.get_output_embeddings().weight.float())
+    assert torch.allclose(cpu, gpu_kernels, atol=1e-5)
+    assert torch.equal(cpu, widened.gather(1, targets[:, None])[:, 0] - torch.logsumexp(widened, 1))
