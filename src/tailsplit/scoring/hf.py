@@ -340,8 +340,7 @@ class HFScorer:
             kind, payload = batch.payload
             layout = padded_layout(payload, self.padding_side) if kind == "plain" else packed_layout(payload)
             with torch.inference_mode():
-                logprobs = self.layout_logprobs(layout, model, mixed=True)
-            return Launched([(layout, HostCopy(logprobs))])
+                return Launched([(layout, HostCopy(self.layout_logprobs(layout, model, mixed=True)))])
         except torch.OutOfMemoryError:
             parts = halves(batch)
             if parts is None:

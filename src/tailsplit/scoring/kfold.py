@@ -26,7 +26,7 @@ from tailsplit.scoring.hf import HFScorer
 def trained_identity(base: HFScorer) -> dict[str, Any]:
     """The base model's identity as fine-tuning sees it: fine-tuned copies are always
     transformers' models, whichever implementation scores the base model."""
-    return {k: v for k, v in base.identity().items() if k != "implementation"}
+    return {k: v for k, v in base.identity().items() if k not in ("implementation", "torch_compile")}
 
 
 class FinetunedScorer(HFScorer):
