@@ -6,7 +6,17 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tailsplit.scoring.batching import Encoded, group_prefixes, packed_length, plan_batches, split_long_groups
+from tailsplit.scoring import batching
+from tailsplit.scoring.batching import (
+    Encoded,
+    FlatTokens,
+    group_prefixes,
+    neighbour_prefixes,
+    packed_length,
+    plan_batches,
+    sorted_by_ids,
+    split_long_groups,
+)
 
 
 def enc(ids: list[int], first: int) -> Encoded:
@@ -45,7 +55,7 @@ def test_prompts_sharing_only_the_template_start_are_not_grouped() -> None:
 
 def test_long_groups_are_cut_into_bounded_rows() -> None:
     encoded = [enc([1, 2, 3, 4, 5, 100 + i, 200 + i, 300 + i], 5) for i in range(100)]
-    groups = split_long_groups(group_prefixes(encoded), encoded, row_tokens=64)
+    groups = split_long_groups(group_prefixes(encoded), np.array([len(e.ids) for e in encoded]), row_tokens=64)
     assert all(packed_length(g, encoded) <= 64 for g in groups)
     assert sorted(i for g in groups for i in g.members) == list(range(100))
 
@@ -85,3 +95,61 @@ def test_plans_depend_only_on_the_requests() -> None:
     a = plan_batches(encoded, batch_tokens=64, max_rows=8, share_prefix="auto")
     b = plan_batches(list(encoded), batch_tokens=64, max_rows=8, share_prefix="auto")
     assert [x.indices.tolist() for x in a] == [x.indices.tolist() for x in b]
+
+
+def reference_plan_groups(encoded: list[Encoded]) -> list[tuple[int, list[int]]]:
+    """The grouping rule as written: id lists sorted, each compared with its group's first
+    member from the first id on."""
+    order = sorted((i for i, e in enumerate(encoded) if not e.truncated), key=lambda i: encoded[i].ids)
+    groups: list[tuple[int, list[int]]] = []
+    for i in order:
+        ids = encoded[i].ids
+        if groups:
+            prefix, members = groups[-1]
+            head = encoded[members[0]].ids
+            common = next((k for k, (x, y) in enumerate(zip(head, ids)) if x != y), min(len(head), len(ids)))
+            shared = min(prefix, common, encoded[i].first - 1)
+            n, initial = len(members), encoded[members[0]].first - 1
+            if shared >= 4 and 2 * shared >= initial and n * shared >= (n - 1) * prefix:
+                groups[-1] = (shared, members + [i])
+                continue
+        groups.append((encoded[i].first - 1, [i]))
+    return groups
+
+
+token_lists = st.lists(st.integers(0, 3), min_size=1, max_size=40).map(lambda ids: [1, 7, 7, 7] + ids)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.tuples(token_lists, st.integers(1, 44), st.booleans()), min_size=1, max_size=50),
+    st.sampled_from([0, 2**33]),
+)
+def test_property_groups_equal_the_rule_compared_from_the_first_id(specs, big) -> None:
+    # Long shared runs (past one 16-column block), prompts of every length, truncated rows,
+    # and ids past 2**32 (eight-byte sort keys).
+    encoded = [
+        Encoded([t + big for t in ids], min(first, len(ids) - 1) or 1, cut and k % 3 == 0)
+        for k, (ids, first, cut) in enumerate(specs)
+    ]
+    got = [(g.prefix_len, g.members) for g in group_prefixes(encoded)]
+    assert got == reference_plan_groups(encoded)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 2), max_size=40), min_size=2, max_size=40), st.integers(0, 40))
+def test_neighbour_prefixes_in_small_passes_equal_a_direct_count(lists, cap) -> None:
+    flat = FlatTokens.of([Encoded(ids, 0, False) for ids in lists])
+    order = sorted_by_ids(flat, np.arange(len(lists)))
+    assert order.tolist() == sorted(range(len(lists)), key=lists.__getitem__)
+    expected = []
+    for a, b in zip(order[:-1], order[1:]):
+        pairs = list(zip(lists[a], lists[b]))[:cap]
+        expected.append(next((k for k, (x, y) in enumerate(pairs) if x != y), len(pairs)))
+    caps = np.full(len(lists) - 1, cap)
+    assert neighbour_prefixes(flat, order, caps).tolist() == expected
+    batching._PAIRS_PER_PASS, saved = 3, batching._PAIRS_PER_PASS
+    try:
+        assert neighbour_prefixes(flat, order, caps).tolist() == expected
+    finally:
+        batching._PAIRS_PER_PASS = saved

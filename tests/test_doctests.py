@@ -13,6 +13,7 @@ MODULES = [
     "tailsplit.io.values",
     "tailsplit.io.writers",
     "tailsplit.forking",
+    "tailsplit.collector",
     "tailsplit.words",
     "tailsplit.progress",
     "tailsplit.rng",

@@ -292,3 +292,21 @@ def test_reading_restores_the_garbage_collector_even_after_an_error(tmp_path: Pa
             assert gc.isenabled() is enabled
         finally:
             gc.enable()
+
+
+def test_the_collector_pause_restores_the_previous_state_even_on_error() -> None:
+    import gc
+
+    from tailsplit.collector import paused_gc
+
+    with pytest.raises(ValueError), paused_gc():
+        assert not gc.isenabled()
+        raise ValueError
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with paused_gc():
+            pass
+        assert not gc.isenabled()  # a caller's own pause is not lifted
+    finally:
+        gc.enable()

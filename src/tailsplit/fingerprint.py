@@ -29,8 +29,4 @@ def sha256_file(path: str | Path) -> str:
 
 def sha256_text(*parts: str) -> str:
     """Hex sha256 of text parts joined unambiguously (a unit separator between parts)."""
-    digest = hashlib.sha256()
-    for part in parts:
-        digest.update(part.encode("utf-8"))
-        digest.update(b"\x1f")
-    return digest.hexdigest()
+    return hashlib.sha256("".join(part + "\x1f" for part in parts).encode("utf-8")).hexdigest()

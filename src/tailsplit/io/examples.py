@@ -16,10 +16,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from tailsplit.collector import paused_gc
 from tailsplit.core import Dataset, FieldMap
 from tailsplit.errors import ConfigError, InputError
 from tailsplit.io.memory import is_in_memory, read_memory
-from tailsplit.io.readers import RawRecord, paused_gc, read_all
+from tailsplit.io.readers import RawRecord, read_all
 
 SOURCE_COLUMN = "source_file"
 SPLIT_COLUMN = "source_split"  # the Hugging Face split of each row of a pooled DatasetDict

@@ -4,9 +4,12 @@ tokens and truncation (the rules are :mod:`tailsplit.scoring.hf`'s docstring).
 ``prompt + query`` goes through the fast tokenizer's Rust backend (``encode_batch``: several
 times faster than transformers' wrapper, and spread over every core by the backend itself),
 with character offsets; the first scored token is the first whose characters reach into the
-query. Measured and not kept: cutting the requests into one chunk per core, each tokenised
-and finished in a forked process — no faster at 570,000 SNLI pairs on 2 cores (the Rust
-tokenizer's own work dominates, and it already runs on both cores).
+query. The collector is paused while the encodings and id lists are built (at 570,000 SNLI
+pairs its full collections cost a fifth of the time); what is left is within a few percent of
+the Rust tokenizer's own time (``benchmarks/bench_planning.py``). Measured and not kept:
+cutting the requests into one chunk per core, each tokenised and finished in a forked
+process — no faster at 570,000 SNLI pairs on 2 cores (the Rust tokenizer's own work
+dominates, and it already runs on both cores).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tailsplit.collector import paused_gc
 from tailsplit.errors import ScoringError
 from tailsplit.scoring.base import ScoreRequest
 from tailsplit.scoring.batching import Encoded
@@ -33,31 +37,38 @@ class TokenRules:
 
 
 def encode_requests(backend: Any, requests: Sequence[ScoreRequest], rules: TokenRules) -> list[Encoded]:
-    """Every request tokenised under ``rules``, in order."""
-    encodings = backend.encode_batch([r.prompt + r.query for r in requests], add_special_tokens=False)
+    """Every request tokenised under ``rules``, in order (built with the collector paused:
+    hundreds of thousands of new id lists hold no cycles)."""
+    start, end, limit = rules.start_id, rules.end_id, rules.limit
     out = []
-    for request, encoding in zip(requests, encodings):
-        ids = encoding.ids
-        first = _first_query_token(encoding, len(request.prompt.rstrip()), len(ids))
-        if first == len(ids):
-            raise ScoringError(f"query {request.query[:60]!r} produced no tokens of its own")
-        if rules.start_id is not None:
-            ids, first = [rules.start_id, *ids], first + 1
-        if rules.end_id is not None:
-            ids = [*ids, rules.end_id]
-        first = max(first, 1)
-        if first >= len(ids):
-            raise ScoringError(
-                f"query {request.query[:60]!r} has a single token and no prompt, "
-                "so nothing conditions it; use start_token='bos'"
-            )
-        out.append(_fit(ids, first, rules, request))
+    with paused_gc():
+        encodings = backend.encode_batch([r.prompt + r.query for r in requests], add_special_tokens=False)
+        for request, encoding in zip(requests, encodings):
+            ids = encoding.ids
+            boundary = len(request.prompt.rstrip())
+            first = encoding.char_to_token(boundary) if boundary else 0
+            if first is None:
+                first = _first_token_after(encoding, boundary)
+            if first >= len(ids):
+                raise ScoringError(f"query {request.query[:60]!r} produced no tokens of its own")
+            if start is not None:
+                ids.insert(0, start)
+                first += 1
+            if end is not None:
+                ids.append(end)
+            if first < 1:
+                first = 1
+            if first >= len(ids):
+                raise ScoringError(
+                    f"query {request.query[:60]!r} has a single token and no prompt, "
+                    "so nothing conditions it; use start_token='bos'"
+                )
+            out.append(Encoded(ids, first, False) if len(ids) <= limit else _cut(ids, first, rules, request))
     return out
 
 
-def _fit(ids: list[int], first: int, rules: TokenRules, request: ScoreRequest) -> Encoded:
-    if len(ids) <= rules.limit:
-        return Encoded(ids, first, False)
+def _cut(ids: list[int], first: int, rules: TokenRules, request: ScoreRequest) -> Encoded:
+    """``ids`` longer than the context: its last ``limit`` tokens, or an error."""
     if rules.truncation == "error":
         raise ScoringError(
             f"query {request.query[:60]!r} needs {len(ids)} tokens with its prompt, "
@@ -67,10 +78,7 @@ def _fit(ids: list[int], first: int, rules: TokenRules, request: ScoreRequest) -
     return Encoded(ids[cut:], max(first - cut, 1), True)
 
 
-def _first_query_token(encoding: Any, boundary: int, n_tokens: int) -> int:
+def _first_token_after(encoding: Any, boundary: int) -> int:
     """Index of the first token whose character span ends after ``boundary`` (the first
-    scored character); ``n_tokens`` if there is none."""
-    token = encoding.char_to_token(boundary) if boundary else 0
-    if token is not None:
-        return int(token)
-    return next((i for i, (_, end) in enumerate(encoding.offsets) if end > boundary), n_tokens)
+    scored character, where no token starts exactly there); past the end if there is none."""
+    return next((i for i, (_, end) in enumerate(encoding.offsets) if end > boundary), len(encoding.offsets))

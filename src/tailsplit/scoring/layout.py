@@ -23,12 +23,11 @@ the request it belongs to.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import chain
 from typing import Any
 
 import numpy as np
 
-from tailsplit.scoring.batching import Encoded
+from tailsplit.scoring.batching import Encoded, FlatTokens, ranges
 
 PREFIX_OWNER = -1
 PADDING_OWNER = -2
@@ -56,43 +55,9 @@ class BatchLayout:
     truncated: np.ndarray
 
 
-@dataclass(frozen=True)
-class _Flat:
-    """Requests' ids concatenated, with each request's length, start and first scored index."""
-
-    ids: np.ndarray
-    lengths: np.ndarray
-    starts: np.ndarray
-    first: np.ndarray
-    truncated: np.ndarray
-
-    @classmethod
-    def of(cls, rows: list[Encoded]) -> _Flat:
-        n = len(rows)
-        lengths = np.fromiter((len(e.ids) for e in rows), dtype=np.int64, count=n)
-        ids = np.fromiter(chain.from_iterable(e.ids for e in rows), dtype=np.int64, count=int(lengths.sum()))
-        first = np.fromiter((e.first for e in rows), dtype=np.int64, count=n)
-        truncated = np.fromiter((e.truncated for e in rows), dtype=bool, count=n)
-        return cls(ids, lengths, np.cumsum(lengths) - lengths, first, truncated)
-
-    def scored(self) -> tuple[np.ndarray, np.ndarray]:
-        """(request, token index) of every scored token, request by request."""
-        counts = self.lengths - self.first
-        return np.repeat(np.arange(len(counts)), counts), ranges(self.first, counts)
-
-
-def ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """``concatenate([arange(s, s + c) for s, c in zip(starts, counts)])``, without the loop."""
-    counts = np.asarray(counts, dtype=np.int64)
-    ends = np.cumsum(counts)
-    return np.arange(int(ends[-1]) if len(ends) else 0, dtype=np.int64) + np.repeat(
-        np.asarray(starts, dtype=np.int64) - (ends - counts), counts
-    )
-
-
 def padded_layout(rows: list[Encoded], padding_side: str = "right") -> BatchLayout:
     """One request per row, padded with id 0 on ``padding_side``."""
-    flat = _Flat.of(rows)
+    flat = FlatTokens.of(rows)
     n_rows, width = len(rows), int(flat.lengths.max())
     offsets = width - flat.lengths if padding_side == "left" else np.zeros(n_rows, dtype=np.int64)
     token_row = np.repeat(np.arange(n_rows), flat.lengths)
@@ -119,7 +84,7 @@ def padded_layout(rows: list[Encoded], padding_side: str = "right") -> BatchLayo
 
 def packed_layout(groups: list[tuple[int, list[Encoded]]]) -> BatchLayout:
     """One row per prefix group ``(prefix_len, members)``: the prefix, then each suffix."""
-    flat = _Flat.of([e for _, members in groups for e in members])
+    flat = FlatTokens.of([e for _, members in groups for e in members])
     sizes = np.array([len(members) for _, members in groups], dtype=np.int64)
     prefix_lens = np.array([prefix_len for prefix_len, _ in groups], dtype=np.int64)
     n_rows, n_members = len(groups), len(flat.lengths)
