@@ -35,7 +35,14 @@ from provenance import write_results
 from tailsplit.collector import paused_gc
 from tailsplit.forking import usable_cores
 from tailsplit.scoring.base import Batch
-from tailsplit.scoring.batching import Encoded, PrefixGroup, pack_plain, packed_length, plan_batches
+from tailsplit.scoring.batching import (
+    Encoded,
+    PrefixGroup,
+    pack_plain,
+    packed_length,
+    plan_batches,
+    split_long_groups,
+)
 from tailsplit.scoring.encoding import TokenRules, encode_requests
 from tailsplit.scoring.hf import HFScorer
 
@@ -95,27 +102,12 @@ def baseline_groups(encoded: list[Encoded]) -> list[PrefixGroup]:
     return groups
 
 
-def baseline_cut(groups: list[PrefixGroup], encoded: list[Encoded], row_tokens: int) -> list[PrefixGroup]:
-    out = []
-    for group in groups:
-        part: list[int] = []
-        width = group.prefix_len
-        for i in group.members:
-            suffix = len(encoded[i].ids) - group.prefix_len
-            if part and width + suffix > row_tokens:
-                out.append(PrefixGroup(group.prefix_len, part))
-                part, width = [], group.prefix_len
-            part.append(i)
-            width += suffix
-        out.append(PrefixGroup(group.prefix_len, part))
-    return [g for g in out if len(g.members) > 1]
-
-
 def baseline_plan(encoded: list[Encoded]) -> list[Batch]:
-    """The token-by-token planner (``share_prefix="auto"``), Python loops throughout."""
+    """The token-by-token planner (``share_prefix="auto"``), Python loops throughout; long
+    groups are cut by tailsplit's own :func:`split_long_groups`, which was not rewritten."""
     lengths = np.array([len(e.ids) for e in encoded], dtype=np.int64)
     everything = np.arange(len(encoded), dtype=np.int64)
-    groups = baseline_cut(baseline_groups(encoded), encoded, min(1024, max(256, BATCH_TOKENS // 4)))
+    groups = split_long_groups(baseline_groups(encoded), lengths, min(1024, max(256, BATCH_TOKENS // 4)))
     if sum(g.prefix_len * (len(g.members) - 1) for g in groups) < 0.15 * lengths.sum():
         return pack_plain(lengths, everything, BATCH_TOKENS, MAX_ROWS, encoded)
     row_lengths = np.array([packed_length(g, encoded) for g in groups], dtype=np.int64)
