@@ -126,6 +126,12 @@ def baseline_plan(encoded: list[Encoded]) -> list[Batch]:
     return batches + pack_plain(lengths, everything[~shared], BATCH_TOKENS, MAX_ROWS, encoded)
 
 
+def packed_row(group: tuple[int, list[Encoded]]) -> int:
+    """Tokens in one packed row: the prefix once, then each member's suffix."""
+    prefix, members = group
+    return prefix + sum(len(e.ids) - prefix for e in members)
+
+
 def same_plan(a: list[Batch], b: list[Batch]) -> bool:
     return len(a) == len(b) and all(
         x.indices.tolist() == y.indices.tolist() and x.n_tokens == y.n_tokens and x.payload == y.payload
@@ -184,6 +190,7 @@ def main() -> None:
           f"({old_plan.seconds / new_plan.seconds:.2f}×)")  # fmt: skip
     print(f"together: baseline {old_total:.1f} s, tailsplit {new_total:.1f} s ({old_total / new_total:.2f}×); "
           "identical sequences and batches")  # fmt: skip
+    rows = [packed_row(group) for b in batches if b.payload[0] == "shared" for group in b.payload[1]]
     if args.json:
         write_results(
             args.json,
@@ -193,6 +200,9 @@ def main() -> None:
                 "cores": usable_cores(),
                 "batches": len(batches),
                 "packed_batches": sum(b.payload[0] == "shared" for b in batches),
+                "packed_rows": len(rows),
+                "mean_packed_row_tokens": round(float(np.mean(rows)), 1) if rows else None,
+                "longest_packed_row_tokens": max(rows, default=None),
                 "encode_batch_s": round(rust.seconds, 2),
                 "encode_batch_cpu_us_per_pair": round(1e6 * rust.cpu_seconds / args.pairs, 1),
                 "baseline_tokenise_s": round(old_encode.seconds, 2),
