@@ -4,9 +4,10 @@ tokens and truncation (the rules are :mod:`tailsplit.scoring.hf`'s docstring).
 ``prompt + query`` goes through the fast tokenizer's Rust backend (``encode_batch``: several
 times faster than transformers' wrapper, and spread over every core by the backend itself),
 with character offsets; the first scored token is the first whose characters reach into the
-query. The collector is paused while the encodings and id lists are built (at 570,000 SNLI
-pairs its full collections cost a fifth of the time); what is left is within a few percent of
-the Rust tokenizer's own time (``benchmarks/bench_planning.py``). Measured and not kept:
+query. The collector is paused while the encodings and id lists are built (hundreds of
+thousands of new objects with no cycles); beyond the Rust tokenizer's own time, what is left
+is reading each encoding's ids and first token (a few microseconds a request) and freeing
+the encodings (``benchmarks/bench_planning.py``). Measured and not kept:
 cutting the requests into one chunk per core, each tokenised and finished in a forked
 process — no faster at 570,000 SNLI pairs on 2 cores (the Rust tokenizer's own work
 dominates, and it already runs on both cores).
