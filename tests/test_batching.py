@@ -31,7 +31,7 @@ def test_hypotheses_of_one_premise_share_its_prefix() -> None:
         enc(premise + [22, 33, 34, 35], 9),
         enc([1, 10, 11, 50, 51, 52, 53, 54, 60, 61], 8),
     ]
-    groups = group_prefixes(encoded)
+    groups = group_prefixes(FlatTokens.of(encoded))
     shared = [g for g in groups if len(g.members) > 1]
     assert len(shared) == 1 and sorted(shared[0].members) == [0, 1, 2]
     assert shared[0].prefix_len == 8  # the whole premise; never past the token before the query
@@ -39,7 +39,7 @@ def test_hypotheses_of_one_premise_share_its_prefix() -> None:
 
 def test_prefix_stops_before_the_token_that_predicts_the_query() -> None:
     encoded = [enc([1, 2, 3, 4, 5, 6, 7, 8, 9], 5), enc([1, 2, 3, 4, 5, 6, 7, 8, 10], 5)]
-    (group,) = group_prefixes(encoded)
+    (group,) = group_prefixes(FlatTokens.of(encoded))
     assert group.prefix_len == 4
 
 
@@ -49,13 +49,14 @@ def test_prompts_sharing_only_the_template_start_are_not_grouped() -> None:
     # in every later prompt: one group of all 50, saving 4 tokens each at quadratic cost.
     template = [1, 7, 8, 9]
     encoded = [enc([*template, 100 + p, 200 + p, 300 + p, 400 + p, 500 + p, 600 + p, 70, 71], 11) for p in range(50)]
-    groups = group_prefixes(encoded)
+    groups = group_prefixes(FlatTokens.of(encoded))
     assert all(len(g.members) == 1 for g in groups)
 
 
 def test_long_groups_are_cut_into_bounded_rows() -> None:
     encoded = [enc([1, 2, 3, 4, 5, 100 + i, 200 + i, 300 + i], 5) for i in range(100)]
-    groups = split_long_groups(group_prefixes(encoded), np.array([len(e.ids) for e in encoded]), row_tokens=64)
+    flat = FlatTokens.of(encoded)
+    groups = split_long_groups(group_prefixes(flat), flat.lengths, row_tokens=64)
     assert all(packed_length(g, encoded) <= 64 for g in groups)
     assert sorted(i for g in groups for i in g.members) == list(range(100))
 
@@ -132,7 +133,7 @@ def test_property_groups_equal_the_rule_compared_from_the_first_id(specs, big) -
         Encoded([t + big for t in ids], min(first, len(ids) - 1) or 1, cut and k % 3 == 0)
         for k, (ids, first, cut) in enumerate(specs)
     ]
-    got = [(g.prefix_len, g.members) for g in group_prefixes(encoded)]
+    got = [(g.prefix_len, g.members) for g in group_prefixes(FlatTokens.of(encoded))]
     assert got == reference_plan_groups(encoded)
 
 

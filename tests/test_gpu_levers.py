@@ -162,3 +162,22 @@ def test_the_gpu_softmax_and_float32_output_projection_equal_the_cpu_ones(tiny_l
         widened = torch.nn.functional.linear(hidden.float(), model.get_output_embeddings().weight.float())
     assert torch.allclose(cpu, gpu_kernels, atol=1e-5)
     assert torch.equal(cpu, widened.gather(1, targets[:, None])[:, 0] - torch.logsumexp(widened, 1))
+
+
+def test_the_float32_output_product_is_probed_once_per_device_and_type(monkeypatch) -> None:
+    from tailsplit.scoring.head import VocabularyHead
+
+    head = VocabularyHead()
+    calls: list[int] = []
+    real_mm = torch.mm
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real_mm(*args, **kwargs)
+
+    monkeypatch.setattr(torch, "mm", counted)
+    hidden = torch.zeros(3, 4, dtype=torch.bfloat16)
+    assert head.has_half_gemm(hidden) is False and head.has_half_gemm(hidden) is False  # none on a CPU
+    assert len(calls) == 1 and head.half_gemm == {("cpu", "torch.bfloat16"): False}
+    head.has_half_gemm(hidden.half())
+    assert len(calls) == 2

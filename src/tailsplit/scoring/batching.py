@@ -147,8 +147,9 @@ def neighbour_prefixes(flat: FlatTokens, order: np.ndarray, caps: np.ndarray) ->
     return shared
 
 
-def group_prefixes(encoded: Sequence[Encoded], flat: FlatTokens | None = None) -> list[PrefixGroup]:
-    """Groups of sequences sharing a leading run of tokens, found among sorted neighbours.
+def group_prefixes(flat: FlatTokens) -> list[PrefixGroup]:
+    """Groups of the requests in ``flat`` sharing a leading run of tokens, found among sorted
+    neighbours (members are request indices).
 
     A sequence joins the current group only if the tokens saved do not drop
     (``n · new_prefix ≥ (n − 1) · old_prefix``) and the prefix keeps at least half of the
@@ -162,7 +163,6 @@ def group_prefixes(encoded: Sequence[Encoded], flat: FlatTokens | None = None) -
     sequences ``a ≤ b ≤ c``, ``common(a, c) = min(common(a, b), common(b, c))``), so only
     neighbours are compared.
     """
-    flat = FlatTokens.of(encoded) if flat is None else flat
     order = sorted_by_ids(flat, np.flatnonzero(~flat.truncated))
     prompt = flat.first[order] - 1  # a prefix ends before the token that predicts the query
     with_previous = [0, *neighbour_prefixes(flat, order, prompt[1:]).tolist()]
@@ -261,7 +261,7 @@ def _plan(
     flat = FlatTokens.of(encoded)
     lengths = flat.lengths
     row_tokens = min(1024, max(256, batch_tokens // 4))  # packed rows attend densely: keep them short
-    groups = split_long_groups(group_prefixes(encoded, flat), lengths, row_tokens)
+    groups = split_long_groups(group_prefixes(flat), lengths, row_tokens)
     saved = sum(g.prefix_len * (len(g.members) - 1) for g in groups)
     if share_prefix == "auto" and saved < min_saving * lengths.sum():
         return pack_plain(lengths, everything, batch_tokens, max_rows, encoded)

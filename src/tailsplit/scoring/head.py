@@ -29,7 +29,7 @@ class VocabularyHead:
     def __init__(self, head_dtype: str = "float32") -> None:
         self.head_dtype = head_dtype
         self.float32_copy: Any = None  # (weight, its version, float32 weight, float32 bias)
-        self.half_gemm = True  # False once the device turned down a float32-output half GEMM
+        self.half_gemm: dict[tuple[str, str], bool] = {}  # (device, dtype) → has the float32-output product
 
     def target_logprobs(self, model: Any, hidden: Any, targets: Any, device_kind: str) -> Any:
         """log p(target) at each picked position, projecting to the vocabulary in chunks
@@ -64,11 +64,8 @@ class VocabularyHead:
         if torch.is_grad_enabled() and weight.requires_grad:  # training through the head: keep the graph
             bias = None if head.bias is None else head.bias.float()
             return torch.nn.functional.linear(hidden.float(), weight.float(), bias)
-        if hidden.is_cuda and self.half_gemm and head.bias is None:
-            try:
-                return torch.mm(hidden, weight.t(), out_dtype=torch.float32)
-            except (RuntimeError, TypeError, NotImplementedError):
-                self.half_gemm = False  # this device or torch has no such product: widen instead
+        if hidden.is_cuda and head.bias is None and self.has_half_gemm(hidden):
+            return torch.mm(hidden, weight.t(), out_dtype=torch.float32)
         # One float32 copy of the head per weight tensor and version (a training step bumps the
         # version), not one per chunk of every batch.
         cached = self.float32_copy
@@ -76,3 +73,20 @@ class VocabularyHead:
             bias = None if head.bias is None else head.bias.detach().float()
             cached = self.float32_copy = (weight, weight._version, weight.detach().float(), bias)
         return torch.nn.functional.linear(hidden.float(), cached[2], cached[3])
+
+    def has_half_gemm(self, hidden: Any) -> bool:
+        """Whether this torch and device multiply ``hidden``'s half-precision type into float32
+        output (``torch.mm(..., out_dtype=)``), found once per device and type with a 1×1
+        product, so an error in a real batch (running out of memory) is never taken for a
+        missing product (on a CPU there is none: the inputs are widened instead)."""
+        import torch
+
+        key = (str(hidden.device), str(hidden.dtype))
+        if key not in self.half_gemm:
+            probe = torch.zeros(1, 1, dtype=hidden.dtype, device=hidden.device)
+            try:
+                torch.mm(probe, probe, out_dtype=torch.float32)
+                self.half_gemm[key] = True
+            except (RuntimeError, TypeError, NotImplementedError):  # older torch (TypeError) or no kernel
+                self.half_gemm[key] = False
+        return self.half_gemm[key]
