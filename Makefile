@@ -25,8 +25,9 @@ $(VENV)/.installed: pyproject.toml Makefile
 demo: install
 	$(VENV)/bin/tailsplit run --config examples/snli.toml
 
-# Test files run in parallel, one worker per core (pytest-xdist); a file's tests stay together
-# and in order on one worker (the docs' shell blocks build on each other).
+# Test files run in parallel, one worker per core and one torch thread per worker (pytest-xdist;
+# tests/conftest.py); a file's tests stay together and in order on one worker (the docs' shell
+# blocks build on each other).
 test: install lint
 	$(PY) -m pytest -q -n auto --dist loadfile
 

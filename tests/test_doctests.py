@@ -37,6 +37,7 @@ MODULES = [
     "tailsplit.shift.similarity",
     "tailsplit.shift.ood",
     "tailsplit.evaluate.predictions",
+    "tailsplit.evaluate.encoder",
     "tailsplit.io.outputs",
     "tailsplit.cache",
     "tailsplit.config.declare",

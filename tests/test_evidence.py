@@ -393,14 +393,11 @@ def test_encoder_baseline_needs_labels(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_lm_baseline_fine_tunes_the_scoring_lm_as_a_classifier(tmp_path: Path, model_cache: Path) -> None:
-    """The LM that scored the likelihood split, with a classification head, trains on the split;
-    a random split alone has no LM to fine-tune and is refused before anything loads."""
-    import os
-    import shutil
-
+def test_lm_baseline_fine_tunes_the_scoring_lm_as_a_classifier(tmp_path: Path, tiny_llama: Path) -> None:
+    """The LM that scored the likelihood split (a small Llama here), with a classification head,
+    trains on the split; a random split alone has no LM to fine-tune and is refused before
+    anything loads."""
     cache = tmp_path / "cache"
-    shutil.copytree(model_cache / "models", cache / "models", copy_function=os.link)
     with gzip.open(EXAMPLES / "snli_dev_3000.jsonl.gz", "rt", encoding="utf-8") as handle:
         rows = [json.loads(line) for _, line in zip(range(60), handle)]
     for i, row in enumerate(rows[::2]):  # every other pair annotated: 4 of 5 annotators agree, or all
@@ -409,7 +406,7 @@ def test_lm_baseline_fine_tunes_the_scoring_lm_as_a_classifier(tmp_path: Path, m
     common = ["--text", "hypothesis", "--context", "premise", "--label", "label", "--balance-labels", "--no-analyze",
               "--dev-size", "9", "--test-size", "9"]  # fmt: skip
     folders = []
-    for name, command, extra in (("ll", "run", ["--template", "snli", "--cache-dir", str(cache)]),
+    for name, command, extra in (("ll", "run", ["--template", "snli", "--model", str(tiny_llama), "--cache-dir", str(cache)]),
                                  ("random-0", "split", ["--splitter", "random"])):  # fmt: skip
         result = runner.invoke(app, [command, str(data), *common, *extra, "--out", str(tmp_path / name)])
         assert result.exit_code == 0, result.output

@@ -3,8 +3,6 @@ model reproduces the single-process scores and resumes by shard."""
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -82,15 +80,13 @@ def test_engine_settings_are_checked(tmp_path: Path) -> None:
 
 @pytest.mark.model
 @pytest.mark.filterwarnings("ignore")
-def test_ray_scoring_reproduces_single_process_and_resumes_by_shard(model_cache: Path, tmp_path: Path) -> None:
+def test_ray_scoring_reproduces_single_process_and_resumes_by_shard(tiny_llama: Path, tmp_path: Path) -> None:
     pytest.importorskip("ray")
     from tailsplit.scoring.hf import HFScorer
 
     dataset = load_examples(SAMPLE, FieldMap(text="hypothesis", context="premise", label="label"))
     requests = build_requests(dataset.subset(range(90)), BUILTIN_TEMPLATES["snli"])
-    cache = tmp_path / "cache"
-    shutil.copytree(model_cache / "models", cache / "models", copy_function=os.link)
-    scorer = HFScorer(cache_dir=cache)
+    scorer = HFScorer(str(tiny_llama), cache_dir=tmp_path / "cache", device="cpu")
     local = score_requests(requests, scorer, None)
 
     engine = RayScoringEngine(work_dir=tmp_path / "shards", workers=2, shard_tokens=1500, num_cpus=2)

@@ -117,6 +117,22 @@ def check_encoder_spec(spec: str | None) -> tuple[str, str]:
     return source.location, source.identity
 
 
+def padding_id(tokenizer: Any, config: Any) -> int:
+    """The token that pads a batch: the model's own, else the tokenizer's, else its end token.
+    A causal LM with a classification head reads each row at its last token that is not this
+    one, so a model without a padding token (many Llamas) gets one here rather than refusing
+    batches of more than one row.
+
+    >>> from types import SimpleNamespace as N
+    >>> padding_id(N(pad_token_id=None, eos_token_id=2), N(pad_token_id=None))
+    2
+    """
+    for candidate in (config.pad_token_id, tokenizer.pad_token_id, tokenizer.eos_token_id):
+        if candidate is not None:
+            return int(candidate)
+    return 0
+
+
 class PairClassifier:
     """Tokenised parts, the model and the training loop."""
 
@@ -140,6 +156,8 @@ class PairClassifier:
                 f"encoder={location!r} could not be loaded as a classifier ({type(exc).__name__}: "
                 f"{first}); give a transformers encoder folder, or a hub id with network"
             ) from None
+        self.pad_id = padding_id(self.tokenizer, self.model.config)
+        self.model.config.pad_token_id = self.pad_id  # where a causal LM's head finds each row's last token
         self.model.to(self.device)
 
     def encode(self, columns: Sequence[Sequence[str]], max_length: int) -> list[list[int]]:
@@ -159,7 +177,7 @@ class PairClassifier:
         torch = self.torch
         lengths = [len(r) // 2 for r in rows]
         width = max(lengths)
-        ids = torch.full((len(rows), width), self.tokenizer.pad_token_id or 0, dtype=torch.long)
+        ids = torch.full((len(rows), width), self.pad_id, dtype=torch.long)
         types = torch.zeros((len(rows), width), dtype=torch.long)
         mask = torch.zeros((len(rows), width), dtype=torch.long)
         for i, (row, n) in enumerate(zip(rows, lengths)):
