@@ -295,8 +295,13 @@ def main() -> None:
         kw.setdefault("device", device)
         return HFScorer(str(work / "model"), cache_dir=work / "cache", **kw)
 
+    def save() -> None:  # after every stage: a run stopped at a time limit keeps what it measured
+        if args.json:
+            write_results(args.json, result)
+
     result["numerics_nats_per_example"] = numerics(scorer, requests[: args.check_pairs], args.variants, args.dtype)
     print(json.dumps(result, indent=2), flush=True)
+    save()
 
     models = {}
     for variant in args.variants:
@@ -309,17 +314,18 @@ def main() -> None:
         result[variant]["warmup_seconds"] = round(warmup, 1)
         models[variant] = timed
         print(variant, json.dumps(result[variant], indent=2), flush=True)
+        save()
     fastest = min(args.variants, key=lambda v: result[v]["seconds"])
     if not args.skip_unshared:
         unshared = scorer(dtype=args.dtype, share_prefix="never", **VARIANTS[fastest])
         unshared._model = models[fastest].model
         result[f"{fastest}_no_prefix_sharing"], _ = timed_run(unshared, requests, info, peak)
         print(json.dumps(result[f"{fastest}_no_prefix_sharing"], indent=2), flush=True)
+        save()
     if not args.skip_reference:
         result["reference_recipe"] = reference_run(models[fastest], requests[: args.reference_pairs])
         print(json.dumps(result["reference_recipe"], indent=2), flush=True)
-    if args.json:
-        write_results(args.json, result)
+    save()
     shutil.rmtree(work, ignore_errors=True)
 
 
