@@ -110,6 +110,12 @@ class PromptTemplate:
                 f"--label-word is given but template={self.name!r} has no {{label}}; drop "
                 "--label-word or use a template with {label}"
             )
+        empty = sorted(label for label, word in given_words.items() if not str(word).strip())
+        if empty:
+            raise ConfigError(
+                f"--label-word gives label {empty[0]!r} an empty word; the prompt would not name the label, "
+                "so give a word, e.g. --label-word contradiction='a contradiction'"
+            )
         if not self.needs("label") or labels is None:
             return
         unknown = sorted(set(given_words) - labels)

@@ -91,7 +91,12 @@ def load_split_dir(
     text_kind = text_kind or manifest.get("config", {}).get("output", {}).get("analysis_text", "query")
     fields = _fields(folder, data, text_kind, agreement_field)
     c = _read_columns(folder, manifest, fields, agreement_field)
-    logprob_sum, n_tokens = _scores(folder, c["ids"])
+    if agreement_field is not None and not any(np.isfinite(a[0]) for a in c["agreement"]):
+        raise ConfigError(
+            f"--agreement-field={agreement_field!r}: no example of the split in {str(folder)!r} has annotator "
+            "labels there; name the field that holds each example's list of annotator labels"
+        )
+    logprob_sum, n_tokens = _scores(folder, manifest, c["ids"])
     program_field, pair_field = fields["program"], fields["pair"]
     return AnalysisInputs(
         name=folder.name,
@@ -126,7 +131,7 @@ def _fields(folder: Path, data: dict[str, Any], text_kind: str, agreement_field:
     }
     if agreement_field is not None and fields["label"] is None:
         raise ConfigError(
-            f"agreement_field={agreement_field!r} compares annotators with the gold label, and the split "
+            f"--agreement-field={agreement_field!r} compares annotators with the gold label, and the split "
             f"in {str(folder)!r} has no label field"
         )
     if text_kind == "pair" and fields["context"] is None:
@@ -240,13 +245,49 @@ def part_file(folder: Path, manifest: dict[str, Any], part: str) -> Path:
     return folder / names[0]
 
 
-def _scores(folder: Path, ids: list[str]) -> tuple[np.ndarray | None, np.ndarray | None]:
-    path = folder / "scores.parquet"
-    if not path.exists():
+def listed_file(folder: Path, manifest: dict[str, Any], name: str) -> Path | None:
+    """``folder / name`` when the manifest lists it (its hash checked by :func:`read_manifest`
+    for data files), else ``None``: a file tailsplit did not record is never read."""
+    if name not in (manifest.get("outputs") or {}):
+        return None
+    path = folder / name
+    return path if path.is_file() else None
+
+
+def listed_json(folder: Path, manifest: dict[str, Any], name: str, *, accept_modified: bool) -> Any:
+    """The JSON file ``name`` of a split folder (a report such as ``analysis.json``), read only
+    when the manifest lists it and its hash matches; a changed one is refused unless
+    ``accept_modified``, which reads it and adds it to the manifest's ``modified_files``."""
+    path = listed_file(folder, manifest, name)
+    if path is None:
+        return None
+    if sha256_file(path) != manifest["outputs"][name]:
+        if not accept_modified:
+            raise InputError(
+                "was changed since tailsplit wrote it (its manifest.json records another sha256)",
+                path=path,
+                fix="run tailsplit analyze on the folder again, or pass --accept-modified",
+            )
+        manifest["modified_files"] = [*manifest.get("modified_files", []), name]
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"cannot be read as JSON ({exc})", path=path, fix="run tailsplit analyze again") from None
+
+
+def _scores(folder: Path, manifest: dict[str, Any], ids: list[str]) -> tuple[np.ndarray | None, np.ndarray | None]:
+    path = listed_file(folder, manifest, "scores.parquet")
+    if path is None:
         return None, None
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    table = pq.read_table(path, columns=["id", "logprob_sum", "n_tokens"]).to_pydict()
+    try:
+        table = pq.read_table(path, columns=["id", "logprob_sum", "n_tokens"]).to_pydict()
+    except (OSError, pa.ArrowException, ValueError) as exc:
+        raise InputError(
+            f"is not a tailsplit score file ({exc})", path=path, fix="rewrite the split with tailsplit split"
+        ) from None
     by_id = {i: (s, n) for i, s, n in zip(table["id"], table["logprob_sum"], table["n_tokens"])}
     missing = next((i for i in ids if i not in by_id), None)
     if missing is not None:

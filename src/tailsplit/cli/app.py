@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import typer
@@ -85,14 +86,43 @@ def _survive_any_locale() -> None:
             stream.reconfigure(errors="backslashreplace")
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised where the command is, so that it unwinds as Ctrl-C does: staging
+    folders and claims are given up on the way out (a plain SIGTERM would leave them)."""
+
+
+@contextlib.contextmanager
+def terminated_as_exception() -> Iterator[None]:
+    """While the command runs, SIGTERM raises :class:`Terminated` (main thread only; the
+    previous handler comes back afterwards)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def raise_terminated(signum: int, frame: Any) -> None:
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def friendly_errors(func: Callable[..., Any]) -> Callable[..., Any]:
     """Print library errors as one line and exit 2; Ctrl-C exits 130 (cached scores are kept)."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            with command_line_call():  # messages keep naming flags
+            with command_line_call(), terminated_as_exception():  # messages keep naming flags
                 return func(*args, **kwargs)
+        except Terminated:
+            stderr.print("terminated; nothing was published, staging folders were removed, cached scores are kept")
+            raise typer.Exit(143) from None
         except TailsplitError as exc:
             stderr.print(
                 RichText("error:", style="bold red") + RichText(" " + console_text(str(exc))),

@@ -32,7 +32,9 @@ def overlap(given: Given) -> None:
     summary = pipeline.audit_overlap(settings, command=sys.argv)
     stdout.print(
         f"{summary['examples']} test examples: {summary['overlap']} overlapping (best BM25 ≥ "
-        f"{summary['threshold']}), {summary['clean']} clean; index of {summary['index']['entries']:,} entries",
+        f"{summary['threshold']}, or copied: {summary['verbatim']} verbatim, "
+        f"{summary['copied_below_threshold']} copied below the cut), {summary['clean']} clean; "
+        f"index of {summary['index']['entries']:,} entries",
         highlight=False,
     )
     for n, count in summary["ngram_contaminated"].items():

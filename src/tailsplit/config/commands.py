@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 from tailsplit.choices import ANALYSIS_TEXTS, ENGINES
 from tailsplit.config.declare import (
+    Applies,
     Checked,
     accept_modified_option,
     agreement_field_option,
@@ -161,6 +162,9 @@ def _id_dev_size_option() -> Any:
     )
 
 
+MEASURES_DROP = Applies(lambda c: not c.skip_training, "when the accuracy drop is measured (not with --skip-training)")
+
+
 @dataclass
 class OodRankConfig(Checked):
     """``tailsplit ood-rank``: OOD candidates for an ID dataset, by BOSS's criteria."""
@@ -171,10 +175,12 @@ class OodRankConfig(Checked):
     candidates: str = option("", "CSV of candidates: name,path,fields,source[,accuracy] (required).", metavar="FILE")
     id_accuracy: float | None = option(
         None, "The model's accuracy on the ID test set (with accuracies in the CSV; else it is measured).",
-        bounded=True,
+        low=0, high=1, applies=MEASURES_DROP,
     )  # fmt: skip
     max_similarity: float | None = option(None, "Reject candidates at least this similar (cosine × 100).", bounded=True)
-    min_drop: float = option(0.0, "Reject candidates whose accuracy drop is below this.", bounded=True)
+    min_drop: float = option(
+        0.0, "Reject candidates whose accuracy drop is below this.", bounded=True, applies=MEASURES_DROP
+    )
     encoder: str | None = _encoder_option()
     batch_size: int = option(64, "Texts per encoder batch.", low=1)
     max_examples: int | None = option(None, "Seeded sample of at most this many examples per dataset.", low=2)
@@ -260,14 +266,16 @@ class EvaluateConfig(Checked):
         metavar="FILE",
     )  # fmt: skip
     bucket: str | None = option(
-        None, "With --predictions: break down by 'hardness' or a record field.", shown_default="hardness, else label"
-    )
+        None, "With --predictions: break down by 'hardness' or a record field.", shown_default="hardness, else label",
+        applies=Applies(lambda c: bool(c.predictions), "with --predictions"),
+    )  # fmt: skip
     zero_shot: bool = option(
         False, "Also classify with the split's own LM: each label's verbalisation scored through the template."
     )
     zero_shot_template: str | None = option(
-        None, "Template for --zero-shot (needs {label}).", shown_default="the split's"
-    )
+        None, "Template for --zero-shot (needs {label}).", shown_default="the split's",
+        applies=Applies(lambda c: c.zero_shot, "with --zero-shot"),
+    )  # fmt: skip
     encoder: str | None = _task_encoder_option("Encoder of the embed and encoder baselines: a local folder or hub id.")
     max_steps: int = _max_steps_option(
         "Encoder baseline: training steps of 32 pairs (dev accuracy every 200; early stop after 3 checks without gain)."
@@ -290,6 +298,10 @@ class EvaluateConfig(Checked):
         "model, relative to random splits) that does not count as adversarial.",
         low=0,
         high=1,
+        applies=Applies(
+            lambda c: c.zero_shot or bool({"lm", "embed"} & set(c.baselines)),
+            "with an in-the-loop model to judge (--zero-shot, --baseline lm, or --baseline embed for AFLite)",
+        ),
     )
     accept_modified: bool = accept_modified_option()
     seed: int = seed_option()

@@ -40,6 +40,16 @@ class Bounds:
 
 
 @dataclass(frozen=True)
+class Applies:
+    """When an option has an effect: ``when(config)`` is true; ``said`` completes "has an effect
+    only ..." (e.g. ``with --score-eos``). A value other than the default where it has none is
+    refused rather than silently ignored."""
+
+    when: Callable[[Any], bool]
+    said: str
+
+
+@dataclass(frozen=True)
 class Option:
     """Everything the command line, its help and the checks need to know about one field.
 
@@ -60,6 +70,7 @@ class Option:
     shown_default: str | None = None
     argument: bool = False
     command_line: bool = True
+    applies: Applies | None = None
 
 
 def option(
@@ -91,8 +102,10 @@ def flag_of(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def check_values(config: Any) -> None:
-    """Refuse a value outside its field's declared range or allowed values, naming the option.
+def check_values(config: Any, *, effects: bool = True) -> None:
+    """Refuse a value outside its field's declared range or allowed values, naming the option;
+    with ``effects``, also a value given to an option that has no effect with the other values
+    (its declared :class:`Applies`): checked on the whole config, once it is complete.
 
     >>> from tailsplit.config import OverlapConfig, ScoringConfig
     >>> check_values(OverlapConfig(k=0))
@@ -102,15 +115,25 @@ def check_values(config: Any) -> None:
     Traceback (most recent call last):
     tailsplit.errors.ConfigError: dtype='float8' is unknown; use one of ['float32', 'bfloat16', 'float16', 'mixed-bfloat16', 'mixed-float16']
     """
-    keyword_spelling(_check_values)(config)
+    keyword_spelling(_check_values)(config, effects)
 
 
-def _check_values(config: Any) -> None:
+def _default(f: dataclasses.Field[Any]) -> Any:
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
+    return f.default
+
+
+def _check_values(config: Any, effects: bool) -> None:
     for f in dataclasses.fields(config):
         declared = declared_option(f)
         if declared is None:
             continue
         value = getattr(config, f.name)
+        if effects and declared.applies and value != _default(f) and not declared.applies.when(config):
+            raise ConfigError(
+                f"{flag_of(f.name)}={value!r} has an effect only {declared.applies.said}; drop it, or add what it needs"
+            )
         for item in value if isinstance(value, (list, tuple)) else [value]:
             if declared.choices is not None and item is not None and item not in declared.choices:
                 raise ConfigError(f"{flag_of(f.name)}={item!r} is unknown; use one of {list(declared.choices)}")
@@ -118,7 +141,8 @@ def _check_values(config: Any) -> None:
                 continue
             if isinstance(item, (int, float)) and not declared.bounds.allows(item):
                 allowed = declared.bounds.describe()
-                raise ConfigError(f"{flag_of(f.name)}={value!r} must be {allowed}; give a value {allowed}")
+                finite = "" if math.isfinite(item) else "a finite number "
+                raise ConfigError(f"{flag_of(f.name)}={value!r} must be {finite}{allowed}; give a value {allowed}")
 
 
 class Checked:
@@ -126,7 +150,7 @@ class Checked:
     again, since fields may be set afterwards)."""
 
     def __post_init__(self) -> None:
-        check_values(self)
+        check_values(self, effects=False)  # fields may still be set one by one; the pipeline checks effects
 
 
 # Options that several commands share, declared once.

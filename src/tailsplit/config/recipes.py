@@ -13,15 +13,20 @@ from typing import Any
 from tailsplit.config.run import RunConfig
 from tailsplit.config.values import value_has_type, wrong_type
 from tailsplit.errors import ConfigError
+from tailsplit.io.files import MAX_NESTING, nesting_depth, read_option_text
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    text = read_option_text(path, "config", "a TOML recipe")
+    if (depth := nesting_depth(text)) > MAX_NESTING:
+        raise ConfigError(
+            f"config={str(path)!r} nests arrays or tables more than {MAX_NESTING} levels deep ({depth} or more); "
+            "a recipe is a few flat tables of option values"
+        )
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8-sig"))  # a byte-order mark is dropped
-    except (FileNotFoundError, IsADirectoryError):
-        raise ConfigError(f"config={str(path)!r} does not exist or is not a file; check the path") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"config={str(path)!r} is not UTF-8 text; save it as UTF-8") from None
+        return tomllib.loads(text)
+    except RecursionError:  # dotted keys nested past the parser's limit
+        raise ConfigError(f"config={str(path)!r} nests keys too deeply; a recipe is a few flat tables") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config={str(path)!r} is not valid TOML ({exc}); fix the syntax") from None
 

@@ -26,7 +26,7 @@ from tailsplit.choices import (
     SPLITTERS,
     TRUNCATIONS,
 )
-from tailsplit.config.declare import Checked, option, out_option, overwrite_option, seed_option
+from tailsplit.config.declare import Applies, Checked, option, out_option, overwrite_option, seed_option
 from tailsplit.config.values import parse_label_words, parse_length_buckets, parse_size, value_has_type, wrong_type
 from tailsplit.core import FieldMap
 from tailsplit.errors import ConfigError
@@ -89,6 +89,14 @@ class DataConfig(Checked):
         )
 
 
+CROSS_FITTED = Applies(lambda c: c.method != "prompted", "with --method kfold or ngram (cross-fitted scores)")
+FINE_TUNED = Applies(lambda c: c.method == "kfold", "with --method kfold")
+PROMPTED_LM = Applies(
+    lambda c: c.method != "ngram", "with an LM (--method prompted or kfold; an n-gram LM reads the query alone)"
+)
+ON_RAY = Applies(lambda c: c.engine == "ray", "with --engine ray")
+
+
 def _on_device(defaults: dict[str, int]) -> str:
     return f"{defaults['cpu']} on a CPU, {defaults['gpu']} on a GPU"
 
@@ -106,30 +114,32 @@ class ScoringConfig(Checked):
         "prompted (frozen LM), kfold (LM fine-tuned on the other folds) or ngram (cross-fitted Kneser-Ney n-gram LM).",
         choices=SCORING_METHODS,
     )
-    folds: int = option(3, "Folds for cross-fitted scoring.", low=2)
-    fold_seed: int = option(0, "Seed of the fold assignment.", low=0)
+    folds: int = option(3, "Folds for cross-fitted scoring.", low=2, applies=CROSS_FITTED)
+    fold_seed: int = option(0, "Seed of the fold assignment.", low=0, applies=CROSS_FITTED)
     fold_match: str = option(
         "exact",
         "Queries that share a fold: exact (equal texts) or normalized (also equal after case, punctuation and spaces).",
         choices=FOLD_MATCHES,
+        applies=CROSS_FITTED,
     )
-    ngram_order: int = option(3, "n of the n-gram LM.", low=1)
+    ngram_order: int = option(
+        3, "n of the n-gram LM.", low=1, applies=Applies(lambda c: c.method == "ngram", "with --method ngram")
+    )
     finetune_preset: str | None = option(
-        None, "cpu (small recipe), or the paper's spider, boolq, snli.", shown_default="cpu"
+        None, "cpu (small recipe), or the paper's spider, boolq, snli.", shown_default="cpu", applies=FINE_TUNED
     )
-    finetune_steps: int | None = _finetune("Fine-tuning steps per fold", low=1)
-    finetune_batch_size: int | None = _finetune("Fine-tuning batch size", low=1)
-    finetune_learning_rate: float | None = _finetune("Constant AdamW learning rate", low=0)
-    finetune_eval_every: int | None = _finetune("Steps between held-out perplexity checks", low=1)
-    finetune_lora_rank: int | None = _finetune("LoRA rank (the CPU recipe uses 16)", low=1)
-    finetune_full: bool = option(False, "Train all weights instead of LoRA adapters.")
+    finetune_steps: int | None = _finetune("Fine-tuning steps per fold", low=1, applies=FINE_TUNED)
+    finetune_batch_size: int | None = _finetune("Fine-tuning batch size", low=1, applies=FINE_TUNED)
+    finetune_learning_rate: float | None = _finetune("Constant AdamW learning rate", low=0, applies=FINE_TUNED)
+    finetune_eval_every: int | None = _finetune("Steps between held-out perplexity checks", low=1, applies=FINE_TUNED)
+    finetune_lora_rank: int | None = _finetune("LoRA rank (the CPU recipe uses 16)", low=1, applies=FINE_TUNED)
+    finetune_full: bool = option(False, "Train all weights instead of LoRA adapters.", applies=FINE_TUNED)
     backend: str = option("hf", "Scoring backend (a registered name).")
     model: str = option("smollm2", "'smollm2' (bundled), a model folder, a .gguf file or a hub id.")
-    template: str = option("plain", "plain, spider, boolq, snli, or a string ending in {text}.")
+    template: str = option("plain", "plain, spider, boolq, snli, or a string ending in {text}.", applies=PROMPTED_LM)
     label_words: dict[str, str] = option(
         {}, "LABEL=WORD for {label} in the prompt (repeatable).", flag="--label-word", metavar="LABEL=WORD",
-        parse=parse_label_words,
-    )  # fmt: skip
+        parse=parse_label_words, applies=PROMPTED_LM)  # fmt: skip
     device: str = option("auto", "auto, cpu, cuda, cuda:1 ...")
     dtype: str = option(
         "float32",
@@ -159,6 +169,7 @@ class ScoringConfig(Checked):
         "eos",
         "With --score-eos: eos (the model's EOS; <|im_end|> for the bundled model) or a token of the vocabulary "
         "such as '<|endoftext|>'.",
+        applies=Applies(lambda c: c.score_eos, "with --score-eos"),
     )
     max_tokens: int | None = option(None, "Longest input in tokens.", low=1, shown_default="the model's context")
     truncation: str = option("left", "left (cut and flag) or error.", choices=TRUNCATIONS)
@@ -184,12 +195,12 @@ class ScoringConfig(Checked):
         choices=ENGINES,
     )
     ray_address: str | None = option(
-        None, "Ray cluster to join ('auto' finds a running one).", shown_default="start a local one"
+        None, "Ray cluster to join ('auto' finds a running one).", shown_default="start a local one", applies=ON_RAY
     )
-    workers: int = option(1, "Model actors for --engine ray.", low=1)
-    cpus_per_worker: float = option(1.0, "CPUs per model actor; also its torch threads.", low=0)
-    gpus_per_worker: float = option(0.0, "GPUs per model actor, e.g. 1 on a GPU cluster.", low=0)
-    shard_tokens: int = option(2_000_000, "Tokens per Parquet shard for --engine ray.", low=1)
+    workers: int = option(1, "Model actors for --engine ray.", low=1, applies=ON_RAY)
+    cpus_per_worker: float = option(1.0, "CPUs per model actor; also its torch threads.", low=0, applies=ON_RAY)
+    gpus_per_worker: float = option(0.0, "GPUs per model actor, e.g. 1 on a GPU cluster.", low=0, applies=ON_RAY)
+    shard_tokens: int = option(2_000_000, "Tokens per Parquet shard for --engine ray.", low=1, applies=ON_RAY)
 
     def scorer_params(self, factory: Any) -> dict[str, Any]:
         """Keyword arguments for the backend ``factory``: the config fields its signature names

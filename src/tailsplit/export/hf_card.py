@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tailsplit._version import __version__
-from tailsplit.render import markdown_code, markdown_text
+from tailsplit.render import markdown_code, markdown_text, number
 
 
 def _yaml_value(value: Any) -> str:
@@ -39,8 +39,9 @@ def headline(analysis: Mapping[str, Any] | None, part: str = "evaluation set") -
     lines = []
     for row in analysis.get("against_null", []):
         lines.append(
-            f"{row['description']}: {row['observed']:.4g} in the {part} vs {row['null_mean']:.4g} ± "
-            f"{row['null_std']:.2g} over {null} random splits (percentile {row['percentile']:.1f}"
+            f"{row['description']}: {number(row.get('observed'), '.4g')} in the {part} vs "
+            f"{number(row.get('null_mean'), '.4g')} ± {number(row.get('null_std'), '.2g')} over {null} random "
+            f"splits (percentile {number(row.get('percentile'), '.1f')}"
             + (f"; Holm-adjusted p {row['p_holm']:.3g})" if isinstance(row.get("p_holm"), float) else ")")
         )
     return lines
@@ -174,6 +175,12 @@ def _summary_lines(
             f"{markdown_code(json.dumps(words, ensure_ascii=False)) if words else 'none'})."
         )
     lines += [f"- Input: {_input_text(i)}" for i in front["inputs"]]
+    if manifest.get("modified_files"):
+        changed = ", ".join(markdown_code(name) for name in manifest["modified_files"])
+        lines.append(
+            f"- Edited since tailsplit wrote the split: {changed} (exported with `--accept-modified`; "
+            "the sizes above count the rows as exported)."
+        )
     found = headline(analysis)
     if found:
         lines += [

@@ -34,6 +34,12 @@ def load_examples(data: Any, fields: FieldMap) -> Dataset:
     >>> ds = load_examples(["dev.jsonl", "test.jsonl"], FieldMap(text="hypothesis"))  # doctest: +SKIP
     >>> ds = load_examples(pandas.read_parquet("snli.parquet"), FieldMap(text="hypothesis"))  # doctest: +SKIP
     """
+    for role, name in fields.as_dict().items():
+        if name is not None and not isinstance(name, str):
+            raise ConfigError(
+                f"--{role}={name!r} is not text, so not a field name; name the field as text, "
+                f"e.g. --{role}={str(name)!r} (a table's column names are read as text)"
+            )
     with paused_gc():  # hundreds of thousands of records and their columns, no cycles
         return _load_examples(data, fields)
 
@@ -139,6 +145,11 @@ def _required_value(raw: RawRecord, name: str, option: str) -> str:
         raise raw.error("is empty or null", field=name, fix="fill it in or remove the row")
     if isinstance(value, float) and not math.isfinite(value):  # a Parquet NaN: no class, no group
         raise raw.error(f"is {value!r}, not a value", field=name, fix="fill it in or remove the row")
+    if not isinstance(value, (str, int, float, bool)):
+        kind = (
+            "a list" if isinstance(value, (list, tuple)) else "an object" if isinstance(value, dict) else "not a scalar"
+        )
+        raise raw.error(f"is {kind}, not one value", field=name, fix=f"give one string or number per row for {option}")
     return label_to_str(value)
 
 

@@ -39,17 +39,20 @@ from typing import Any
 from tailsplit.errors import ConfigError, OutputError
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.claims import claim_output, release_output
+from tailsplit.io.paths import (
+    absolute,
+    check_apart_from_caches,
+    check_links,
+    check_not_input,
+    check_not_system,
+    check_writable,
+)
 from tailsplit.io.values import strict_json
 
 MANIFEST = "manifest.json"
 # Files that `tailsplit analyze` adds to a folder after it was written.
 REPORT_FILES = ("report.html", "report.md", "analysis.json")
-_SYSTEM_ROOTS = (Path("/proc"), Path("/sys"), Path("/dev"))
 _STAGING = re.compile(r"^\.(?P<name>.+)\.(?:tmp|old)-(?P<pid>\d+)-[A-Za-z0-9_]+$")
-
-
-def _absolute(path: str | Path) -> Path:
-    return Path(os.path.realpath(os.path.expanduser(str(path))))
 
 
 def _umask() -> int:
@@ -83,64 +86,28 @@ def is_tailsplit_folder(folder: Path) -> bool:
     return isinstance(manifest, dict) and "tailsplit_version" in manifest
 
 
-def _check_not_system(out: Path, option: str) -> None:
-    resolved = _absolute(out)
-    if resolved == Path("/") or any(resolved == root or root in resolved.parents for root in _SYSTEM_ROOTS):
-        raise ConfigError(f"{option}={str(out)!r} is a system folder; choose a folder of your own")
-
-
-def _check_not_input(out: Path, inputs: Sequence[str | Path], option: str) -> None:
-    resolved = _absolute(out)
-    for item in inputs:
-        path = _absolute(item)
-        if path == resolved:
-            raise ConfigError(f"{option}={str(out)!r} is also an input of this run; write the output elsewhere")
-        if resolved in path.parents:
-            raise ConfigError(
-                f"{option}={str(out)!r} holds {str(item)!r}, an input of this run; choose a new folder for the output"
-            )
-        if path in resolved.parents and path.is_file():
-            raise ConfigError(f"{option}={str(out)!r} lies inside the input file {str(item)!r}; choose another path")
-        if path in resolved.parents and path.is_dir():
-            raise ConfigError(
-                f"{option}={str(out)!r} lies inside {str(item)!r}, an input of this run; write the output elsewhere"
-            )
-
-
-def _nearest_existing(path: Path) -> Path:
-    current = _absolute(path)
-    while not current.exists():
-        current = current.parent
-    return current
-
-
-def _check_writable(parent: Path, option: str, out: Path) -> None:
-    """Create and remove a probe folder where the output will be staged."""
-    existing = _nearest_existing(parent)
-    if not existing.is_dir():
-        raise ConfigError(f"{option}={str(out)!r} lies under {str(existing)!r}, which is a file; choose another path")
-    try:
-        probe = tempfile.mkdtemp(prefix=".tailsplit-probe-", dir=existing)
-    except OSError as exc:
-        raise ConfigError(
-            f"{option}={str(out)!r} cannot be written ({exc.strerror or exc}); choose a folder you can write to"
-        ) from None
-    os.rmdir(probe)
-
-
 def check_output_folder(
-    out: str | Path, *, overwrite: bool, inputs: Sequence[str | Path] = (), option: str = "--out"
+    out: str | Path,
+    *,
+    overwrite: bool,
+    inputs: Sequence[str | Path] = (),
+    option: str = "--out",
+    caches: Sequence[str | Path] = (),
 ) -> Path:
-    """Refuse an output folder that cannot or must not be written; returns it as a Path.
+    """Refuse an output folder that cannot or must not be written; returns it as a Path,
+    claimed for this process (:func:`~tailsplit.io.claims.claim_output`).
 
     Checked: not a system folder, not the current folder or one above it, not a file, not
-    an input nor holding one, writable; when it exists and is not empty, ``overwrite`` is
-    given and it is a folder tailsplit wrote.
+    an input nor holding one, not inside tailsplit's cache (or ``caches``) nor holding it,
+    writable; when it exists and is not empty, ``overwrite`` is given and it is a folder
+    tailsplit wrote.
     """
     out = Path(out)
-    _check_not_system(out, option)
-    resolved = _absolute(out)
-    cwd = _absolute(Path.cwd())
+    check_not_system(out, option)
+    check_links(out, option)
+    check_apart_from_caches(out, caches, option)
+    resolved = absolute(out)
+    cwd = absolute(Path.cwd())
     if resolved == cwd or resolved in cwd.parents:
         raise ConfigError(
             f"{option}={str(out)!r} is the current folder or one above it; "
@@ -148,7 +115,7 @@ def check_output_folder(
         )
     if out.exists() and not out.is_dir():
         raise ConfigError(f"{option}={str(out)!r} is an existing file; name a folder")
-    _check_not_input(out, inputs, option)
+    check_not_input(out, inputs, option)
     if out.is_dir() and any(out.iterdir()):
         if not overwrite:
             raise ConfigError(
@@ -161,7 +128,7 @@ def check_output_folder(
                 "so choose another folder"
             )
         _check_only_listed_files(out, option)
-    _check_writable(resolved.parent, option, out)
+    check_writable(resolved.parent, option, out)
     claim_output(out, option)
     return out
 
@@ -183,19 +150,27 @@ def _check_only_listed_files(folder: Path, option: str) -> None:
 
 
 def check_output_file(
-    out: str | Path, *, overwrite: bool, inputs: Sequence[str | Path] = (), option: str = "--out"
+    out: str | Path,
+    *,
+    overwrite: bool,
+    inputs: Sequence[str | Path] = (),
+    option: str = "--out",
+    caches: Sequence[str | Path] = (),
 ) -> Path:
-    """Refuse an output file that exists (without ``overwrite``), is a folder or is an input."""
+    """Refuse an output file that exists (without ``overwrite``), is a folder, is an input or
+    lies in tailsplit's cache; returns it as a Path, claimed for this process."""
     out = Path(out)
-    _check_not_system(out, option)
+    check_not_system(out, option)
+    check_links(out, option)
+    check_apart_from_caches(out, caches, option)
     if out.is_dir():
         raise ConfigError(f"{option}={str(out)!r} is a folder; name a file, e.g. {str(out / 'scores.parquet')!r}")
-    _check_not_input(out, inputs, option)
+    check_not_input(out, inputs, option)
     if out.exists() and not overwrite:
         raise ConfigError(f"{option}={str(out)!r} already exists; choose another file name or pass --overwrite")
     if out.is_symlink() or (out.exists() and not out.is_file()):
         raise ConfigError(f"{option}={str(out)!r} is not a plain file; name a new file")
-    _check_writable(_absolute(out).parent, option, out)
+    check_writable(absolute(out).parent, option, out)
     claim_output(out, option)
     return out
 
@@ -335,10 +310,10 @@ def check_cache_folder(
     rules of ``--out``. (``--cache-dir`` itself has no markers: tailsplit only adds its own
     files and folders there, and replaces only those.)"""
     folder = Path(folder)
-    _check_not_system(folder, option)
+    check_not_system(folder, option)
     if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
         raise ConfigError(f"{option}={str(folder)!r} is an existing file; name a new or empty folder")
-    _check_not_input(folder, inputs, option)
+    check_not_input(folder, inputs, option)
     if (
         markers is not None
         and folder.is_dir()

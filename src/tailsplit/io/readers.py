@@ -20,6 +20,7 @@ from typing import Any
 from tailsplit.collector import paused_gc
 from tailsplit.errors import InputError
 from tailsplit.io.arrow_files import read_hf_folder, read_parquet
+from tailsplit.io.files import MAX_RECORD_BYTES, special_file_problem
 from tailsplit.io.raw import RawRecord
 from tailsplit.io.values import first_problem, text_problem
 
@@ -50,10 +51,13 @@ def detect_format(path: Path) -> str:
 
 
 def read_records(path: str | Path) -> Iterator[RawRecord]:
-    """Yield the records of one file or folder, in file order."""
+    """Yield the records of one file or folder, in file order (only a regular file or a
+    folder is read: a FIFO or a device would block or never end)."""
     path = Path(path)
     if not path.exists():
         raise InputError("does not exist", path=path, fix="check the path")
+    if problem := special_file_problem(path, folders=True):
+        raise InputError(problem, path=path, fix="give a data file or a datasets folder")
     fmt = detect_format(path)
     reader = {
         "jsonl": _read_jsonl,
@@ -76,27 +80,61 @@ def _open_bytes(path: Path) -> io.BufferedIOBase:
 
 
 def numbered_lines(path: Path) -> Iterator[tuple[int, bytes]]:
-    """(line number, raw bytes) of every line; a damaged gzip stream is an :class:`InputError`."""
+    """(line number, raw bytes) of every line; a damaged gzip stream, or a line longer than
+    :data:`~tailsplit.io.files.MAX_RECORD_BYTES`, is an :class:`InputError`."""
+    if problem := special_file_problem(path):
+        raise InputError(problem, path=path, fix="give a regular file")
     line_no = 0
     try:
         with _open_bytes(path) as handle:
-            for line_no, raw in enumerate(handle, start=1):
+            while raw := handle.readline(MAX_RECORD_BYTES + 1):
+                line_no += 1
+                if len(raw) > MAX_RECORD_BYTES:
+                    raise _too_long(path, line_no)
                 yield line_no, raw
     except (OSError, EOFError, zlib.error) as exc:
         raise _damaged(path, line_no, exc) from None
 
 
-def _damaged(path: Path, lines_read: int, exc: BaseException) -> InputError:
+def _too_long(path: Path, line_no: int) -> InputError:
     return InputError(
-        f"cannot be read after line {lines_read} ({_gzip_reason(exc)})",
+        f"is longer than {MAX_RECORD_BYTES >> 20} MiB, the limit for one record",
         path=path,
-        fix="the file is damaged or incomplete; download or copy it again",
+        line=line_no,
+        fix="split or shorten that record (the Safety page states the limits)",
     )
 
 
-def _gzip_reason(exc: BaseException) -> str:
+def _damaged(path: Path, lines_read: int, exc: BaseException) -> InputError:
+    trailing = _is_trailing(exc, path)
+    return InputError(
+        f"cannot be read after line {lines_read} ({_gzip_reason(exc, trailing)})",
+        path=path,
+        fix="cut the bytes after the gzip data (e.g. gzip -dc FILE | gzip > NEW), or copy the file again"
+        if trailing
+        else "the file is damaged or incomplete; download or copy it again",
+    )
+
+
+def _is_trailing(exc: BaseException, path: Path | None = None) -> bool:
+    """Whether ``exc`` is gzip's complaint about bytes after the data ends in a file that does
+    start as gzip (``path`` given) — trailing junk, not another format."""
+    if not (isinstance(exc, gzip.BadGzipFile) and str(exc).startswith("Not a gzipped file")):
+        return False
+    if path is None:
+        return True
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(2) == b"\x1f\x8b"
+    except OSError:
+        return False
+
+
+def _gzip_reason(exc: BaseException, trailing: bool = False) -> str:
     if isinstance(exc, gzip.BadGzipFile) and str(exc).startswith(("CRC check failed", "Incorrect length")):
         return f"the gzip checksum does not match ({exc}): the data is damaged"
+    if trailing:
+        return "the gzip data is complete, but bytes that are not gzip data follow it (trailing junk)"
     if isinstance(exc, gzip.BadGzipFile):
         return "not a gzip file, although the name ends in .gz"
     if isinstance(exc, EOFError):
@@ -201,6 +239,8 @@ def _decoded_blocks(path: Path) -> Iterator[tuple[int, str]]:
                 data = pending + chunk
                 cut = len(data) if not chunk else data.rfind(b"\n") + 1
                 if chunk and cut == 0:  # no line ends yet: read on
+                    if len(data) > MAX_RECORD_BYTES:
+                        raise _too_long(path, line_no)
                     pending = data
                     continue
                 block, pending = data[:cut], data[cut:]

@@ -29,11 +29,18 @@ class ExampleAudit:
     ngram_hits: dict[int, int] = field(default_factory=dict)
     ngram_total: dict[int, int] = field(default_factory=dict)
     passing_entries: int = 0
+    verbatim: bool = False
+
+    @property
+    def copied(self) -> bool:
+        """Whether the corpus holds the text itself or one of its n-grams: overlap, whatever BM25 says."""
+        return self.verbatim or any(hits > 0 for hits in self.ngram_hits.values())
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "best_bm25": round(self.best_score, 4),
+            "verbatim": self.verbatim,
             "passing_entries": self.passing_entries,
             "ngram_hits": {str(n): v for n, v in self.ngram_hits.items()},
             "ngram_total": {str(n): v for n, v in self.ngram_total.items()},
@@ -52,6 +59,7 @@ class PartAnswer:
     entries: list[tuple[str, str]]
     passing: int
     ngram_found: dict[int, np.ndarray]
+    verbatim: bool = False
 
 
 def answer_queries(
@@ -79,9 +87,42 @@ def _answer(
         scores = masked
     top = _top_k(scores, k)
     entries = [(entry_id, entry_text[:snippet_chars]) for entry_id, entry_text in index.entries(top)]
-    values = word_hashes(overlap_tokens(text))
+    words = overlap_tokens(text)
+    values = word_hashes(words)
     found = {n: members(ngram_hashes(values, n), index.ngrams[n]) for n in index.ngram_orders}
-    return PartAnswer(top + row_offset, scores[top], entries, len(index) if allowed is None else len(allowed), found)
+    passing = len(index) if allowed is None else len(allowed)
+    return PartAnswer(top + row_offset, scores[top], entries, passing, found, holds_verbatim(index, words))
+
+
+def holds_verbatim(index: OverlapIndex, words: Sequence[str]) -> bool:
+    """Whether some corpus entry holds ``words`` as one contiguous run (the test text copied
+    verbatim, up to the audit's tokenisation): the entries holding every word (postings
+    intersected, rarest word first), then each checked for the run."""
+    ids = index.token_ids(list(words))
+    if len(ids) == 0 or (ids < 0).any():
+        return False
+    postings = index.retriever.scores
+    indptr, indices = postings["indptr"], postings["indices"]
+    candidates: np.ndarray | None = None
+    for token in sorted({int(t) for t in ids}, key=lambda t: int(indptr[t + 1] - indptr[t])):
+        rows = np.asarray(indices[indptr[token] : indptr[token + 1]])
+        candidates = rows if candidates is None else np.intersect1d(candidates, rows, assume_unique=True)
+        if len(candidates) == 0:
+            return False
+    assert candidates is not None  # ids is not empty
+    return any(_holds_run(index.entry_tokens(int(row)), ids) for row in candidates)
+
+
+def _holds_run(tokens: np.ndarray, run: np.ndarray) -> bool:
+    """Whether ``run`` occurs contiguously in ``tokens``.
+
+    >>> _holds_run(np.array([1, 2, 3, 4]), np.array([2, 3])), _holds_run(np.array([1, 2, 3]), np.array([3, 2]))
+    (True, False)
+    """
+    if len(run) > len(tokens):
+        return False
+    windows = np.lib.stride_tricks.sliding_window_view(np.asarray(tokens), len(run))
+    return bool((windows == run).all(axis=1).any())
 
 
 def merge_answers(example_id: str, answers: Sequence[PartAnswer], k: int) -> ExampleAudit:
@@ -97,6 +138,7 @@ def merge_answers(example_id: str, answers: Sequence[PartAnswer], k: int) -> Exa
         float(scores[order[0]]) if len(order) else 0.0,
         matches,
         passing_entries=sum(a.passing for a in answers),
+        verbatim=any(a.verbatim for a in answers),
     )
     for n in answers[0].ngram_found:
         found = np.logical_or.reduce([a.ngram_found[n] for a in answers])

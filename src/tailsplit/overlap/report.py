@@ -19,8 +19,11 @@ def render_overlap_markdown(summary: dict[str, Any], audits: list[Any], test: Da
         f"{summary['examples']} test examples against {info['entries']:,} corpus entries "
         f"({info['tokens']:,} tokens; BM25 k1 = {info['k1']}, b = {info['b']}).",
         "",
-        f"- overlapping (best BM25 ≥ {summary['threshold']}): {summary['overlap']}",
-        f"- clean: {summary['clean']}",
+        f"- overlapping: {summary['overlap']} (best BM25 ≥ {summary['threshold']}, or copied: the whole text "
+        f"verbatim in one corpus entry, or sharing an n-gram with the corpus; "
+        f"{summary.get('copied_below_threshold', 0)} of them copied below the BM25 cut)",
+        f"- clean: {summary['clean']} (below the BM25 cut, no verbatim copy and no shared n-gram)",
+        f"- verbatim copies: {summary.get('verbatim', 0)}",
     ]
     for n, count in summary["ngram_contaminated"].items():
         lines.append(f"- sharing at least one {n}-gram with the corpus: {count}")

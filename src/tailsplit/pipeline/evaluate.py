@@ -38,6 +38,7 @@ from tailsplit.pipeline.evaluate_models import check_models
 from tailsplit.pipeline.manifest import command_provenance, write_outputs
 from tailsplit.pipeline.scoring import template_for
 from tailsplit.registry import SCORERS
+from tailsplit.render import markdown_text
 from tailsplit.render.figures import figure_files
 from tailsplit.render.provenance import with_provenance
 
@@ -185,7 +186,7 @@ def _write_evaluation(
     fairness_text = fairness_markdown(fair)
     table = (
         table_markdown(rows)
-        + "".join(f"\n{w}\n" for w in warnings)
+        + "".join(f"\n{markdown_text(w)}\n" for w in warnings)
         + "\n"
         + conclusions_markdown(found)
         + ("\n" + fairness_text if fair else "")

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from tailsplit._version import __version__
-from tailsplit.analysis.split_dir import describe_split, read_split_parts
+from tailsplit.analysis.split_dir import describe_split, listed_json, read_split_parts
 from tailsplit.cache import default_cache_dir
 from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.export.hf_card import CardSource, dataset_card, info_citation, info_description
@@ -28,6 +28,7 @@ from tailsplit.fingerprint import sha256_file
 from tailsplit.io.arrow import arrow_table
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.examples import label_to_str
+from tailsplit.io.files import read_option_text
 from tailsplit.io.hf import hf_dataset, quiet_datasets
 from tailsplit.io.memory import HF_ABOUT
 from tailsplit.io.outputs import check_output_folder, staged_output
@@ -148,9 +149,9 @@ def export_hf(
     description = describe_split(manifest)
     source = card_source(manifest, license, citation)
     dataset_dict = _dataset_dict(manifest, parts, description, source)
-    analysis_path = split_dir / "analysis.json"
-    analysis = json.loads(analysis_path.read_text(encoding="utf-8")) if analysis_path.is_file() else None
-    card = dataset_card(manifest, analysis, description, source)
+    analysis = listed_json(split_dir, manifest, "analysis.json", accept_modified=accept_modified)
+    sizes = {part: len(records) for part, records in parts.items()}  # what is exported, edited or not
+    card = dataset_card({**manifest, "sizes": sizes}, analysis, description, source)
     with staged_output(Path(out), overwrite=overwrite, inputs=[split_dir]) as folder, quiet_datasets():
         dataset_dict.save_to_disk(str(folder.path))
         folder.write_text("README.md", card)
@@ -165,6 +166,7 @@ def export_hf(
                 "push_to_hub": push_to_hub,
                 "split_dir": str(split_dir),
                 "split_manifest_sha256": _sha(split_dir / "manifest.json"),
+                **({"modified_files": manifest["modified_files"]} if manifest.get("modified_files") else {}),
             }
         )
     if push_to_hub is not None:
@@ -196,14 +198,7 @@ def _citation(path: str | Path | None) -> str | None:
     """The BibTeX text of ``--citation-file``, read exactly (UTF-8)."""
     if path is None:
         return None
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"--citation-file {str(path)!r} does not exist; give a BibTeX file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(
-            f"--citation-file {str(path)!r} cannot be read as UTF-8 text ({exc}); give a BibTeX file"
-        ) from None
+    text = read_option_text(path, "--citation-file", "a BibTeX file")
     if not text.strip():
         raise ConfigError(f"--citation-file {str(path)!r} is empty; give a BibTeX file")
     return text.strip()

@@ -49,13 +49,17 @@ def audit_overlap(config: OverlapConfig, *, command: list[str] | None = None) ->
     audits, info, ngram_orders = _audits(config, test, queries)
     built_s = info.pop("built_s") - started
     best = np.array([a.best_score for a in audits])
-    overlap, threshold = partition_overlap(best, threshold=config.threshold, top_quantile=config.top_quantile)
+    by_bm25, threshold = partition_overlap(best, threshold=config.threshold, top_quantile=config.top_quantile)
+    copied = np.array([a.copied for a in audits], dtype=bool)
+    overlap = by_bm25 | copied  # a copy is overlap whatever its BM25 score: never "clean"
     accuracy = _prediction_accuracy(config, test, overlap) if config.predictions else []
     summary = {
         "examples": len(test),
         "overlap": int(overlap.sum()),
         "clean": int((~overlap).sum()),
         "threshold": round(threshold, 4),
+        "verbatim": int(sum(a.verbatim for a in audits)),
+        "copied_below_threshold": int((copied & ~by_bm25).sum()),
         "index": info,
         "queries_with_notes": sum(q.note is not None for q in queries),
         "accuracy": [a.as_dict() for a in accuracy],
@@ -161,6 +165,7 @@ def _write_overlap(
         row = dict(record)
         row.update(
             best_bm25=round(audit.best_score, 4),
+            verbatim=audit.verbatim,
             overlap=bool(flag),
             **{f"ngram{n}_hits": audit.ngram_hits[n] for n in audit.ngram_hits},
         )

@@ -64,7 +64,8 @@ def check_before_work(
     output = config.output
     if output.out is not None:
         inputs = [*dataset.input_paths, *([scores_path] if scores_path is not None else [])]
-        check_output_folder(output.out, overwrite=output.overwrite, inputs=inputs)
+        caches = [config.scoring.cache_dir] if config.scoring.cache_dir else []
+        check_output_folder(output.out, overwrite=output.overwrite, inputs=inputs, caches=caches)
     if output.format is not None:
         check_output_format(output.format)
     if output.out is not None:

@@ -141,7 +141,13 @@ def score(
 
     ``config.output.overwrite`` allows replacing an existing file; an input never is."""
     dataset = load_dataset(config)
-    check_output_file(out_path, overwrite=config.output.overwrite, inputs=dataset.input_paths)
+    caches = [config.scoring.cache_dir] if config.scoring.cache_dir else []
+    check_output_file(out_path, overwrite=config.output.overwrite, inputs=dataset.input_paths, caches=caches)
+    if Path(out_path).suffix.lower() != ".parquet":
+        raise ConfigError(
+            f"--out={str(out_path)!r} names a {Path(out_path).suffix or 'suffix-less'} file, but a score file "
+            f"is Parquet; name it {Path(out_path).stem + '.parquet'!r}"
+        )
     plan = plan_scoring(dataset, config.scoring)
     scores, report, meta = score_dataset(dataset, config.scoring, progress=progress, plan=plan)
     meta = {

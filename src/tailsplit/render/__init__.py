@@ -27,6 +27,18 @@ _MARKDOWN_INLINE = re.compile(r"([\\`*_\[\]~!])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
+def number(value: Any, spec: str = ".4g") -> str:
+    """A statistic formatted with ``spec``, or ``n/a`` when there is none (``None``, NaN):
+    a report never prints ``None`` nor fails on a statistic that could not be computed.
+
+    >>> number(0.123456), number(None), number(float("nan")), number(3, ".1f")
+    ('0.1235', 'n/a', 'n/a', '3.0')
+    """
+    if value is None or isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        return "n/a"
+    return format(value, spec)
+
+
 def markdown_text(text: Any) -> str:
     """``text`` shown literally in Markdown and in the HTML made from it (one line: table
     cells and list items; pipes and line breaks neutralised)."""

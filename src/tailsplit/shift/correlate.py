@@ -128,6 +128,43 @@ def _hinge_fit(x: np.ndarray, y: np.ndarray, c: float) -> tuple[float, np.ndarra
     return float(((design @ coef - y) ** 2).sum()), coef
 
 
+def _hinge_grid(xs: np.ndarray, ys: np.ndarray, cuts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(RSS, coefficients) of the hinge fit at every cut at once, for ``xs`` sorted: the normal
+    equations of ``[1, x, max(0, x − c)]`` need only sums over all points and over the points
+    right of ``c``, which suffix sums give for every cut in O(1) — O(n log n) in all, where a
+    least-squares solve per cut was O(n²) (200,000 points: minutes). Centred first, so the
+    sums lose no precision; the same fits as :func:`_hinge_fit` to rounding.
+
+    >>> x = np.linspace(0, 1, 9); y = np.where(x < 0.5, x, 0.5 + 3 * (x - 0.5))
+    >>> rss, coef = _hinge_grid(x, y, np.array([0.5]))
+    >>> bool(rss[0] < 1e-20), np.round(coef[0], 6).tolist()
+    (True, [0.0, 1.0, 2.0])
+    """
+    if len(cuts) == 0:
+        return np.zeros(0), np.zeros((0, 3))
+    mx, my = xs.mean(), ys.mean()
+    u, v, shifts = xs - mx, ys - my, cuts - mx
+    # Suffix sums over the points right of each cut (x > c): count, Σu, Σu², Σv, Σuv.
+    right = np.searchsorted(u, shifts, side="right")
+    sums = [np.concatenate([np.cumsum(a[::-1])[::-1], [0.0]]) for a in (np.ones_like(u), u, u * u, v, u * v)]
+    n1, su, suu, sv, suv = (s[right] for s in sums)
+    sh = su - shifts * n1  # Σh, h = max(0, u − c)
+    shh = suu - 2 * shifts * su + shifts**2 * n1
+    suh = suu - shifts * su
+    shv = suv - shifts * sv
+    n, uu, uv = float(len(u)), float(u @ u), float(u @ v)
+    gram = np.empty((len(cuts), 3, 3))
+    gram[:, 0] = np.stack([np.full_like(sh, n), np.zeros_like(sh), sh], axis=1)
+    gram[:, 1] = np.stack([np.zeros_like(sh), np.full_like(sh, uu), suh], axis=1)
+    gram[:, 2] = np.stack([sh, suh, shh], axis=1)
+    rhs = np.stack([np.zeros_like(sh), np.full_like(sh, uv), shv], axis=1)
+    coef = np.linalg.solve(gram, rhs[..., None])[..., 0]
+    rss = np.maximum(float(v @ v) - (coef * rhs).sum(axis=1), 0.0)
+    # Back to the uncentred [1, x, h] coefficients: a = my + a' − b'·mx, b = b', d = d'.
+    coef[:, 0] = my + coef[:, 0] - coef[:, 1] * mx
+    return rss, coef
+
+
 def fit_line(x: np.ndarray, y: np.ndarray) -> Fit:
     design = np.column_stack([np.ones_like(x), x])
     coef, *_ = np.linalg.lstsq(design, y, rcond=None)
@@ -146,11 +183,10 @@ def fit_segments(x: np.ndarray, y: np.ndarray) -> dict[str, Fit]:
         else np.zeros(0)
     )
     best: dict[str, tuple[float, float]] = {}
-    for c in candidates:
-        rss, coef = _hinge_fit(x, y, c)
+    for rss, coef, c in zip(*_hinge_grid(xs, y[order], candidates), candidates):
         kind = _shape(coef)
         if kind not in best or rss < best[kind][0]:
-            best[kind] = (rss, c)
+            best[kind] = (float(rss), float(c))
     fits = {}
     step = float(np.min(np.diff(candidates))) if len(candidates) > 1 else 0.0
     for kind, (_, c) in best.items():
