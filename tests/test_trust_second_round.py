@@ -401,3 +401,45 @@ def test_a_verbatim_copy_is_overlap_whatever_its_bm25(tmp_path: Path) -> None:
     assert not copied & {r["id"] for r in clean}
     summary = (tmp_path / "ov" / "summary.md").read_text(encoding="utf-8")
     assert "verbatim copies: 4" in summary and "no verbatim copy" in summary
+
+
+def test_a_bad_value_in_a_dataframe_is_reported_at_its_own_row() -> None:
+    import pandas as pd
+
+    from tailsplit.core import FieldMap
+    from tailsplit.errors import InputError
+    from tailsplit.io.examples import load_examples
+
+    base = {"text": [f"a b {i}" for i in range(20)], "label": ["x", "y"] * 10}
+    null_text = pd.DataFrame(base)
+    null_text.loc[4, "text"] = None
+    list_label = pd.DataFrame(base).astype({"label": object})
+    list_label.at[4, "label"] = ["x", "y"]
+    for table, field in ((null_text, "text"), (list_label, "label")):
+        with pytest.raises(InputError, match=f"row 5: field '{field}'"):
+            load_examples(table, FieldMap(text="text", label="label"))
+
+
+def test_accuracies_outside_zero_to_one_are_refused(tmp_path: Path) -> None:
+    points = tmp_path / "p.csv"
+    points.write_text("id_acc,ood_acc\n0.5,0.4\n0.6,1.4\n0.7,0.5\n", encoding="utf-8")
+    refused(["correlate", str(points)], "p.csv:3:", "'ood_acc'", "not an accuracy between 0 and 1", "0.83, not 83")
+
+
+@pytest.mark.model
+def test_max_tokens_beyond_the_models_context_is_refused(tiny_llama: Path, tmp_path: Path) -> None:
+    from tailsplit.errors import ConfigError
+    from tailsplit.scoring.hf import HFScorer
+
+    with pytest.raises(ConfigError, match="max.tokens=100000 is beyond the model's context of 512 tokens"):
+        HFScorer(str(tiny_llama), cache_dir=tmp_path, max_tokens=100_000).context_limit()
+    assert HFScorer(str(tiny_llama), cache_dir=tmp_path, max_tokens=100).context_limit() == 100
+
+
+@pytest.mark.model
+def test_ood_rank_takes_a_split_folder_as_id_with_given_accuracies(tmp_path: Path) -> None:
+    folder = random_split(tmp_path)
+    (tmp_path / "c.csv").write_text(f"name,path,fields,source,accuracy\nb,{tmp_path / 'r.jsonl'},hypothesis,s,0.5\n")
+    output = ok(["ood-rank", "--id", f"{folder}@hypothesis", "--candidates", str(tmp_path / "c.csv"),
+                 "--id-accuracy", "0.8", "--out", str(tmp_path / "ood")])  # fmt: skip
+    assert "drop 0.300" in " ".join(output.split())

@@ -17,8 +17,9 @@ STATUS_EVERY_S = 30.0
 class ProgressBar:
     """``with ProgressBar(True, total, "scoring", "tokens") as advance: advance(n)``."""
 
-    def __init__(self, enabled: bool, total: int, label: str, unit: str) -> None:
-        self.enabled = enabled and total > 0
+    def __init__(self, enabled: bool, total: int | None, label: str, unit: str) -> None:
+        """``total=None``: a count without an end (entries of a corpus being read)."""
+        self.enabled = enabled and (total is None or total > 0)
         self.total, self.label, self.unit = total, label, unit
         self._progress: Any = None
 
@@ -67,6 +68,13 @@ class ProgressBar:
             nonlocal done, last
             done += n
             now = time.perf_counter()
+            if self.total is None:
+                if now - last >= STATUS_EVERY_S:
+                    last = now
+                    logger.info(
+                        f"{self.label}: {done:,} {self.unit}, {done / max(now - started, 1e-9):,.1f} {self.unit}/s"
+                    )
+                return
             if now - last >= STATUS_EVERY_S or done >= self.total:
                 last = now
                 rate = done / max(now - started, 1e-9)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,7 @@ from tailsplit.overlap.bm25 import CorpusStats, bm25_weights, bm25s_module, docu
 from tailsplit.overlap.corpus import CorpusEntry, iter_corpus
 from tailsplit.overlap.ngrams import ngram_hashes, word_hashes
 from tailsplit.overlap.tokens import overlap_tokens
+from tailsplit.progress import ProgressBar
 
 INDEX_VERSION = 4  # 4: index.json records each file's size and sha256
 _BATCH = 50_000
@@ -129,10 +130,15 @@ def build_index(
     b: float = OverlapConfig.b,
     sources: list[str] | None = None,
     key: str = "",
+    progress: bool = False,
 ) -> OverlapIndex:
-    """Stream ``entries`` into a new index in ``folder`` (written in place; the caller stages it)."""
+    """Stream ``entries`` into a new index in ``folder`` (written in place; the caller stages
+    it); ``progress`` shows the entries read (a bar on a terminal, status lines in a log)."""
     started = time.perf_counter()
-    counts = collect(entries, folder, ngram_orders=ngram_orders)
+    with ProgressBar(progress, None, "indexing the corpus", "entries") as advance:
+        counts = collect(_counted(entries, advance), folder, ngram_orders=ngram_orders)
+    if progress:
+        logger.info(f"weighting {counts.documents:,} corpus entries for BM25")
     if not counts.documents:
         raise ConfigError("corpus holds no text; check the corpus files and --corpus-field")
     finish(
@@ -145,6 +151,13 @@ def build_index(
         started=started,
     )
     return OverlapIndex.load(folder)
+
+
+def _counted(entries: Iterable[CorpusEntry], advance: Callable[[int], None]) -> Iterator[CorpusEntry]:
+    for count, entry in enumerate(entries, start=1):
+        if count % 4096 == 0:
+            advance(4096)
+        yield entry
 
 
 def collect(entries: Iterable[CorpusEntry], folder: str | Path, *, ngram_orders: tuple[int, ...]) -> PartCounts:
@@ -333,7 +346,7 @@ def index_key(config: OverlapConfig) -> str:
     return sha256_text(*parts)[:24]
 
 
-def open_or_build_index(config: OverlapConfig) -> OverlapIndex:
+def open_or_build_index(config: OverlapConfig, progress: bool = False) -> OverlapIndex:
     """The index of ``config.corpus``: reused from ``config.index_dir`` (or the cache) when
     its key matches, else built there (staged, so a failed build leaves nothing)."""
 
@@ -360,6 +373,7 @@ def open_or_build_index(config: OverlapConfig) -> OverlapIndex:
             b=config.b,
             sources=[str(p) for p in config.corpus],
             key=key,
+            progress=progress,
         )
     return OverlapIndex.load(folder)
 

@@ -33,8 +33,9 @@ from tailsplit.render.provenance import with_provenance
 
 @released_on_error
 @keyword_spelling
-def audit_overlap(config: OverlapConfig, *, command: list[str] | None = None) -> dict[str, Any]:
-    """``tailsplit overlap``: audit a test set against a corpus; write the partition."""
+def audit_overlap(config: OverlapConfig, *, command: list[str] | None = None, progress: bool = False) -> dict[str, Any]:
+    """``tailsplit overlap``: audit a test set against a corpus; write the partition
+    (``progress``: show the corpus being indexed)."""
     config = _checked(config)
     started = time.perf_counter()
     test = load_examples(config.test, FieldMap(text=config.text, id=config.id, label=config.label))
@@ -46,7 +47,7 @@ def audit_overlap(config: OverlapConfig, *, command: list[str] | None = None) ->
         **({"required_fields": config.required_fields} if config.required_fields else {}),
     )
     queries = [extractor.query(record, text) for record, text in zip(test.records, test.texts)]
-    audits, info, ngram_orders = _audits(config, test, queries)
+    audits, info, ngram_orders = _audits(config, test, queries, progress)
     built_s = info.pop("built_s") - started
     best = np.array([a.best_score for a in audits])
     by_bm25, threshold = partition_overlap(best, threshold=config.threshold, top_quantile=config.top_quantile)
@@ -94,12 +95,14 @@ def _checked(config: OverlapConfig) -> OverlapConfig:
     return config
 
 
-def _audits(config: OverlapConfig, test: Dataset, queries: list[Any]) -> tuple[list[ExampleAudit], dict, Any]:
+def _audits(
+    config: OverlapConfig, test: Dataset, queries: list[Any], progress: bool = False
+) -> tuple[list[ExampleAudit], dict, Any]:
     """Every test example audited against the corpus index (built or opened; one index, or
     shards on an executor), the index's description (with ``built_s``: when it was ready) and
     its n-gram orders."""
     if config.shards == 1 and config.engine == "local":
-        single = open_or_build_index(config)
+        single = open_or_build_index(config, progress)
         built = time.perf_counter()
         info = {k: v for k, v in single.info.items() if k != "files"}
         return (

@@ -26,7 +26,14 @@ from tailsplit.io.claims import released_on_error
 from tailsplit.io.outputs import check_output_folder
 from tailsplit.io.values import strict_json
 from tailsplit.pipeline.manifest import command_provenance, write_outputs
-from tailsplit.pipeline.task_model import TaskData, check_task_model, dataset_files, predictions, task_data
+from tailsplit.pipeline.task_model import (
+    TaskData,
+    check_task_model,
+    dataset_files,
+    dataset_texts,
+    predictions,
+    task_data,
+)
 from tailsplit.render.figures import figure_files
 from tailsplit.render.pages import html_page
 from tailsplit.render.provenance import with_provenance
@@ -235,7 +242,7 @@ def _ood_inputs(
     """The task data and model (when drops are measured; everything checked before a model
     loads) and the texts to embed, per dataset."""
     if not measure:
-        texts = {id_spec.name: load_texts(id_spec, config.max_examples, config.seed)}
+        texts = {id_spec.name: dataset_texts(id_spec, config.max_examples, config.seed)}
         return None, ("", "", ""), texts | {s.name: load_texts(s, config.max_examples, config.seed) for s in specs}
     data = task_data(config, id_spec, specs)
     model = check_task_model(config.device, config.task_encoder)

@@ -21,7 +21,7 @@ from tailsplit.evaluate.encoder import EncoderRecipe, check_encoder_spec, max_le
 from tailsplit.fingerprint import sha256_text
 from tailsplit.io.outputs import replace_file_bytes
 from tailsplit.scoring.models import check_device
-from tailsplit.shift.datasets import DatasetSpec
+from tailsplit.shift.datasets import DatasetSpec, load_texts, sample_indices
 from tailsplit.shift.encoder import EncoderSource
 from tailsplit.shift.labelled import IdParts, LabelledSet, id_parts, mapped, parse_label_map, read_labelled
 
@@ -83,6 +83,18 @@ def _id_parts(spec: DatasetSpec, config: Any) -> IdParts:
         if not len(parts[part]):
             raise ConfigError(f"the ID split folder {spec.path!r} has an empty {part} part")
     return IdParts(parts["train"], parts["dev"], parts["test"], "split folder")
+
+
+def dataset_texts(spec: DatasetSpec, max_examples: int | None, seed: int) -> list[str]:
+    """The texts of a dataset path — a data file, a datasets folder, or a split folder (its
+    train, dev and test parts, verified against its manifest) — sampled as :func:`load_texts`."""
+    folder = Path(spec.path)
+    if not (folder.is_dir() and (folder / "manifest.json").is_file()):
+        return load_texts(spec, max_examples, seed)
+    manifest = read_manifest(folder)
+    texts = [t for p in SPLIT_PARTS for t in load_texts(replace(spec, path=str(part_file(folder, manifest, p))))]
+    keep = sample_indices(len(texts), max_examples, seed)
+    return texts if keep is None else [texts[i] for i in keep.tolist()]
 
 
 def dataset_files(path: str) -> list[str]:

@@ -187,7 +187,13 @@ class HFScorer:
 
     def context_limit(self) -> int:
         """Tokens one input may have: ``max_tokens``, capped by the model's context length."""
-        limits = [x for x in (self.max_tokens, context_length(self.folder)) if x]
+        context = context_length(self.folder)
+        if self.max_tokens is not None and context is not None and self.max_tokens > context:
+            raise ConfigError(
+                f"--max-tokens={self.max_tokens} is beyond the model's context of {context} tokens; "
+                f"give at most {context}, or leave it out to use the whole context"
+            )
+        limits = [x for x in (self.max_tokens, context) if x]
         return min(limits) if limits else 2048
 
     # -- lazy loading -------------------------------------------------------------------------

@@ -72,7 +72,7 @@ def read_points(path: str, group: str | None) -> dict[str, list[tuple[float, flo
 
 
 def number(path: str, line: int, row: dict[str, str], name: str, *, required: bool = True) -> float | None:
-    """Column ``name`` of a CSV row as a finite number (None when optional and empty)."""
+    """Column ``name`` of a CSV row as an accuracy: a number in [0, 1] (None when optional and empty)."""
     if required and name not in row:
         raise InputError(
             f"is missing (the header has {sorted(row)})", path=path, line=1, field=name, fix=f"name a column {name!r}"
@@ -88,4 +88,12 @@ def number(path: str, line: int, row: dict[str, str], name: str, *, required: bo
         ) from None
     if not np.isfinite(parsed):
         raise InputError(f"is {value!r}", path=path, line=line, field=name, fix="give a finite number")
+    if not 0 <= parsed <= 1:
+        raise InputError(
+            f"is {value!r}, not an accuracy between 0 and 1",
+            path=path,
+            line=line,
+            field=name,
+            fix="write accuracies as shares (0.83, not 83)",
+        )
     return parsed
