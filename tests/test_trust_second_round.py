@@ -19,7 +19,19 @@ from unittest import mock
 import numpy as np
 import pytest
 from conftest import split_args, write_jsonl
-from test_trust import ok, pairs, refused
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_trust import (
+    app,
+    assert_refused_in_one_line,
+    fresh_case,
+    hostile_dataset,
+    ok,
+    pairs,
+    refused,
+    runner,
+    write_raw_jsonl,
+)
 
 from tailsplit.io import claims
 
@@ -443,3 +455,63 @@ def test_ood_rank_takes_a_split_folder_as_id_with_given_accuracies(tmp_path: Pat
     output = ok(["ood-rank", "--id", f"{folder}@hypothesis", "--candidates", str(tmp_path / "c.csv"),
                  "--id-accuracy", "0.8", "--out", str(tmp_path / "ood")])  # fmt: skip
     assert "drop 0.300" in " ".join(output.split())
+
+
+# -- 6. the safety net: generated hostile input for the commands that embed or train ----------
+
+
+@pytest.mark.model
+@settings(max_examples=int(os.environ.get("TAILSPLIT_HOSTILE_EXAMPLES", "6")), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+@given(case=hostile_dataset(), command=st.sampled_from(["similarity", "ood-rank", "curve"]))
+def test_embedding_and_training_commands_keep_the_contract_on_hostile_input(
+    tmp_path: Path, case: tuple[list[dict], list[str]], command: str
+) -> None:
+    """`similarity`, `ood-rank` (similarity alone, and with given accuracies) and `curve` (a
+    few steps) on hostile records: exit 0, or exit 2 with one line; the inputs unchanged;
+    nothing written beside the output."""
+    rows, _ = case
+    work, data = fresh_case(tmp_path, rows)
+    other = work / "e.jsonl"
+    write_raw_jsonl(other, [{"text": f"a plain sentence {i}", "label": ["x", "y"][i % 2]} for i in range(12)])
+    candidates = work / "c.csv"
+    candidates.write_text(f"name,path,fields,source,accuracy\nplain,{other},text,web,0.5\n", encoding="utf-8")
+    inputs = {p.name: p.read_bytes() for p in work.iterdir()}
+    out = work / "o"
+    args = {
+        "similarity": ["similarity", f"d={data}", f"e={other}", "--permutations", "5", "--mmd-sample", "5"],
+        "ood-rank": ["ood-rank", "--id", f"d={data}", "--candidates", str(candidates), "--id-accuracy", "0.9"],
+        "curve": ["curve", "--id", f"d={data}", "--ood", f"e={other}", "--max-steps", "2", "--checkpoint-every", "1",
+                  "--label-field", "label"],
+    }[command]  # fmt: skip
+    result = runner.invoke(app, [*args, "--out", str(out)])
+    assert {p.name: p.read_bytes() for p in work.iterdir() if p.name in inputs} == inputs
+    assert {p.name for p in work.iterdir()} <= {*inputs, "o"}
+    if result.exit_code != 0:
+        assert_refused_in_one_line(result)
+        assert not out.exists()
+    else:
+        assert json.loads((out / "manifest.json").read_text(encoding="utf-8"))["outputs"]
+
+
+@settings(max_examples=int(os.environ.get("TAILSPLIT_HOSTILE_EXAMPLES", "20")), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+@given(case=hostile_dataset(), roles=st.fixed_dictionaries({"text": st.sampled_from(["text", 0, "nosuch", ""]),
+                                                            "label": st.sampled_from([None, "label", 1.5])}))  # fmt: skip
+def test_the_python_api_refuses_any_role_name_in_one_error(
+    tmp_path: Path, case: tuple[list[dict], list[str]], roles: dict[str, object]
+) -> None:
+    """Any role name (text or not, present or not) gives a result or a TailsplitError."""
+    import tailsplit
+    from tailsplit.errors import TailsplitError
+
+    rows, _ = case
+    config = tailsplit.RunConfig()
+    config.data = tailsplit.DataConfig(table=rows, **roles)  # type: ignore[arg-type]
+    config.split.splitter = "random"
+    config.output.analyze = False
+    try:
+        result = tailsplit.run(config)
+    except TailsplitError:
+        return
+    assert sum(len(p) for p in result.split.parts().values()) == len(rows)
