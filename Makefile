@@ -29,7 +29,7 @@ demo: install
 # tests/conftest.py); a file's tests stay together and in order on one worker (the docs' shell
 # blocks build on each other).
 test: install lint
-	$(PY) -m pytest -q -n auto --dist loadfile
+	$(PY) -m pytest -q -n auto --dist loadfile --durations=20
 
 # Lint, format and type checks (part of `make test`).
 lint: install

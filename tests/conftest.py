@@ -83,11 +83,23 @@ def fake_backend(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> type[FakeSc
 
 @pytest.fixture(scope="session")
 def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A cache folder holding the converted bundled model, made once per test session."""
+    """A cache folder holding the converted bundled model, made once per test run and shared
+    by the test workers (the first converts it under a lock, the others wait and reuse it; a
+    converted copy is verified on every load, so a shared one is as safe as a fresh one).
+    Tests that damage a converted model work on a copy."""
+    import fcntl
+
     from tailsplit.scoring.hf import HFScorer
 
-    folder = tmp_path_factory.mktemp("model-cache")
-    assert HFScorer(cache_dir=folder).folder.is_dir()  # converted once, here
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # one folder for all workers
+    folder = shared / "model-cache-shared"
+    with open(shared / "model-cache-shared.lock", "a+") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        try:
+            assert HFScorer(cache_dir=folder).folder.is_dir()  # converted by the first worker only
+        finally:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
     return folder
 
 

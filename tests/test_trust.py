@@ -700,6 +700,7 @@ def hostile_command(draw: st.DrawFn) -> tuple[list[dict], str, list[str]]:
     return rows, command, options
 
 
+@pytest.mark.long  # 30 s: the full suite runs it, the quick loop does not
 @settings(max_examples=int(os.environ.get("TAILSPLIT_HOSTILE_EXAMPLES", "20")), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
 @given(case=hostile_command())

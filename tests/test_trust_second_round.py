@@ -294,6 +294,7 @@ def test_sigterm_removes_the_staging_folder_like_ctrl_c(tmp_path: Path) -> None:
     assert not (tmp_path / "ov").exists()
 
 
+@pytest.mark.long
 def test_correlate_on_many_points_fits_in_seconds() -> None:
     from tailsplit.shift.correlate import _hinge_fit, _hinge_grid, classify, synthetic_points
 
