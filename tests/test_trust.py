@@ -841,12 +841,17 @@ def test_correlate_keeps_the_contract_on_hostile_points(tmp_path: Path, points: 
 
 @settings(max_examples=int(os.environ.get("TAILSPLIT_HOSTILE_EXAMPLES", "30")), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
-@given(case=hostile_dataset())
+@given(
+    case=hostile_dataset(),
+    roles=st.fixed_dictionaries({"text": st.sampled_from(["text", 0, "nosuch", ""]),
+                                 "label": st.sampled_from(["label", None, 1.5])}),
+)  # fmt: skip
 def test_the_python_api_keeps_the_contract_on_hostile_tables(
-    tmp_path: Path, case: tuple[list[dict], list[str]]
+    tmp_path: Path, case: tuple[list[dict], list[str]], roles: dict[str, Any]
 ) -> None:
-    """In memory (a list of dicts, as Python holds it: surrogates, NaN, numpy-free), ``run``
-    returns a result covering every row or raises a TailsplitError — never another exception."""
+    """In memory (a list of dicts, as Python holds it: surrogates, NaN, numpy-free), with any
+    role name (text or not, present or not), ``run`` returns a result covering every row or
+    raises a TailsplitError — never another exception."""
     import copy
 
     import tailsplit
@@ -855,7 +860,7 @@ def test_the_python_api_keeps_the_contract_on_hostile_tables(
     rows, _ = case
     given_rows = copy.deepcopy(rows)
     config = tailsplit.RunConfig()
-    config.data = tailsplit.DataConfig(table=rows, text="text", label="label")
+    config.data = tailsplit.DataConfig(table=rows, **roles)
     config.split.splitter = "random"
     config.output.analyze = False
     try:

@@ -493,26 +493,3 @@ def test_embedding_and_training_commands_keep_the_contract_on_hostile_input(
         assert not out.exists()
     else:
         assert json.loads((out / "manifest.json").read_text(encoding="utf-8"))["outputs"]
-
-
-@settings(max_examples=int(os.environ.get("TAILSPLIT_HOSTILE_EXAMPLES", "20")), deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
-@given(case=hostile_dataset(), roles=st.fixed_dictionaries({"text": st.sampled_from(["text", 0, "nosuch", ""]),
-                                                            "label": st.sampled_from([None, "label", 1.5])}))  # fmt: skip
-def test_the_python_api_refuses_any_role_name_in_one_error(
-    tmp_path: Path, case: tuple[list[dict], list[str]], roles: dict[str, object]
-) -> None:
-    """Any role name (text or not, present or not) gives a result or a TailsplitError."""
-    import tailsplit
-    from tailsplit.errors import TailsplitError
-
-    rows, _ = case
-    config = tailsplit.RunConfig()
-    config.data = tailsplit.DataConfig(table=rows, **roles)  # type: ignore[arg-type]
-    config.split.splitter = "random"
-    config.output.analyze = False
-    try:
-        result = tailsplit.run(config)
-    except TailsplitError:
-        return
-    assert sum(len(p) for p in result.split.parts().values()) == len(rows)
