@@ -14,6 +14,7 @@ rewrites each flag of an escaping error as the keyword argument (``label=``, ``k
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -155,3 +156,17 @@ def keyword_spelling(func: F) -> F:
             raise
 
     return wrapper  # type: ignore[return-value]
+
+
+def write_fix(exc: OSError) -> str:
+    """What to do about an OS error while writing: the one rule for every output, cache and
+    lock file.
+
+    >>> write_fix(OSError(errno.ENOSPC, "No space left on device"))
+    'free some space or write elsewhere'
+    """
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "free some space or write elsewhere"
+    if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return "choose a location you can write to"
+    return "check the disk and the path"

@@ -92,10 +92,7 @@ def load_split_dir(
     fields = _fields(folder, data, text_kind, agreement_field)
     c = _read_columns(folder, manifest, fields, agreement_field)
     if agreement_field is not None and not any(np.isfinite(a[0]) for a in c["agreement"]):
-        raise ConfigError(
-            f"--agreement-field={agreement_field!r}: no example of the split in {str(folder)!r} has annotator "
-            "labels there; name the field that holds each example's list of annotator labels"
-        )
+        raise no_annotations(agreement_field, f"example of the split in {str(folder)!r}")
     logprob_sum, n_tokens = _scores(folder, manifest, c["ids"])
     program_field, pair_field = fields["program"], fields["pair"]
     return AnalysisInputs(
@@ -186,6 +183,14 @@ def _values(raw: list[Any], name: str) -> list[Any]:
             if not r.has(name):
                 raise r.error("is missing", field=name, fix="analyze the folder tailsplit wrote, unchanged") from None
         return [r.value(name) for r in raw]
+
+
+def no_annotations(agreement_field: str, where: str) -> ConfigError:
+    """The refusal of an ``--agreement-field`` that no example (of ``where``) holds."""
+    return ConfigError(
+        f"--agreement-field={agreement_field!r}: no {where} has annotator labels there; name the field "
+        "that holds each example's list of annotator labels"
+    )
 
 
 def record_agreement(raw: Any, name: str, gold: str) -> tuple[float, float]:

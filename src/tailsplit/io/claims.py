@@ -14,7 +14,6 @@ disk, a lock path that is not a plain file — refuses the run: no run proceeds 
 from __future__ import annotations
 
 import contextlib
-import errno
 import functools
 import os
 import stat
@@ -23,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
-from tailsplit.errors import ConfigError
+from tailsplit.errors import ConfigError, write_fix
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -57,11 +56,7 @@ def _resolved(out: str | Path) -> Path:
 
 def _refusal(option: str, out: str | Path, exc: OSError, what: str) -> ConfigError:
     reason = exc.strerror or str(exc)
-    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-        fix = "free some space or write elsewhere"
-    else:
-        fix = "choose a folder you can write to"
-    return ConfigError(f"{option}={str(out)!r}: {what} ({reason}); nothing was written; {fix}")
+    return ConfigError(f"{option}={str(out)!r}: {what} ({reason}); nothing was written; {write_fix(exc)}")
 
 
 def _make_parents(folder: Path, option: str, out: str | Path) -> list[Path]:
@@ -177,11 +172,6 @@ def release_output(out: str | Path) -> None:
         pass
     os.close(claim.fd)
     _remove_empty(claim.created)
-
-
-def held_outputs() -> list[Path]:
-    """The outputs this process holds claims on (for tests and diagnostics)."""
-    return sorted(_CLAIMS)
 
 
 def released_on_error(func: Callable[P, R]) -> Callable[P, R]:

@@ -4,9 +4,10 @@
   for ever, ``/dev/zero`` never ends, a socket or device is no data file.
 - A small file given by an option (a recipe, a BibTeX citation) is read up to
   :data:`MAX_OPTION_FILE_BYTES`; a larger one is refused before it is read whole.
-- A data record is at most :data:`MAX_RECORD_BYTES` (one line of JSON Lines, CSV or TSV;
-  one field of Parquet or an in-memory table), and nesting in a recipe or a record at most
-  :data:`MAX_NESTING` levels: both limits are on the Safety page.
+- One line of a text data file (JSON Lines, CSV, TSV, a corpus) is at most
+  :data:`MAX_RECORD_BYTES`, and a TOML recipe nests at most :data:`MAX_NESTING` levels: both
+  limits are on the Safety page. (Parquet and in-memory tables hold their values already;
+  JSON records nested past Python's recursion limit are refused where they are parsed.)
 
 >>> import tempfile, pathlib
 >>> with tempfile.TemporaryDirectory() as root:
@@ -25,8 +26,8 @@ from pathlib import Path
 from tailsplit.errors import ConfigError
 
 MAX_OPTION_FILE_BYTES = 1 << 20  # 1 MiB: recipes and citations are a few KiB
-MAX_RECORD_BYTES = 64 << 20  # 64 MiB: one record (a line) or one field value
-MAX_NESTING = 100  # levels of tables / lists / objects
+MAX_RECORD_BYTES = 64 << 20  # 64 MiB: one line of a text data file
+MAX_NESTING = 100  # levels of arrays and tables in a recipe
 
 
 def file_kind(mode: int) -> str:

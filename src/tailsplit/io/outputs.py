@@ -25,7 +25,6 @@ The rules every command follows (the documentation's Safety page):
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import re
@@ -36,7 +35,7 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
-from tailsplit.errors import ConfigError, OutputError
+from tailsplit.errors import ConfigError, OutputError, write_fix
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.claims import claim_output, release_output
 from tailsplit.io.paths import (
@@ -211,13 +210,7 @@ def _staging_name(target: Path, kind: str) -> str:
 def write_failure(exc: OSError, what: Path) -> OutputError:
     """An OS error while writing, as one line naming the path and what to do."""
     reason = exc.strerror or str(exc)
-    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-        fix = "free some space or write elsewhere"
-    elif exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
-        fix = "choose a location you can write to"
-    else:
-        fix = "check the disk and the path"
-    return OutputError(f"could not write {str(what)!r} ({reason}); nothing was written there; {fix}")
+    return OutputError(f"could not write {str(what)!r} ({reason}); nothing was written there; {write_fix(exc)}")
 
 
 class OutputFolder:

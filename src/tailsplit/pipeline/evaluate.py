@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from tailsplit.analysis.leakage import DuplicateKeys
-from tailsplit.analysis.split_dir import describe_split, read_split_parts, record_agreement
+from tailsplit.analysis.split_dir import describe_split, no_annotations, read_split_parts, record_agreement
 from tailsplit.cache import ScoreCache, default_cache_dir
 from tailsplit.config import EvaluateConfig, RunConfig, check_values
 from tailsplit.core import SPLIT_PARTS
@@ -270,10 +270,7 @@ def _test_agreement(
             )
         )
     if not any(a.annotated for a in out):
-        raise ConfigError(
-            f"agreement_field={config.agreement_field!r}: no test example of any split has annotator labels "
-            "there; name the field that holds each example's list of annotator labels"
-        )
+        raise no_annotations(config.agreement_field, "test example of any split")
     return out
 
 
