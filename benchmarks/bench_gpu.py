@@ -261,6 +261,9 @@ def main() -> None:
     parser.add_argument("--dtype", default="bfloat16", choices=["bfloat16", "float16"])
     parser.add_argument("--pairs", type=int, default=570_000)
     parser.add_argument("--check-pairs", type=int, default=1000)
+    parser.add_argument(
+        "--numerics-variants", nargs="+", choices=list(VARIANTS), help="variants checked for numerics [default: --variants]"
+    )
     parser.add_argument("--reference-pairs", type=int, default=20_000)
     parser.add_argument("--warmup-pairs", type=int, default=3000, help="scored first (compiles), not timed")
     parser.add_argument("--batch-tokens", type=int, default=None)
@@ -299,7 +302,8 @@ def main() -> None:
         if args.json:
             write_results(args.json, result)
 
-    result["numerics_nats_per_example"] = numerics(scorer, requests[: args.check_pairs], args.variants, args.dtype)
+    checked = args.numerics_variants or args.variants
+    result["numerics_nats_per_example"] = numerics(scorer, requests[: args.check_pairs], checked, args.dtype)
     print(json.dumps(result, indent=2), flush=True)
     save()
 

@@ -26,12 +26,13 @@ from __future__ import annotations
 import argparse
 import functools
 import hashlib
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from bench_gpu import DEFAULT_DATA, synthetic_requests
+from bench_gpu import DEFAULT_DATA, build_model_folder, synthetic_requests
 from provenance import write_results
 
 from tailsplit.collector import paused_gc
@@ -168,8 +169,16 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=570_000)
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--json", type=Path, help="write the measurements to this results file")
+    parser.add_argument(
+        "--tokenizer", type=Path, help="a folder with the bundled model's tokenizer.json, in place of the bundled model "
+        "(a machine without it: a tiny random Llama carries the tokenizer; no model runs)",
+    )  # fmt: skip
     args = parser.parse_args()
-    scorer = HFScorer(device="cpu", batch_tokens=BATCH_TOKENS, max_batch_size=MAX_ROWS)
+    model = "smollm2"
+    if args.tokenizer:
+        model = tempfile.mkdtemp(prefix="tailsplit-bench-planning-")
+        build_model_folder(args.tokenizer, Path(model), 0, "tiny")
+    scorer = HFScorer(model, device="cpu", batch_tokens=BATCH_TOKENS, max_batch_size=MAX_ROWS)
     backend = scorer.tokenizer.backend_tokenizer
     rules = TokenRules(scorer._start_token_id(), None, scorer.context_limit(), scorer.truncation)
     requests = synthetic_requests(DEFAULT_DATA, args.pairs, seed=0)

@@ -1,7 +1,11 @@
 """BOSS end to end on NLI: MNLI dev-matched as the ID data, ANLI test and SNLI dev as OOD candidates.
 
 Usage: python benchmarks/boss_nli.py [--data ../shared/data] [--out bench-out/boss]
-           [--curve-examples 2000] [--train-sizes 2000] [--json benchmarks/results/boss_nli.json]
+           [--curve-examples 2000] [--train-sizes 2000] [--max-steps 800] [--checkpoint-every 100]
+           [--encoder FOLDER] [--device auto] [--seed 0] [--json benchmarks/results/boss_nli.json]
+
+CPU (the Results page's first BOSS table): the defaults. GPU (a task model trained to its plateau):
+--max-steps 2000 --checkpoint-every 200 --device cuda (benchmarks/gpu_evidence.sh).
 
 Two commands, timed:
 
@@ -11,8 +15,11 @@ Two commands, timed:
    candidate's accuracy and drop with 95% bootstrap intervals, the centroid similarity, and
    BOSS's decision (``--min-drop 0.05``, one per source).
 2. ``tailsplit curve``: the same ID data; one run on all of ID train and one per
-   ``--train-sizes``, 800 steps each, ID test and both OOD sets (a seeded sample of
-   ``--curve-examples`` each) evaluated every 100 steps; the ID–OOD relation per OOD set.
+   ``--train-sizes``, ``--max-steps`` each, ID test and both OOD sets (a seeded sample of
+   ``--curve-examples`` each) evaluated every ``--checkpoint-every`` steps; the ID–OOD relation
+   per OOD set.
+
+The results file is written after each command, so a run stopped after ``ood-rank`` keeps it.
 
 About 40 minutes on 2 CPU cores with empty caches; seconds from the caches.
 """
@@ -49,8 +56,15 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("bench-out/boss"))
     parser.add_argument("--curve-examples", type=int, default=2000, help="seeded sample of each OOD set in curve")
     parser.add_argument("--train-sizes", default="2000", help="extra curve runs on this many ID examples")
+    parser.add_argument("--max-steps", type=int, default=800, help="training steps of 32 pairs (both commands)")
+    parser.add_argument("--checkpoint-every", type=int, default=100, help="curve: evaluate every this many steps")
+    parser.add_argument("--encoder", help="the encoder folder (both commands) [default: the bundled MiniLM-L6]")
+    parser.add_argument("--device", default="auto")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--max-examples", type=int, help="ood-rank: seeded sample of each dataset (a quick check)")
     parser.add_argument("--json", type=Path, help="write the decision table and the curve types to this file")
     args = parser.parse_args()
+    training = ["--max-steps", str(args.max_steps), "--device", args.device, "--seed", str(args.seed)]
     args.out.mkdir(parents=True, exist_ok=True)
     candidates = args.out / "candidates.csv"
     candidates.write_text(
@@ -71,19 +85,35 @@ def main() -> None:
             str(candidates),
             "--min-drop",
             "0.05",
+            *training,
+            *(["--encoder", args.encoder, "--task-encoder", args.encoder] if args.encoder else []),
+            *(["--max-examples", str(args.max_examples)] if args.max_examples else []),
             "--overwrite",
             "--out",
             str(args.out / "ood"),
         )  # fmt: skip
     }
     ood = json.loads((args.out / "ood" / "ood.json").read_text(encoding="utf-8"))
+    results = {
+        "id": ood["id"],
+        "task_model": ood["task_model"],
+        "decisions": {d["name"]: d for d in ood["decisions"]},
+        "kept": ood["kept"],
+        "recipe": {"max_steps": args.max_steps, "checkpoint_every": args.checkpoint_every, "seed": args.seed,
+                   "device": args.device, "curve_examples": args.curve_examples, "train_sizes": args.train_sizes},
+        "embedding": json.loads((args.out / "ood" / "manifest.json").read_text(encoding="utf-8"))["embedding"],
+        "seconds": {k: round(v, 1) for k, v in seconds.items()},
+    }  # fmt: skip
+    if args.json:
+        write_results(args.json, results)
     sizes = (
         ["--train-sizes", f"{args.train_sizes},{ood['task_model']['id_parts']['train']}"] if args.train_sizes else []
     )
     seconds["curve"] = tailsplit(
         "curve", "--id", id_spec,
         *(a for name, (path, _) in CANDIDATES.items() for a in ("--ood", f"{name}={args.data / path}@{FIELDS}")),
-        "--max-examples", str(args.curve_examples), *sizes, "--overwrite", "--out", str(args.out / "curve"),
+        "--max-examples", str(args.curve_examples), *sizes, *training, "--checkpoint-every", str(args.checkpoint_every),
+        *(["--encoder", args.encoder] if args.encoder else []), "--overwrite", "--out", str(args.out / "curve"),
     )  # fmt: skip
     curve = json.loads((args.out / "curve" / "curve.json").read_text(encoding="utf-8"))
     points = (args.out / "curve" / "points.csv").read_text(encoding="utf-8")
@@ -98,24 +128,15 @@ def main() -> None:
         print(f"{group}: Type {rel['type']} ({rel['reason']})")
     print({k: round(v, 1) for k, v in seconds.items()})
     if args.json:
-        write_results(
-            args.json,
-            {
-                "id": ood["id"],
-                "task_model": ood["task_model"],
-                "decisions": {d["name"]: d for d in ood["decisions"]},
-                "kept": ood["kept"],
-                "curve": {
-                    "runs": curve["runs"],
-                    "ood": curve["ood"],
-                    "groups": curve["groups"],
-                    "points": points.count("\n") - 1,
-                    "id_range": _id_range(points),
-                },
-                "embedding": json.loads((args.out / "ood" / "manifest.json").read_text(encoding="utf-8"))["embedding"],
-                "seconds": {k: round(v, 1) for k, v in seconds.items()},
-            },
-        )
+        results["curve"] = {
+            "runs": curve["runs"],
+            "ood": curve["ood"],
+            "groups": curve["groups"],
+            "points": points.count("\n") - 1,
+            "id_range": _id_range(points),
+        }
+        results["seconds"] = {k: round(v, 1) for k, v in seconds.items()}
+        write_results(args.json, results)
 
 
 if __name__ == "__main__":

@@ -1,40 +1,46 @@
 #!/usr/bin/env bash
-# The GPU measurements the Performance page waits for, as one command of under ten minutes
-# (a session is lent 15 minutes of device time, the machine's start included). From the
+# The GPU checks and measurements the Performance page waits for, as one command of under ten
+# minutes (a session is lent 15 minutes of device time, the machine's start included). From the
 # repository root of a copy on the GPU machine:
 #
 #   TAILSPLIT_COMMIT=<commit> bash benchmarks/gpu_session.sh TOKENIZER_DIR OUT_DIR
 #
 # TOKENIZER_DIR holds the bundled model's tokenizer.json (the converted model's folder in the
 # tailsplit cache, copied into the checkout). tailsplit is read from src/ without an install;
-# packages the machine lacks (dill) are installed from the wheels in .whl/ when that folder is
-# there. Each step has its own time limit and its benchmark rewrites its results file after
-# every stage, so a step cut short keeps what it measured and the steps after it still run; the
-# most wanted come first. OUT_DIR receives the results files (copy them into
-# benchmarks/results/) and a log. SMOKE=1 runs every step on the CPU at a tiny size: a check of
-# the script, not a measurement.
+# packages the machine lacks (nltk, sqlglot, gguf, dill, and the CLI's typer, rich, click) are
+# installed from the wheels in WHEEL_DIR (default .whl) when that folder is there. Each step has
+# its own time limit and its benchmark rewrites its results file after every stage, so a step
+# cut short keeps what it measured and the steps after it still run; the most wanted come
+# first. OUT_DIR receives the results files (named after the card: gpu_h200_bundled.json, ...;
+# copy them into benchmarks/results/), the tests' report and a log. SMOKE=1 runs every step on
+# the CPU at a tiny size: a check of the script, not a measurement.
 set -uo pipefail
-tokenizer=${1:?TOKENIZER_DIR (a folder with tokenizer.json)}
-out=${2:?OUT_DIR}
+tokenizer=$(realpath "${1:?TOKENIZER_DIR (a folder with tokenizer.json)}")
+out=$(realpath -m "${2:?OUT_DIR}")
 cd "$(dirname "$0")/.."
 mkdir -p "$out"
 export PYTHONUNBUFFERED=1 PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
-if [ -d .whl ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/tailsplit-site .whl/*.whl \
-    && export PYTHONPATH="$PYTHONPATH:/tmp/tailsplit-site" || exit 1
+wheels=${WHEEL_DIR:-.whl}
+if [ -d "$wheels" ]; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/tailsplit-site "$wheels"/*.whl \
+    && export PYTHONPATH="/tmp/tailsplit-site:$PYTHONPATH" || exit 1
 fi
 
 if [ "${SMOKE:-0}" = 1 ]; then
-  limits=(600 600 600 600)
-  gpu() { python3 benchmarks/bench_gpu.py --tokenizer "$tokenizer" --smoke --shape tiny --pairs 300 --check-pairs 20 \
-            --warmup-pairs 20 --reference-pairs 40 --variants transformers native "${@:3}" --json "$out/$1"; }
-  planning() { python3 benchmarks/bench_planning.py --pairs 3000 --repeats 1 --json "$out/$1"; }
+  limits=(900 600 600 600 600)
+  card=smoke
+  device=cpu
+  gpu() { python3 benchmarks/bench_gpu.py --tokenizer "$tokenizer" "${@:3}" --smoke --shape tiny --pairs 300 --check-pairs 20 \
+            --warmup-pairs 20 --reference-pairs 40 --variants transformers native --numerics-variants native --json "$out/$1"; }
+  planning() { python3 benchmarks/bench_planning.py --tokenizer "$tokenizer" --pairs 3000 --repeats 1 --json "$out/$1"; }
 else
-  limits=(270 150 60 100)
+  limits=(150 200 80 45 60)
   python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else "no CUDA GPU: run with SMOKE=1 to check the script")' || exit 1
-  nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv | tee "$out/gpu.csv" || true
-  gpu() { python3 benchmarks/bench_gpu.py --tokenizer "$tokenizer" --shape "$2" --pairs 570000 "${@:3}" --json "$out/$1"; }
-  planning() { python3 benchmarks/bench_planning.py --pairs 570000 --repeats 1 --json "$out/$1"; }
+  nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv | tee "$out/gpu.csv" || true
+  card=$(python3 -c 'import torch; n = torch.cuda.get_device_name(); print(next((k for k in ("h200", "h100", "a100") if k in n.lower()), "gpu"))')
+  device=cuda
+  gpu() { python3 benchmarks/bench_gpu.py --tokenizer "$tokenizer" --shape "$2" "${@:3}" --json "$out/$1"; }
+  planning() { python3 benchmarks/bench_planning.py --tokenizer "$tokenizer" --pairs 570000 --repeats 1 --json "$out/$1"; }
 fi
 export -f gpu planning
 export tokenizer out
@@ -46,18 +52,24 @@ status=0
 step() {  # step LIMIT_S NAME COMMAND...: run with a time limit, log it, remember a failure
   local limit=$1 name=$2
   shift 2
-  echo "== $name (at most $limit s)" | tee -a "$out/log.txt"
+  echo "== $name (at most $limit s) $(date -u +%T)" | tee -a "$out/log.txt"
   timeout "$limit" bash -c '"$@"' _ "$@" 2>&1 | tee -a "$out/log.txt"
   local code=${PIPESTATUS[0]}
-  echo "== $name: exit $code" | tee -a "$out/log.txt"
+  echo "== $name: exit $code $(date -u +%T)" | tee -a "$out/log.txt"
   [ "$code" = 0 ] || status=1
 }
-# 1. the bundled shape: every variant, numerics, prefix sharing off, the reference recipe (goal: <= 15 s)
-step "${limits[0]}" bundled gpu gpu_h100_bundled.json bundled
-# 2. the 302M shape's MFU (goal: >= 35%), the fastest variant
-step "${limits[1]}" gpt2-medium gpu gpu_h100_gpt2_medium.json gpt2-medium "${fastest[@]}"
+# 0. correct first: the tests of the GPU levers, on the device (tiny random Llama, the bundled tokenizer)
+step "${limits[0]}" tests env TAILSPLIT_TEST_TOKENIZER="$tokenizer" python3 -m pytest -q -p no:cacheprovider -m gpu \
+  --device "$device" --junitxml "$out/gpu_tests.xml" -W ignore tests/test_gpu_device.py tests/test_gpu_levers.py \
+  tests/test_language_model.py
+# 1. the bundled shape on 570,000 pairs: every variant, numerics, the reference recipe (goal: <= 15 s)
+step "${limits[1]}" bundled gpu "gpu_${card}_bundled.json" bundled --pairs 570000 --check-pairs 500 --warmup-pairs 2000 \
+  --reference-pairs 10000 --numerics-variants transformers native --skip-unshared
+# 2. the 302M shape's MFU (goal: >= 35%), the fastest variant, on 200,000 pairs
+step "${limits[2]}" gpt2-medium gpu "gpu_${card}_gpt2_medium.json" gpt2-medium --pairs 200000 "${fastest[@]}" \
+  --check-pairs 200 --numerics-variants native
 # 3. tokenising and planning on the GPU machine's cores (goal: <= 4 s)
-step "${limits[2]}" planning planning planning_gpu_host.json
-# 4. a 1B shape, measured and reported
-step "${limits[3]}" 1b gpu gpu_h100_1b.json 1b "${fastest[@]}"
+step "${limits[3]}" planning planning "planning_${card}_host.json"
+# 4. a 1B shape, measured and reported (100,000 pairs)
+step "${limits[4]}" 1b gpu "gpu_${card}_1b.json" 1b --pairs 100000 "${fastest[@]}" --check-pairs 200 --numerics-variants native
 exit "$status"

@@ -106,8 +106,37 @@ def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--device", default="cpu",
+        help="where the tests marked gpu score and train: cpu (the default) or cuda[:N] (pytest -m gpu --device cuda)",
+    )  # fmt: skip
+
+
 @pytest.fixture(scope="session")
-def tiny_llama(model_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def device(request: pytest.FixtureRequest) -> str:
+    """The device of the tests marked ``gpu``: ``cpu`` unless ``--device`` names another."""
+    chosen = str(request.config.getoption("--device"))
+    if chosen != "cpu":
+        import torch
+
+        if not torch.cuda.is_available():
+            pytest.exit(f"--device {chosen}: this machine has no CUDA device", returncode=2)
+    return chosen
+
+
+def bundled_tokenizer(request: pytest.FixtureRequest) -> Path:
+    """The bundled model's tokenizer: from the converted model, or from the folder that
+    ``TAILSPLIT_TEST_TOKENIZER`` names (a GPU machine without the bundled model's package)."""
+    if folder := os.environ.get("TAILSPLIT_TEST_TOKENIZER"):
+        return Path(folder)
+    from tailsplit.scoring.hf import HFScorer
+
+    return HFScorer(cache_dir=request.getfixturevalue("model_cache")).folder
+
+
+@pytest.fixture(scope="session")
+def tiny_llama(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A 2-layer Llama with grouped-query attention, seeded random weights and the bundled
     tokenizer: what the scoring mechanics (batching, padding, sharing, resuming, cross-fitting)
     are tested on in seconds; the bundled model's own numbers are tested on the bundled model."""
@@ -115,8 +144,6 @@ def tiny_llama(model_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> P
 
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM
-
-    from tailsplit.scoring.hf import HFScorer
 
     folder = tmp_path_factory.mktemp("tiny-llama")
     config = LlamaConfig(
@@ -129,7 +156,7 @@ def tiny_llama(model_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> P
         for parameter in model.parameters():
             parameter.normal_(0, 0.2)  # logits far from uniform, so rounding and misplaced tokens show
     model.save_pretrained(folder)
-    bundled = HFScorer(cache_dir=model_cache).folder
+    bundled = bundled_tokenizer(request)
     for name in TOKENIZER_FILES:
         if (bundled / name).exists():
             shutil.copy(bundled / name, folder / name)

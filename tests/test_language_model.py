@@ -223,7 +223,8 @@ def cached_rows(cache: Path) -> int:
         return 0
 
 
-def test_killed_run_resumes_to_identical_outputs(tiny_llama: Path, tmp_path: Path) -> None:
+@pytest.mark.gpu
+def test_killed_run_resumes_to_identical_outputs(tiny_llama: Path, tmp_path: Path, device: str) -> None:
     n_rows = 600  # enough one-row batches that the victim is still scoring when it is killed
     data = tmp_path / "pairs.jsonl"
     with gzip.open(SAMPLE, "rt", encoding="utf-8") as handle:
@@ -232,7 +233,7 @@ def test_killed_run_resumes_to_identical_outputs(tiny_llama: Path, tmp_path: Pat
 
     def args(name: str) -> list[str]:
         return [str(data), "--text", "hypothesis", "--context", "premise", "--label", "label",
-                "--template", "snli", "--balance-labels", "--model", str(tiny_llama), "--max-batch-size", "1",
+                "--template", "snli", "--balance-labels", "--model", str(tiny_llama), "--max-batch-size", "1", "--device", device,
                 "--cache-dir", str(caches[name]), "--no-analyze", "--out", str(tmp_path / f"out-{name}"), "--quiet"]  # fmt: skip
 
     victim = run_cli(args("resumed"))

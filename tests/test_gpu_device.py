@@ -1,0 +1,123 @@
+"""Scores on the device against scores on the CPU, with a small random Llama.
+
+``pytest -m gpu --device cuda`` runs these (with ``test_gpu_levers.py`` and the resume test)
+on a GPU; without ``--device`` they run on the CPU, where the device and the CPU are the same
+machine and the checks hold trivially or by simulation (the out-of-memory halving). What they
+hold a GPU to: float32 within 1e-4 nats of the CPU per example, either implementation;
+bfloat16 within 0.12 nats (the tolerance the docs state); scores that do not depend on how
+requests are batched, padded or ordered; a real out-of-memory batch scored in halves.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import SAMPLE
+
+from tailsplit.core import FieldMap
+from tailsplit.io import load_examples
+from tailsplit.prompts import BUILTIN_TEMPLATES
+from tailsplit.scoring.base import ScoreRequest
+from tailsplit.scoring.driver import build_requests
+
+pytestmark = [pytest.mark.slow, pytest.mark.gpu]
+torch = pytest.importorskip("torch")
+HFScorer = pytest.importorskip("tailsplit.scoring.hf").HFScorer
+BF16_TOLERANCE = 0.12  # nats per example, the stated bound of bf16 against float32
+
+
+@pytest.fixture(scope="module")
+def requests_300() -> list[ScoreRequest]:
+    """SNLI pairs under the SNLI prompt (three hypotheses per premise: shared prefixes), and a
+    fifth of them again without a prompt (plain padded rows)."""
+    dataset = load_examples(SAMPLE, FieldMap(text="hypothesis", context="premise", label="label")).subset(range(240))
+    prompted = build_requests(dataset, BUILTIN_TEMPLATES["snli"])
+    return prompted + [ScoreRequest("", r.prompt + r.query) for r in prompted[:60]]
+
+
+def scores(folder: Path, tmp_path: Path, requests: list[ScoreRequest], **options: object) -> np.ndarray:
+    scorer = HFScorer(str(folder), cache_dir=tmp_path / "cache", **options)
+    total = np.full(len(requests), np.nan)
+    for batch, result in zip(batches := scorer.plan(requests), scorer.score_batches(batches)):
+        total[batch.indices] = result.logprob_sum
+    assert not np.isnan(total).any(), "a request was not scored"
+    return total
+
+
+@pytest.fixture(scope="module")
+def on_cpu(tiny_llama: Path, tmp_path_factory: pytest.TempPathFactory, requests_300) -> np.ndarray:
+    return scores(tiny_llama, tmp_path_factory.mktemp("cpu"), requests_300, device="cpu", implementation="transformers")
+
+
+@pytest.mark.parametrize("implementation", ["native", "transformers"])
+def test_float32_on_the_device_equals_float32_on_the_cpu(tiny_llama, tmp_path, requests_300, on_cpu, device, implementation) -> None:  # fmt: skip
+    ours = scores(tiny_llama, tmp_path, requests_300, device=device, implementation=implementation)
+    assert np.max(np.abs(ours - on_cpu)) < 1e-4
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "mixed-bfloat16"])
+def test_bfloat16_on_the_device_is_within_the_stated_tolerance(tiny_llama, tmp_path, requests_300, on_cpu, device, dtype) -> None:  # fmt: skip
+    ours = scores(tiny_llama, tmp_path, requests_300, device=device, dtype=dtype)
+    error = np.abs(ours - on_cpu)
+    assert 1e-4 < np.max(error) < BF16_TOLERANCE  # bf16 arithmetic ran, and stayed within the bound
+
+
+def test_scores_do_not_depend_on_batching_padding_or_order(tiny_llama, tmp_path, requests_300, device) -> None:
+    reference = scores(tiny_llama, tmp_path, requests_300, device=device, batch_tokens=65536)
+    order = list(range(len(requests_300)))
+    random.Random(0).shuffle(order)
+    variants = {
+        "small batches": scores(tiny_llama, tmp_path, requests_300, device=device, batch_tokens=256),
+        "one row per batch": scores(tiny_llama, tmp_path, requests_300, device=device, max_batch_size=1),
+        "left padding": scores(tiny_llama, tmp_path, requests_300, device=device, padding_side="left"),
+        "no prefix sharing": scores(tiny_llama, tmp_path, requests_300, device=device, share_prefix="never"),
+        "shuffled": scores(tiny_llama, tmp_path, [requests_300[i] for i in order], device=device)[np.argsort(order)],
+    }
+    for name, variant in variants.items():
+        assert np.max(np.abs(variant - reference)) < 1e-4, name
+
+
+def test_a_batch_that_runs_out_of_device_memory_is_scored_in_halves(tiny_llama, tmp_path, requests_300, device) -> None:
+    """On a GPU the memory is really short: the process may use only a little more than the
+    model holds, and one batch of all requests needs more; on a CPU the shortage is simulated
+    (``test_gpu_levers.py``), so this checks the GPU alone."""
+    if device == "cpu":
+        pytest.skip("a real out-of-memory error needs a GPU; test_gpu_levers.py simulates one on the CPU")
+    whole = scores(tiny_llama, tmp_path, requests_300, device=device, batch_tokens=2048)
+    scorer = HFScorer(str(tiny_llama), cache_dir=tmp_path / "cache", device=device, batch_tokens=2**20)
+    batches = scorer.plan(requests_300)
+    assert len(batches) <= 2, "one batch should hold (nearly) every request"
+    scorer.model  # noqa: B018 - the weights are on the card before the allowance is measured
+    torch.cuda.empty_cache()
+    index = torch.device(device).index or 0
+    total = torch.cuda.get_device_properties(index).total_memory
+    allowed = torch.cuda.memory_reserved(index) + 64 * 2**20  # the model, and 64 MiB more
+    torch.cuda.set_per_process_memory_fraction(allowed / total, index)
+    halvings: list[str] = []
+    try:
+        import logging
+
+        class Seen(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                halvings.append(record.getMessage())
+
+        handler = Seen(logging.DEBUG)
+        log = logging.getLogger("tailsplit")
+        level = log.level
+        log.addHandler(handler)
+        log.setLevel(logging.DEBUG)
+        try:
+            total_scores = np.full(len(requests_300), np.nan)
+            for batch, result in zip(batches, scorer.score_batches(batches)):
+                total_scores[batch.indices] = result.logprob_sum
+        finally:
+            log.removeHandler(handler)
+            log.setLevel(level)
+    finally:
+        torch.cuda.set_per_process_memory_fraction(1.0, index)
+        torch.cuda.empty_cache()
+    assert any("ran out of memory" in message for message in halvings), "the batch fit: lower the allowance"
+    assert np.max(np.abs(total_scores - whole)) < 1e-4
