@@ -262,7 +262,10 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=570_000)
     parser.add_argument("--check-pairs", type=int, default=1000)
     parser.add_argument(
-        "--numerics-variants", nargs="+", choices=list(VARIANTS), help="variants checked for numerics [default: --variants]"
+        "--numerics-variants",
+        nargs="+",
+        choices=list(VARIANTS),
+        help="variants checked for numerics [default: --variants]",
     )
     parser.add_argument("--reference-pairs", type=int, default=20_000)
     parser.add_argument("--warmup-pairs", type=int, default=3000, help="scored first (compiles), not timed")

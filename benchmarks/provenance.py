@@ -16,16 +16,19 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def with_provenance(result: dict[str, Any]) -> dict[str, Any]:
-    """``result`` with a ``provenance`` entry: command, UTC date, tailsplit version, commit (from
-    git, else the ``TAILSPLIT_COMMIT`` environment variable, else null)."""
+    """``result`` with a ``provenance`` entry: command, UTC date, tailsplit version, commit (the
+    ``TAILSPLIT_COMMIT`` environment variable where set: a copy on a GPU machine may carry a
+    stale or no .git; else from git; else null)."""
     from tailsplit import __version__
 
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):  # a copy without .git (a GPU machine's): say it
-        commit = os.environ.get("TAILSPLIT_COMMIT")
+    commit = os.environ.get("TAILSPLIT_COMMIT")
+    if not commit:
+        try:
+            commit = subprocess.run(
+                ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
+            ).stdout.strip()
+        except (OSError, subprocess.CalledProcessError):
+            commit = None
     command = " ".join(["python", str(Path(sys.argv[0]).resolve().relative_to(ROOT)), *map(_relative, sys.argv[1:])])
     date = datetime.datetime.now(datetime.UTC).date().isoformat()
     return {**result, "provenance": {"command": command, "date": date, "tailsplit": __version__, "commit": commit}}

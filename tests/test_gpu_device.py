@@ -81,21 +81,25 @@ def test_scores_do_not_depend_on_batching_padding_or_order(tiny_llama, tmp_path,
 
 
 def test_a_batch_that_runs_out_of_device_memory_is_scored_in_halves(tiny_llama, tmp_path, requests_300, device) -> None:
-    """On a GPU the memory is really short: the process may use only a little more than the
-    model holds, and one batch of all requests needs more; on a CPU the shortage is simulated
-    (``test_gpu_levers.py``), so this checks the GPU alone."""
+    """On a GPU the memory is really short: the process may reserve only what scoring eight
+    requests took (the weights, cuBLAS's workspace, one small batch's activations), and one
+    batch of all requests needs far more (its float32 log-probabilities alone are ~0.6 GB); on
+    a CPU the shortage is simulated (``test_gpu_levers.py``), so this checks the GPU alone."""
     if device == "cpu":
         pytest.skip("a real out-of-memory error needs a GPU; test_gpu_levers.py simulates one on the CPU")
     whole = scores(tiny_llama, tmp_path, requests_300, device=device, batch_tokens=2048)
     scorer = HFScorer(str(tiny_llama), cache_dir=tmp_path / "cache", device=device, batch_tokens=2**20)
     batches = scorer.plan(requests_300)
     assert len(batches) <= 2, "one batch should hold (nearly) every request"
-    scorer.model  # noqa: B018 - the weights are on the card before the allowance is measured
-    torch.cuda.empty_cache()
     index = torch.device(device).index or 0
-    total = torch.cuda.get_device_properties(index).total_memory
-    allowed = torch.cuda.memory_reserved(index) + 64 * 2**20  # the model, and 64 MiB more
-    torch.cuda.set_per_process_memory_fraction(allowed / total, index)
+    torch.cuda.empty_cache()
+    torch.cuda.reset_peak_memory_stats(index)
+    small = scorer.plan(requests_300[:8])
+    for _ in scorer.score_batches(small):  # loads the weights, and measures what a small batch takes
+        pass
+    torch.cuda.synchronize(index)
+    allowed = torch.cuda.max_memory_reserved(index) + 8 * 2**20
+    torch.cuda.set_per_process_memory_fraction(allowed / torch.cuda.get_device_properties(index).total_memory, index)
     halvings: list[str] = []
     try:
         import logging

@@ -69,8 +69,14 @@ def test_native_model_equals_transformers(tiny_llama, requests_60, tmp_path, dev
 
 
 def test_auto_keeps_the_measured_choice_and_compile_asks_for_the_native_model(tiny_llama, tmp_path) -> None:
+    """Measured faster: native on a CPU in float32 and on a CUDA GPU in half precision (H200,
+    bf16: 35.4 s against 38.7 s for 570,000 pairs); transformers elsewhere."""
     assert scorer_of(tiny_llama, tmp_path).resolved_implementation() == "native"
     assert scorer_of(tiny_llama, tmp_path, dtype="bfloat16").resolved_implementation() == "transformers"
+    for dtype, chosen in [("bfloat16", "native"), ("float16", "native"), ("float32", "transformers")]:
+        on_gpu = scorer_of(tiny_llama, tmp_path, dtype=dtype)
+        on_gpu.resolved_device = lambda: "cuda:0"  # type: ignore[method-assign]
+        assert on_gpu.resolved_implementation() == chosen, dtype
     compiled = scorer_of(tiny_llama, tmp_path, dtype="bfloat16", torch_compile=True)
     assert compiled.resolved_implementation() == "native"
     assert (
@@ -92,13 +98,19 @@ def test_compiled_bfloat16_is_as_close_to_float32_as_eager_bfloat16(tiny_llama, 
     rounds each to bf16, so the two differ by bf16 rounding (0.02 nats on these sums of up to
     400 nats), not by 1e-4; each stays as close to float32 as the other."""
     float32 = score_all(scorer_of(tiny_llama, tmp_path, implementation="native", device=device), requests_60)
-    eager = score_all(scorer_of(tiny_llama, tmp_path, implementation="native", device=device, dtype="bfloat16"), requests_60)
-    compiled = score_all(scorer_of(tiny_llama, tmp_path, torch_compile=True, device=device, dtype="bfloat16"), requests_60)
+    eager = score_all(
+        scorer_of(tiny_llama, tmp_path, implementation="native", device=device, dtype="bfloat16"), requests_60
+    )
+    compiled = score_all(
+        scorer_of(tiny_llama, tmp_path, torch_compile=True, device=device, dtype="bfloat16"), requests_60
+    )
     eager_error, compiled_error = np.max(np.abs(eager - float32)), np.max(np.abs(compiled - float32))
     assert compiled_error < 0.12 and compiled_error < 2 * eager_error
 
 
-def test_a_batch_out_of_memory_is_scored_in_halves_with_the_same_scores(tiny_llama, requests_60, tmp_path, device) -> None:
+def test_a_batch_out_of_memory_is_scored_in_halves_with_the_same_scores(
+    tiny_llama, requests_60, tmp_path, device
+) -> None:
     whole = scorer_of(tiny_llama, tmp_path, batch_tokens=4096, device=device)
     expected = score_all(whole, requests_60)
     halved = scorer_of(tiny_llama, tmp_path, batch_tokens=4096, device=device)

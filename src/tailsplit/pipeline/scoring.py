@@ -86,6 +86,10 @@ def score_dataset(
         "template": template.describe(),
         "backend": config.backend,
     }
+    if hasattr(scorer, "resolved_implementation"):  # what --implementation auto chose, and where
+        meta["implementation"] = scorer.resolved_implementation()
+        if engine is None:  # Ray's workers resolve their own
+            meta["device"] = scorer.resolved_device()
     details = report.as_dict()
     if engine is not None and engine.last_run:
         details["engine"] = engine.last_run

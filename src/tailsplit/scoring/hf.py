@@ -245,8 +245,9 @@ class HFScorer:
 
     def resolved_implementation(self) -> str:
         """``native`` or ``transformers``. ``auto`` runs the native model where it was measured
-        (a CPU, float32 weights) and when ``torch_compile`` asks for it; ``native`` (or
-        ``torch_compile``) on a checkpoint the native model does not cover is an error naming why."""
+        faster (a CPU with float32 weights; a CUDA GPU with bf16 or fp16 weights, measured in
+        bf16 on an H200: Performance page) and when ``torch_compile`` asks for it; ``native``
+        (or ``torch_compile``) on a checkpoint the native model does not cover is an error naming why."""
         if self._implementation is None:
             self._implementation = "transformers"
             if self.implementation != "transformers":
@@ -257,7 +258,9 @@ class HFScorer:
                 if reason is not None and (self.implementation == "native" or self.torch_compile):
                     fix = "use auto" if self.implementation == "native" else "leave torch_compile off"
                     raise ConfigError(f"{asked} cannot run model={self.model_spec!r}: {reason}; {fix}")
-                measured = self.resolved_device() == "cpu" and self.dtype not in ("bfloat16", "float16")
+                measured = (self.resolved_device() == "cpu" and self.dtype not in ("bfloat16", "float16")) or (
+                    self.resolved_device().startswith("cuda") and self.dtype in ("bfloat16", "float16")
+                )
                 if reason is None and (self.implementation == "native" or self.torch_compile or measured):
                     self._implementation = "native"
         return self._implementation
