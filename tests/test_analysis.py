@@ -144,6 +144,30 @@ def test_per_example_reading_grades_and_pair_text(tmp_path: Path) -> None:
     assert "texts (context + query)" in (tmp_path / "q" / "report.md").read_text(encoding="utf-8")
 
 
+@pytest.mark.model
+def test_spacy_loaded_without_torch_parses_as_it_does_with_torch() -> None:
+    """spaCy is imported with torch held off (thinc would import it, for nothing the English
+    pipeline uses); the depths are those of a process where torch was loaded first, and torch
+    still imports afterwards."""
+    import subprocess
+    import sys
+
+    code = (
+        "import gzip, json, sys; {first}"
+        "from tailsplit.analysis.syntax import dependency_depths, find_parser; "
+        f"texts = [json.loads(line)['premise'] for line in gzip.open({str(SAMPLE)!r}, 'rt')][:300]; "
+        "depths = dependency_depths(texts, find_parser()).tolist(); loaded = 'torch' in sys.modules; "
+        "import torch; print(json.dumps([loaded, depths, torch.ones(1).item()]))"
+    )
+    runs = [
+        json.loads(subprocess.run([sys.executable, "-c", code.format(first=first)], capture_output=True, text=True, check=True).stdout)
+        for first in ("", "import torch; ")
+    ]  # fmt: skip
+    (without, depths, one), (with_torch, expected, _) = runs
+    assert without is False and with_torch is True and one == 1.0
+    assert depths == expected and max(depths) > 3
+
+
 @pytest.mark.long
 def test_dependency_depth_is_reported_against_random_splits(tmp_path: Path) -> None:
     from tailsplit.analysis.syntax import dependency_depths, find_parser

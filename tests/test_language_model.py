@@ -201,6 +201,42 @@ def test_identity_names_the_weights(scorer: HFScorer) -> None:
     assert len(identity["weights_sha256"]) == 64 and identity["max_tokens"] == 8192
 
 
+# The converted bundled model's files, as the conversion wrote them before it read the GGUF file
+# once (gguf_read_once); valid for these library versions.
+CONVERTED = {
+    "versions": {"transformers": "5.24.0", "gguf": "0.19.0", "safetensors": "0.8.0", "torch": "2.13.0+cpu"},
+    "sha256": {
+        "config.json": "8e7955e0774d472f03e08cb5ec79e478ddc8bd75431d7f5d9cae482a66f3cc06",
+        "model.safetensors": "a672150fb4f99d7c8f4168cecdd464069c0ef3a37d8113f22ddb9d48031d03cd",
+        "tokenizer.json": "bf346d64f6f0fbcefb4c1b6928a98241467dff36c6fbae5fe1785c4ff90667f4",
+        "tokenizer_config.json": "156c41a2e14e6e6bd4286c506c38ee883a78e0f5ce165ad9bf63fe73ebf9e974",
+    },
+}
+
+
+def test_the_gguf_file_is_read_once_and_converts_to_the_same_bytes(model_cache: Path, tmp_path: Path) -> None:
+    import importlib.metadata
+
+    import gguf
+
+    from tailsplit.scoring.hf import HFScorer
+    from tailsplit.scoring.models import gguf_read_once
+
+    source = HFScorer(cache_dir=model_cache).source
+    path = source.folder / str(source.gguf_file)
+    with gguf_read_once():
+        first = gguf.GGUFReader(path)
+        assert gguf.GGUFReader(path) is first and gguf.GGUFReader(str(path)) is first
+        arch = next(iter(gguf.MODEL_ARCH_NAMES))
+        assert gguf.get_tensor_name_map(arch, 2) is gguf.get_tensor_name_map(arch, 2)
+    assert gguf.GGUFReader(path) is not first  # restored afterwards
+    versions = {name: importlib.metadata.version(name) for name in CONVERTED["versions"]}
+    if versions != CONVERTED["versions"]:
+        pytest.skip(f"the recorded digests are for {CONVERTED['versions']}, not {versions}")
+    record = json.loads((HFScorer(cache_dir=model_cache).folder / "tailsplit-source.json").read_text())
+    assert {name: record["files"][name]["sha256"] for name in CONVERTED["sha256"]} == CONVERTED["sha256"]
+
+
 def run_cli(args: list[str], **kwargs: object) -> subprocess.Popen:
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     return subprocess.Popen(

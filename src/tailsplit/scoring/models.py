@@ -15,8 +15,11 @@ sha256 of its weight and tokenizer files — that, not the path, is what scores 
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -329,14 +332,45 @@ def verify_converted(folder: Path) -> str | None:
     return None
 
 
+@contextmanager
+def gguf_read_once() -> Iterator[None]:
+    """While a GGUF model converts: one parse of its file, one tensor-name map per architecture.
+
+    transformers parses the file's header anew for the tokenizer, the config and the weights
+    (each parse walks the 49k-entry vocabulary in Python) and rebuilds gguf's tensor-name map
+    for each of the model's 397 modules: 24.5 s and 12.1 s of a 60 s conversion (profiled, 2
+    cores). A reader is a read-only memory map and the map a pure function of its arguments,
+    so sharing them within one conversion leaves every converted byte as it was (tested)."""
+    try:
+        import gguf
+    except ImportError:  # transformers says what is missing
+        yield
+        return
+    reader_class, name_map = gguf.GGUFReader, gguf.get_tensor_name_map
+    readers: dict[tuple[str, str], Any] = {}
+
+    def reader(path: Any, mode: str = "r") -> Any:
+        key = (str(path), mode)
+        if key not in readers:
+            readers[key] = reader_class(path, mode)
+        return readers[key]
+
+    gguf.GGUFReader, gguf.get_tensor_name_map = reader, functools.lru_cache(maxsize=None)(name_map)
+    try:
+        yield
+    finally:
+        gguf.GGUFReader, gguf.get_tensor_name_map = reader_class, name_map
+
+
 @quiet_transformers()
 def _convert_gguf(source: ModelSource, digest: str, target: Path) -> Path:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    logger.info(f"converting {source.gguf_file} to safetensors once (about 20 s); cached in {target}")
+    logger.info(f"converting {source.gguf_file} to safetensors once (about 30 s); cached in {target}")
     try:
-        tokenizer = AutoTokenizer.from_pretrained(source.folder, gguf_file=source.gguf_file)
-        model = AutoModelForCausalLM.from_pretrained(source.folder, gguf_file=source.gguf_file)
+        with gguf_read_once():
+            tokenizer = AutoTokenizer.from_pretrained(source.folder, gguf_file=source.gguf_file)
+            model = AutoModelForCausalLM.from_pretrained(source.folder, gguf_file=source.gguf_file)
     except Exception as exc:  # a GGUF file transformers cannot read
         raise ScoringError(
             f"model={source.gguf_file!r} could not be read as a GGUF model ({type(exc).__name__}: {_first_line(exc)})"
