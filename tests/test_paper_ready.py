@@ -30,6 +30,32 @@ def test_pdf_figures_embed_truetype_fonts_not_type3(tmp_path: Path) -> None:
         assert subtypes & {b"TrueType", b"CIDFontType2"}, (pdf.name, subtypes)
 
 
+def test_the_embedded_font_keeps_its_glyphs_without_the_layout_tables() -> None:
+    """The PDF's TrueType subset drops GSUB/GPOS/GDEF (a PDF places glyphs itself) and keeps the
+    outlines and metrics every glyph needs; fontTools' options are back as they were after."""
+    import io
+
+    import pypdf
+    from fontTools import subset
+    from fontTools.ttLib import TTFont
+
+    from tailsplit.render.figures import pyplot, render_figure
+
+    original = subset.Options
+    fig, ax = pyplot().subplots()
+    ax.set_xlabel("share of examples (%)")
+    pdf = pypdf.PdfReader(io.BytesIO(render_figure(fig).pdf))
+    assert subset.Options is original
+    assert "share of examples (%)" in pdf.pages[0].extract_text()
+    fonts = [f.get_object() for f in pdf.pages[0]["/Resources"]["/Font"].values()]
+    descriptors = [
+        f["/FontDescriptor"] if "/FontDescriptor" in f else f["/DescendantFonts"][0]["/FontDescriptor"] for f in fonts
+    ]
+    embedded = [TTFont(io.BytesIO(d["/FontFile2"].get_object().get_data())) for d in descriptors]
+    assert embedded and all({"glyf", "hmtx", "cmap"} <= set(font.keys()) for font in embedded)
+    assert not any({"GSUB", "GPOS", "GDEF"} & set(font.keys()) for font in embedded)
+
+
 @pytest.mark.long
 def test_csv_tables_hold_numbers_one_quantity_per_column_with_units(tmp_path: Path) -> None:
     import pandas as pd

@@ -6,8 +6,10 @@ Text is drawn as paths, so an SVG carries no markup from the data; PDFs embed Tr
 
 from __future__ import annotations
 
+import contextlib
 import io
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,13 +45,46 @@ class Figure:
     pdf: bytes
 
 
+# Font tables a PDF never reads: it places every glyph itself, so the shaping tables go too.
+LAYOUT_TABLES = ["GSUB", "GPOS", "GDEF", "kern", "BASE", "JSTF", "MATH"]
+
+
+@contextlib.contextmanager
+def lean_font_subsets() -> Iterator[None]:
+    """While a PDF is written: its TrueType font subset without the layout tables.
+
+    matplotlib subsets the font of every PDF with fontTools and keeps GSUB, GPOS and GDEF,
+    whose decompiling was over half of a figure's PDF time (0.64 → 0.29 s per figure on 2
+    cores, 4 figures per analysed split). matplotlib's subsetting runs as ever, with fontTools'
+    options narrowed for the length of the save (and restored after it)."""
+    try:
+        from fontTools import subset
+    except ImportError:  # matplotlib needs fontTools; nothing to narrow without it
+        yield
+        return
+    original_options = subset.Options
+
+    class LeanOptions(original_options):  # type: ignore[misc,valid-type]
+        def __init__(self, **kwargs: Any) -> None:
+            super().__init__(**kwargs)
+            self.drop_tables = [*self.drop_tables, *LAYOUT_TABLES]
+            self.layout_features = []
+
+    subset.Options = LeanOptions
+    try:
+        yield
+    finally:
+        subset.Options = original_options
+
+
 def render_figure(fig: Any) -> Figure:
     buffer = io.StringIO()
     fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None})
     pdf = io.BytesIO()
-    fig.savefig(
-        pdf, format="pdf", bbox_inches="tight", metadata={"CreationDate": None, "Creator": None, "Producer": None}
-    )
+    with lean_font_subsets():
+        fig.savefig(
+            pdf, format="pdf", bbox_inches="tight", metadata={"CreationDate": None, "Creator": None, "Producer": None}
+        )
     pyplot().close(fig)
     text = buffer.getvalue()
     return Figure(text[text.index("<svg") :], pdf.getvalue())
