@@ -429,3 +429,20 @@ def test_a_scoring_command_does_not_import_transformers(model_cache: Path, tmp_p
     done = subprocess.run(args, capture_output=True, text=True, env={**os.environ, "TQDM_DISABLE": "1"})
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "False"
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("instructions", [(False, False), (True, False), (False, True)])
+def test_emulated_bfloat16_is_warned_of(
+    instructions: tuple[bool, bool], monkeypatch: pytest.MonkeyPatch, caplog
+) -> None:
+    import torch
+
+    from tailsplit.scoring.hf import warn_if_bfloat16_is_emulated
+
+    avx512_bf16, amx = instructions
+    monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: avx512_bf16)
+    monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: amx)
+    with caplog.at_level("WARNING", logger="tailsplit"):
+        warn_if_bfloat16_is_emulated()
+    assert ("bfloat16 arithmetic is emulated" in caplog.text) == (instructions == (False, False))
