@@ -17,20 +17,12 @@ encoder=$(realpath "${2:?ENCODER_DIR (all-MiniLM-L6-v2)}")
 out=$(realpath -m "${3:?OUT_DIR}")
 cd "$(dirname "$0")/.."
 mkdir -p "$out"
-export PYTHONUNBUFFERED=1 PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
-wheels=${WHEEL_DIR:-.whl}
-if [ -d "$wheels" ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/tailsplit-site "$wheels"/*.whl \
-    && export PYTHONPATH="/tmp/tailsplit-site:$PYTHONPATH" || exit 1
-fi
+source benchmarks/gpu_setup.sh
 if [ "${SMOKE:-0}" = 1 ]; then
-  card=smoke
-  recipe=(--device cpu --max-steps 4 --checkpoint-every 2 --curve-examples 60 --train-sizes 100 --max-examples 400)
+  recipe=(--device "$device" --max-steps 4 --checkpoint-every 2 --curve-examples 60 --train-sizes 100 --max-examples 400)
   limit=900
 else
-  python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else "no CUDA GPU: run with SMOKE=1 to check the script")' || exit 1
-  card=$(python3 -c 'import torch; n = torch.cuda.get_device_name(); print(next((k for k in ("h200", "h100", "a100") if k in n.lower()), "gpu"))')
-  recipe=(--device cuda --max-steps "${MAX_STEPS:-2000}" --checkpoint-every 200 --curve-examples 2000 --train-sizes 2000)
+  recipe=(--device "$device" --max-steps "${MAX_STEPS:-2000}" --checkpoint-every 200 --curve-examples 2000 --train-sizes 2000)
   limit=${LIMIT_S:-270}
 fi
 echo "== boss $(date -u +%T)" | tee -a "$out/log.txt"

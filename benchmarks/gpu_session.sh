@@ -20,26 +20,16 @@ tokenizer=$(realpath "${1:?TOKENIZER_DIR (a folder with tokenizer.json)}")
 out=$(realpath -m "${2:?OUT_DIR}")
 cd "$(dirname "$0")/.."
 mkdir -p "$out"
-export PYTHONUNBUFFERED=1 PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
-wheels=${WHEEL_DIR:-.whl}
-if [ -d "$wheels" ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/tailsplit-site "$wheels"/*.whl \
-    && export PYTHONPATH="/tmp/tailsplit-site:$PYTHONPATH" || exit 1
-fi
+source benchmarks/gpu_setup.sh
 
 if [ "${SMOKE:-0}" = 1 ]; then
   limits=(900 600 600 600 600)
-  card=smoke
-  device=cpu
   gpu() { python3 benchmarks/bench_gpu.py --tokenizer "$tokenizer" "${@:3}" --smoke --shape tiny --pairs 300 --check-pairs 20 \
             --warmup-pairs 20 --reference-pairs 40 --variants transformers native --numerics-variants native --json "$out/$1"; }
   planning() { python3 benchmarks/bench_planning.py --tokenizer "$tokenizer" --pairs 3000 --repeats 1 --json "$out/$1"; }
 else
   limits=(120 150 100 45 90)
-  python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else "no CUDA GPU: run with SMOKE=1 to check the script")' || exit 1
   nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv | tee "$out/gpu.csv" || true
-  card=$(python3 -c 'import torch; n = torch.cuda.get_device_name(); print(next((k for k in ("h200", "h100", "a100") if k in n.lower()), "gpu"))')
-  device=cuda
   gpu() { python3 benchmarks/bench_gpu.py --tokenizer "$tokenizer" --shape "$2" "${@:3}" --json "$out/$1"; }
   planning() { python3 benchmarks/bench_planning.py --tokenizer "$tokenizer" --pairs 570000 --repeats 1 --json "$out/$1"; }
 fi

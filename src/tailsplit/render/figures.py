@@ -58,17 +58,19 @@ def lean_font_subsets() -> Iterator[None]:
     cores, 4 figures per analysed split). matplotlib's subsetting runs as ever, with fontTools'
     options narrowed for the length of the save (and restored after it)."""
     try:
-        from fontTools import subset
+        from fontTools import subset as fonttools_subset
     except ImportError:  # matplotlib needs fontTools; nothing to narrow without it
         yield
         return
+    subset: Any = fonttools_subset
     original_options = subset.Options
 
     class LeanOptions(original_options):  # type: ignore[misc,valid-type]
         def __init__(self, **kwargs: Any) -> None:
             super().__init__(**kwargs)
-            self.drop_tables = [*self.drop_tables, *LAYOUT_TABLES]
-            self.layout_features = []
+            options: Any = self
+            options.drop_tables = [*options.drop_tables, *LAYOUT_TABLES]
+            options.layout_features = []
 
     subset.Options = LeanOptions
     try:

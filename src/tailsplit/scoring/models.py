@@ -342,10 +342,11 @@ def gguf_read_once() -> Iterator[None]:
     cores). A reader is a read-only memory map and the map a pure function of its arguments,
     so sharing them within one conversion leaves every converted byte as it was (tested)."""
     try:
-        import gguf
+        import gguf as gguf_module
     except ImportError:  # transformers says what is missing
         yield
         return
+    gguf: Any = gguf_module
     reader_class, name_map = gguf.GGUFReader, gguf.get_tensor_name_map
     readers: dict[tuple[str, str], Any] = {}
 
