@@ -438,7 +438,7 @@ def test_emulated_bfloat16_is_warned_of(
 ) -> None:
     import torch
 
-    from tailsplit.scoring.hf import warn_if_bfloat16_is_emulated
+    from tailsplit.scoring.hf_options import warn_if_bfloat16_is_emulated
 
     avx512_bf16, amx = instructions
     monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: avx512_bf16)

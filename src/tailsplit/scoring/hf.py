@@ -57,7 +57,7 @@ from tailsplit.scoring.base import Batch, BatchScores, ScoreRequest
 from tailsplit.scoring.batching import Encoded, plan_batches
 from tailsplit.scoring.encoding import TokenRules, encode_requests
 from tailsplit.scoring.head import PROJECTION_ELEMENTS, VocabularyHead
-from tailsplit.scoring.hf_options import check_options
+from tailsplit.scoring.hf_options import check_options, warn_if_bfloat16_is_emulated
 from tailsplit.scoring.layout import (
     BatchLayout,
     packed_attention_mask,
@@ -432,20 +432,6 @@ class HFScorer:
         if self.max_batch_size is not None:
             return self.max_batch_size
         return MAX_BATCH_ROWS["cpu" if self.resolved_device() == "cpu" else "gpu"]
-
-
-def warn_if_bfloat16_is_emulated() -> None:
-    """Warn, as a model loads, when this CPU has no bfloat16 instructions (AVX-512 BF16 or AMX): bfloat16
-    arithmetic is then emulated, and ``--dtype mixed-bfloat16`` measured 0.15× the speed of
-    float32 on an AVX2 CPU (2.4× faster than float32 on one with AVX-512 BF16)."""
-    import torch
-
-    checks = [getattr(torch.cpu, name, None) for name in ("_is_avx512_bf16_supported", "_is_amx_tile_supported")]
-    if all(callable(check) for check in checks) and not any(check() for check in checks):  # type: ignore[misc]
-        logger.warning(
-            "this CPU has no bfloat16 instructions (AVX-512 BF16 or AMX): bfloat16 arithmetic is emulated and "
-            "runs several times slower than float32 here; leave --dtype at float32 on this machine"
-        )
 
 
 @dataclass(frozen=True)
