@@ -176,8 +176,8 @@ class ScoringConfig(Checked):
     share_prefix: str = option("auto", "auto (when it saves ≥15% of tokens), always or never.", choices=SHARE_PREFIX)
     implementation: str = option(
         "auto",
-        "auto (tailsplit's plain-torch Llama on a CPU when the checkpoint is a plain Llama with float32 weights: "
-        "same scores, starts ~2 s sooner), native (also on a GPU and in bfloat16/float16), or transformers.",
+        "auto (tailsplit's plain-torch Llama where it measured faster, for a plain Llama checkpoint: on a CPU with "
+        "float32 weights, on a CUDA GPU with bfloat16/float16 weights; same scores), native (anywhere), or transformers.",
         choices=IMPLEMENTATIONS,
     )
     torch_compile: bool = option(
