@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import functools
 import hashlib
+import shutil
 import tempfile
 import time
 from dataclasses import dataclass
@@ -181,6 +182,8 @@ def main() -> None:
     scorer = HFScorer(model, device="cpu", batch_tokens=BATCH_TOKENS, max_batch_size=MAX_ROWS)
     backend = scorer.tokenizer.backend_tokenizer
     rules = TokenRules(scorer._start_token_id(), None, scorer.context_limit(), scorer.truncation)
+    if args.tokenizer:
+        shutil.rmtree(model)  # the tokenizer and the rules are read: the stand-in model is done with
     requests = synthetic_requests(DEFAULT_DATA, args.pairs, seed=0)
     texts = [r.prompt + r.query for r in requests]
     rust, old_encode, new_encode, old_plan, new_plan = Best(), Best(), Best(), Best(), Best()

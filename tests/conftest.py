@@ -163,6 +163,15 @@ def tiny_llama(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
     return folder
 
 
+def score_all(scorer: object, requests: Sequence[ScoreRequest]) -> np.ndarray:
+    """Every request's ``logprob_sum`` through a scorer's own plan and batches, in request order."""
+    total = np.full(len(requests), np.nan)
+    for batch, scores in zip(batches := scorer.plan(requests), scorer.score_batches(batches)):  # type: ignore[attr-defined]
+        total[batch.indices] = scores.logprob_sum
+    assert not np.isnan(total).any(), "a request was not scored"
+    return total
+
+
 NLI_LABELS = ("entailment", "neutral", "contradiction")
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SAMPLE
+from conftest import SAMPLE, score_all
 
 from tailsplit.core import FieldMap
 from tailsplit.io import load_examples
@@ -39,12 +39,7 @@ def requests_300() -> list[ScoreRequest]:
 
 
 def scores(folder: Path, tmp_path: Path, requests: list[ScoreRequest], **options: object) -> np.ndarray:
-    scorer = HFScorer(str(folder), cache_dir=tmp_path / "cache", **options)
-    total = np.full(len(requests), np.nan)
-    for batch, result in zip(batches := scorer.plan(requests), scorer.score_batches(batches)):
-        total[batch.indices] = result.logprob_sum
-    assert not np.isnan(total).any(), "a request was not scored"
-    return total
+    return score_all(HFScorer(str(folder), cache_dir=tmp_path / "cache", **options), requests)
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +77,7 @@ def test_scores_do_not_depend_on_batching_padding_or_order(tiny_llama, tmp_path,
         assert np.max(np.abs(variant - reference)) < 1e-4, name
 
 
-def test_a_batch_that_runs_out_of_device_memory_is_scored_in_halves(tiny_llama, tmp_path, requests_300, device) -> None:
+def test_a_batch_that_runs_out_of_device_memory_is_scored_in_halves(tiny_llama, tmp_path, requests_300, device, caplog) -> None:  # fmt: skip
     """On a GPU the memory is really short: the process may reserve only what scoring eight
     requests took (the weights, cuBLAS's workspace, one small batch's activations), and one
     batch of all requests needs far more (its float32 log-probabilities alone are ~0.6 GB); on
@@ -91,39 +86,19 @@ def test_a_batch_that_runs_out_of_device_memory_is_scored_in_halves(tiny_llama, 
         pytest.skip("a real out-of-memory error needs a GPU; test_gpu_levers.py simulates one on the CPU")
     whole = scores(tiny_llama, tmp_path, requests_300, device=device, batch_tokens=2048)
     scorer = HFScorer(str(tiny_llama), cache_dir=tmp_path / "cache", device=device, batch_tokens=2**20)
-    batches = scorer.plan(requests_300)
-    assert len(batches) <= 2, "one batch should hold (nearly) every request"
+    assert len(scorer.plan(requests_300)) <= 2, "one batch should hold (nearly) every request"
     index = torch.device(device).index or 0
     torch.cuda.empty_cache()
     torch.cuda.reset_peak_memory_stats(index)
-    small = scorer.plan(requests_300[:8])
-    for _ in scorer.score_batches(small):  # loads the weights, and measures what a small batch takes
-        pass
+    score_all(scorer, requests_300[:8])  # loads the weights, and measures what a small batch takes
     torch.cuda.synchronize(index)
     allowed = torch.cuda.max_memory_reserved(index) + 8 * 2**20
     torch.cuda.set_per_process_memory_fraction(allowed / torch.cuda.get_device_properties(index).total_memory, index)
-    halvings: list[str] = []
     try:
-        import logging
-
-        class Seen(logging.Handler):
-            def emit(self, record: logging.LogRecord) -> None:
-                halvings.append(record.getMessage())
-
-        handler = Seen(logging.DEBUG)
-        log = logging.getLogger("tailsplit")
-        level = log.level
-        log.addHandler(handler)
-        log.setLevel(logging.DEBUG)
-        try:
-            total_scores = np.full(len(requests_300), np.nan)
-            for batch, result in zip(batches, scorer.score_batches(batches)):
-                total_scores[batch.indices] = result.logprob_sum
-        finally:
-            log.removeHandler(handler)
-            log.setLevel(level)
+        with caplog.at_level("DEBUG", logger="tailsplit"):
+            halved = score_all(scorer, requests_300)
     finally:
         torch.cuda.set_per_process_memory_fraction(1.0, index)
         torch.cuda.empty_cache()
-    assert any("ran out of memory" in message for message in halvings), "the batch fit: lower the allowance"
-    assert np.max(np.abs(total_scores - whole)) < 1e-4
+    assert "ran out of memory" in caplog.text, "the batch fit: lower the allowance"
+    assert np.max(np.abs(halved - whole)) < 1e-4

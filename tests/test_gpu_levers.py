@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SAMPLE
+from conftest import SAMPLE, score_all
 
 from tailsplit.core import FieldMap
 from tailsplit.errors import ConfigError, ScoringError
@@ -35,13 +35,6 @@ def requests_60() -> list[ScoreRequest]:
     dataset = load_examples(SAMPLE, FieldMap(text="hypothesis", context="premise", label="label")).subset(range(45))
     prompted = build_requests(dataset, BUILTIN_TEMPLATES["snli"])
     return prompted + [ScoreRequest("", r.prompt + r.query) for r in prompted[:15]]  # packed and padded batches
-
-
-def score_all(scorer: HFScorer, requests: list[ScoreRequest]) -> np.ndarray:
-    total = np.zeros(len(requests))
-    for batch, scores in zip(batches := scorer.plan(requests), scorer.score_batches(batches)):
-        total[batch.indices] = scores.logprob_sum
-    return total
 
 
 def scorer_of(folder: Path, tmp_path: Path, **kwargs: object) -> HFScorer:

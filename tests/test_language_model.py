@@ -214,7 +214,7 @@ CONVERTED = {
 }
 
 
-def test_the_gguf_file_is_read_once_and_converts_to_the_same_bytes(model_cache: Path, tmp_path: Path) -> None:
+def test_the_gguf_file_is_read_once_and_converts_to_the_same_bytes(model_cache: Path) -> None:
     import importlib.metadata
 
     import gguf

@@ -260,9 +260,8 @@ class HFScorer:
                 if reason is not None and (self.implementation == "native" or self.torch_compile):
                     fix = "use auto" if self.implementation == "native" else "leave torch_compile off"
                     raise ConfigError(f"{asked} cannot run model={self.model_spec!r}: {reason}; {fix}")
-                measured = (self.resolved_device() == "cpu" and self.dtype not in ("bfloat16", "float16")) or (
-                    self.resolved_device().startswith("cuda") and self.dtype in ("bfloat16", "float16")
-                )
+                device, half = self.resolved_device(), self.dtype in ("bfloat16", "float16")
+                measured = (device == "cpu" and not half) or (device.startswith("cuda") and half)
                 if reason is None and (self.implementation == "native" or self.torch_compile or measured):
                     self._implementation = "native"
         return self._implementation
