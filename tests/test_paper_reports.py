@@ -72,9 +72,11 @@ def test_null_panels_are_titled_in_words(monkeypatch: pytest.MonkeyPatch, split:
     seen: list[tuple[str, str]] = []
     real = plots.render_figure
 
-    def spy(fig):  # noqa: ANN001, ANN202
+    def spy(fig, **options):  # noqa: ANN001, ANN003, ANN202
         seen.extend((ax.get_title(), ax.get_xlabel()) for ax in fig.axes if ax.get_title())
-        return real(fig)
+        if not options.get("crop", True):
+            laid_out_within_the_figure(fig)
+        return real(fig, **options)
 
     monkeypatch.setattr(plots, "render_figure", spy)
     analysis = analyze_split(load_split_dir(split), null_splits=10, seed=0, syntax=False)
@@ -82,6 +84,19 @@ def test_null_panels_are_titled_in_words(monkeypatch: pytest.MonkeyPatch, split:
     titles = " ".join(t for t, _ in seen)
     assert "mean query length (word tokens)" in titles and "mean_words (p" not in titles
     assert any("percentile" in x for _, x in seen)
+
+
+def laid_out_within_the_figure(fig) -> None:  # noqa: ANN001
+    """A figure saved as laid out (not cropped): each panel, with its title, labels and tick
+    labels as drawn, lies inside the figure, and no two panels overlap."""
+    fig.canvas.draw()  # labels take their places when drawn
+    renderer = fig.canvas.get_renderer()
+    page = fig.bbox
+    boxes = [ax.get_tightbbox(renderer) for ax in fig.axes if ax.axison]
+    for box in boxes:
+        assert page.x0 <= box.x0 and box.x1 <= page.x1 and page.y0 <= box.y0 and box.y1 <= page.y1, (box, page)
+    for i, box in enumerate(boxes):
+        assert not any(box.overlaps(other) for other in boxes[i + 1 :]), box
 
 
 @pytest.mark.long

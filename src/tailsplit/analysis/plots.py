@@ -12,7 +12,7 @@ import textwrap
 import numpy as np
 
 from tailsplit.analysis.split_analysis import AnalysisInputs, SplitAnalysis
-from tailsplit.render.figures import Figure, pyplot, render_figure
+from tailsplit.render.figures import Figure, place_axes, pyplot, render_figure
 
 PART_COLOURS = {"train": "#8c96a0", "dev": "#2a7ab8", "test": "#d1495b"}
 
@@ -41,27 +41,45 @@ def _part_histograms(values: dict[str, np.ndarray], xlabel: str, integer: bool =
     ax.set_xlabel(xlabel)
     ax.set_ylabel("share of examples")
     ax.legend(frameon=False)
-    return render_figure(fig)
+    place_axes(fig, left=0.8, right=0.15, top=0.15, bottom=0.5)
+    return render_figure(fig, crop=False)
+
+
+# The null grid's layout in inches: the wrapped title above each panel (7.5 pt lines), the
+# tick labels and x label below it, the y label and ticks to its left.
+TITLE_LINE, TITLE_PAD, PANEL_HEIGHT, BELOW_PANEL, LEFT_OF_PANEL = 0.135, 0.1, 1.9, 0.5, 0.55
 
 
 def _null_grid(analysis: SplitAnalysis) -> Figure:
+    """One panel per statistic: its random splits (grey) and the evaluation set (red line);
+    four ticks per axis, so the labels stay apart at the size the figure is saved at."""
+    from matplotlib.ticker import MaxNLocator
+
     plt = pyplot()
     comparisons = [c for c in analysis.null if len(c.null_values)]
+    titles = [textwrap.fill(c.description, 42) for c in comparisons]
     cols = 3
     rows = max(1, int(np.ceil(len(comparisons) / cols)))
-    fig, axes = plt.subplots(rows, cols, figsize=(10, 2.9 * rows), squeeze=False)
-    for ax, c in zip(axes.flat, comparisons):
+    above = TITLE_PAD + TITLE_LINE * max((t.count("\n") + 1 for t in titles), default=1)
+    height = rows * (above + PANEL_HEIGHT + BELOW_PANEL)
+    fig, axes = plt.subplots(rows, cols, figsize=(10, height), squeeze=False)
+    for ax, c, title in zip(axes.flat, comparisons, titles):
         counts, edges = np.histogram(c.null_values, bins=30)
         ax.stairs(counts, edges, fill=True, color="#b8c2cc")  # one patch, not 30 bars: a third faster to draw
         ax.axvline(c.observed, color=PART_COLOURS["test"], linewidth=2)
-        ax.set_title(textwrap.fill(c.description, 42), fontsize=7.5)
+        ax.set_title(title, fontsize=7.5)
         ax.set_xlabel(f"evaluation set: percentile {c.percentile:.0f} of random splits", fontsize=7)
         ax.set_ylabel("random splits", fontsize=7)
+        ax.xaxis.set_major_locator(MaxNLocator(4))
+        ax.yaxis.set_major_locator(MaxNLocator(4, integer=True))
         ax.tick_params(labelsize=7)
     for ax in list(axes.flat)[len(comparisons) :]:
         ax.axis("off")
-    fig.tight_layout()
-    return render_figure(fig)
+    place_axes(
+        fig, left=LEFT_OF_PANEL, right=0.1, top=above, bottom=BELOW_PANEL,
+        wspace=LEFT_OF_PANEL + 0.2, hspace=above + BELOW_PANEL,
+    )  # fmt: skip
+    return render_figure(fig, crop=False)
 
 
 def _hardness_bars(analysis: SplitAnalysis) -> Figure:
@@ -75,7 +93,8 @@ def _hardness_bars(analysis: SplitAnalysis) -> Figure:
     ax.set_xticks(np.arange(len(levels)) + width * (len(analysis.program_metrics) - 1) / 2, levels)
     ax.set_ylabel("% of programs")
     ax.legend(frameon=False)
-    return render_figure(fig)
+    place_axes(fig, left=0.7, right=0.15, top=0.15, bottom=0.45)
+    return render_figure(fig, crop=False)
 
 
 def analysis_figures(analysis: SplitAnalysis) -> dict[str, Figure]:
