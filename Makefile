@@ -48,7 +48,7 @@ docs: install
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict -d site
 
 bench: install
-	$(PY) benchmarks/bench_scoring.py --n 600 --repeats 3
+	$(PY) -m benchmarks.speed.bench_scoring --n 600 --repeats 3
 
 clean:
 	rm -rf $(VENV) demo-out site .pytest_cache

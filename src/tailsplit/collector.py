@@ -4,7 +4,7 @@ Building hundreds of thousands of records, id lists or groups triggers collectio
 collection, each walking every object built so far; none of them holds a reference cycle,
 so nothing is lost by collecting once afterwards. Measured: a third of the time to read
 570,000 JSON Lines records; tokenising and planning 570,000 SNLI pairs is timed with and
-without the pause by ``benchmarks/bench_planning.py``.
+without the pause by ``benchmarks/speed/bench_planning.py``.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ concatenated), so its cost at hundreds of thousands of requests is a sort and a 
 whole-array passes, not a Python loop over tokens: the sequences are sorted by byte keys
 (big-endian ids, whose byte order is the ids' order), and the common prefix of each pair of
 sorted neighbours is found for all pairs at once, a block of columns at a time
-(``benchmarks/bench_planning.py`` times it against the token-by-token planner it replaced,
+(``benchmarks/speed/bench_planning.py`` times it against the token-by-token planner it replaced,
 and checks the plans identical).
 """
 

@@ -7,7 +7,7 @@ with character offsets; the first scored token is the first whose characters rea
 query. The collector is paused while the encodings and id lists are built (hundreds of
 thousands of new objects with no cycles); beyond the Rust tokenizer's own time, what is left
 is reading each encoding's ids and first token (a few microseconds a request) and freeing
-the encodings (``benchmarks/bench_planning.py``). Measured and not kept:
+the encodings (``benchmarks/speed/bench_planning.py``). Measured and not kept:
 cutting the requests into one chunk per core, each tokenised and finished in a forked
 process — no faster at 570,000 SNLI pairs on 2 cores (the Rust tokenizer's own work
 dominates, and it already runs on both cores).

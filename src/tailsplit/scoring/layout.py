@@ -3,7 +3,7 @@
 Everything is computed with whole-array numpy operations over the batch's concatenated
 token ids — one pass over the ids to flatten them, nothing per row in Python — so laying
 out a GPU batch of 32,768 tokens and thousands of rows takes milliseconds, not the tens of
-milliseconds a loop over rows costs (``benchmarks/bench_layout.py``).
+milliseconds a loop over rows costs (``benchmarks/speed/bench_layout.py``).
 
 Two layouts:
 

@@ -4,7 +4,7 @@ and what the GPU levers (bf16 weights, ``torch.compile``) are built on.
 Why not transformers' ``LlamaForCausalLM``: importing it costs about 2 s of every scoring
 command on a CPU (torch's compiler and distributed packages come with it), which is most of
 the fixed cost of a short run; this module imports torch alone and reads the safetensors file
-directly (``benchmarks/bench_whole_process.py`` measures both). It also fuses the query, key
+directly (``benchmarks/speed/bench_whole_process.py`` measures both). It also fuses the query, key
 and value projections into one matrix product, and the MLP's gate and up projections into
 another. The arithmetic is transformers' own in every precision — RMSNorm in float32 and
 cast back before its weight, rotary embeddings from float32 frequencies cast to the

@@ -1,0 +1,1 @@
+"""tailsplit's benchmarks: speed/ (against a simple baseline, in one run), fidelity/ (exactness against a reference), evidence/ (the findings of the docs' Results page), gpu/ (the prepared GPU sessions). Run each as a module from the repository root; harness.py holds what they share."""

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The GPU checks and measurements the Performance page waits for, as one command of under ten
+# minutes (a session is lent 15 minutes of device time, the machine's start included). From the
+# repository root of a copy on the GPU machine:
+#
+#   TAILSPLIT_COMMIT=<commit> bash benchmarks/gpu/gpu_session.sh TOKENIZER_DIR OUT_DIR
+#
+# TOKENIZER_DIR holds the bundled model's tokenizer.json (the converted model's folder in the
+# tailsplit cache, copied into the checkout). tailsplit is read from src/ without an install;
+# packages the machine lacks (nltk, sqlglot, gguf, dill: not typer, rich or click, which the
+# machine has, and a carried typer 0.29 fails there for want of pydantic) are installed from
+# the wheels in WHEEL_DIR (default .whl) when that folder is there. Each step has
+# its own time limit and its benchmark rewrites its results file after every stage, so a step
+# cut short keeps what it measured and the steps after it still run; the most wanted come
+# first. OUT_DIR receives the results files (named after the card: gpu_h200_bundled.json, ...;
+# copy them into benchmarks/results/), the tests' report and a log. SMOKE=1 runs every step on
+# the CPU at a tiny size: a check of the script, not a measurement.
+set -uo pipefail
+tokenizer=$(realpath "${1:?TOKENIZER_DIR (a folder with tokenizer.json)}")
+out=$(realpath -m "${2:?OUT_DIR}")
+cd "$(dirname "$0")/.."
+mkdir -p "$out"
+source benchmarks/gpu/gpu_setup.sh
+
+if [ "${SMOKE:-0}" = 1 ]; then
+  limits=(900 600 600 600 600)
+  gpu() { python3 -m benchmarks.speed.bench_gpu --tokenizer "$tokenizer" "${@:3}" --smoke --shape tiny --pairs 300 --check-pairs 20 \
+            --warmup-pairs 20 --reference-pairs 40 --variants transformers native --numerics-variants native --json "$out/$1"; }
+  planning() { python3 -m benchmarks.speed.bench_planning --tokenizer "$tokenizer" --pairs 3000 --repeats 1 --json "$out/$1"; }
+else
+  limits=(120 150 100 45 90)
+  nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv | tee "$out/gpu.csv" || true
+  gpu() { python3 -m benchmarks.speed.bench_gpu --tokenizer "$tokenizer" --shape "$2" "${@:3}" --json "$out/$1"; }
+  planning() { python3 -m benchmarks.speed.bench_planning --tokenizer "$tokenizer" --pairs 570000 --repeats 1 --json "$out/$1"; }
+fi
+export -f gpu planning
+export tokenizer out
+fastest=(--variants native --skip-reference --skip-unshared)  # eager: measured faster than compiled (H200)
+[ "${SMOKE:-0}" = 1 ] && fastest=(--skip-reference --skip-unshared)
+
+status=0
+# gpu FILE SHAPE [OPTION...] runs bench_gpu.py (the smoke run ignores SHAPE); planning FILE runs bench_planning.py
+step() {  # step LIMIT_S NAME COMMAND...: run with a time limit, log it, remember a failure
+  local limit=$1 name=$2
+  shift 2
+  echo "== $name (at most $limit s) $(date -u +%T)" | tee -a "$out/log.txt"
+  timeout "$limit" bash -c '"$@"' _ "$@" 2>&1 | tee -a "$out/log.txt"
+  local code=${PIPESTATUS[0]}
+  echo "== $name: exit $code $(date -u +%T)" | tee -a "$out/log.txt"
+  [ "$code" = 0 ] || status=1
+}
+# 0. correct first: the tests of the GPU levers, on the device (tiny random Llama, the bundled tokenizer)
+step "${limits[0]}" tests env TAILSPLIT_TEST_TOKENIZER="$tokenizer" python3 -m pytest -q -p no:cacheprovider -m gpu \
+  --device "$device" --junitxml "$out/gpu_tests.xml" -W ignore tests/test_gpu_device.py tests/test_gpu_levers.py \
+  tests/test_language_model.py
+# 1. the bundled shape on 570,000 pairs: eager variants, numerics, the reference recipe (goal: <= 15 s);
+#    the compiled one (52 s to compile, 75 s end to end on an H200) only with COMPILED=1, last
+step "${limits[1]}" bundled gpu "gpu_${card}_bundled.json" bundled --pairs 570000 --check-pairs 500 --warmup-pairs 2000 \
+  --reference-pairs 10000 --variants transformers native --skip-unshared
+# 2. the 302M shape's MFU (goal: >= 35%), the fastest variant, on 200,000 pairs
+step "${limits[2]}" gpt2-medium gpu "gpu_${card}_gpt2_medium.json" gpt2-medium --pairs 200000 "${fastest[@]}" \
+  --check-pairs 200 --numerics-variants native
+# 3. tokenising and planning on the GPU machine's cores (goal: <= 4 s)
+step "${limits[3]}" planning planning "planning_${card}_host.json"
+# 4. a 1B shape, measured and reported (100,000 pairs)
+step "${limits[4]}" 1b gpu "gpu_${card}_1b.json" 1b --pairs 100000 "${fastest[@]}" --check-pairs 200 --numerics-variants native
+# 5. the compiled native model at the bundled shape, when asked for
+if [ "${COMPILED:-0}" = 1 ]; then
+  step 200 compiled gpu "gpu_${card}_bundled_compiled.json" bundled --pairs 570000 --variants native-compiled \
+    --skip-reference --skip-unshared --check-pairs 20 --numerics-variants native
+fi
+exit "$status"
