@@ -162,10 +162,22 @@ def source_line(name: str, folder: Path, cache: dict[str, Any]) -> str:
     if not made:
         return f"From {where} (its command and date were not recorded)."
     commit = f", commit {made['commit']}" if made.get("commit") else ""
+    script = script_of(made["command"])
+    by = f"{markdown_code(script)} as {markdown_code(made['command'])}" if script else markdown_code(made["command"])
     return (
-        f"From {where}, written by {markdown_code(made['command'])} on {markdown_text(made['date'])} "
+        f"From {where}, written by {by} on {markdown_text(made['date'])} "
         f"(tailsplit {markdown_text(made['tailsplit'])}{markdown_text(commit)})."
     )
+
+
+def script_of(command: str) -> str | None:
+    """The benchmark script a results file's command ran (``python -m benchmarks.speed.x`` →
+    ``benchmarks/speed/x.py``), if it names one that exists."""
+    match = re.match(r"python3? -m (benchmarks(?:\.\w+)+)", command)
+    if not match:
+        return None
+    path = f"{match.group(1).replace('.', '/')}.py"
+    return path if (RESULTS.parents[1] / path).is_file() else None
 
 
 def results_table() -> str:
