@@ -7,8 +7,6 @@ command exits with status 2 (:mod:`.app`).
 
 from __future__ import annotations
 
-import os
-
 # Each module registers its commands, in the order --help lists them.
 # isort: off
 from tailsplit.cli import run  # noqa: F401
@@ -17,13 +15,12 @@ from tailsplit.cli import shift  # noqa: F401
 from tailsplit.cli import evaluate  # noqa: F401
 from tailsplit.cli import export  # noqa: F401
 from tailsplit.cli.app import app
+from tailsplit.cli.threads import set_wait_policy
 # isort: on
 
 __all__ = ["app", "main"]
 
 
 def main() -> None:
-    # OpenMP reads this when torch loads (lazily, later in the command): idle threads sleep
-    # instead of spinning, which keeps a 2-core machine responsive during tokenising.
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    set_wait_policy()  # read by OpenMP when torch loads, later in the command
     app()

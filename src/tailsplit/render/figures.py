@@ -107,7 +107,9 @@ def render_figure(fig: Any, *, crop: bool = True) -> Figure:
     fig.savefig(buffer, format="svg", bbox_inches=bbox, metadata={"Date": None, "Creator": None})
     pdf = io.BytesIO()
     with lean_font_subsets():
-        fig.savefig(pdf, format="pdf", bbox_inches=bbox, metadata={"CreationDate": None, "Creator": None, "Producer": None})
+        fig.savefig(
+            pdf, format="pdf", bbox_inches=bbox, metadata={"CreationDate": None, "Creator": None, "Producer": None}
+        )
     pyplot().close(fig)
     text = buffer.getvalue()
     return Figure(text[text.index("<svg") :], pdf.getvalue())
