@@ -21,6 +21,11 @@ from tailsplit.registry import SCORERS
 from tailsplit.scoring.base import Batch, BatchScores, ScoreRequest
 from tailsplit.splits import SplitInputs
 
+# No test reaches the network: the Hugging Face libraries read these when first imported, so
+# they are set before any test can import them (a library imported online and asked for a hub
+# model later waits on connection timeouts: 45 s for lm-eval's dummy model's tokenizer).
+os.environ.update({"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
+
 # ``make test-fast`` runs without torch: importing it (or a library built on it) fails the test,
 # so a test that needs a model says so with the ``model`` mark.
 WITHOUT_TORCH = ("torch", "transformers", "sentence_transformers", "peft", "accelerate")
