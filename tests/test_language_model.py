@@ -209,7 +209,7 @@ CONVERTED = {
         "config.json": "8e7955e0774d472f03e08cb5ec79e478ddc8bd75431d7f5d9cae482a66f3cc06",
         "model.safetensors": "a672150fb4f99d7c8f4168cecdd464069c0ef3a37d8113f22ddb9d48031d03cd",
         "tokenizer.json": "bf346d64f6f0fbcefb4c1b6928a98241467dff36c6fbae5fe1785c4ff90667f4",
-        "tokenizer_config.json": "156c41a2e14e6e6bd4286c506c38ee883a78e0f5ce165ad9bf63fe73ebf9e974",
+        "tokenizer_config.json": "62925d8348454c6838e5935e51b28130f2e194711be1f59caffd5403b6d54352",
     },
 }
 
@@ -230,10 +230,13 @@ def test_the_gguf_file_is_read_once_and_converts_to_the_same_bytes(model_cache: 
         arch = next(iter(gguf.MODEL_ARCH_NAMES))
         assert gguf.get_tensor_name_map(arch, 2) is gguf.get_tensor_name_map(arch, 2)
     assert gguf.GGUFReader(path) is not first  # restored afterwards
+    folder = HFScorer(cache_dir=model_cache).folder
+    # the same bytes offline and online: how the tokenizer was loaded is not saved with it
+    assert "local_files_only" not in json.loads((folder / "tokenizer_config.json").read_text())
     versions = {name: importlib.metadata.version(name) for name in CONVERTED["versions"]}
     if versions != CONVERTED["versions"]:
         pytest.skip(f"the recorded digests are for {CONVERTED['versions']}, not {versions}")
-    record = json.loads((HFScorer(cache_dir=model_cache).folder / "tailsplit-source.json").read_text())
+    record = json.loads((folder / "tailsplit-source.json").read_text())
     assert {name: record["files"][name]["sha256"] for name in CONVERTED["sha256"]} == CONVERTED["sha256"]
 
 

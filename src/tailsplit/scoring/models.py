@@ -380,6 +380,9 @@ def _convert_gguf(source: ModelSource, digest: str, target: Path) -> Path:
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
     setattr(model, "hf_quantizer", None)  # noqa: B010 - transformers types the attribute as a module
+    # How the tokenizer was loaded is not part of it: transformers saves local_files_only (true
+    # when HF_HUB_OFFLINE is set), which made the same conversion differ offline and online.
+    tokenizer.init_kwargs.pop("local_files_only", None)
     try:
         with staged_cache_folder(target, markers=[SOURCE_RECORD]) as staging:
             model.save_pretrained(staging)
