@@ -15,7 +15,7 @@ set -uo pipefail
 data=$(realpath "${1:?DATA_DIR}")
 encoder=$(realpath "${2:?ENCODER_DIR (all-MiniLM-L6-v2)}")
 out=$(realpath -m "${3:?OUT_DIR}")
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 mkdir -p "$out"
 source benchmarks/gpu/gpu_setup.sh
 if [ "${SMOKE:-0}" = 1 ]; then

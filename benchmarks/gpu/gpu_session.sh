@@ -18,7 +18,7 @@
 set -uo pipefail
 tokenizer=$(realpath "${1:?TOKENIZER_DIR (a folder with tokenizer.json)}")
 out=$(realpath -m "${2:?OUT_DIR}")
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 mkdir -p "$out"
 source benchmarks/gpu/gpu_setup.sh
 
