@@ -34,8 +34,6 @@ def test_lm_eval_task_loads_in_lm_eval_and_runs_a_dummy_model(
     snli_split: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pytest.importorskip("lm_eval")
-    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf-cache"))
     out = tmp_path / "task"
     result = CliRunner().invoke(app, ["export", "lm-eval", str(snli_split), "--out", str(out)])

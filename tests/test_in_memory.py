@@ -217,8 +217,6 @@ def test_bad_tables_and_options_are_refused(tmp_path: Path) -> None:
 
 
 def test_dataset_option_loads_a_local_dataset_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf-cache"))
     folder = tmp_path / "local-snli"
     folder.mkdir()

@@ -72,8 +72,6 @@ def split_and_export(pairs: Path, tmp_path: Path, cache: Path, *options: str) ->
 
 
 def run_lm_eval(task: Path, model_args: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict:
-    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf-cache"))
     from lm_eval import simple_evaluate
     from lm_eval.tasks import TaskManager

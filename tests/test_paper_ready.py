@@ -232,7 +232,6 @@ def test_export_hf_pushes_data_and_card_that_load_dataset_reads_back(
         shutil.copytree(folder_path, hub / repo_id)
 
     monkeypatch.setattr(HfApi, "upload_folder", upload_folder)
-    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf-cache"))
     split, names = labelled_hf_split(tmp_path)
     result = runner.invoke(app, ["export", "hf", str(split), "--out", str(tmp_path / "hf"), "--license", "mit",
