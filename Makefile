@@ -27,9 +27,9 @@ demo: install
 
 # Test files run in parallel, one worker per core and one torch thread per worker (pytest-xdist;
 # tests/conftest.py); a file's tests stay together and in order on one worker (the docs' shell
-# blocks build on each other).
+# blocks build on each other), the longest files first (tests/durations.json).
 test: install lint
-	$(PY) -m pytest -q -n auto --dist loadfile --durations=20
+	$(PY) -m pytest -q -n auto --dist loadfile --no-loadscope-reorder --durations=20
 
 # Lint, format and type checks (part of `make test`).
 lint: install
@@ -38,10 +38,10 @@ lint: install
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 
-# The quick loop (about 85 s on 2 cores): no model, no browser, no long pipeline, and torch never
+# The quick loop (about 80 s on 2 cores): no model, no browser, no long pipeline, and torch never
 # imported (a test that imports it fails and must be marked 'model').
 test-fast: install
-	TAILSPLIT_TEST_WITHOUT_TORCH=1 $(PY) -m pytest -q -n auto --dist loadfile -m "not slow and not model and not browser and not long"
+	TAILSPLIT_TEST_WITHOUT_TORCH=1 $(PY) -m pytest -q -n auto --dist loadfile --no-loadscope-reorder -m "not slow and not model and not browser and not long"
 
 # The documentation site into site/ (the command-line reference is generated from the commands).
 docs: install

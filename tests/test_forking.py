@@ -29,3 +29,18 @@ def test_map_forked_keeps_item_order_and_raises_a_worker_error() -> None:
     with pytest.raises(ValueError, match="item 3"):
         forking.on_cores(lambda start, stop: [fails(i) for i in range(start, stop)], 6, workers=2)
     assert forking._TASK is None
+
+
+def test_finished_work_never_sends_its_workers_sigterm(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pool whose work is done is closed and joined, not terminated. A forked worker inherits
+    its parent's Python SIGTERM handler (Ray's exits, the command line's raises); a SIGTERM that
+    reaches a worker still starting runs it before multiprocessing can catch what it raises, and
+    the worker ran on into its parent's code: a test run once hung waiting on such a worker."""
+    import multiprocessing.pool
+
+    def no_terminate(self: object) -> None:
+        raise AssertionError("a pool whose work was done was terminated")
+
+    monkeypatch.setattr(multiprocessing.pool.Pool, "terminate", no_terminate)
+    assert forking.on_cores(lambda start, stop: stop - start, 5, workers=2) == [3, 2]
+    assert forking.map_forked(lambda item: item * 2, [1, 2, 3], workers=2) == [2, 4, 6]

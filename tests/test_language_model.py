@@ -80,9 +80,10 @@ def reference_logprob(scorer: HFScorer, request: ScoreRequest) -> tuple[float, i
 
 
 def test_scores_match_the_textbook_computation(scorer: HFScorer, requests_100: list[ScoreRequest]) -> None:
-    total, counts = score_all(scorer, requests_100)
-    for i in (0, 1, 2, 37, 99):
-        expected, n = reference_logprob(scorer, requests_100[i])
+    requests = requests_100[:40]  # scored in batches together, five of them checked one by one
+    total, counts = score_all(scorer, requests)
+    for i in (0, 1, 2, 23, 39):
+        expected, n = reference_logprob(scorer, requests[i])
         assert counts[i] == n
         assert abs(total[i] - expected) < 1e-3
     assert np.all(total < 0) and np.all(counts > 0)
@@ -383,8 +384,8 @@ def test_native_llama_scores_equal_transformers(scorer: HFScorer, requests_100: 
     transformers' model's on the bundled weights — packed prefix groups and padded batches.
     (Both padding sides, bfloat16 and autocast are checked on a small Llama, in
     test_gpu_levers.py.)"""
-    prompted = requests_100[:50]
-    requests = prompted + [ScoreRequest("", r.prompt + r.query) for r in prompted[:20]]  # padded, no sharing
+    prompted = requests_100[:24]
+    requests = prompted + [ScoreRequest("", r.prompt + r.query) for r in prompted[:8]]  # padded, no sharing
     native = HFScorer(cache_dir=scorer.cache_dir)
     reference = HFScorer(cache_dir=scorer.cache_dir, implementation="transformers")
     assert native.resolved_implementation() == "native" and native.identity()["implementation"] == "native"

@@ -77,7 +77,7 @@ def test_the_readmes_command_line_example_runs_as_written(
 def _sample_folder(tmp_path: Path, model_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A working folder holding the bundled sample's first rows under its own name, and a
     cache with the converted bundled model."""
-    rows = int(os.environ.get("TAILSPLIT_README_ROWS", "150"))
+    rows = int(os.environ.get("TAILSPLIT_README_ROWS", "60"))
     data = tmp_path / "examples" / "data" / SAMPLE.name
     data.parent.mkdir(parents=True)
     with gzip.open(SAMPLE, "rt", encoding="utf-8") as source, gzip.open(data, "wt", encoding="utf-8") as target:

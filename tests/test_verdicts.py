@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 from conftest import SAMPLE
 
+from tailsplit.analysis.leakage import duplicate_views
 from tailsplit.analysis.split_analysis import AnalysisInputs, analyze_split
 from tailsplit.analysis.text_counts import compute_text_counts
 
@@ -50,6 +51,7 @@ def load_sample() -> dict:
         "logprob_sum": np.array([d["logprob_sum"] for d in demo]),
         "n_tokens": np.array([d["n_tokens"] for d in demo]),
         "text": compute_text_counts(texts),
+        "duplicates": duplicate_views(texts, tuple(r["premise"] for r in records)),  # the sample's, once
     }
 
 
@@ -58,7 +60,9 @@ def analyse(sample: dict, parts: np.ndarray, seed: int):
         "s", sample["ids"], sample["texts"], parts, labels=sample["labels"], logprob_sum=sample["logprob_sum"],
         n_tokens=sample["n_tokens"], balance_labels=True, contexts=sample["contexts"],
     )  # fmt: skip
-    return analyze_split(inputs, null_splits=500, seed=seed, text=sample["text"], syntax=False)
+    return analyze_split(
+        inputs, null_splits=500, seed=seed, text=sample["text"], syntax=False, duplicates=sample["duplicates"]
+    )
 
 
 def random_parts(labels: tuple[str, ...], demo_parts: np.ndarray, seed: int) -> np.ndarray:
@@ -89,5 +93,9 @@ def test_random_splits_are_flagged_within_the_family_wise_error(sample: dict) ->
 
 def test_the_demo_likelihood_split_is_still_flagged(sample: dict) -> None:
     analysis = analyse(sample, sample["parts"], 0)
+    alone = analyse({**sample, "duplicates": None}, sample["parts"], 0)  # its own duplicate keys
+    assert [(c.name, c.observed, c.null_values.tolist()) for c in alone.null] == [
+        (c.name, c.observed, c.null_values.tolist()) for c in analysis.null
+    ]
     for name in ("mean_words", "rare_word_fraction", "fk_grade", "mean_logprob_sum"):
         assert analysis.comparison(name).differs, name

@@ -7,9 +7,10 @@ come back. Where processes cannot fork (Windows), everything runs in this proces
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -35,6 +36,23 @@ def _run_bounds(bounds: tuple[int, int]) -> Any:
     return _run(*bounds)
 
 
+@contextlib.contextmanager
+def _pool(processes: int) -> Iterator[Any]:
+    """A pool of forked processes that is closed and joined when its work is done, or
+    terminated when the work failed. (``with Pool()`` terminates it either way; terminating a
+    pool whose workers are finishing hung a test run once, in the join after the kill.)"""
+    pool = multiprocessing.get_context("fork").Pool(processes)
+    try:
+        yield pool
+    except BaseException:
+        pool.terminate()
+        raise
+    else:
+        pool.close()
+    finally:
+        pool.join()
+
+
 def on_cores(task: Callable[[int, int], T], size: int, *, workers: int) -> list[T]:
     """``task(start, stop)`` for ``workers`` contiguous chunks of ``range(size)``: the first
     chunk in this process while forked processes do the others; the results in chunk order.
@@ -49,7 +67,7 @@ def on_cores(task: Callable[[int, int], T], size: int, *, workers: int) -> list[
         return [task(a, b) for a, b in bounds]
     _TASK = task
     try:
-        with multiprocessing.get_context("fork").Pool(len(bounds) - 1) as pool:
+        with _pool(len(bounds) - 1) as pool:
             others = pool.map_async(_run_bounds, bounds[1:])
             first = task(*bounds[0])
             return [first, *others.get()]
@@ -65,7 +83,7 @@ def map_forked(task: Callable[[Any], T], items: Sequence[Any], *, workers: int) 
         return [task(item) for item in items]
     _TASK = task
     try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
+        with _pool(workers) as pool:
             return pool.map(_run, items)
     finally:
         _TASK = None

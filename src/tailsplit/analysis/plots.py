@@ -46,13 +46,15 @@ def _part_histograms(values: dict[str, np.ndarray], xlabel: str, integer: bool =
 
 
 # The null grid's layout in inches: the wrapped title above each panel (7.5 pt lines), the
-# tick labels and x label below it, the y label and ticks to its left.
-TITLE_LINE, TITLE_PAD, PANEL_HEIGHT, BELOW_PANEL, LEFT_OF_PANEL = 0.135, 0.1, 1.9, 0.5, 0.55
+# tick labels and x label below it, a margin to its left and right.
+TITLE_LINE, TITLE_PAD, PANEL_HEIGHT, BELOW_PANEL, SIDE_OF_PANEL = 0.135, 0.1, 1.6, 0.5, 0.25
 
 
 def _null_grid(analysis: SplitAnalysis) -> Figure:
-    """One panel per statistic: its random splits (grey) and the evaluation set (red line);
-    four ticks per axis, so the labels stay apart at the size the figure is saved at."""
+    """One panel per statistic: the histogram of its random splits (grey, no count axis: its
+    shape is what it shows) and the evaluation set (red line); four ticks on the value axis,
+    so the labels stay apart at the size the figure is saved at. (Every label is drawn as a
+    path: without the count axis the figure draws about a fifth faster.)"""
     from matplotlib.ticker import MaxNLocator
 
     plt = pyplot()
@@ -69,15 +71,15 @@ def _null_grid(analysis: SplitAnalysis) -> Figure:
         ax.axvline(c.observed, color=PART_COLOURS["test"], linewidth=2)
         ax.set_title(title, fontsize=7.5)
         ax.set_xlabel(f"evaluation set: percentile {c.percentile:.0f} of random splits", fontsize=7)
-        ax.set_ylabel("random splits", fontsize=7)
         ax.xaxis.set_major_locator(MaxNLocator(4))
-        ax.yaxis.set_major_locator(MaxNLocator(4, integer=True))
         ax.tick_params(labelsize=7)
+        ax.set_yticks([])
+        ax.spines[["left", "top", "right"]].set_visible(False)
     for ax in list(axes.flat)[len(comparisons) :]:
         ax.axis("off")
     place_axes(
-        fig, left=LEFT_OF_PANEL, right=0.1, top=above, bottom=BELOW_PANEL,
-        wspace=LEFT_OF_PANEL + 0.2, hspace=above + BELOW_PANEL,
+        fig, left=SIDE_OF_PANEL, right=SIDE_OF_PANEL, top=above, bottom=BELOW_PANEL,
+        wspace=2 * SIDE_OF_PANEL, hspace=above + BELOW_PANEL,
     )  # fmt: skip
     return render_figure(fig, crop=False)
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from tailsplit.analysis.leakage import describe, duplicate_views
+from tailsplit.analysis.leakage import DuplicateKeys, describe, duplicate_views
 from tailsplit.analysis.null import (
     ALPHA,
     CORRECTION,
@@ -264,9 +264,12 @@ def analyze_split(
     n_examples: int = 10,
     text: TextCounts | None = None,
     syntax: bool = True,
+    duplicates: Sequence[DuplicateKeys] | None = None,
 ) -> SplitAnalysis:
     """Per-part statistics and evaluation (dev + test) statistics against ``null_splits``
-    random splits; dependency depth too when ``syntax`` and a spaCy pipeline is installed."""
+    random splits; dependency depth too when ``syntax`` and a spaCy pipeline is installed.
+    ``text`` and ``duplicates`` (the rows' text counts and :func:`duplicate_views`), when given,
+    are the dataset's own, computed once for many splits of it."""
     text = compute_text_counts(inputs.texts) if text is None else text
     parser = find_parser() if syntax else None
     depths = None if parser is None else dependency_depths(inputs.texts, parser)
@@ -281,7 +284,7 @@ def analyze_split(
         null_rows,
         order=canonical,
     )
-    leakage, leakage_null = _leakage(inputs, eval_mask, null_rows)
+    leakage, leakage_null = _leakage(inputs, eval_mask, null_rows, duplicates)
     null += leakage_null
     if inputs.programs is not None:
         null += _program_null(inputs.programs, eval_mask, null_rows)
@@ -332,13 +335,14 @@ def _leakage(
     inputs: AnalysisInputs,
     eval_mask: np.ndarray,
     null_rows: np.ndarray,
+    duplicates: Sequence[DuplicateKeys] | None = None,
 ) -> tuple[dict[str, dict[str, float]], list[NullComparison]]:
     """Per evaluation part, the share of queries (and pairs) also in train; the evaluation set's
     shares against the null distribution."""
     queries = inputs.queries if inputs.queries is not None else (inputs.texts if inputs.text_kind == "query" else None)
     if queries is None:
         return {}, []
-    views = duplicate_views(queries, inputs.contexts)
+    views = duplicate_views(queries, inputs.contexts) if duplicates is None else duplicates
     train = inputs.parts == "train"
     parts: dict[str, dict[str, float]] = {"dev": {}, "test": {}}
     null = []
