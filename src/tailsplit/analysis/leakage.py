@@ -116,18 +116,22 @@ class DuplicateKeys:
         keys = self.exact if match == "exact" else self.normalized
         total = np.bincount(keys, minlength=int(keys.max()) + 1 if len(keys) else 0)
         witnesses = self._witnesses if match == "near" else None
+        can_leak = total > 1  # a key of one row, with no near key, never leaks: its rows are skipped
+        if witnesses is not None:
+            can_leak |= np.diff(witnesses[0]) > 0
         in_eval = np.zeros(len(total), dtype=np.int64)
         shares = np.full(len(eval_rows), np.nan)
         for s, rows in enumerate(eval_rows):
             if not len(rows):
                 continue
             row_keys = keys[rows]
+            row_keys = row_keys[can_leak[row_keys]]
             np.add.at(in_eval, row_keys, 1)
             leaked = total[row_keys] > in_eval[row_keys]
             if witnesses is not None:
                 leaked = _near_leaked(leaked, row_keys, witnesses, total, in_eval)
             in_eval[row_keys] = 0
-            shares[s] = leaked.mean()
+            shares[s] = np.count_nonzero(leaked) / len(rows)
         return shares
 
     @functools.cached_property
