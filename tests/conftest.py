@@ -112,9 +112,9 @@ TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_ma
 
 
 # The test files' seconds in the last recorded run (``TAILSPLIT_RECORD_DURATIONS=1 make test``
-# rewrites it): files are handed to the workers longest first (with ``--no-loadscope-reorder``, pytest-xdist ≥ 3.8),
-# so the run does not end waiting on one long file that happened to start last. A file not in
-# the record goes last; a stale record only costs balance, never a test.
+# rewrites it): files are handed to the workers longest first (``--no-loadscope-reorder``,
+# pytest-xdist ≥ 3.8), so the run does not end waiting on one long file that happened to start
+# last. A file not in the record goes last; a stale record only costs balance, never a test.
 DURATIONS = Path(__file__).parent / "durations.json"
 _recorded: dict[str, float] = {}
 

@@ -11,8 +11,8 @@ holding the converted bundled model. The bundled models are stood in for by tiny
 their layout and with their tokenizers (``tiny_llama`` for the LM, ``tiny_encoder`` for the
 sentence encoder), so the pages' scoring and training commands run in seconds; the bundled
 models' own behaviour is tested where it is the point (test_language_model, test_readme,
-test_lm_eval_reproduction, test_shift, test_evidence). A folder a page makes (``snli-ll``) is there for the
-pages after it, as for a reader following the site in order. A command whose line ends with
+test_lm_eval_reproduction, test_shift, test_evidence). A folder a page makes (``snli-ll``) is
+there for the pages after it, as for a reader following the site in order. A command whose line ends with
 ``# needs network`` is shown on its page with that reason and is not run. ``make demo`` and
 ``make test`` blocks are what CI itself runs.
 

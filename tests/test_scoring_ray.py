@@ -85,7 +85,6 @@ def test_ray_scoring_reproduces_single_process_and_resumes_by_shard(tiny_llama: 
 
     pytest.importorskip("ray")
     from tailsplit.ray_cluster import RayCluster
-    from tailsplit.scoring.hf import HFScorer
 
     # One local cluster for the runs (an engine uses a running cluster and leaves it up;
     # starting one is most of this test's time): the runs differ only in what is on disk.
@@ -93,13 +92,14 @@ def test_ray_scoring_reproduces_single_process_and_resumes_by_shard(tiny_llama: 
     cluster = RayCluster(num_cpus=2)
     try:
         assert signal.getsignal(signal.SIGTERM) is not before  # Ray's own handler, while it runs
-        _score_on_ray_and_resume(tiny_llama, tmp_path, HFScorer)
+        _score_on_ray_and_resume(tiny_llama, tmp_path)
     finally:
         cluster.close()
     assert signal.getsignal(signal.SIGTERM) is before  # given back: forked processes must not inherit Ray's
 
 
-def _score_on_ray_and_resume(tiny_llama: Path, tmp_path: Path, HFScorer: type) -> None:  # noqa: N803
+def _score_on_ray_and_resume(tiny_llama: Path, tmp_path: Path) -> None:
+    from tailsplit.scoring.hf import HFScorer
 
     dataset = load_examples(SAMPLE, FieldMap(text="hypothesis", context="premise", label="label"))
     requests = build_requests(dataset.subset(range(90)), BUILTIN_TEMPLATES["snli"])

@@ -42,16 +42,17 @@ def load_sample() -> dict:
     with gzip.open(FIXTURE, "rt", encoding="utf-8") as handle:
         demo = [json.loads(line) for line in handle]
     texts = tuple(r["hypothesis"] for r in records)
+    contexts = tuple(r["premise"] for r in records)
     return {
         "ids": tuple(f"{i:06d}" for i in range(len(records))),
         "texts": texts,
         "labels": tuple(r["label"] for r in records),
-        "contexts": tuple(r["premise"] for r in records),
+        "contexts": contexts,
         "parts": np.array([d["part"] for d in demo]),
         "logprob_sum": np.array([d["logprob_sum"] for d in demo]),
         "n_tokens": np.array([d["n_tokens"] for d in demo]),
         "text": compute_text_counts(texts),
-        "duplicates": duplicate_views(texts, tuple(r["premise"] for r in records)),  # the sample's, once
+        "duplicates": duplicate_views(texts, contexts),  # the sample's, once
     }
 
 

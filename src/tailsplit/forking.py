@@ -38,9 +38,11 @@ def _run_bounds(bounds: tuple[int, int]) -> Any:
 
 @contextlib.contextmanager
 def _pool(processes: int) -> Iterator[Any]:
-    """A pool of forked processes that is closed and joined when its work is done, or
-    terminated when the work failed. (``with Pool()`` terminates it either way; terminating a
-    pool whose workers are finishing hung a test run once, in the join after the kill.)"""
+    """A pool of forked processes that is closed and joined when its work is done, and
+    terminated only when the work failed. (``with Pool()`` terminates it either way: SIGTERM to
+    a worker still starting runs the Python handler it inherited — Ray's exits, the command
+    line's raises — before multiprocessing can catch it, and the worker ran on into its
+    parent's code, which then waited on it for good.)"""
     pool = multiprocessing.get_context("fork").Pool(processes)
     try:
         yield pool

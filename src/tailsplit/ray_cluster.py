@@ -18,7 +18,7 @@ class RayCluster:
             raise MissingDependencyError("ray", "distributed", feature) from None
         self.ray: Any = ray
         self._started = not ray.is_initialized()
-        self._handlers = _signal_handlers()
+        self._handlers = _signal_handlers() if self._started else {}
         if self._started:
             ray.init(
                 address=address,
