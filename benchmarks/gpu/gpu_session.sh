@@ -25,18 +25,20 @@ source benchmarks/gpu/gpu_setup.sh
 if [ "${SMOKE:-0}" = 1 ]; then
   limits=(900 600 600 600 600)
   gpu() { python3 -m benchmarks.speed.bench_gpu --tokenizer "$tokenizer" "${@:3}" --smoke --shape tiny --pairs 300 --check-pairs 20 \
-            --warmup-pairs 20 --reference-pairs 40 --variants transformers native --numerics-variants native --json "$out/$1"; }
+            --warmup-pairs 20 --reference-pairs 40 --json "$out/$1"; }
   planning() { python3 -m benchmarks.speed.bench_planning --tokenizer "$tokenizer" --pairs 3000 --repeats 1 --json "$out/$1"; }
+  echo "smoke, 0 MiB, none, 0 MHz" > "$out/gpu.csv"
 else
-  limits=(120 150 100 45 90)
-  nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv | tee "$out/gpu.csv" || true
+  limits=(110 130 90 80 45)
+  nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv,noheader | tee "$out/gpu.csv" || true
   gpu() { python3 -m benchmarks.speed.bench_gpu --tokenizer "$tokenizer" --shape "$2" "${@:3}" --json "$out/$1"; }
   planning() { python3 -m benchmarks.speed.bench_planning --tokenizer "$tokenizer" --pairs 570000 --repeats 1 --json "$out/$1"; }
 fi
 export -f gpu planning
 export tokenizer out
-fastest=(--variants native --skip-reference --skip-unshared)  # eager: measured faster than compiled (H200)
-[ "${SMOKE:-0}" = 1 ] && fastest=(--skip-reference --skip-unshared)
+# eager native: measured faster than transformers' model and than compiled (H200); planning
+# overlaps scoring; each run also times its planned batches scored alone (MFU while scoring)
+fastest=(--variants native --numerics-variants native --skip-reference --skip-unshared --scoring-alone)
 
 status=0
 # gpu FILE SHAPE [OPTION...] runs bench_gpu.py (the smoke run ignores SHAPE); planning FILE runs bench_planning.py
@@ -49,21 +51,25 @@ step() {  # step LIMIT_S NAME COMMAND...: run with a time limit, log it, remembe
   echo "== $name: exit $code $(date -u +%T)" | tee -a "$out/log.txt"
   [ "$code" = 0 ] || status=1
 }
-# 0. correct first: the tests of the GPU levers, on the device (tiny random Llama, the bundled tokenizer)
+# 0. correct first: the tests of the GPU levers, on the device (tiny random Llama, the bundled
+#    tokenizer); their report becomes gpu_<card>_tests.json
 step "${limits[0]}" tests env TAILSPLIT_TEST_TOKENIZER="$tokenizer" python3 -m pytest -q -p no:cacheprovider -m gpu \
   --device "$device" --junitxml "$out/gpu_tests.xml" -W ignore tests/test_gpu_device.py tests/test_gpu_levers.py \
   tests/test_language_model.py
-# 1. the bundled shape on 570,000 pairs: eager variants, numerics, the reference recipe (goal: <= 15 s);
-#    the compiled one (52 s to compile, 75 s end to end on an H200) only with COMPILED=1, last
+python3 -m benchmarks.gpu.junit_results "$out/gpu_tests.xml" "$out/gpu.csv" --json "$out/gpu_${card}_tests.json" || status=1
+# 1. the bundled shape on 570,000 pairs (goal: <= 15 s end to end): numerics, end to end with
+#    planning overlapping scoring, the batches alone, a profile of the first batches, the
+#    reference recipe
 step "${limits[1]}" bundled gpu "gpu_${card}_bundled.json" bundled --pairs 570000 --check-pairs 500 --warmup-pairs 2000 \
-  --reference-pairs 10000 --variants transformers native --skip-unshared
-# 2. the 302M shape's MFU (goal: >= 35%), the fastest variant, on 200,000 pairs
-step "${limits[2]}" gpt2-medium gpu "gpu_${card}_gpt2_medium.json" gpt2-medium --pairs 200000 "${fastest[@]}" \
-  --check-pairs 200 --numerics-variants native
-# 3. tokenising and planning on the GPU machine's cores (goal: <= 4 s)
-step "${limits[3]}" planning planning "planning_${card}_host.json"
-# 4. a 1B shape, measured and reported (100,000 pairs)
-step "${limits[4]}" 1b gpu "gpu_${card}_1b.json" 1b --pairs 100000 "${fastest[@]}" --check-pairs 200 --numerics-variants native
+  --reference-pairs 10000 --variants native --numerics-variants native --skip-unshared --scoring-alone --profile-batches 3
+# 2. the 302M shape's MFU (goal: >= 35% end to end), 200,000 pairs
+step "${limits[2]}" gpt2-medium gpu "gpu_${card}_gpt2_medium.json" gpt2-medium --pairs 200000 "${fastest[@]}" --check-pairs 200
+# 3. a 1B shape, measured and reported (100,000 pairs)
+step "${limits[3]}" 1b gpu "gpu_${card}_1b.json" 1b --pairs 100000 "${fastest[@]}" --check-pairs 100
+# 4. tokenising and planning alone on the GPU machine's cores (goal: <= 4 s), when asked for
+if [ "${PLANNING:-0}" = 1 ] || [ "${SMOKE:-0}" = 1 ]; then
+  step "${limits[4]}" planning planning "planning_${card}_host.json"
+fi
 # 5. the compiled native model at the bundled shape, when asked for
 if [ "${COMPILED:-0}" = 1 ]; then
   step 200 compiled gpu "gpu_${card}_bundled_compiled.json" bundled --pairs 570000 --variants native-compiled \

@@ -26,10 +26,15 @@ Reported, in one run:
 - numerics: ``--check-pairs`` scored on the CPU in float32 and on the device with each
   variant in ``--dtype`` and in float32, identical weights: max, p99 and mean |Δ| per
   example in nats; also the projection in the model's precision;
-- each variant end to end (dedup, tokenise, plan, score: the driver's path) on all pairs,
+- each variant end to end (dedup, tokenise, plan, score: the driver's path, planning a block
+  at a time while earlier blocks score) on all pairs,
   after a warm-up of ``--warmup-pairs`` (model load and compilation, reported apart): wall
   time, tokenise + plan time, tokens/s, MFU, peak GPU memory, batch budget; the fastest
   variant again with prefix sharing off;
+- with ``--scoring-alone``, each variant's planned batches scored again with no planning
+  around them (the device's share of the end-to-end time: MFU while scoring);
+- with ``--profile-batches N``, the first N batches of the fastest variant under
+  ``torch.profiler``: the operators with the most device time;
 - the reference recipe (transformers' model, batches of 32 in input order, full logits
   everywhere, full log-softmax) on ``--reference-pairs`` against the fastest variant;
 - an 8192³ bf16 matrix product, the practical ceiling, beside the datasheet peak.
@@ -196,9 +201,12 @@ def matmul_ceiling() -> float:
     return 10 * 2 * 8192**3 / (time.perf_counter() - started)
 
 
-def timed_run(scorer: HFScorer, requests: list[ScoreRequest], info: dict, peak: float) -> tuple[dict, np.ndarray]:
-    """The driver's whole path (dedup, tokenise, plan, score), timed; then tokenise + plan
-    alone, timed apart; FLOPs from the plan."""
+def timed_run(
+    scorer: HFScorer, requests: list[ScoreRequest], info: dict, peak: float, scoring_alone: bool = False
+) -> tuple[dict, np.ndarray]:
+    """The driver's whole path (dedup, tokenise, plan, score; planning overlaps scoring on a
+    GPU), timed; then tokenise + plan alone, timed apart, and with ``scoring_alone`` the
+    planned batches scored alone; FLOPs from the plan."""
     synchronize()
     if torch.cuda.is_available():
         torch.cuda.reset_peak_memory_stats()
@@ -206,12 +214,13 @@ def timed_run(scorer: HFScorer, requests: list[ScoreRequest], info: dict, peak: 
     logprob_sum, _, _, report = score_requests(requests, scorer, None)
     synchronize()
     seconds = time.perf_counter() - started
+    peak_memory = torch.cuda.max_memory_allocated() / 2**30 if torch.cuda.is_available() else None
     planning_started = time.perf_counter()
-    batches = scorer.plan(requests)
+    unique = list(dict.fromkeys(requests))
+    batches = [b for block in scorer.plan_blocks(unique) for b in block]
     planning = time.perf_counter() - planning_started
     flops, tokens, scored = model_flops(scorer, batches, info)
-    gpu_seconds = seconds - planning
-    return {
+    out = {
         "seconds": round(seconds, 2),
         "tokenise_and_plan_seconds": round(planning, 2),
         "batch_tokens": scorer.resolved_batch_tokens(),
@@ -221,12 +230,19 @@ def timed_run(scorer: HFScorer, requests: list[ScoreRequest], info: dict, peak: 
         "tokens_per_s": round(tokens / seconds),
         "tflops": round(flops / seconds / 1e12, 1),
         "mfu_end_to_end": round(flops / seconds / peak, 3),
-        "mfu_scoring_only": round(flops / gpu_seconds / peak, 3),
-        "peak_gpu_memory_gib": round(torch.cuda.max_memory_allocated() / 2**30, 2)
-        if torch.cuda.is_available()
-        else None,
+        "peak_gpu_memory_gib": None if peak_memory is None else round(peak_memory, 2),
         "driver_report": report.as_dict(),
-    }, logprob_sum
+    }
+    if scoring_alone:
+        synchronize()
+        started = time.perf_counter()
+        for _ in scorer.score_batches(batches):
+            pass
+        synchronize()
+        alone = time.perf_counter() - started
+        out["scoring_alone_seconds"] = round(alone, 2)
+        out["mfu_scoring_only"] = round(flops / alone / peak, 3)
+    return out, logprob_sum
 
 
 def numerics(scorer, check: list[ScoreRequest], variants: list[str], dtype: str) -> dict:
@@ -272,6 +288,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--skip-unshared", action="store_true")
     parser.add_argument("--skip-reference", action="store_true")
+    parser.add_argument("--scoring-alone", action="store_true", help="also time the planned batches alone")
+    parser.add_argument("--profile-batches", type=int, default=0, help="profile this many batches of the fastest")
     parser.add_argument("--smoke", action="store_true", help="run on the CPU (tiny shape) to check the script")
     args = parser.parse_args()
     device = "cpu" if args.smoke else "cuda"
@@ -315,7 +333,7 @@ def main() -> None:
         score_requests(requests[: args.warmup_pairs], timed, None)  # loads (and compiles) the model
         synchronize()
         warmup = time.perf_counter() - started
-        result[variant], _ = timed_run(timed, requests, info, peak)
+        result[variant], _ = timed_run(timed, requests, info, peak, args.scoring_alone)
         result[variant]["warmup_seconds"] = round(warmup, 1)
         models[variant] = timed
         print(variant, json.dumps(result[variant], indent=2), flush=True)
@@ -327,11 +345,47 @@ def main() -> None:
         result[f"{fastest}_no_prefix_sharing"], _ = timed_run(unshared, requests, info, peak)
         print(json.dumps(result[f"{fastest}_no_prefix_sharing"], indent=2), flush=True)
         save()
+    if args.profile_batches:
+        result["profile"] = profile(models[fastest], requests, args.profile_batches)
+        print(json.dumps(result["profile"], indent=2), flush=True)
+        save()
     if not args.skip_reference:
         result["reference_recipe"] = reference_run(models[fastest], requests[: args.reference_pairs])
         print(json.dumps(result["reference_recipe"], indent=2), flush=True)
     save()
     shutil.rmtree(work, ignore_errors=True)
+
+
+def profile(scorer: HFScorer, requests: list[ScoreRequest], n_batches: int, top: int = 20) -> dict:
+    """The first ``n_batches`` of the plan (the longest rows) under ``torch.profiler``: the
+    operators with the most device time (self time, so nested operators are not counted
+    twice), each with its share of the device time of all operators."""
+    from torch.profiler import ProfilerActivity
+    from torch.profiler import profile as profiler
+
+    batches = next(iter(scorer.plan_blocks(requests)))[:n_batches]
+    activities = [ProfilerActivity.CPU] + [ProfilerActivity.CUDA] * torch.cuda.is_available()
+    synchronize()
+    started = time.perf_counter()
+    with profiler(activities=activities) as trace:
+        for _ in scorer.score_batches(batches):
+            pass
+        synchronize()
+    seconds = time.perf_counter() - started
+    events = trace.key_averages()
+    device_us = [getattr(e, "self_device_time_total", getattr(e, "self_cuda_time_total", 0.0)) for e in events]
+    total = sum(device_us) or 1.0
+    ranked = sorted(zip(device_us, events), key=lambda pair: -pair[0])[:top]
+    return {
+        "batches": len(batches),
+        "tokens": sum(b.n_tokens for b in batches),
+        "wall_seconds": round(seconds, 3),
+        "device_seconds": round(total / 1e6, 3),
+        "operators": [
+            {"name": e.key, "calls": e.count, "device_ms": round(us / 1e3, 2), "share": round(us / total, 3)}
+            for us, e in ranked
+        ],
+    }
 
 
 def reference_run(ours: HFScorer, subset: list[ScoreRequest]) -> dict:

@@ -74,6 +74,7 @@ from tailsplit.scoring.models import (
     model_config,
     resolve_model,
 )
+from tailsplit.scoring.streaming import block_size, plan_in_blocks
 from tailsplit.scoring.transfer import HostCopy, to_device
 
 SCORER_VERSION = "hf-causal-lm/2"  # 2: the prompt's trailing whitespace is scored with the query
@@ -284,6 +285,12 @@ class HFScorer:
             max_rows=self.resolved_max_rows(),
             share_prefix=self.share_prefix,
         )
+
+    def plan_blocks(self, requests: Sequence[ScoreRequest]) -> Iterator[list[Batch]]:
+        """The plan a block at a time, to be planned while earlier blocks score (on a GPU;
+        :mod:`.streaming`). The budget is resolved here: on a GPU it loads the model."""
+        self.resolved_batch_tokens()
+        return plan_in_blocks(self.plan, requests, block_size(self.resolved_device()))
 
     def encode(self, requests: Sequence[ScoreRequest]) -> list[Encoded]:
         """Token ids (start token included) and the index of the first scored token of every
