@@ -5,8 +5,7 @@ on a GPU; without ``--device`` the checks that would compare the CPU with itself
 real out-of-memory error, are skipped (``test_gpu_levers.py`` covers them on a CPU). What they
 hold a GPU to: float32 within 1e-4 nats of the CPU per example, either implementation;
 bfloat16 within 0.12 nats (the tolerance the docs state); scores that do not depend on how
-requests are batched, padded, ordered or planned (whole, or a block at a time while
-scoring); a real out-of-memory batch scored in halves.
+requests are batched, padded or ordered; a real out-of-memory batch scored in halves.
 """
 
 from __future__ import annotations
@@ -22,12 +21,11 @@ from tailsplit.core import FieldMap
 from tailsplit.io import load_examples
 from tailsplit.prompts import BUILTIN_TEMPLATES
 from tailsplit.scoring.base import ScoreRequest
-from tailsplit.scoring.driver import build_requests, score_requests
+from tailsplit.scoring.driver import build_requests
 
 pytestmark = [pytest.mark.slow, pytest.mark.gpu]
 torch = pytest.importorskip("torch")
-hf = pytest.importorskip("tailsplit.scoring.hf")
-HFScorer = hf.HFScorer
+HFScorer = pytest.importorskip("tailsplit.scoring.hf").HFScorer
 BF16_TOLERANCE = 0.12  # nats per example, the stated bound of bf16 against float32
 
 
@@ -66,15 +64,7 @@ def test_bfloat16_on_the_device_is_within_the_stated_tolerance(tiny_llama, tmp_p
     assert 1e-4 < np.max(error) < BF16_TOLERANCE  # bf16 arithmetic ran, and stayed within the bound
 
 
-def planned_in_blocks(folder: Path, tmp_path: Path, requests: list[ScoreRequest], device: str, monkeypatch) -> np.ndarray:  # fmt: skip
-    """Scores through the driver with the plan made 16 requests at a time in its thread."""
-    monkeypatch.setattr(hf, "block_size", lambda device: 16)
-    scorer = HFScorer(str(folder), cache_dir=tmp_path / "blocks", device=device, batch_tokens=65536)
-    assert len(list(scorer.plan_blocks(requests))) > 2
-    return score_requests(requests, scorer, None)[0]
-
-
-def test_scores_do_not_depend_on_batching_padding_or_order(tiny_llama, tmp_path, requests_300, device, monkeypatch) -> None:  # fmt: skip
+def test_scores_do_not_depend_on_batching_padding_or_order(tiny_llama, tmp_path, requests_300, device) -> None:
     reference = scores(tiny_llama, tmp_path, requests_300, device=device, batch_tokens=65536)
     order = list(range(len(requests_300)))
     random.Random(0).shuffle(order)
@@ -84,7 +74,6 @@ def test_scores_do_not_depend_on_batching_padding_or_order(tiny_llama, tmp_path,
         "left padding": scores(tiny_llama, tmp_path, requests_300, device=device, padding_side="left"),
         "no prefix sharing": scores(tiny_llama, tmp_path, requests_300, device=device, share_prefix="never"),
         "shuffled": scores(tiny_llama, tmp_path, [requests_300[i] for i in order], device=device)[np.argsort(order)],
-        "planned in blocks": planned_in_blocks(tiny_llama, tmp_path, requests_300, device, monkeypatch),
     }
     for name, variant in variants.items():
         assert np.max(np.abs(variant - reference)) < 1e-4, name

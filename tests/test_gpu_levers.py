@@ -10,6 +10,7 @@ the checks that compare a device with the CPU.
 
 from __future__ import annotations
 
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -112,10 +113,15 @@ def test_a_batch_out_of_memory_is_scored_in_halves_with_the_same_scores(
     halved = scorer_of(tiny_llama, tmp_path, batch_tokens=4096, device=device)
     forward = halved.layout_logprobs
     seen: list[int] = []
+    failed: list[weakref.ref] = []
 
     def small_card(layout, model, mixed=False):
+        # a failed pass's tensors (held by its exception's frames) are freed before the halves run
+        assert all(ref() is None for ref in failed), "the halves ran while the failed pass's memory was held"
         seen.append(len(layout.n_tokens))
         if len(layout.n_tokens) > 4:
+            activations = torch.empty(1024)
+            failed.append(weakref.ref(activations))
             raise torch.OutOfMemoryError("CUDA out of memory (simulated)")
         return forward(layout, model, mixed)
 

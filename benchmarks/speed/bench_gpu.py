@@ -26,8 +26,7 @@ Reported, in one run:
 - numerics: ``--check-pairs`` scored on the CPU in float32 and on the device with each
   variant in ``--dtype`` and in float32, identical weights: max, p99 and mean |Δ| per
   example in nats; also the projection in the model's precision;
-- each variant end to end (dedup, tokenise, plan, score: the driver's path, planning a block
-  at a time while earlier blocks score) on all pairs,
+- each variant end to end (dedup, tokenise, plan, score: the driver's path) on all pairs,
   after a warm-up of ``--warmup-pairs`` (model load and compilation, reported apart): wall
   time, tokenise + plan time, tokens/s, MFU, peak GPU memory, batch budget; the fastest
   variant again with prefix sharing off;
@@ -204,8 +203,7 @@ def matmul_ceiling() -> float:
 def timed_run(
     scorer: HFScorer, requests: list[ScoreRequest], info: dict, peak: float, scoring_alone: bool = False
 ) -> tuple[dict, np.ndarray]:
-    """The driver's whole path (dedup, tokenise, plan, score; planning overlaps scoring on a
-    GPU), timed; then tokenise + plan alone, timed apart, and with ``scoring_alone`` the
+    """The driver's whole path (dedup, tokenise, plan, score), timed; then tokenise + plan alone, timed apart, and with ``scoring_alone`` the
     planned batches scored alone; FLOPs from the plan."""
     synchronize()
     if torch.cuda.is_available():
@@ -217,7 +215,7 @@ def timed_run(
     peak_memory = torch.cuda.max_memory_allocated() / 2**30 if torch.cuda.is_available() else None
     planning_started = time.perf_counter()
     unique = list(dict.fromkeys(requests))
-    batches = [b for block in scorer.plan_blocks(unique) for b in block]
+    batches = scorer.plan(unique)
     planning = time.perf_counter() - planning_started
     flops, tokens, scored = model_flops(scorer, batches, info)
     out = {
@@ -357,13 +355,14 @@ def main() -> None:
 
 
 def profile(scorer: HFScorer, requests: list[ScoreRequest], n_batches: int, top: int = 20) -> dict:
-    """The first ``n_batches`` of the plan (the longest rows) under ``torch.profiler``: the
-    operators with the most device time (self time, so nested operators are not counted
-    twice), each with its share of the device time of all operators."""
+    """``n_batches`` from the middle of the plan of the first 60,000 requests (rows of typical
+    length) under ``torch.profiler``: the operators with the most device time (self time, so
+    nested operators are not counted twice), each with its share of all operators' time."""
     from torch.profiler import ProfilerActivity
     from torch.profiler import profile as profiler
 
-    batches = next(iter(scorer.plan_blocks(requests)))[:n_batches]
+    plan = scorer.plan(requests[:60_000])
+    batches = plan[len(plan) // 2 :][:n_batches]
     activities = [ProfilerActivity.CPU] + [ProfilerActivity.CUDA] * torch.cuda.is_available()
     synchronize()
     started = time.perf_counter()

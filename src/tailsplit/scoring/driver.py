@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +23,6 @@ from tailsplit.log import logger
 from tailsplit.progress import ProgressBar
 from tailsplit.prompts import PromptTemplate
 from tailsplit.scoring.base import Batch, BatchScores, Scorer, ScoreRequest
-from tailsplit.scoring.streaming import in_background
 
 
 @dataclass(frozen=True)
@@ -94,29 +92,20 @@ def score_requests(
     keys = [sha256_text(namespace, r.prompt, r.query) for r in unique_requests]
     cached = cache.get_many(keys) if cache is not None else {}
 
-    total, counts, cut = _columns(keys, cached)
+    total = np.full(len(unique_requests), np.nan)
+    counts = np.zeros(len(unique_requests), dtype=np.int64)
+    cut = np.zeros(len(unique_requests), dtype=bool)
+    for i, key in enumerate(keys):
+        if key in cached:
+            total[i], counts[i], cut[i] = cached[key]
 
-    def to_score(batch: Batch) -> bool:
-        return not all(keys[i] in cached for i in batch.indices.tolist())
-
-    blocks = _planned_blocks(scorer, unique_requests)
-    if engine is not None:  # the engine takes the whole plan (it names its work by it)
-        todo = [b for block in blocks for b in block if to_score(b)]
-        pairs: Iterator[tuple[Batch, BatchScores]] = zip(todo, engine.score(todo, scorer, keys) if todo else ())
-    else:  # planned in a background thread while the batches before it score (.streaming)
-        pairs = _scored_pairs(scorer, (b for block in in_background(blocks) for b in block if to_score(b)))
-    n_batches, scored_tokens = _run_batches(
-        pairs,
-        cache,
-        keys,
-        (total, counts, cut),
-        cached,
-        ProgressBar(progress, len(keys) - len(cached), "scoring", "requests"),
-    )
+    todo = [b for b in scorer.plan(unique_requests) if not all(keys[i] in cached for i in b.indices)]
     logger.debug(
-        "%d requests, %d unique, %d cached; %d batches scored (%d tokens)",
-        len(requests), len(unique_requests), len(cached), n_batches, scored_tokens,
+        "%d requests, %d unique, %d cached; %d batches to score (%d tokens)",
+        len(requests), len(unique_requests), len(cached), len(todo), sum(b.n_tokens for b in todo),
     )  # fmt: skip
+    scored = engine.score(todo, scorer, keys) if engine is not None and todo else _scores_in_order(scorer, todo)
+    scored_tokens = _run_batches(todo, scored, cache, keys, (total, counts, cut), progress)
     bad = np.flatnonzero(~np.isfinite(total))
     if len(bad):
         first = unique_requests[int(bad[0])]
@@ -128,44 +117,25 @@ def score_requests(
         n_requests=len(requests),
         n_unique=len(unique_requests),
         n_cached=len(cached),
-        n_scored_batches=n_batches,
+        n_scored_batches=len(todo),
         n_tokens_scored=scored_tokens,
         seconds=round(time.perf_counter() - started, 3),
     )
     return total[position], counts[position], cut[position], report
 
 
-def _columns(keys: list[str], cached: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(logprob_sum, n_tokens, truncated) per request, filled where cached (NaN elsewhere)."""
-    total = np.full(len(keys), np.nan)
-    counts = np.zeros(len(keys), dtype=np.int64)
-    cut = np.zeros(len(keys), dtype=bool)
-    for i, key in enumerate(keys):
-        if key in cached:
-            total[i], counts[i], cut[i] = cached[key]
-    return total, counts, cut
-
-
-def _planned_blocks(scorer: Scorer, requests: list[ScoreRequest]) -> Iterable[list[Batch]]:
-    """The scorer's plan, block by block where it plans so (:meth:`HFScorer.plan_blocks`)."""
-    blocks = getattr(scorer, "plan_blocks", None)
-    return blocks(requests) if blocks is not None else [scorer.plan(requests)]
-
-
 def _run_batches(
-    pairs: Iterator[tuple[Batch, BatchScores]],
+    batches: list[Batch],
+    scored: Iterator[BatchScores],
     cache: ScoreCache | None,
     keys: list[str],
     columns: tuple[np.ndarray, np.ndarray, np.ndarray],
-    cached: dict[str, Any],
-    bar: ProgressBar,
-) -> tuple[int, int]:
-    """Each batch's scores into ``columns`` and the cache; (batches, tokens) scored. The bar
-    counts the requests not cached before (each lies in exactly one scored batch)."""
+    progress: bool,
+) -> int:
     total, counts, cut = columns
-    n_batches = n_tokens = 0
-    with bar as advance:
-        for batch, scores in pairs:
+    n_tokens = sum(b.n_tokens for b in batches)
+    with ProgressBar(progress, n_tokens, "scoring", "tokens") as advance:
+        for batch, scores in zip(batches, scored):
             total[batch.indices] = scores.logprob_sum
             counts[batch.indices] = scores.n_tokens
             cut[batch.indices] = scores.truncated
@@ -173,25 +143,14 @@ def _run_batches(
                 cache.put_many(
                     zip((keys[i] for i in batch.indices), scores.logprob_sum, scores.n_tokens, scores.truncated)
                 )
-            n_batches += 1
-            n_tokens += batch.n_tokens
-            advance(sum(keys[i] not in cached for i in batch.indices.tolist()))
-    return n_batches, n_tokens
+            advance(batch.n_tokens)
+    return n_tokens
 
 
-def _scored_pairs(scorer: Scorer, batches: Iterator[Batch]) -> Iterator[tuple[Batch, BatchScores]]:
-    """Each batch with its scores, in order: through the scorer's pipelined ``score_batches``
-    (which takes the next batch before it yields this one's scores) when it has one."""
+def _scores_in_order(scorer: Scorer, batches: list[Batch]) -> Iterator[BatchScores]:
+    """The scorer's own pipelined ``score_batches`` when it has one, else batch by batch."""
     pipelined = getattr(scorer, "score_batches", None)
-    if pipelined is None:
-        yield from ((batch, scorer.score_batch(batch)) for batch in batches)
-        return
-    taken: deque[Batch] = deque()
-
-    def take() -> Iterator[Batch]:
-        for batch in batches:
-            taken.append(batch)
-            yield batch
-
-    for scores in pipelined(take()):
-        yield taken.popleft(), scores
+    if pipelined is not None:
+        yield from pipelined(batches)
+    else:
+        yield from (scorer.score_batch(batch) for batch in batches)

@@ -74,7 +74,6 @@ from tailsplit.scoring.models import (
     model_config,
     resolve_model,
 )
-from tailsplit.scoring.streaming import block_size, plan_in_blocks
 from tailsplit.scoring.transfer import HostCopy, to_device
 
 SCORER_VERSION = "hf-causal-lm/2"  # 2: the prompt's trailing whitespace is scored with the query
@@ -286,12 +285,6 @@ class HFScorer:
             share_prefix=self.share_prefix,
         )
 
-    def plan_blocks(self, requests: Sequence[ScoreRequest]) -> Iterator[list[Batch]]:
-        """The plan a block at a time, to be planned while earlier blocks score (on a GPU;
-        :mod:`.streaming`). The budget is resolved here: on a GPU it loads the model."""
-        self.resolved_batch_tokens()
-        return plan_in_blocks(self.plan, requests, block_size(self.resolved_device()))
-
     def encode(self, requests: Sequence[ScoreRequest]) -> list[Encoded]:
         """Token ids (start token included) and the index of the first scored token of every
         request (:mod:`tailsplit.scoring.encoding`)."""
@@ -349,7 +342,10 @@ class HFScorer:
 
     def launch(self, batch: Batch) -> Launched:
         """Queue a batch's forward pass; returns before the device has finished it. A batch
-        that runs out of GPU memory is scored as two halves in its place (:mod:`.memory`)."""
+        that runs out of GPU memory is scored as two halves in its place (:mod:`.memory`),
+        once the failed pass's tensors are freed: they live as long as its exception's frames,
+        so the halves run after the handler, not inside it (inside, every level of halving
+        kept its failed pass's memory, and halving ran out at one request on an H200)."""
         import torch
 
         model = self.model  # load (or, for a fine-tuned scorer, train) outside inference mode
@@ -359,16 +355,17 @@ class HFScorer:
             with torch.inference_mode():
                 return Launched([(layout, HostCopy(self.layout_logprobs(layout, model, mixed=True)))])
         except torch.OutOfMemoryError:
-            parts = halves(batch)
-            if parts is None:
-                raise ScoringError(
-                    f"one input of {batch.n_tokens} tokens does not fit in the memory of {self.resolved_device()}; "
-                    "lower --max-tokens or use a smaller --dtype"
-                ) from None
-            if self.resolved_device().startswith("cuda"):
-                torch.cuda.empty_cache()
-            logger.debug("a batch of %d tokens ran out of memory; scoring it in two halves", batch.n_tokens)
-            return Launched([part for half in parts for part in self.launch(half).parts])
+            pass
+        parts = halves(batch)
+        if parts is None:
+            raise ScoringError(
+                f"one input of {batch.n_tokens} tokens does not fit in the memory of {self.resolved_device()}; "
+                "lower --max-tokens or use a smaller --dtype"
+            )
+        if self.resolved_device().startswith("cuda"):
+            torch.cuda.empty_cache()
+        logger.debug("a batch of %d tokens ran out of memory; scoring it in two halves", batch.n_tokens)
+        return Launched([part for half in parts for part in self.launch(half).parts])
 
     def collect(self, launched: Launched) -> BatchScores:
         """Wait for a launched batch and sum its token log-probabilities per request."""
