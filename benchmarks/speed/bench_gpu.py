@@ -200,47 +200,50 @@ def matmul_ceiling() -> float:
     return 10 * 2 * 8192**3 / (time.perf_counter() - started)
 
 
-def timed_run(
-    scorer: HFScorer, requests: list[ScoreRequest], info: dict, peak: float, scoring_alone: bool = False
-) -> tuple[dict, np.ndarray]:
-    """The driver's whole path (dedup, tokenise, plan, score), timed; then tokenise + plan alone, timed apart, and with ``scoring_alone`` the
-    planned batches scored alone; FLOPs from the plan."""
+def timed_run(scorer: HFScorer, requests: list[ScoreRequest], info: dict, peak: float) -> tuple[dict, list, float]:
+    """The driver's whole path (dedup, tokenise, plan, score), timed; then tokenise + plan
+    alone, timed apart. Returns the figures, the plan and its FLOPs."""
     synchronize()
     if torch.cuda.is_available():
         torch.cuda.reset_peak_memory_stats()
     started = time.perf_counter()
-    logprob_sum, _, _, report = score_requests(requests, scorer, None)
+    _, _, _, report = score_requests(requests, scorer, None)
     synchronize()
     seconds = time.perf_counter() - started
     peak_memory = torch.cuda.max_memory_allocated() / 2**30 if torch.cuda.is_available() else None
     planning_started = time.perf_counter()
-    unique = list(dict.fromkeys(requests))
-    batches = scorer.plan(unique)
+    batches = scorer.plan(list(dict.fromkeys(requests)))
     planning = time.perf_counter() - planning_started
     flops, tokens, scored = model_flops(scorer, batches, info)
-    out = {
-        "seconds": round(seconds, 2),
-        "tokenise_and_plan_seconds": round(planning, 2),
-        "batch_tokens": scorer.resolved_batch_tokens(),
-        "tokens_in_model": tokens,
-        "scored_tokens": scored,
-        "batches": len(batches),
-        "tokens_per_s": round(tokens / seconds),
-        "tflops": round(flops / seconds / 1e12, 1),
-        "mfu_end_to_end": round(flops / seconds / peak, 3),
-        "peak_gpu_memory_gib": None if peak_memory is None else round(peak_memory, 2),
-        "driver_report": report.as_dict(),
-    }
-    if scoring_alone:
-        synchronize()
-        started = time.perf_counter()
-        for _ in scorer.score_batches(batches):
-            pass
-        synchronize()
-        alone = time.perf_counter() - started
-        out["scoring_alone_seconds"] = round(alone, 2)
-        out["mfu_scoring_only"] = round(flops / alone / peak, 3)
-    return out, logprob_sum
+    return (
+        {
+            "seconds": round(seconds, 2),
+            "tokenise_and_plan_seconds": round(planning, 2),
+            "batch_tokens": scorer.resolved_batch_tokens(),
+            "tokens_in_model": tokens,
+            "scored_tokens": scored,
+            "batches": len(batches),
+            "tokens_per_s": round(tokens / seconds),
+            "tflops": round(flops / seconds / 1e12, 1),
+            "mfu_end_to_end": round(flops / seconds / peak, 3),
+            "peak_gpu_memory_gib": None if peak_memory is None else round(peak_memory, 2),
+            "driver_report": report.as_dict(),
+        },
+        batches,
+        flops,
+    )
+
+
+def scored_alone(scorer: HFScorer, batches: list, flops: float, peak: float) -> dict:
+    """The planned batches scored with no tokenising or planning around them: the device's
+    share of the end-to-end time, and the MFU while scoring."""
+    synchronize()
+    started = time.perf_counter()
+    for _ in scorer.score_batches(batches):
+        pass
+    synchronize()
+    alone = time.perf_counter() - started
+    return {"scoring_alone_seconds": round(alone, 2), "mfu_scoring_only": round(flops / alone / peak, 3)}
 
 
 def numerics(scorer, check: list[ScoreRequest], variants: list[str], dtype: str) -> dict:
@@ -331,16 +334,19 @@ def main() -> None:
         score_requests(requests[: args.warmup_pairs], timed, None)  # loads (and compiles) the model
         synchronize()
         warmup = time.perf_counter() - started
-        result[variant], _ = timed_run(timed, requests, info, peak, args.scoring_alone)
+        result[variant], batches, flops = timed_run(timed, requests, info, peak)
         result[variant]["warmup_seconds"] = round(warmup, 1)
         models[variant] = timed
-        print(variant, json.dumps(result[variant], indent=2), flush=True)
         save()
+        if args.scoring_alone:
+            result[variant] |= scored_alone(timed, batches, flops, peak)
+            save()
+        print(variant, json.dumps(result[variant], indent=2), flush=True)
     fastest = min(args.variants, key=lambda v: result[v]["seconds"])
     if not args.skip_unshared:
         unshared = scorer(dtype=args.dtype, share_prefix="never", **VARIANTS[fastest])
         unshared._model = models[fastest].model
-        result[f"{fastest}_no_prefix_sharing"], _ = timed_run(unshared, requests, info, peak)
+        result[f"{fastest}_no_prefix_sharing"] = timed_run(unshared, requests, info, peak)[0]
         print(json.dumps(result[f"{fastest}_no_prefix_sharing"], indent=2), flush=True)
         save()
     if args.profile_batches:
@@ -375,7 +381,7 @@ def profile(scorer: HFScorer, requests: list[ScoreRequest], n_batches: int, top:
     device_us = [getattr(e, "self_device_time_total", getattr(e, "self_cuda_time_total", 0.0)) for e in events]
     total = sum(device_us) or 1.0
     ranked = sorted(zip(device_us, events), key=lambda pair: -pair[0])[:top]
-    return {
+    out = {
         "batches": len(batches),
         "tokens": sum(b.n_tokens for b in batches),
         "wall_seconds": round(seconds, 3),
@@ -384,6 +390,24 @@ def profile(scorer: HFScorer, requests: list[ScoreRequest], n_batches: int, top:
             {"name": e.key, "calls": e.count, "device_ms": round(us / 1e3, 2), "share": round(us / total, 3)}
             for us, e in ranked
         ],
+    }
+    return out | summarise_profile(out)
+
+
+def summarise_profile(profile: dict) -> dict:
+    """Each ``aten::`` operator's share of the kernels' device time. The profiler lists every
+    kernel twice, as itself and under the operator that launched it, and counts the host's
+    waits on a full launch queue (``Command Buffer Full``) as device time too: the kernels'
+    time is half of the rest."""
+    operators = profile["operators"]
+    waiting = sum(o["device_ms"] for o in operators if o["name"] == "Command Buffer Full")
+    kernels_ms = max((1e3 * profile["device_seconds"] - waiting) / 2, 1e-9)  # no kernels on a CPU
+    return {
+        "kernel_seconds": round(kernels_ms / 1e3, 3),
+        "launch_queue_full_ms": round(waiting, 1),
+        "share_of_kernel_time": {
+            o["name"]: round(o["device_ms"] / kernels_ms, 3) for o in operators if o["name"].startswith("aten::")
+        },
     }
 
 
