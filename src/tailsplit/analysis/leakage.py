@@ -110,29 +110,27 @@ class DuplicateKeys:
         """Per row of ``eval_rows`` (``(n_splits, k)`` row numbers of random evaluation sets),
         :meth:`share` of that set when train is every other row — counted over the evaluation
         rows alone: a row leaks when its key, or (for ``near``) a key near it, has more rows in
-        the whole dataset than in the evaluation set."""
+        the whole dataset than in the evaluation set. Every split at once, over the rows whose
+        key can leak at all (a key of several rows, or with a near key): each such key's count
+        in each evaluation set comes from one sort of their (split, key) pairs."""
         if match == "near" and self.near is None:
             raise ValueError("near-duplicate pairs were not computed")
         keys = self.exact if match == "exact" else self.normalized
-        total = np.bincount(keys, minlength=int(keys.max()) + 1 if len(keys) else 0)
-        witnesses = self._witnesses if match == "near" else None
-        can_leak = total > 1  # a key of one row, with no near key, never leaks: its rows are skipped
-        if witnesses is not None:
-            can_leak |= np.diff(witnesses[0]) > 0
-        in_eval = np.zeros(len(total), dtype=np.int64)
-        shares = np.full(len(eval_rows), np.nan)
-        for s, rows in enumerate(eval_rows):
-            if not len(rows):
-                continue
-            row_keys = keys[rows]
-            row_keys = row_keys[can_leak[row_keys]]
-            np.add.at(in_eval, row_keys, 1)
-            leaked = total[row_keys] > in_eval[row_keys]
-            if witnesses is not None:
-                leaked = _near_leaked(leaked, row_keys, witnesses, total, in_eval)
-            in_eval[row_keys] = 0
-            shares[s] = np.count_nonzero(leaked) / len(rows)
-        return shares
+        eval_rows = np.asarray(eval_rows, dtype=np.int64)
+        n_splits, k = (len(eval_rows), eval_rows.size // len(eval_rows)) if len(eval_rows) else (0, 0)
+        eval_rows = eval_rows.reshape(n_splits, k)
+        if not k:
+            return np.full(n_splits, np.nan)
+        total = np.bincount(keys)
+        can_leak = total > 1
+        if match == "near":
+            can_leak |= np.diff(self._witnesses[0]) > 0
+        split, column = np.nonzero(can_leak[keys[eval_rows]])
+        counted = EvalCounts.of(split, keys[eval_rows[split, column]], len(total))
+        leaked = total[counted.keys] > counted.of_rows
+        if match == "near":
+            leaked = _near_leaked(leaked, counted, self._witnesses, total)
+        return np.bincount(split[leaked], minlength=n_splits) / k
 
     @functools.cached_property
     def _witnesses(self) -> tuple[np.ndarray, np.ndarray]:
@@ -152,30 +150,53 @@ class DuplicateKeys:
         return MATCHES if self.near is not None else MATCHES[:2]
 
 
+@dataclass(frozen=True)
+class EvalCounts:
+    """Rows of random evaluation sets (``split`` and ``keys``, one entry per row) and how many
+    rows of its set hold each one's key (``of_rows``); the distinct (split, key) tags
+    (``split · n_keys + key``) in sorted order with their counts, for :meth:`lookup`."""
+
+    n_keys: int
+    split: np.ndarray
+    keys: np.ndarray
+    tags: np.ndarray
+    counts: np.ndarray
+    of_rows: np.ndarray
+
+    @classmethod
+    def of(cls, split: np.ndarray, keys: np.ndarray, n_keys: int) -> EvalCounts:
+        tags, inverse, counts = np.unique(split * n_keys + keys, return_inverse=True, return_counts=True)
+        return cls(n_keys, split, keys, tags, counts, counts[inverse])
+
+    def lookup(self, split: np.ndarray, key: np.ndarray) -> np.ndarray:
+        """Rows holding ``key`` in evaluation set ``split`` (element by element; 0 if none)."""
+        if not len(self.tags):
+            return np.zeros(len(split), dtype=np.int64)
+        tag = split * self.n_keys + key
+        at = np.minimum(np.searchsorted(self.tags, tag), len(self.tags) - 1)
+        return np.where(self.tags[at] == tag, self.counts[at], 0)
+
+
 def _near_leaked(
-    leaked: np.ndarray,
-    row_keys: np.ndarray,
-    witnesses: tuple[np.ndarray, np.ndarray],
-    total: np.ndarray,
-    in_eval: np.ndarray,
+    leaked: np.ndarray, counted: EvalCounts, witnesses: tuple[np.ndarray, np.ndarray], total: np.ndarray
 ) -> np.ndarray:
-    """Rows not yet leaked whose key has a near key with a row outside the evaluation set:
+    """Rows not yet leaked whose key has a near key with a row outside their evaluation set:
     one neighbour at a time, so most rows are settled by their first."""
     indptr, neighbours = witnesses
     leaked = leaked.copy()
-    open_rows = np.flatnonzero(~leaked)
-    start = indptr[row_keys[open_rows]]
-    degree = indptr[row_keys[open_rows] + 1] - start
+    entry = np.flatnonzero(~leaked)
+    own = counted.keys[entry]
+    start, degree = indptr[own], indptr[own + 1] - indptr[own]
     step = 0
-    while len(open_rows):
+    while len(entry):
         more = degree > step
-        open_rows, start, degree = open_rows[more], start[more], degree[more]
-        if not len(open_rows):
+        entry, start, degree = entry[more], start[more], degree[more]
+        if not len(entry):
             break
         near = neighbours[start + step]
-        hit = total[near] > in_eval[near]
-        leaked[open_rows[hit]] = True
-        open_rows, start, degree = open_rows[~hit], start[~hit], degree[~hit]
+        hit = total[near] > counted.lookup(counted.split[entry], near)
+        leaked[entry[hit]] = True
+        entry, start, degree = entry[~hit], start[~hit], degree[~hit]
         step += 1
     return leaked
 
