@@ -1,11 +1,9 @@
 """tailsplit: Likelihood Splits and split analysis for NLP benchmarks.
 
 >>> import tailsplit
->>> config = tailsplit.RunConfig()
->>> config.data = tailsplit.DataConfig(paths=["snli.jsonl"], text="hypothesis", context="premise",
-...                                    label="label")
->>> config.scoring.template = "snli"
->>> result = tailsplit.run(config)  # doctest: +SKIP
+>>> result = tailsplit.likelihood_split("snli.jsonl", text="hypothesis", context="premise",
+...                                     label="label", template="snli")  # doctest: +SKIP
+>>> frame = result.to_pandas()  # doctest: +SKIP
 """
 
 from tailsplit._version import __version__
@@ -20,7 +18,7 @@ from tailsplit.config import (
 from tailsplit.core import Dataset, FieldMap, ScoreTable, SplitIndices
 from tailsplit.errors import ConfigError, InputError, ScoringError, TailsplitError
 from tailsplit.io import load_examples
-from tailsplit.pipeline import RunResult, run, score, score_dataset, split_dataset
+from tailsplit.pipeline import RunResult, likelihood_split, run, score, score_dataset, split, split_dataset
 from tailsplit.prompts import BUILTIN_TEMPLATES, PromptTemplate, resolve_template
 from tailsplit.registry import SCORERS
 from tailsplit.scoring import score_examples
@@ -48,6 +46,7 @@ __all__ = [
     "SplitIndices",
     "SplitInputs",
     "TailsplitError",
+    "likelihood_split",
     "load_config",
     "load_examples",
     "resolve_template",
@@ -55,5 +54,6 @@ __all__ = [
     "score",
     "score_dataset",
     "score_examples",
+    "split",
     "split_dataset",
 ]

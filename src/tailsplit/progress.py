@@ -1,4 +1,4 @@
-"""A rich progress bar with rate and ETA on a terminal; without one (a cluster job's log), a
+"""A rich progress bar with rate and ETA on a terminal or in a notebook; without one (a cluster job's log), a
 one-line status every :data:`STATUS_EVERY_S` seconds through tailsplit's logger; a no-op when
 disabled (tests, quiet runs)."""
 
@@ -26,7 +26,7 @@ class ProgressBar:
     def __enter__(self) -> Callable[[int], None]:
         if not self.enabled:
             return lambda n: None
-        if not sys.stderr.isatty():
+        if not sys.stderr.isatty() and not in_notebook():
             return self._status_lines()
         from rich.progress import (
             BarColumn,
@@ -89,6 +89,18 @@ class ProgressBar:
     def __exit__(self, *exc: object) -> None:
         if self._progress is not None:
             self._progress.stop()
+
+
+def in_notebook() -> bool:
+    """Whether this process is a Jupyter kernel (rich draws its bar there as a widget)."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    return type(shell).__name__ == "ZMQInteractiveShell"
+
+
+def watched() -> bool:
+    """Whether a person is likely watching: a terminal on stderr, or a notebook."""
+    return sys.stderr.isatty() or in_notebook()
 
 
 def _clock(seconds: float) -> str:

@@ -1,5 +1,6 @@
 """The only layer that wires steps together; one module per family of commands."""
 
+from tailsplit.pipeline.calls import likelihood_split, split
 from tailsplit.pipeline.curve import curve
 from tailsplit.pipeline.evaluate import evaluate
 from tailsplit.pipeline.overlap import audit_overlap
@@ -16,6 +17,7 @@ __all__ = [
     "correlate",
     "curve",
     "evaluate",
+    "likelihood_split",
     "load_dataset",
     "ood_rank",
     "output_records",
@@ -23,6 +25,7 @@ __all__ = [
     "score",
     "score_dataset",
     "similarity",
+    "split",
     "split_dataset",
     "write_split",
 ]

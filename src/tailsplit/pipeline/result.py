@@ -3,6 +3,7 @@ Hugging Face ``DatasetDict``, and short summaries for the console and Jupyter.""
 
 from __future__ import annotations
 
+import dataclasses
 import html
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -84,6 +85,20 @@ class RunResult:
                 }
             )
 
+    def write(self, out: str | Path, *, overwrite: bool = False) -> RunResult:
+        """The split folder the command line writes — the parts, ``scores.parquet``,
+        ``summary.md``, the reports when analysed, and ``manifest.json`` with every file's
+        hash — all or nothing, never over an input; the result with ``out_dir`` and the
+        manifest as written. ``overwrite`` replaces an earlier tailsplit folder only."""
+        manifest = {**self.manifest}
+        if isinstance(manifest.get("config"), dict) and isinstance(manifest["config"].get("output"), dict):
+            output = {**manifest["config"]["output"], "out": str(out), "overwrite": overwrite}
+            manifest["config"] = {**manifest["config"], "output": output}
+        analysis = self.analysis and dataclasses.replace(self.analysis, name=Path(out).name)  # named by its folder
+        named = dataclasses.replace(self, manifest=manifest, analysis=analysis)
+        out_dir, written = write_split(Path(out), named, overwrite=overwrite)
+        return dataclasses.replace(named, out_dir=out_dir, manifest=written)
+
     def __repr__(self) -> str:
         sizes = ", ".join(f"{s.part}={s.size:,}" for s in self.summaries)
         splitter = self.manifest.get("splitter", {}).get("name", "?")
@@ -106,8 +121,21 @@ class RunResult:
         return (
             f"<div><b>tailsplit RunResult</b> ({splitter}){where}<table>"
             "<tr><th>part</th><th>examples</th><th>mean words</th><th>mean log-prob/token</th><th>labels</th></tr>"
-            f"{rows}</table></div>"
+            f"{rows}</table>{self._verdicts_html()}</div>"
         )
+
+    def _verdicts_html(self) -> str:
+        """The analysis' statistics that differ from random splits, with the test named."""
+        if self.analysis is None:
+            return ""
+        differs = [c for c in self.analysis.null if c.differs]
+        items = "".join(
+            f"<li>{html.escape(c.description)}: {c.observed:.4g} against {c.null_mean:.4g} "
+            f"(Holm-adjusted p = {c.p_holm:.3g})</li>"
+            for c in differs
+        )
+        found = f"<ul>{items}</ul>" if differs else "<p>no statistic differs from random splits.</p>"
+        return f"<p>Against random splits ({html.escape(self.analysis.correction())}):</p>{found}"
 
 
 def _labels(counts: dict[str, int] | None) -> str:

@@ -35,7 +35,7 @@ from tailsplit.io.writers import check_output_format
 from tailsplit.log import logger
 from tailsplit.pipeline.checks import warn_repeated_queries
 from tailsplit.pipeline.manifest import run_manifest
-from tailsplit.pipeline.result import RunResult, write_split
+from tailsplit.pipeline.result import RunResult
 from tailsplit.pipeline.scoring import ScoringPlan, load_dataset, plan_scoring, score_dataset
 from tailsplit.pipeline.split_folder import check_added_columns, check_parts_writable, report_files
 from tailsplit.programs.sets import ProgramFeatures, dataset_program_features
@@ -168,9 +168,11 @@ def run(
     progress: bool = False,
     command: list[str] | None = None,
     score_missing: bool = True,
+    analyze_in_memory: bool = False,
 ) -> RunResult:
-    """``tailsplit run`` (score, then split) or ``tailsplit split`` (with ``scores_path``; with
-    ``score_missing=False`` a splitter that needs scores and has none is an error)."""
+    """``tailsplit run`` (score, then split) or ``tailsplit split`` (``scores_path``; with
+    ``score_missing=False`` a splitter that needs scores and has none is an error); with
+    ``analyze_in_memory``, the analysis is made even though nothing is written."""
     timings: dict[str, float] = {}
     clock = time.perf_counter()
     dataset = load_dataset(config)
@@ -191,8 +193,7 @@ def run(
         lengths=lengths,
         scores=None if given_scores is None else given_scores[0],
     )
-    clock = time.perf_counter()
-    scores, report = None, None
+    clock, scores, report = time.perf_counter(), None, None
     meta: dict[str, Any] = {}
     if given_scores is not None:
         scores, meta = given_scores
@@ -219,7 +220,7 @@ def run(
     result = RunResult(
         dataset, scores, split, summaries, manifest, timings=timings, programs=programs, program_metrics=metrics
     )
-    return result if config.output.out is None else _written(result, config, counts)
+    return _finished(result, config, counts, analyze_in_memory)
 
 
 def _given_scores(
@@ -251,6 +252,15 @@ def _score_file(path: str | Path, dataset: Dataset, config: RunConfig) -> tuple[
     return scores, meta
 
 
+def _finished(result: RunResult, config: RunConfig, counts: TextCounts | None, analyze_in_memory: bool) -> RunResult:
+    """The result written (with ``out``), analysed in memory (when asked), or as it is."""
+    if config.output.out is not None:
+        return _written(result, config, counts)
+    if analyze_in_memory:
+        return dataclasses.replace(result, analysis=_analysis_of_run(result, config, counts))
+    return result
+
+
 def _written(result: RunResult, config: RunConfig, counts: TextCounts | None) -> RunResult:
     """The run analysed (unless ``--no-analyze``) and written to its output folder."""
     assert config.output.out is not None
@@ -260,9 +270,9 @@ def _written(result: RunResult, config: RunConfig, counts: TextCounts | None) ->
         result = dataclasses.replace(result, analysis=_analysis_of_run(result, config, counts))
         timings["analyze_s"] = time.perf_counter() - clock
     clock = time.perf_counter()
-    out_dir, written = write_split(Path(config.output.out), result, overwrite=config.output.overwrite)
+    result = result.write(config.output.out, overwrite=config.output.overwrite)
     timings["write_s"] = time.perf_counter() - clock
-    return dataclasses.replace(result, out_dir=out_dir, manifest=written)
+    return result
 
 
 def _query_lengths(dataset: Dataset, config: RunConfig) -> tuple[TextCounts | None, np.ndarray]:

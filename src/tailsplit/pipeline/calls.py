@@ -1,0 +1,104 @@
+"""Commands as one Python call: keyword arguments are the run's config fields, by name.
+
+``tailsplit.likelihood_split(df, text="hypothesis", context="premise", label="label",
+template="snli", balance_labels=True)`` is ``tailsplit run`` with those options: every keyword
+is a field of :class:`~tailsplit.DataConfig`, :class:`~tailsplit.ScoringConfig`,
+:class:`~tailsplit.SplitConfig` or :class:`~tailsplit.OutputConfig` (their names are unique
+across the four, so each keyword has one place), checked as the command line's options are.
+``data`` is a path, a list of paths, or a table in memory (a pandas DataFrame, a pyarrow
+Table, a ``datasets`` Dataset or DatasetDict, or a list of dicts).
+
+Nothing is written unless ``out`` is given; the analysis against random splits is computed
+in memory when ``analyze=True`` is passed (with ``out`` it is on by default, as on the
+command line). The progress bar shows when a person is watching (a terminal, or a notebook);
+``progress=False`` turns it off.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from tailsplit.config import CONFIG_SECTIONS, RunConfig
+from tailsplit.errors import ConfigError
+from tailsplit.pipeline.result import RunResult
+from tailsplit.pipeline.runs import run
+from tailsplit.progress import watched
+
+SECTION_OF: dict[str, str] = {
+    f.name: section for section, cls in CONFIG_SECTIONS.items() for f in dataclasses.fields(cls) if f.name != "table"
+}
+
+
+def likelihood_split(data: Any, *, progress: bool | None = None, **options: Any) -> RunResult:
+    """Score every example with a causal LM (the bundled SmolLM2 unless ``model=``), then put
+    the least likely into dev and test: ``tailsplit run``. ``options`` are the run's config
+    fields (``text``, ``context``, ``label``, ``template``, ``dev_size``, ``test_size``,
+    ``balance_labels``, ``length_buckets``, ``group``, ``model``, ``reverse``, ``out``, ...).
+
+    >>> result = likelihood_split("snli.jsonl", text="hypothesis", context="premise",
+    ...                           label="label", template="snli")  # doctest: +SKIP
+    >>> result.to_pandas().part.value_counts()  # doctest: +SKIP
+    """
+    config, analyze = run_config(data, {"splitter": "likelihood", **options})
+    return run(config, progress=watched() if progress is None else progress, analyze_in_memory=analyze)
+
+
+def split(
+    data: Any,
+    splitter: str = "random",
+    *,
+    scores: str | Path | None = None,
+    progress: bool | None = None,
+    **options: Any,
+) -> RunResult:
+    """Split without scoring: ``tailsplit split``. ``splitter`` is ``random``, ``length``,
+    ``template``, ``tmcd``, ``aflite`` or ``likelihood`` (which reads its scores from
+    ``scores``, a file of ``tailsplit score``, or from ``score_column=``); ``options`` are the
+    run's config fields, as for :func:`likelihood_split`.
+
+    >>> result = split("snli.jsonl", "random", text="hypothesis", label="label", seed=3)  # doctest: +SKIP
+    """
+    config, analyze = run_config(data, {"splitter": splitter, **options})
+    return run(
+        config,
+        scores_path=scores,
+        progress=watched() if progress is None else progress,
+        score_missing=False,
+        analyze_in_memory=analyze,
+    )
+
+
+def run_config(data: Any, options: dict[str, Any]) -> tuple[RunConfig, bool]:
+    """The run's config from ``data`` and keyword ``options`` (each set on the section that
+    declares it, then every section checked), and whether the analysis is asked for in
+    memory (``analyze=True`` without ``out``)."""
+    unknown = sorted(set(options) - set(SECTION_OF))
+    if unknown:
+        name = unknown[0]
+        close = difflib.get_close_matches(name, SECTION_OF, n=3)
+        hint = f"did you mean {', '.join(close)}?" if close else "see help(tailsplit.RunConfig) for the options"
+        raise ConfigError(f"{name}={options[name]!r} is not an option; {hint}")
+    for name in ("paths", "dataset"):
+        if name in options:
+            raise ConfigError(f"{name}= is given as data (the first argument); pass data={options[name]!r}")
+    sections: dict[str, dict[str, Any]] = {section: {} for section in CONFIG_SECTIONS}
+    for name, value in options.items():
+        sections[SECTION_OF[name]][name] = str(value) if isinstance(value, Path) else value
+    sections["data"].update(_data_fields(data))
+    config = RunConfig(**{section: CONFIG_SECTIONS[section](**values) for section, values in sections.items()})
+    return config, bool(options.get("analyze")) and config.output.out is None
+
+
+def _data_fields(data: Any) -> dict[str, Any]:
+    """``paths`` for a path or a list of paths; ``table`` for anything else."""
+    if isinstance(data, (str, Path)):
+        return {"paths": [str(data)]}
+    if isinstance(data, Sequence) and data and all(isinstance(item, (str, Path)) for item in data):
+        return {"paths": [str(item) for item in data]}
+    if data is None:
+        raise ConfigError("data=None; pass a path, a list of paths, or a table (DataFrame, list of dicts, ...)")
+    return {"table": data}

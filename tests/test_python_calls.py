@@ -1,0 +1,131 @@
+"""Commands as one Python call (``tailsplit.likelihood_split``, ``tailsplit.split``): the
+same split as the config-object API and the command line, every input form, keyword errors
+that name the keyword, the analysis in memory when asked, progress only when watched."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import sys
+import types
+from pathlib import Path
+
+import pytest
+from conftest import SAMPLE
+from typer.testing import CliRunner
+
+import tailsplit
+from tailsplit.cli import app
+from tailsplit.errors import ConfigError
+from tailsplit.progress import in_notebook, watched
+
+ROWS = 150
+
+
+@pytest.fixture(scope="module")
+def rows() -> list[dict]:
+    with gzip.open(SAMPLE, "rt", encoding="utf-8") as handle:
+        return [json.loads(line) for line, _ in zip(handle, range(ROWS))]
+
+
+def parts(result: tailsplit.RunResult) -> list[str]:
+    return result.to_pandas()["part"].tolist()
+
+
+def test_a_likelihood_split_is_one_call_equal_to_the_config_api(rows) -> None:
+    options = dict(text="hypothesis", context="premise", label="label", template="snli", balance_labels=True)
+    ours = tailsplit.likelihood_split(rows, backend="fake", **options)
+    config = tailsplit.RunConfig()
+    config.data = tailsplit.DataConfig(table=rows, text="hypothesis", context="premise", label="label")
+    config.scoring.template, config.scoring.backend, config.split.balance_labels = "snli", "fake", True
+    theirs = tailsplit.run(config)
+    assert (
+        ours.manifest["splitter"] == theirs.manifest["splitter"] and ours.manifest["splitter"]["name"] == "likelihood"
+    )
+    assert ours.to_pandas().equals(theirs.to_pandas())
+    assert ours.out_dir is None and ours.analysis is None
+
+
+def test_every_input_form_gives_the_same_split(rows, tmp_path: Path) -> None:
+    pandas = pytest.importorskip("pandas")
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    options = dict(text="hypothesis", label="label", seed=3, balance_labels=True)
+    expected = parts(tailsplit.split(rows, "random", **options))
+    assert parts(tailsplit.split(path, "random", **options)) == expected
+    assert parts(tailsplit.split(str(path), "random", **options)) == expected
+    assert parts(tailsplit.split(pandas.DataFrame(rows), "random", **options)) == expected
+    half = tmp_path / "second.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows[:75]), encoding="utf-8")
+    half.write_text("".join(json.dumps(r) + "\n" for r in rows[75:]), encoding="utf-8")
+    assert parts(tailsplit.split([path, half], "random", **options)) == expected  # pooled in order
+
+
+def test_keyword_errors_name_the_keyword(rows) -> None:
+    with pytest.raises(ConfigError, match=r"lable='label' is not an option; did you mean label\?"):
+        tailsplit.split(rows, "random", text="hypothesis", lable="label")
+    with pytest.raises(ConfigError, match="dev_size=-1 is negative"):
+        tailsplit.split(rows, "random", text="hypothesis", dev_size=-1)
+    with pytest.raises(ConfigError, match="paths= is given as data"):
+        tailsplit.split(rows, "random", paths=["x.jsonl"])
+    with pytest.raises(ConfigError, match="data=None"):
+        tailsplit.split(None, "random")
+    with pytest.raises(ConfigError, match="splitter"):
+        tailsplit.split(rows, "randm", text="hypothesis")
+
+
+def test_the_analysis_is_computed_in_memory_when_asked(rows, tmp_path: Path, monkeypatch) -> None:
+    pytest.importorskip("wordfreq")
+    monkeypatch.chdir(tmp_path)
+    result = tailsplit.split(rows, "length", text="hypothesis", analyze=True, null_splits=400, syntax=False)
+    assert result.out_dir is None and list(tmp_path.iterdir()) == []  # nothing written
+    assert result.analysis is not None and result.analysis.comparison("mean_words").differs
+
+
+def test_out_writes_what_the_command_line_writes(rows, tmp_path: Path) -> None:
+    data = tmp_path / "rows.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    options = ["--text", "hypothesis", "--label", "label", "--splitter", "random", "--seed", "2", "--no-analyze"]
+    command = CliRunner().invoke(app, ["split", str(data), *options, "--out", str(tmp_path / "cli")])
+    assert command.exit_code == 0, command.output
+    result = tailsplit.split(
+        data, "random", text="hypothesis", label="label", seed=2, analyze=False, out=tmp_path / "py"
+    )
+    assert result.out_dir == tmp_path / "py"
+    for name in ("train.jsonl", "dev.jsonl", "test.jsonl", "summary.md"):
+        assert (tmp_path / "py" / name).read_bytes() == (tmp_path / "cli" / name).read_bytes(), name
+
+
+def test_progress_shows_in_a_terminal_or_a_notebook_only(monkeypatch) -> None:
+    assert not in_notebook() and not watched()  # pytest captures stderr: nobody is watching
+
+    class ZMQInteractiveShell:  # what a Jupyter kernel's shell is called
+        pass
+
+    fake = types.ModuleType("IPython")
+    fake.get_ipython = lambda: ZMQInteractiveShell()  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "IPython", fake)
+    assert in_notebook() and watched()
+    fake.get_ipython = lambda: None  # type: ignore[attr-defined]  # IPython imported, no kernel
+    assert not in_notebook()
+
+
+def test_a_result_writes_the_folder_the_command_line_writes_and_shows_its_verdicts(rows, tmp_path: Path) -> None:
+    pytest.importorskip("wordfreq")
+    data = tmp_path / "rows.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    options = ["--text", "hypothesis", "--splitter", "length", "--null-splits", "400", "--no-syntax"]
+    cli, py = tmp_path / "cli" / "length", tmp_path / "py" / "length"  # an analysis is named by its folder
+    command = CliRunner().invoke(app, ["split", str(data), *options, "--out", str(cli)])
+    assert command.exit_code == 0, command.output
+    result = tailsplit.split(data, "length", text="hypothesis", analyze=True, null_splits=400, syntax=False)
+    written = result.write(py)
+    assert written.out_dir == py and result.out_dir is None
+    for name in ("train.jsonl", "dev.jsonl", "test.jsonl", "summary.md", "analysis.json", "report.md"):
+        assert (py / name).read_bytes() == (cli / name).read_bytes(), name
+    manifest = json.loads((py / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["config"]["output"]["out"] == str(py)
+    with pytest.raises(tailsplit.TailsplitError, match="not empty|exists|overwrite"):
+        result.write(py)
+    shown = result._repr_html_()
+    assert "mean query length (word tokens)" in shown and "Holm" in shown
