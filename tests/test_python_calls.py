@@ -129,3 +129,41 @@ def test_a_result_writes_the_folder_the_command_line_writes_and_shows_its_verdic
         result.write(py)
     shown = result._repr_html_()
     assert "mean query length (word tokens)" in shown and "Holm" in shown
+
+
+def test_analyze_is_one_call_on_a_folder_or_a_run_in_memory(rows, tmp_path: Path) -> None:
+    pytest.importorskip("wordfreq")
+    data = tmp_path / "rows.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    options = dict(text="hypothesis", label="label", analyze=False)
+    length = tailsplit.split(data, "length", **options)
+    random = tailsplit.split(data, "random", seed=1, **options)
+    folder, other = tmp_path / "<b>length", tmp_path / "random"  # a name that is markup stays text
+    length.write(folder), random.write(other)
+    before = sorted(p.name for p in folder.iterdir())
+
+    on_folder = tailsplit.analyze(folder, compare=[other], null_splits=300, syntax=False)
+    assert sorted(p.name for p in folder.iterdir()) == before, "analyze wrote before it was asked to"
+    in_memory = tailsplit.analyze(length, compare=[random], null_splits=300, syntax=False)
+    table, memory_table = on_folder.to_pandas(), in_memory.to_pandas()
+    assert table[["statistic", "observed", "p", "p_holm", "differs"]].equals(
+        memory_table[["statistic", "observed", "p", "p_holm", "differs"]]
+    )
+    assert table.set_index("statistic").loc["mean_words", "differs"]
+    assert on_folder.comparisons[0][0].as_dict() == in_memory.comparisons[0][0].as_dict() | {"other": "random"}
+    assert "&lt;b&gt;length" in on_folder._repr_html_() and "<b>length" not in on_folder._repr_html_()
+
+    assert on_folder.write() == folder
+    by_cli, by_python = tmp_path / "cli" / "random", tmp_path / "python" / "random"  # same name: same reports
+    random.write(by_cli), random.write(by_python)
+    command = CliRunner().invoke(
+        app, ["analyze", str(by_cli), "--compare", str(folder), "--null-splits", "300", "--no-syntax"]
+    )
+    assert command.exit_code == 0, command.output
+    tailsplit.analyze(by_python, compare=[folder], null_splits=300, syntax=False).write()
+    for name in ("analysis.json", "report.md", "report.html"):
+        assert (by_python / name).read_bytes() == (by_cli / name).read_bytes(), name
+    with pytest.raises(ConfigError, match="in memory; write the run first"):
+        in_memory.write()
+    with pytest.raises(ConfigError, match=r"null_split=3 is not an option; did you mean null_splits\?"):
+        tailsplit.analyze(folder, null_split=3)

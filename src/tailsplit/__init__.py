@@ -18,7 +18,17 @@ from tailsplit.config import (
 from tailsplit.core import Dataset, FieldMap, ScoreTable, SplitIndices
 from tailsplit.errors import ConfigError, InputError, ScoringError, TailsplitError
 from tailsplit.io import load_examples
-from tailsplit.pipeline import RunResult, likelihood_split, run, score, score_dataset, split, split_dataset
+from tailsplit.pipeline import (
+    AnalysisResult,
+    RunResult,
+    analyze,
+    likelihood_split,
+    run,
+    score,
+    score_dataset,
+    split,
+    split_dataset,
+)
 from tailsplit.prompts import BUILTIN_TEMPLATES, PromptTemplate, resolve_template
 from tailsplit.registry import SCORERS
 from tailsplit.scoring import score_examples
@@ -26,6 +36,7 @@ from tailsplit.splits import LikelihoodSplitter, RandomSplitter, SplitInputs
 
 __all__ = [
     "__version__",
+    "AnalysisResult",
     "BUILTIN_TEMPLATES",
     "ConfigError",
     "DataConfig",
@@ -46,6 +57,7 @@ __all__ = [
     "SplitIndices",
     "SplitInputs",
     "TailsplitError",
+    "analyze",
     "likelihood_split",
     "load_config",
     "load_examples",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -123,15 +124,9 @@ def analyze(given: Given) -> None:
     settings = given.command_config(AnalyzeConfig)
     if not settings.split_dir:
         raise ConfigError("analyze needs a split folder (as its argument or split_dir = ... in --config)")
-    analysis, comparisons = pipeline.analyze(
-        settings.split_dir,
-        null_splits=settings.null_splits,
-        seed=settings.seed,
-        compare=settings.compare,
-        text_kind=settings.analysis_text,
-        syntax=settings.syntax,
-        agreement_field=settings.agreement_field,
-        accept_modified=settings.accept_modified,
-    )
-    print_analysis(analysis, comparisons)
+    options = {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)}
+    del options["split_dir"], options["compare"]
+    result = pipeline.analyze(settings.split_dir, compare=settings.compare, **options)
+    result.write()
+    print_analysis(result.analysis, result.comparisons)
     stdout.print(f"wrote {settings.split_dir}/report.html, report.md, analysis.json")

@@ -38,7 +38,15 @@ from tailsplit.config.commands import (
     OverlapConfig,
     SimilarityConfig,
 )
-from tailsplit.config.declare import Option, check_values, declared_option, flag_of, option
+from tailsplit.config.declare import (
+    Option,
+    check_values,
+    config_from_keywords,
+    declared_option,
+    flag_of,
+    option,
+    refuse_unknown,
+)
 from tailsplit.config.recipes import load_command_config, load_config
 from tailsplit.config.run import (
     CONFIG_SECTIONS,
@@ -90,10 +98,12 @@ __all__ = [
     "SimilarityConfig",
     "SplitConfig",
     "check_values",
+    "config_from_keywords",
     "declared_option",
     "describe_table",
     "flag_of",
     "load_command_config",
     "load_config",
     "option",
+    "refuse_unknown",
 ]

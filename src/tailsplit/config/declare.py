@@ -8,6 +8,7 @@ one place, whichever way it came."""
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -143,6 +144,32 @@ def _check_values(config: Any, effects: bool) -> None:
                 allowed = declared.bounds.describe()
                 finite = "" if math.isfinite(item) else "a finite number "
                 raise ConfigError(f"{flag_of(f.name)}={value!r} must be {finite}{allowed}; give a value {allowed}")
+
+
+def refuse_unknown(options: dict[str, Any], known: Any) -> None:
+    """A :class:`ConfigError` for the first keyword of ``options`` not in ``known`` (the
+    nearest known names suggested).
+
+    >>> refuse_unknown({"lable": "label"}, ["label", "text"])
+    Traceback (most recent call last):
+    tailsplit.errors.ConfigError: lable='label' is not an option; did you mean label?
+    """
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        name = unknown[0]
+        close = difflib.get_close_matches(name, list(known), n=3)
+        hint = f"did you mean {', '.join(close)}?" if close else f"use one of {', '.join(sorted(known))}"
+        raise ConfigError(f"{name}={options[name]!r} is not an option; {hint}")
+
+
+def config_from_keywords(cls: type, options: dict[str, Any], reserved: tuple[str, ...] = ()) -> Any:
+    """A command's config from Python keywords named after its fields (``reserved`` fields
+    are the call's own arguments), checked as the command line's options are."""
+    known = [f.name for f in dataclasses.fields(cls) if f.name not in reserved]
+    refuse_unknown(options, known)
+    config = cls(**options)
+    check_values(config)
+    return config
 
 
 class Checked:

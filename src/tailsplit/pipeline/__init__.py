@@ -1,16 +1,18 @@
 """The only layer that wires steps together; one module per family of commands."""
 
+from tailsplit.pipeline.analyses import AnalysisResult, analyze
 from tailsplit.pipeline.calls import likelihood_split, split
 from tailsplit.pipeline.curve import curve
 from tailsplit.pipeline.evaluate import evaluate
 from tailsplit.pipeline.overlap import audit_overlap
 from tailsplit.pipeline.result import RunResult, write_split
-from tailsplit.pipeline.runs import analyze, run, split_dataset
+from tailsplit.pipeline.runs import run, split_dataset
 from tailsplit.pipeline.scoring import load_dataset, score, score_dataset
 from tailsplit.pipeline.shift import correlate, ood_rank, similarity
 from tailsplit.pipeline.split_folder import output_records
 
 __all__ = [
+    "AnalysisResult",
     "RunResult",
     "analyze",
     "audit_overlap",

@@ -17,13 +17,12 @@ command line). The progress bar shows when a person is watching (a terminal, or 
 from __future__ import annotations
 
 import dataclasses
-import difflib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tailsplit.config import CONFIG_SECTIONS, RunConfig
-from tailsplit.errors import ConfigError
+from tailsplit.config import CONFIG_SECTIONS, RunConfig, refuse_unknown
+from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.pipeline.result import RunResult
 from tailsplit.pipeline.runs import run
 from tailsplit.progress import watched
@@ -33,6 +32,7 @@ SECTION_OF: dict[str, str] = {
 }
 
 
+@keyword_spelling
 def likelihood_split(data: Any, *, progress: bool | None = None, **options: Any) -> RunResult:
     """Score every example with a causal LM (the bundled SmolLM2 unless ``model=``), then put
     the least likely into dev and test: ``tailsplit run``. ``options`` are the run's config
@@ -47,6 +47,7 @@ def likelihood_split(data: Any, *, progress: bool | None = None, **options: Any)
     return run(config, progress=watched() if progress is None else progress, analyze_in_memory=analyze)
 
 
+@keyword_spelling
 def split(
     data: Any,
     splitter: str = "random",
@@ -76,12 +77,7 @@ def run_config(data: Any, options: dict[str, Any]) -> tuple[RunConfig, bool]:
     """The run's config from ``data`` and keyword ``options`` (each set on the section that
     declares it, then every section checked), and whether the analysis is asked for in
     memory (``analyze=True`` without ``out``)."""
-    unknown = sorted(set(options) - set(SECTION_OF))
-    if unknown:
-        name = unknown[0]
-        close = difflib.get_close_matches(name, SECTION_OF, n=3)
-        hint = f"did you mean {', '.join(close)}?" if close else "see help(tailsplit.RunConfig) for the options"
-        raise ConfigError(f"{name}={options[name]!r} is not an option; {hint}")
+    refuse_unknown(options, SECTION_OF)
     for name in ("paths", "dataset"):
         if name in options:
             raise ConfigError(f"{name}= is given as data (the first argument); pass data={options[name]!r}")

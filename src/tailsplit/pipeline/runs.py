@@ -8,36 +8,31 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tailsplit.analysis.compare import compare_splits
-from tailsplit.analysis.plots import comparison_figure
 from tailsplit.analysis.program_metrics import program_metrics
-from tailsplit.analysis.split_analysis import AnalysisInputs, analyze_split
-from tailsplit.analysis.split_dir import load_split_dir, pair_text, read_manifest
 from tailsplit.analysis.summary import summarize_split
 from tailsplit.analysis.text_counts import compute_text_counts
-from tailsplit.config import NULL_SPLITS, AnalyzeConfig, RunConfig, SplitConfig, check_values
+from tailsplit.config import NULL_SPLITS, RunConfig, SplitConfig, check_values
 from tailsplit.core import Dataset, ScoreTable, SplitIndices
 from tailsplit.errors import ConfigError, MissingDependencyError, keyword_spelling
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.outputs import (
     check_output_folder,
-    update_reports,
 )
 from tailsplit.io.scores import read_score_file, scores_from_column
 from tailsplit.io.writers import check_output_format
 from tailsplit.log import logger
+from tailsplit.pipeline.analyses import analysis_of_run
 from tailsplit.pipeline.checks import warn_repeated_queries
 from tailsplit.pipeline.manifest import run_manifest
 from tailsplit.pipeline.result import RunResult
 from tailsplit.pipeline.scoring import ScoringPlan, load_dataset, plan_scoring, score_dataset
-from tailsplit.pipeline.split_folder import check_added_columns, check_parts_writable, report_files
+from tailsplit.pipeline.split_folder import check_added_columns, check_parts_writable
 from tailsplit.programs.sets import ProgramFeatures, dataset_program_features
 from tailsplit.shift.encoder import EncoderSource, sentence_features
 from tailsplit.splits import SPLITTERS, SplitInputs, Splitter, make_splitter
@@ -298,75 +293,8 @@ def _query_text_counts(dataset: Dataset, config: RunConfig) -> TextCounts | None
 def _analysis_of_run(result: RunResult, config: RunConfig, counts: TextCounts | None) -> Any:
     """The split's analysis (``None``, with a note, if the analysis extra is not installed);
     ``counts`` are the queries' text counts, when computed already."""
-
-    dataset, scores = result.dataset, result.scores
-    texts = dataset.texts
-    if config.output.analysis_text == "pair" and dataset.contexts is not None:
-        texts = tuple(pair_text(c, t) for c, t in zip(dataset.contexts, dataset.texts))
-    inputs = AnalysisInputs(
-        name=Path(config.output.out or "split").name,
-        ids=dataset.ids,
-        texts=texts,
-        parts=result.split.assignment(len(dataset)),
-        labels=dataset.labels,
-        logprob_sum=None if scores is None else np.asarray(scores.logprob_sum, dtype=np.float64),
-        n_tokens=None if scores is None or not scores.has_token_counts else np.asarray(scores.n_tokens),
-        programs=result.programs,
-        balance_labels=config.split.balance_labels,
-        text_kind=config.output.analysis_text,
-        queries=dataset.texts,
-        contexts=dataset.contexts,
-    )
     try:
-        return analyze_split(
-            inputs,
-            null_splits=config.output.null_splits,
-            seed=config.split.seed,
-            syntax=config.output.syntax,
-            text=counts if texts is dataset.texts else None,
-        )
+        return analysis_of_run(result, config, counts)
     except MissingDependencyError as exc:
         logger.info(f"no analysis report ({exc})")
         return None
-
-
-@keyword_spelling
-def analyze(
-    split_dir: str | Path,
-    *,
-    null_splits: int | None = None,
-    seed: int = 0,
-    compare: Sequence[str | Path] | None = None,
-    text_kind: str | None = None,
-    syntax: bool | None = None,
-    agreement_field: str | None = None,
-    accept_modified: bool = False,
-) -> Any:
-    """``tailsplit analyze``: analyse a split folder and write its reports into it.
-
-    ``text_kind`` and ``syntax`` default to what the run that wrote the folder used;
-    ``agreement_field`` adds annotator agreement (a field holding each example's labels)."""
-
-    AnalyzeConfig(  # checks the values
-        split_dir=str(split_dir), null_splits=null_splits, seed=seed, analysis_text=text_kind, syntax=syntax
-    )
-    null_splits = NULL_SPLITS if null_splits is None else null_splits
-
-    inputs = load_split_dir(split_dir, text_kind, agreement_field, accept_modified=accept_modified)
-    manifest = read_manifest(Path(split_dir), accept_modified=accept_modified)
-    if syntax is None:
-        syntax = bool(manifest.get("config", {}).get("output", {}).get("syntax", True))
-    analysis = analyze_split(inputs, null_splits=null_splits, seed=seed, syntax=syntax)
-    comparisons = []
-    figures = {}
-    for other_dir in compare or []:
-        other = load_split_dir(other_dir, inputs.text_kind, accept_modified=accept_modified)
-        comparisons.append(
-            (compare_splits(inputs, other), analyze_split(other, null_splits=0, seed=seed, syntax=syntax))
-        )
-        figure = comparison_figure(inputs, other)
-        if figure is not None:
-            figures[f"Scores in {inputs.name} against scores in {other.name}"] = figure
-    extra = {"analyzed_modified_files": manifest["modified_files"]} if "modified_files" in manifest else {}
-    update_reports(split_dir, report_files(analysis, comparisons, manifest, figures), extra=extra)
-    return analysis, comparisons

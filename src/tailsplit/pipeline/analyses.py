@@ -1,0 +1,184 @@
+"""A split analysed against random splits (``tailsplit analyze``) as one Python call, from a
+split folder or a run in memory: :func:`analyze` returns an :class:`AnalysisResult`, which
+shows its verdicts, tables its statistics and writes its reports (the command line writes
+through it).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from tailsplit.analysis.compare import SplitComparison, compare_splits
+from tailsplit.analysis.plots import comparison_figure
+from tailsplit.analysis.split_analysis import AnalysisInputs, SplitAnalysis, analyze_split
+from tailsplit.analysis.split_dir import load_split_dir, pair_text, read_manifest
+from tailsplit.config import NULL_SPLITS, AnalyzeConfig, RunConfig, config_from_keywords
+from tailsplit.errors import ConfigError, keyword_spelling
+from tailsplit.io.outputs import update_reports
+from tailsplit.pipeline.result import RunResult
+from tailsplit.pipeline.split_folder import report_files
+
+if TYPE_CHECKING:
+    from tailsplit.analysis.text_counts import TextCounts
+    from tailsplit.render.figures import Figure
+
+SplitSource = RunResult | str | Path
+
+
+@dataclass(frozen=True)
+class AnalysisResult:
+    """An analysis (``analysis``), its comparisons with other splits of the same examples
+    (each with the other's own analysis), the manifest of the split analysed and the folder it
+    was read from (``None`` for a run in memory)."""
+
+    analysis: SplitAnalysis
+    comparisons: list[tuple[SplitComparison, SplitAnalysis]]
+    manifest: dict[str, Any]
+    folder: Path | None = None
+    figures: dict[str, Figure] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_pandas(self) -> Any:
+        """One row per statistic tested against random splits: observed value, the random
+        splits' mean, percentile, z, Monte Carlo p, Holm-adjusted p and the verdict."""
+        import pandas
+
+        rows = [
+            {
+                "statistic": c.name,
+                "description": c.description,
+                "observed": c.observed,
+                "random_mean": c.null_mean,
+                "percentile": c.percentile,
+                "z": c.z_score,
+                "p": c.p_value,
+                "p_holm": c.p_holm,
+                "differs": c.differs,
+            }
+            for c in self.analysis.null
+        ]
+        return pandas.DataFrame(rows)
+
+    def write(self, folder: str | Path | None = None) -> Path:
+        """report.md, report.html, analysis.json, figures and tables into ``folder`` (default:
+        the split folder analysed), a folder tailsplit wrote, whose manifest's hashes are
+        refreshed; the folder."""
+        target = Path(folder) if folder is not None else self.folder
+        if target is None:
+            raise ConfigError(
+                "this analysis is of a run in memory; write the run first (result.write(out)), then pass it"
+            )
+        update_reports(
+            target, report_files(self.analysis, self.comparisons, self.manifest, self.figures), extra=self.extra
+        )
+        return target
+
+    def __repr__(self) -> str:
+        differs = [c.name for c in self.analysis.null if c.differs]
+        return (
+            f"AnalysisResult(split={self.analysis.name!r}, n={self.analysis.n}, "
+            f"null_splits={self.analysis.n_null_splits}, differs={differs})"
+        )
+
+    def _repr_html_(self) -> str:
+        a = self.analysis
+        rows = "".join(
+            f"<tr><td>{html.escape(c.description)}</td><td>{c.observed:.4g}</td><td>{c.null_mean:.4g}</td>"
+            f"<td>{c.p_holm:.3g}</td><td>{'yes' if c.differs else ''}</td></tr>"
+            for c in a.null
+        )
+        return (
+            f"<div><b>tailsplit analysis</b> of {html.escape(a.name)} ({a.n:,} examples) against "
+            f"{a.n_null_splits:,} random splits<table><tr><th>statistic</th><th>observed</th>"
+            f"<th>random mean</th><th>Holm p</th><th>differs</th></tr>{rows}</table>"
+            f"<p>{html.escape(a.correction())}</p></div>"
+        )
+
+
+@keyword_spelling
+def analyze(split: SplitSource, *, compare: Sequence[SplitSource] = (), **options: Any) -> AnalysisResult:
+    """``tailsplit analyze``: ``split`` (a split folder, or the result of
+    :func:`~tailsplit.likelihood_split` / :func:`~tailsplit.split`) against random splits, and
+    against each split of ``compare``. ``options`` are ``analyze``'s (``null_splits``,
+    ``seed``, ``analysis_text``, ``syntax``, ``agreement_field``, ``accept_modified``); nothing
+    is written (``result.write()`` adds the reports to the split folder).
+
+    >>> tailsplit.analyze("snli-likelihood", compare=["snli-random-0"]).to_pandas()  # doctest: +SKIP
+    """
+    settings = config_from_keywords(AnalyzeConfig, options, reserved=("split_dir", "compare"))
+    null_splits = NULL_SPLITS if settings.null_splits is None else settings.null_splits
+    inputs, manifest, folder = _inputs(split, settings.analysis_text, settings.agreement_field, settings)
+    syntax = settings.syntax
+    if syntax is None:
+        syntax = bool(manifest.get("config", {}).get("output", {}).get("syntax", True))
+    analysis = analyze_split(inputs, null_splits=null_splits, seed=settings.seed, syntax=syntax)
+    comparisons, figures = [], {}
+    for other_split in compare:
+        other = _inputs(other_split, inputs.text_kind, None, settings)[0]
+        comparisons.append(
+            (compare_splits(inputs, other), analyze_split(other, null_splits=0, seed=settings.seed, syntax=syntax))
+        )
+        figure = comparison_figure(inputs, other)
+        if figure is not None:
+            figures[f"Scores in {inputs.name} against scores in {other.name}"] = figure
+    extra = {"analyzed_modified_files": manifest["modified_files"]} if "modified_files" in manifest else {}
+    return AnalysisResult(analysis, comparisons, manifest, folder, figures, extra)
+
+
+def _inputs(
+    split: SplitSource, text_kind: str | None, agreement_field: str | None, settings: AnalyzeConfig
+) -> tuple[AnalysisInputs, dict[str, Any], Path | None]:
+    """What an analysis reads from a split folder or a run in memory, its manifest and folder."""
+    if isinstance(split, RunResult):
+        if agreement_field is not None:
+            raise ConfigError("agreement_field= reads a split folder; write the run first (result.write(out))")
+        config = RunConfig.from_dict(split.manifest.get("config", {}), strict=False)
+        if text_kind is not None:
+            config.output.analysis_text = text_kind
+        name = split.out_dir.name if split.out_dir is not None else "split"
+        return run_analysis_inputs(split, config, name), split.manifest, split.out_dir
+    folder = Path(split)
+    inputs = load_split_dir(folder, text_kind, agreement_field, accept_modified=settings.accept_modified)
+    return inputs, read_manifest(folder, accept_modified=settings.accept_modified), folder
+
+
+def run_analysis_inputs(result: RunResult, config: RunConfig, name: str) -> AnalysisInputs:
+    """What the analysis of a run reads: its texts (queries, or context + query pairs as
+    ``config.output.analysis_text`` says), parts, labels, scores and programs."""
+    dataset, scores = result.dataset, result.scores
+    texts = dataset.texts
+    if config.output.analysis_text == "pair" and dataset.contexts is not None:
+        texts = tuple(pair_text(c, t) for c, t in zip(dataset.contexts, dataset.texts))
+    return AnalysisInputs(
+        name=name,
+        ids=dataset.ids,
+        texts=texts,
+        parts=result.split.assignment(len(dataset)),
+        labels=dataset.labels,
+        logprob_sum=None if scores is None else np.asarray(scores.logprob_sum, dtype=np.float64),
+        n_tokens=None if scores is None or not scores.has_token_counts else np.asarray(scores.n_tokens),
+        programs=result.programs,
+        balance_labels=config.split.balance_labels,
+        text_kind=config.output.analysis_text,
+        queries=dataset.texts,
+        contexts=dataset.contexts,
+    )
+
+
+def analysis_of_run(result: RunResult, config: RunConfig, counts: TextCounts | None) -> SplitAnalysis:
+    """The analysis a run makes of its own split (named after its output folder), with the
+    queries' text counts when computed already."""
+    inputs = run_analysis_inputs(result, config, Path(config.output.out or "split").name)
+    return analyze_split(
+        inputs,
+        null_splits=config.output.null_splits,
+        seed=config.split.seed,
+        syntax=config.output.syntax,
+        text=counts if inputs.texts is result.dataset.texts else None,
+    )
