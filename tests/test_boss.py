@@ -113,7 +113,7 @@ def _ood_rank(files: dict[str, Path], out: Path, *extra: str) -> object:
 def test_ood_rank_refuses_unmapped_labels_before_any_model_loads(
     nli_files: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import tailsplit.evaluate.encoder as encoder_module
+    import tailsplit.evaluation.encoder as encoder_module
 
     def no_model(*_: object, **__: object) -> None:
         raise AssertionError("a model loaded before the inputs were checked")
@@ -183,7 +183,7 @@ def test_ood_rank_trains_the_task_model_and_curve_points_equal_its_accuracies(
 def test_curve_resumes_after_an_interruption_with_the_points_of_an_uninterrupted_run(
     nli_files: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import tailsplit.evaluate.encoder as encoder_module
+    import tailsplit.evaluation.encoder as encoder_module
 
     args = ["curve", "--id", f"mnli={nli_files['mnli']}@premise+hypothesis",
             "--ood", f"<i>$a|n$</i>={nli_files['anli']}@premise+hypothesis", "--max-steps", "4", "--checkpoint-every", "2",

@@ -13,7 +13,7 @@ from conftest import write_jsonl
 from typer.testing import CliRunner
 
 from tailsplit.cli import app
-from tailsplit.evaluate.table import SplitScore, table_rows
+from tailsplit.evaluation.table import SplitScore, table_rows
 
 runner = CliRunner()
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "data"
@@ -99,7 +99,7 @@ def test_evaluate_command_writes_the_table_for_every_split(tmp_path: Path) -> No
 
 
 def test_a_baseline_below_chance_is_flagged_with_its_cause_and_fix() -> None:
-    from tailsplit.evaluate.samples import below_chance_warnings
+    from tailsplit.evaluation.samples import below_chance_warnings
 
     rows = [
         {"baseline": "tfidf", "metric": "accuracy", "split": "random (3 seeds)", "folder": "r0, r1, r2",
@@ -245,7 +245,7 @@ def test_zero_shot_lm_classifies_with_the_bundled_model(tmp_path: Path) -> None:
 
 
 def test_conclusions_state_what_the_intervals_show() -> None:
-    from tailsplit.evaluate.conclusions import conclusions, conclusions_markdown
+    from tailsplit.evaluation.conclusions import conclusions, conclusions_markdown
 
     def row(split: str, folder: str, difference: float | None, ci: tuple[float, float] | None) -> dict:
         return {"baseline": "encoder", "metric": "accuracy", "split": split, "folder": folder, "test": 0.7,

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from tailsplit.analysis.leakage import DuplicateKeys, repeated_queries
 from tailsplit.analysis.near_duplicates import bigram_sets, similar_pairs
 from tailsplit.cli import app
-from tailsplit.evaluate.table import SplitScore, bootstrap_intervals, table_rows
+from tailsplit.evaluation.table import SplitScore, bootstrap_intervals, table_rows
 
 runner = CliRunner()
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "data"
@@ -338,7 +338,7 @@ def test_encoder_and_embed_baselines_run_deterministically_and_cache(
     assert len(cached) == 2
 
     # a rerun trains nothing: every result comes from the cache
-    import tailsplit.evaluate.encoder as encoder_module
+    import tailsplit.evaluation.encoder as encoder_module
 
     def no_training(*_: object, **__: object) -> None:
         raise AssertionError("trained again")

@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pytest
 
-from tailsplit.evaluate.fairness import (
+from tailsplit.evaluation.fairness import (
     ADVERSARIAL,
     NOT_ADVERSARIAL,
     SplitAgreement,
@@ -20,7 +20,7 @@ from tailsplit.evaluate.fairness import (
     fairness_markdown,
     in_the_loop,
 )
-from tailsplit.evaluate.table import SplitScore
+from tailsplit.evaluation.table import SplitScore
 
 
 def _correct(n: int, accuracy: float, seed: int) -> tuple[bool, ...]:

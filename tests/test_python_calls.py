@@ -167,3 +167,31 @@ def test_analyze_is_one_call_on_a_folder_or_a_run_in_memory(rows, tmp_path: Path
         in_memory.write()
     with pytest.raises(ConfigError, match=r"null_split=3 is not an option; did you mean null_splits\?"):
         tailsplit.analyze(folder, null_split=3)
+
+
+def test_evaluate_is_one_call_whose_result_writes_what_the_command_line_writes(rows, tmp_path: Path) -> None:
+    pytest.importorskip("sklearn")
+    data = tmp_path / "rows.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    fields = dict(text="hypothesis", context="premise", label="label", balance_labels=True, analyze=False)
+    length = tailsplit.split(data, "length", **fields).write(tmp_path / "length")
+    random = tailsplit.split(data, "random", seed=1, **fields).write(tmp_path / "random-1")
+    evaluation = tailsplit.evaluate([length, tmp_path / "random-1"], baselines=["tfidf"])
+    assert evaluation.out_dir is None and not (tmp_path / "eval").exists()
+    table = evaluation.to_pandas()
+    assert len(table) == len(evaluation.table) >= 2 and "tfidf" in set(table["baseline"])
+    assert "tailsplit evaluation" in evaluation._repr_html_()
+
+    command = CliRunner().invoke(
+        app,
+        ["evaluate", str(length.out_dir), str(random.out_dir), "--baseline", "tfidf", "--out", str(tmp_path / "cli")],
+    )
+    assert command.exit_code == 0, command.output
+    written = evaluation.write(tmp_path / "python")
+    assert written.out_dir == tmp_path / "python" and "evaluation.json" in written.outputs
+    for name in ("evaluation.json", "table.csv", "table.tex"):
+        assert (tmp_path / "python" / name).read_bytes() == (tmp_path / "cli" / name).read_bytes(), name
+    with pytest.raises(ConfigError, match="write each run first"):
+        tailsplit.evaluate([tailsplit.split(rows, "random", **fields)])
+    with pytest.raises(ConfigError, match=r"baseline=.* is not an option; did you mean baselines\?"):
+        tailsplit.evaluate([length], baseline="tfidf")

@@ -35,7 +35,7 @@ def test_quiet_transformers_restores_logging() -> None:
 
 
 def test_training_the_encoder_baseline_leaves_torch_random_state_alone() -> None:
-    from tailsplit.evaluate.encoder import EncoderRecipe, default_encoder_location, finetune_encoder
+    from tailsplit.evaluation.encoder import EncoderRecipe, default_encoder_location, finetune_encoder
 
     columns = [["a dog runs in the park", "two men are cooking", "a child sleeps", "the sun is out"]] * 2
     labels = ["yes", "no", "yes", "no"]

@@ -96,7 +96,7 @@ def tailsplit_loop(
     steps: int,
     seed: int,
 ) -> tuple[float, float, float]:
-    from tailsplit.evaluate.encoder import EncoderRecipe, PairClassifier
+    from tailsplit.evaluation.encoder import EncoderRecipe, PairClassifier
 
     recipe = EncoderRecipe(max_steps=steps, eval_every=steps, seed=seed)
     classifier = PairClassifier(location, ["0", "1", "2"], recipe, "cpu")
@@ -113,7 +113,7 @@ def tailsplit_loop(
 def main() -> None:
     import tempfile
 
-    from tailsplit.evaluate.encoder import default_encoder_location
+    from tailsplit.evaluation.encoder import default_encoder_location
 
     parser = harness.parser(__doc__, "write the rates and ratios to this results file")
     parser.add_argument("--data", default="../shared/data/snli/dev.jsonl.gz")

@@ -20,8 +20,10 @@ from tailsplit.errors import ConfigError, InputError, ScoringError, TailsplitErr
 from tailsplit.io import load_examples
 from tailsplit.pipeline import (
     AnalysisResult,
+    EvaluationResult,
     RunResult,
     analyze,
+    evaluate,
     likelihood_split,
     run,
     score,
@@ -41,6 +43,7 @@ __all__ = [
     "ConfigError",
     "DataConfig",
     "Dataset",
+    "EvaluationResult",
     "FieldMap",
     "InputError",
     "LikelihoodSplitter",
@@ -58,6 +61,7 @@ __all__ = [
     "SplitInputs",
     "TailsplitError",
     "analyze",
+    "evaluate",
     "likelihood_split",
     "load_config",
     "load_examples",

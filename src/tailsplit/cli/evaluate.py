@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import sys
 
-from tailsplit import pipeline
 from tailsplit.cli.app import app, stdout
 from tailsplit.cli.declared import Given, declared_options
 from tailsplit.config import EvaluateConfig
-from tailsplit.evaluate.fairness import fairness_console
-from tailsplit.evaluate.table import table_markdown
+from tailsplit.evaluation.fairness import fairness_console
+from tailsplit.evaluation.table import table_markdown
 from tailsplit.log import logger
+from tailsplit.pipeline.evaluate import evaluate_config
 
 EVALUATE_EXAMPLES = """
 **Examples**
@@ -41,7 +41,8 @@ def evaluate(given: Given) -> None:
     """Train baselines on each split's train part and compare test scores with random splits (relative error increase)."""
 
     settings = given.command_config(EvaluateConfig)
-    result = pipeline.evaluate(settings, command=sys.argv)
+    evaluation = evaluate_config(settings, command=sys.argv)
+    result = evaluation.findings
     stdout.print(table_markdown(result["table"]), highlight=False, markup=False)
     for warning in result["leakage_warnings"]:
         logger.warning(warning.removeprefix("warning: "))
@@ -62,4 +63,4 @@ def evaluate(given: Given) -> None:
                 markup=False,
             )
     if settings.out is not None:
-        stdout.print(f"wrote {settings.out}/ ({', '.join(result['outputs'])}, manifest.json)", markup=False)
+        stdout.print(f"wrote {settings.out}/ ({', '.join(evaluation.outputs)}, manifest.json)", markup=False)

@@ -162,12 +162,15 @@ def refuse_unknown(options: dict[str, Any], known: Any) -> None:
         raise ConfigError(f"{name}={options[name]!r} is not an option; {hint}")
 
 
-def config_from_keywords(cls: type, options: dict[str, Any], reserved: tuple[str, ...] = ()) -> Any:
-    """A command's config from Python keywords named after its fields (``reserved`` fields
-    are the call's own arguments), checked as the command line's options are."""
-    known = [f.name for f in dataclasses.fields(cls) if f.name not in reserved]
+def config_from_keywords(
+    cls: type, options: dict[str, Any], reserved: tuple[str, ...] = (), given: dict[str, Any] | None = None
+) -> Any:
+    """A command's config from Python keywords named after its fields, checked as the
+    command line's options are; ``given`` fields are set by the call itself (its positional
+    arguments) and, with ``reserved`` ones, are not keywords."""
+    known = [f.name for f in dataclasses.fields(cls) if f.name not in reserved and f.name not in (given or {})]
     refuse_unknown(options, known)
-    config = cls(**options)
+    config = cls(**(given or {}), **options)
     check_values(config)
     return config
 

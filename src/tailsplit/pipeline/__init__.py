@@ -4,6 +4,7 @@ from tailsplit.pipeline.analyses import AnalysisResult, analyze
 from tailsplit.pipeline.calls import likelihood_split, split
 from tailsplit.pipeline.curve import curve
 from tailsplit.pipeline.evaluate import evaluate
+from tailsplit.pipeline.evaluation import EvaluationResult
 from tailsplit.pipeline.overlap import audit_overlap
 from tailsplit.pipeline.result import RunResult, write_split
 from tailsplit.pipeline.runs import run, split_dataset
@@ -13,6 +14,7 @@ from tailsplit.pipeline.split_folder import output_records
 
 __all__ = [
     "AnalysisResult",
+    "EvaluationResult",
     "RunResult",
     "analyze",
     "audit_overlap",

@@ -23,7 +23,7 @@ from tailsplit.analysis.shift_report import correlate_markdown, curve_figure, cu
 from tailsplit.cache import default_cache_dir
 from tailsplit.config import CurveConfig, check_values
 from tailsplit.errors import ConfigError, keyword_spelling
-from tailsplit.evaluate.encoder import EncoderRecipe, max_length_of, prepared_classifier
+from tailsplit.evaluation.encoder import EncoderRecipe, max_length_of, prepared_classifier
 from tailsplit.fingerprint import sha256_file, sha256_text
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.outputs import check_output_folder, replace_file_bytes

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,36 +12,30 @@ import numpy as np
 from tailsplit.analysis.leakage import DuplicateKeys
 from tailsplit.analysis.split_dir import describe_split, no_annotations, read_split_parts, record_agreement
 from tailsplit.cache import ScoreCache, default_cache_dir
-from tailsplit.config import EvaluateConfig, RunConfig, check_values
+from tailsplit.config import EvaluateConfig, RunConfig, check_values, config_from_keywords
 from tailsplit.core import SPLIT_PARTS
-from tailsplit.errors import ConfigError, MissingDependencyError, keyword_spelling
-from tailsplit.evaluate.baselines import (
+from tailsplit.errors import ConfigError, keyword_spelling
+from tailsplit.evaluation.baselines import (
     TRAINERS,
     PartInputs,
     TrainingContext,
     baselines_for,
     reference_results,
 )
-from tailsplit.evaluate.conclusions import Conclusion, conclusions, conclusions_markdown
-from tailsplit.evaluate.fairness import Fairness, SplitAgreement, fairness, fairness_csv, fairness_markdown
-from tailsplit.evaluate.predictions import given_prediction_rows, score_predictions
-from tailsplit.evaluate.report import evaluation_figures, evaluation_html
-from tailsplit.evaluate.samples import below_chance_warnings, prediction_rows, predictions_jsonl
-from tailsplit.evaluate.table import SplitScore, table_csv, table_latex, table_markdown, table_rows
-from tailsplit.evaluate.zero_shot import check_zero_shot, zero_shot_classify
+from tailsplit.evaluation.conclusions import conclusions
+from tailsplit.evaluation.fairness import SplitAgreement, fairness
+from tailsplit.evaluation.predictions import given_prediction_rows, score_predictions
+from tailsplit.evaluation.samples import below_chance_warnings, prediction_rows
+from tailsplit.evaluation.table import SplitScore, table_rows
+from tailsplit.evaluation.zero_shot import check_zero_shot, zero_shot_classify
 from tailsplit.fields import field_value
-from tailsplit.fingerprint import sha256_file
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.examples import label_to_str
 from tailsplit.io.outputs import check_output_folder
-from tailsplit.io.values import strict_json
 from tailsplit.pipeline.evaluate_models import check_models
-from tailsplit.pipeline.manifest import command_provenance, write_outputs
+from tailsplit.pipeline.evaluation import EvaluationResult
 from tailsplit.pipeline.scoring import template_for
 from tailsplit.registry import SCORERS
-from tailsplit.render import markdown_text
-from tailsplit.render.figures import figure_files
-from tailsplit.render.provenance import with_provenance
 
 
 def _part_inputs(records: list[Any], data: dict[str, Any], input_fields: list[str]) -> PartInputs:
@@ -58,9 +53,10 @@ def _part_inputs(records: list[Any], data: dict[str, Any], input_fields: list[st
 
 @released_on_error
 @keyword_spelling
-def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dict[str, Any]:
+def evaluate_config(config: EvaluateConfig, *, command: list[str] | None = None) -> EvaluationResult:
     """Train and score every requested baseline on every split (or score the given
-    predictions); the comparison table, conclusions and fairness table."""
+    predictions): the comparison table, conclusions and fairness table, written when
+    ``config.out`` is set."""
     check_values(config)
 
     if not config.split_dirs:
@@ -94,10 +90,12 @@ def evaluate(config: EvaluateConfig, *, command: list[str] | None = None) -> dic
             scores, details, predictions, leakage = _trained_baselines(config, folders, models)
     finally:
         models.close()
-    result = _findings(config, folders, scores, details, leakage, agreement, models.identity)
-    if config.out is not None:
-        result["outputs"] = _write_evaluation(Path(config.out), config, result, predictions, files, command)
-    return result
+    evaluation = EvaluationResult(
+        config, _findings(config, folders, scores, details, leakage, agreement, models.identity), predictions, files
+    )
+    return (
+        evaluation if config.out is None else evaluation.write(config.out, overwrite=config.overwrite, command=command)
+    )
 
 
 def _trained_baselines(
@@ -163,47 +161,6 @@ def _findings(
         "fairness": None if fair is None else fair.as_dict(),
         "leakage_warnings": warnings,
     }
-
-
-def _write_evaluation(
-    out: Path,
-    config: EvaluateConfig,
-    result: dict[str, Any],
-    predictions: list[dict[str, Any]],
-    files: dict[str, str | bytes],
-    command: list[str] | None,
-) -> list[str]:
-    """The evaluation folder (tables, reports, predictions, manifest); the files it holds."""
-
-    inputs = [
-        {"path": str(Path(f) / "manifest.json"), "sha256": sha256_file(Path(f) / "manifest.json")}
-        for f in config.split_dirs
-    ]
-    provenance = command_provenance(command, inputs, seed=config.seed)
-    rows, warnings = result["table"], result["leakage_warnings"]
-    found = [Conclusion(**c) for c in result["conclusions"]]
-    fair = None if result["fairness"] is None else Fairness.from_dict(result["fairness"])
-    fairness_text = fairness_markdown(fair)
-    table = (
-        table_markdown(rows)
-        + "".join(f"\n{markdown_text(w)}\n" for w in warnings)
-        + "\n"
-        + conclusions_markdown(found)
-        + ("\n" + fairness_text if fair else "")
-    )
-    outputs: dict[str, str | bytes] = {
-        "evaluation.json": strict_json(result),
-        "table.md": with_provenance(table, provenance),
-        "table.csv": table_csv(rows),
-        "table.tex": table_latex(rows),
-        **({"fairness.md": with_provenance(fairness_text, provenance)} if fair else {}),
-        **({"fairness.csv": fairness_csv(fair)} if fair else {}),
-        **_html_report(rows, provenance, fairness_text),
-        **({"predictions.jsonl": predictions_jsonl(predictions)} if predictions else {}),
-        **files,
-    }
-    manifest = write_outputs(out, config, outputs, inputs, {}, command)
-    return list(manifest["outputs"])
 
 
 def _check_trainable(config: EvaluateConfig, folders: list[tuple[dict[str, Any], dict[str, list[Any]]]]) -> None:
@@ -355,17 +312,21 @@ def _zero_shot(manifest: dict[str, Any], parts: dict[str, list[Any]], config: Ev
             cache.close()
 
 
-def _html_report(rows: list[dict[str, Any]], provenance: dict[str, Any], extra: str = "") -> dict[str, str | bytes]:
-    """``report.html`` and its figures as files, when the analysis extra (matplotlib, markdown) is installed."""
-    if not rows:
-        return {}
-    try:
-        figures = evaluation_figures(rows)
-        return {
-            "report.html": evaluation_html(
-                rows, table_markdown(rows) + ("\n" + extra if extra else ""), figures, provenance
-            ),
-            **figure_files(figures),
-        }
-    except MissingDependencyError:
-        return {}
+@keyword_spelling
+def evaluate(splits: Sequence[Any], **options: Any) -> EvaluationResult:
+    """``tailsplit evaluate``: baselines trained on each split's train part and scored on its
+    test part, compared with the random splits among ``splits`` (split folders, or results of
+    :func:`~tailsplit.likelihood_split` / :func:`~tailsplit.split` once written). ``options``
+    are ``evaluate``'s (``baselines``, ``max_train``, ``max_steps``, ``seed``, ``out``, ...);
+    nothing is written unless ``out`` is given (or ``result.write(out)`` is called).
+
+    >>> tailsplit.evaluate(["snli-ll", "snli-random-0"], baselines=["tfidf"]).to_pandas()  # doctest: +SKIP
+    """
+    folders = []
+    for split in splits:
+        folder = getattr(split, "out_dir", split)
+        if folder is None:
+            raise ConfigError("an evaluation reads split folders; write each run first (result.write(out))")
+        folders.append(str(folder))
+    options = {k: str(v) if isinstance(v, Path) else v for k, v in options.items()}
+    return evaluate_config(config_from_keywords(EvaluateConfig, options, given={"split_dirs": folders}))

@@ -10,8 +10,8 @@ from typing import Any
 from tailsplit.cache import default_cache_dir
 from tailsplit.config import EvaluateConfig
 from tailsplit.errors import ConfigError
-from tailsplit.evaluate.baselines import BaselineResult, PartInputs, baselines_for
-from tailsplit.evaluate.encoder import (
+from tailsplit.evaluation.baselines import BaselineResult, PartInputs, baselines_for
+from tailsplit.evaluation.encoder import (
     EncoderRecipe,
     cache_key,
     cached_run,

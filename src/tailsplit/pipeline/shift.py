@@ -20,7 +20,7 @@ from tailsplit.analysis.shift_report import (
 from tailsplit.analysis.split_dir import load_split_dir
 from tailsplit.config import CorrelateConfig, OodRankConfig, SimilarityConfig, check_values
 from tailsplit.errors import ConfigError, InputError, keyword_spelling
-from tailsplit.evaluate.encoder import EncoderRecipe
+from tailsplit.evaluation.encoder import EncoderRecipe
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.outputs import check_output_folder

@@ -17,7 +17,7 @@ from tailsplit.analysis.split_dir import part_file, read_manifest
 from tailsplit.cache import default_cache_dir
 from tailsplit.core import SPLIT_PARTS
 from tailsplit.errors import ConfigError
-from tailsplit.evaluate.encoder import EncoderRecipe, check_encoder_spec, max_length_of, prepared_classifier
+from tailsplit.evaluation.encoder import EncoderRecipe, check_encoder_spec, max_length_of, prepared_classifier
 from tailsplit.fingerprint import sha256_text
 from tailsplit.io.outputs import replace_file_bytes
 from tailsplit.scoring.models import check_device

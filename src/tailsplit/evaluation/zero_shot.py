@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tailsplit.errors import ConfigError
-from tailsplit.evaluate.baselines import BaselineResult
+from tailsplit.evaluation.baselines import BaselineResult
 from tailsplit.io.examples import label_to_str
 from tailsplit.scoring.base import ScoreRequest
 from tailsplit.scoring.driver import score_requests

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from tailsplit.errors import ConfigError, MissingDependencyError
-from tailsplit.evaluate.training_state import resume_state, save_state
+from tailsplit.evaluation.training_state import resume_state, save_state
 from tailsplit.fingerprint import sha256_text
 from tailsplit.io.outputs import replace_file_bytes
 from tailsplit.shift.encoder import EncoderSource

@@ -14,7 +14,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from tailsplit.evaluate.baselines import BaselineResult
+from tailsplit.evaluation.baselines import BaselineResult
 
 REFERENCES = ("chance", "majority")
 ZERO_SHOT = ("lm-zero-shot",)  # models that are not trained on the split

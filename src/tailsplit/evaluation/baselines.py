@@ -10,7 +10,7 @@
   default, through the embedding cache); for two fields the pair features ``[u, v, |u−v|, u·v]``,
   standardised, then logistic regression with C chosen on dev.
 * ``encoder``: a pretrained encoder fine-tuned as a cross-encoder classifier
-  (:mod:`tailsplit.evaluate.encoder`).
+  (:mod:`tailsplit.evaluation.encoder`).
 * ``lm``: the causal LM that scored the split, fine-tuned the same way with a
   sequence-classification head (the paper's fairness check: is the split unfair to the model
   that made it?).

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from tailsplit.evaluate.samples import REFERENCES
+from tailsplit.evaluation.samples import REFERENCES
 from tailsplit.render import markdown_text
 
 DEMONSTRATED, NOT_DEMONSTRATED, INCONCLUSIVE = "demonstrated", "not demonstrated", "inconclusive"

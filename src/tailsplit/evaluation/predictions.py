@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from tailsplit.errors import ConfigError
-from tailsplit.evaluate.table import SplitScore
+from tailsplit.evaluation.table import SplitScore
 from tailsplit.fields import field_value
 from tailsplit.io.examples import label_to_str
 from tailsplit.io.readers import read_records

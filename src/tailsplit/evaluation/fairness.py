@@ -43,9 +43,9 @@ from typing import Any
 
 import numpy as np
 
-from tailsplit.evaluate.conclusions import INCONCLUSIVE, Conclusion
-from tailsplit.evaluate.samples import REFERENCES
-from tailsplit.evaluate.table import SplitScore, replicate_means, score_samples
+from tailsplit.evaluation.conclusions import INCONCLUSIVE, Conclusion
+from tailsplit.evaluation.samples import REFERENCES
+from tailsplit.evaluation.table import SplitScore, replicate_means, score_samples
 from tailsplit.render import markdown_text
 
 NOT_ADVERSARIAL, ADVERSARIAL = "not adversarial", "adversarial"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tailsplit.evaluate.samples import REFERENCES
+from tailsplit.evaluation.samples import REFERENCES
 from tailsplit.render.figures import Figure, pyplot, render_figure
 from tailsplit.render.pages import html_page
 

@@ -1,0 +1,151 @@
+"""What ``tailsplit evaluate`` finds, as a result object: the comparison table, the
+conclusions and the fairness table, shown in a notebook, as a DataFrame, or written as the
+evaluation folder (the command line writes through :meth:`EvaluationResult.write`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tailsplit.config import EvaluateConfig
+from tailsplit.errors import MissingDependencyError
+from tailsplit.evaluation.conclusions import Conclusion, conclusions_markdown
+from tailsplit.evaluation.fairness import Fairness, fairness_csv, fairness_markdown
+from tailsplit.evaluation.report import evaluation_figures, evaluation_html
+from tailsplit.evaluation.samples import predictions_jsonl
+from tailsplit.evaluation.table import table_csv, table_latex, table_markdown
+from tailsplit.fingerprint import sha256_file
+from tailsplit.io.outputs import check_output_folder
+from tailsplit.io.values import strict_json
+from tailsplit.pipeline.manifest import command_provenance, write_outputs
+from tailsplit.render import markdown_text
+from tailsplit.render.figures import figure_files
+from tailsplit.render.provenance import with_provenance
+
+
+@dataclass(frozen=True)
+class EvaluationResult:
+    """An evaluation of split folders: ``findings`` (``table``, ``results``,
+    ``conclusions``, ``fairness``, ``leakage_warnings``, as ``evaluation.json`` holds them),
+    the options it ran with, and what its folder would hold besides (per-example predictions,
+    given predictions' files); ``out_dir`` and ``outputs`` once written."""
+
+    config: EvaluateConfig
+    findings: dict[str, Any]
+    predictions: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    files: dict[str, str | bytes] = field(default_factory=dict, repr=False)
+    out_dir: Path | None = None
+    outputs: list[str] = field(default_factory=list)
+
+    @property
+    def table(self) -> list[dict[str, Any]]:
+        """One row per split and baseline: test score, interval, relative error increase."""
+        return list(self.findings["table"])
+
+    @property
+    def conclusions(self) -> list[dict[str, Any]]:
+        """Each calibrated conclusion (question, outcome, evidence, test)."""
+        return list(self.findings["conclusions"])
+
+    def to_pandas(self) -> Any:
+        """The comparison table as a DataFrame (the rows of :attr:`table`)."""
+        import pandas
+
+        return pandas.DataFrame(self.table)
+
+    def write(self, out: str | Path, *, overwrite: bool = False, command: list[str] | None = None) -> EvaluationResult:
+        """The evaluation folder — ``evaluation.json``, ``table.md``/``.csv``/``.tex``,
+        ``report.html``, fairness tables, predictions, ``manifest.json`` — all or nothing,
+        never over an input; the result with ``out_dir`` and ``outputs``."""
+        config = dataclasses.replace(self.config, out=str(out), overwrite=overwrite)
+        check_output_folder(out, overwrite=overwrite, inputs=[*config.split_dirs, *config.predictions])
+        outputs = _write_evaluation(Path(out), config, self.findings, self.predictions, self.files, command)
+        return dataclasses.replace(self, config=config, out_dir=Path(out), outputs=outputs)
+
+    def __repr__(self) -> str:
+        where = f", out_dir={str(self.out_dir)!r}" if self.out_dir is not None else ""
+        return f"EvaluationResult(splits={len(self.config.split_dirs)}, rows={len(self.table)}{where})"
+
+    def _repr_html_(self) -> str:
+        rows = self.table
+        columns = list(rows[0]) if rows else []
+        head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
+        body = "".join(
+            "<tr>" + "".join(f"<td>{html.escape(_cell(row.get(c)))}</td>" for c in columns) + "</tr>" for row in rows
+        )
+        found = "".join(
+            f"<li>{html.escape(c['baseline'])}: {html.escape(c['question'])} — <b>{html.escape(c['outcome'])}</b> "
+            f"({html.escape(c['evidence'])})</li>"
+            for c in self.conclusions
+        )
+        return (
+            f"<div><b>tailsplit evaluation</b><table><tr>{head}</tr>{body}</table>"
+            f"{f'<ul>{found}</ul>' if found else ''}</div>"
+        )
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return "" if value is None else str(value)
+
+
+def _write_evaluation(
+    out: Path,
+    config: EvaluateConfig,
+    result: dict[str, Any],
+    predictions: list[dict[str, Any]],
+    files: dict[str, str | bytes],
+    command: list[str] | None,
+) -> list[str]:
+    """The evaluation folder (tables, reports, predictions, manifest); the files it holds."""
+
+    inputs = [
+        {"path": str(Path(f) / "manifest.json"), "sha256": sha256_file(Path(f) / "manifest.json")}
+        for f in config.split_dirs
+    ]
+    provenance = command_provenance(command, inputs, seed=config.seed)
+    rows, warnings = result["table"], result["leakage_warnings"]
+    found = [Conclusion(**c) for c in result["conclusions"]]
+    fair = None if result["fairness"] is None else Fairness.from_dict(result["fairness"])
+    fairness_text = fairness_markdown(fair)
+    table = (
+        table_markdown(rows)
+        + "".join(f"\n{markdown_text(w)}\n" for w in warnings)
+        + "\n"
+        + conclusions_markdown(found)
+        + ("\n" + fairness_text if fair else "")
+    )
+    outputs: dict[str, str | bytes] = {
+        "evaluation.json": strict_json(result),
+        "table.md": with_provenance(table, provenance),
+        "table.csv": table_csv(rows),
+        "table.tex": table_latex(rows),
+        **({"fairness.md": with_provenance(fairness_text, provenance)} if fair else {}),
+        **({"fairness.csv": fairness_csv(fair)} if fair else {}),
+        **_html_report(rows, provenance, fairness_text),
+        **({"predictions.jsonl": predictions_jsonl(predictions)} if predictions else {}),
+        **files,
+    }
+    manifest = write_outputs(out, config, outputs, inputs, {}, command)
+    return list(manifest["outputs"])
+
+
+def _html_report(rows: list[dict[str, Any]], provenance: dict[str, Any], extra: str = "") -> dict[str, str | bytes]:
+    """``report.html`` and its figures as files, when the analysis extra (matplotlib, markdown) is installed."""
+    if not rows:
+        return {}
+    try:
+        figures = evaluation_figures(rows)
+        return {
+            "report.html": evaluation_html(
+                rows, table_markdown(rows) + ("\n" + extra if extra else ""), figures, provenance
+            ),
+            **figure_files(figures),
+        }
+    except MissingDependencyError:
+        return {}
