@@ -195,3 +195,29 @@ def test_evaluate_is_one_call_whose_result_writes_what_the_command_line_writes(r
         tailsplit.evaluate([tailsplit.split(rows, "random", **fields)])
     with pytest.raises(ConfigError, match=r"baseline=.* is not an option; did you mean baselines\?"):
         tailsplit.evaluate([length], baseline="tfidf")
+
+
+def test_the_overlap_audit_and_correlate_are_one_call_each(rows, tmp_path: Path) -> None:
+    from tailsplit.shift.correlate import synthetic_points
+
+    lines = ["id_acc,ood_acc,group"]
+    for kind in ("I", "III"):
+        x, y = synthetic_points(kind, n=30, seed=5)
+        lines += [f"{a:.5f},{b:.5f},model-{kind}" for a, b in zip(x, y)]
+    points = tmp_path / "points.csv"
+    points.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    fits = tailsplit.correlate(points, out=tmp_path / "py-fits")
+    assert fits["groups"]["model-III"]["chosen"]["turning_point"] == pytest.approx(0.72, abs=0.03)
+    command = CliRunner().invoke(app, ["correlate", str(points), "--out", str(tmp_path / "cli-fits")])
+    assert command.exit_code == 0, command.output
+    for name in ("correlate.json", "report.md"):
+        assert (tmp_path / "py-fits" / name).read_bytes() == (tmp_path / "cli-fits" / name).read_bytes(), name
+    assert not (tmp_path / "nothing").exists() and tailsplit.correlate(points)["groups"] == fits["groups"]
+
+    test, corpus = tmp_path / "test.jsonl", tmp_path / "corpus.jsonl"
+    test.write_text("".join(json.dumps(r) + "\n" for r in rows[:40]), encoding="utf-8")
+    corpus.write_text("".join(json.dumps(r) + "\n" for r in rows[20:]), encoding="utf-8")  # 20 test rows copied
+    audit = tailsplit.audit_overlap(test, corpus=[corpus], text="hypothesis", corpus_field="hypothesis")
+    assert audit["examples"] == 40 and audit["verbatim"] >= 20
+    with pytest.raises(ConfigError, match=r"corpus_fields=.* is not an option; did you mean corpus_field,"):
+        tailsplit.audit_overlap(test, corpus=[corpus], corpus_fields="hypothesis")

@@ -29,7 +29,7 @@ def overlap(given: Given) -> None:
 
     settings = given.command_config(OverlapConfig)
     settings.ngram_orders = tuple(settings.ngram_orders)
-    summary = pipeline.audit_overlap(settings, command=sys.argv, progress=not given.quiet)
+    summary = pipeline.audit_overlap_config(settings, command=sys.argv, progress=not given.quiet)
     stdout.print(
         f"{summary['examples']} test examples: {summary['overlap']} overlapping (best BM25 ≥ "
         f"{summary['threshold']}, or copied: {summary['verbatim']} verbatim, "

@@ -2,14 +2,15 @@
 
 from tailsplit.pipeline.analyses import AnalysisResult, analyze
 from tailsplit.pipeline.calls import likelihood_split, split
-from tailsplit.pipeline.curve import curve
+from tailsplit.pipeline.command_calls import audit_overlap, correlate, curve, ood_rank, similarity
+from tailsplit.pipeline.curve import curve_config
 from tailsplit.pipeline.evaluate import evaluate
 from tailsplit.pipeline.evaluation import EvaluationResult
-from tailsplit.pipeline.overlap import audit_overlap
+from tailsplit.pipeline.overlap import audit_overlap_config
 from tailsplit.pipeline.result import RunResult, write_split
 from tailsplit.pipeline.runs import run, split_dataset
 from tailsplit.pipeline.scoring import load_dataset, score, score_dataset
-from tailsplit.pipeline.shift import correlate, ood_rank, similarity
+from tailsplit.pipeline.shift import correlate_config, ood_rank_config, similarity_config
 from tailsplit.pipeline.split_folder import output_records
 
 __all__ = [
@@ -18,17 +19,22 @@ __all__ = [
     "RunResult",
     "analyze",
     "audit_overlap",
+    "audit_overlap_config",
     "correlate",
+    "correlate_config",
     "curve",
+    "curve_config",
     "evaluate",
     "likelihood_split",
     "load_dataset",
     "ood_rank",
+    "ood_rank_config",
     "output_records",
     "run",
     "score",
     "score_dataset",
     "similarity",
+    "similarity_config",
     "split",
     "split_dataset",
     "write_split",

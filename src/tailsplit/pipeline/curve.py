@@ -161,7 +161,7 @@ def points_csv(points: list[dict[str, Any]]) -> str:
 
 @released_on_error
 @keyword_spelling
-def curve(config: CurveConfig, *, command: list[str] | None = None) -> dict[str, Any]:
+def curve_config(config: CurveConfig, *, command: list[str] | None = None) -> dict[str, Any]:
     """Train on ID, evaluate ID test and every OOD set at each checkpoint, fit the relation."""
     check_values(config)
     if not config.id or not config.ood:

@@ -33,7 +33,9 @@ from tailsplit.render.provenance import with_provenance
 
 @released_on_error
 @keyword_spelling
-def audit_overlap(config: OverlapConfig, *, command: list[str] | None = None, progress: bool = False) -> dict[str, Any]:
+def audit_overlap_config(
+    config: OverlapConfig, *, command: list[str] | None = None, progress: bool = False
+) -> dict[str, Any]:
     """``tailsplit overlap``: audit a test set against a corpus; write the partition
     (``progress``: show the corpus being indexed)."""
     config = _checked(config)

@@ -81,7 +81,7 @@ def _split_part_texts(folder: str) -> dict[str, list[str]]:
 
 @released_on_error
 @keyword_spelling
-def similarity(config: SimilarityConfig, *, command: list[str] | None = None) -> dict[str, Any]:
+def similarity_config(config: SimilarityConfig, *, command: list[str] | None = None) -> dict[str, Any]:
     """Centroid cosine ×100 and MMD between every pair of datasets (and split parts)."""
     check_values(config)
 
@@ -170,7 +170,7 @@ def _check_out(config: Any, inputs: list[str]) -> None:
 
 @released_on_error
 @keyword_spelling
-def ood_rank(config: OodRankConfig, *, command: list[str] | None = None) -> dict[str, Any]:
+def ood_rank_config(config: OodRankConfig, *, command: list[str] | None = None) -> dict[str, Any]:
     """Embed the ID dataset and every candidate; measure the task model's drop on each (unless
     accuracies are given); decide and rank by BOSS's criteria."""
     check_values(config)
@@ -311,7 +311,7 @@ def _measured_candidates(
 
 @released_on_error
 @keyword_spelling
-def correlate(config: CorrelateConfig, *, command: list[str] | None = None) -> dict[str, Any]:
+def correlate_config(config: CorrelateConfig, *, command: list[str] | None = None) -> dict[str, Any]:
     """Type I / II / III fits of the (id_acc, ood_acc) points, per group when given."""
 
     _check_out(config, [config.points])

@@ -1,0 +1,79 @@
+"""The overlap audit and the dataset-shift commands as one Python call each: the command's
+inputs as arguments, every other option a keyword named after its config field (checked as
+the command line's options are, unknown names refused with the nearest ones). Each returns
+what the command finds (the content of the JSON it writes) and writes its folder only when
+``out`` is given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from tailsplit.config import CorrelateConfig, CurveConfig, OodRankConfig, OverlapConfig, SimilarityConfig
+from tailsplit.config import config_from_keywords as configured
+from tailsplit.errors import keyword_spelling
+from tailsplit.pipeline.curve import curve_config
+from tailsplit.pipeline.overlap import audit_overlap_config
+from tailsplit.pipeline.shift import correlate_config, ood_rank_config, similarity_config
+from tailsplit.progress import watched
+
+Paths = str | Path | Sequence[str | Path]
+
+
+@keyword_spelling
+def audit_overlap(test: Paths, *, progress: bool | None = None, **options: Any) -> dict[str, Any]:
+    """``tailsplit overlap``: ``test`` (files) audited against ``corpus=`` (BM25 candidates,
+    then n-gram overlap); the clean / dirty partition and its counts.
+
+    >>> tailsplit.audit_overlap("test.jsonl", corpus=["train.jsonl"], text="question")  # doctest: +SKIP
+    """
+    config = configured(OverlapConfig, _text(options), given={"test": _list(test)})
+    config.ngram_orders = tuple(config.ngram_orders)
+    return audit_overlap_config(config, progress=watched() if progress is None else progress)
+
+
+@keyword_spelling
+def similarity(datasets: Paths, **options: Any) -> dict[str, Any]:
+    """``tailsplit similarity``: centroid similarity and MMD between every pair of
+    ``datasets`` (``NAME=FILE[:FIELD]`` or files), and between the parts of ``splits=``."""
+    return similarity_config(configured(SimilarityConfig, _text(options), given={"datasets": _list(datasets)}))
+
+
+@keyword_spelling
+def ood_rank(id: str | Path, candidates: str | Path, **options: Any) -> dict[str, Any]:  # noqa: A002 - BOSS's name
+    """``tailsplit ood-rank``: the ``candidates`` (a CSV of datasets) decided and ranked as
+    out-of-distribution for the ID dataset by BOSS's criteria."""
+    given = {"id": str(id), "candidates": str(candidates)}
+    return ood_rank_config(configured(OodRankConfig, _text(options), given=given))
+
+
+@keyword_spelling
+def correlate(points: str | Path, **options: Any) -> dict[str, Any]:
+    """``tailsplit correlate``: Type I / II / III fits of (ID, OOD) accuracy points."""
+    return correlate_config(configured(CorrelateConfig, _text(options), given={"points": str(points)}))
+
+
+@keyword_spelling
+def curve(id: str | Path, ood: Paths, **options: Any) -> dict[str, Any]:  # noqa: A002 - BOSS's name
+    """``tailsplit curve``: a task model trained on ``id``, ID and OOD accuracy at each
+    checkpoint, and the fitted relation (needs ``out=``: it writes its points and fits)."""
+    return curve_config(configured(CurveConfig, _text(options), given={"id": str(id), "ood": _list(ood)}))
+
+
+def _list(paths: Paths) -> list[str]:
+    return [str(paths)] if isinstance(paths, (str, Path)) else [str(p) for p in paths]
+
+
+def _text(options: dict[str, Any]) -> dict[str, Any]:
+    """Paths as the text the config fields hold (one path, or a list of them)."""
+
+    def text(value: Any) -> Any:
+        if isinstance(value, Path):
+            return str(value)
+        if isinstance(value, (list, tuple)) and any(isinstance(v, Path) for v in value):
+            return [str(v) if isinstance(v, Path) else v for v in value]
+        return value
+
+    return {name: text(value) for name, value in options.items()}
