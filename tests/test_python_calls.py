@@ -221,3 +221,22 @@ def test_the_overlap_audit_and_correlate_are_one_call_each(rows, tmp_path: Path)
     assert audit["examples"] == 40 and audit["verbatim"] >= 20
     with pytest.raises(ConfigError, match=r"corpus_fields=.* is not an option; did you mean corpus_field,"):
         tailsplit.audit_overlap(test, corpus=[corpus], corpus_fields="hypothesis")
+
+
+def test_the_exports_are_one_call_each_and_write_what_the_command_line_writes(rows, tmp_path: Path) -> None:
+    pytest.importorskip("datasets")
+    fields = dict(text="hypothesis", context="premise", label="label", template="snli", backend="fake", analyze=False)
+    written = tailsplit.likelihood_split(rows, **fields).write(tmp_path / "snli-ll")
+    tailsplit.export_lm_eval(written, tmp_path / "py-task", task_name="snli_ll")
+    command = CliRunner().invoke(
+        app, ["export", "lm-eval", str(written.out_dir), "--task-name", "snli_ll", "--out", str(tmp_path / "cli-task")]
+    )
+    assert command.exit_code == 0, command.output
+    for path in sorted((tmp_path / "cli-task").iterdir()):
+        if path.name != "manifest.json":  # the README's lm_eval command names the folder
+            ours = (tmp_path / "py-task" / path.name).read_text(encoding="utf-8").replace("py-task", "cli-task")
+            assert ours == path.read_text(encoding="utf-8"), path.name
+    manifest = tailsplit.export_hf(written.out_dir, tmp_path / "py-hf", license="cc-by-sa-4.0")
+    assert manifest["license"] == "cc-by-sa-4.0" and (tmp_path / "py-hf" / "README.md").is_file()
+    with pytest.raises(ConfigError, match="write the run first"):
+        tailsplit.export_hf(tailsplit.split(rows, "random", text="hypothesis"), tmp_path / "x")

@@ -2,7 +2,15 @@
 
 from tailsplit.pipeline.analyses import AnalysisResult, analyze
 from tailsplit.pipeline.calls import likelihood_split, split
-from tailsplit.pipeline.command_calls import audit_overlap, correlate, curve, ood_rank, similarity
+from tailsplit.pipeline.command_calls import (
+    audit_overlap,
+    correlate,
+    curve,
+    export_hf,
+    export_lm_eval,
+    ood_rank,
+    similarity,
+)
 from tailsplit.pipeline.curve import curve_config
 from tailsplit.pipeline.evaluate import evaluate
 from tailsplit.pipeline.evaluation import EvaluationResult
@@ -25,6 +33,8 @@ __all__ = [
     "curve",
     "curve_config",
     "evaluate",
+    "export_hf",
+    "export_lm_eval",
     "likelihood_split",
     "load_dataset",
     "ood_rank",

@@ -1,5 +1,5 @@
-"""The overlap audit and the dataset-shift commands as one Python call each: the command's
-inputs as arguments, every other option a keyword named after its config field (checked as
+"""The overlap audit, the dataset-shift commands and the exports as one Python call each: the
+command's inputs as arguments, every other option a keyword named after its config field (checked as
 the command line's options are, unknown names refused with the nearest ones). Each returns
 what the command finds (the content of the JSON it writes) and writes its folder only when
 ``out`` is given.
@@ -11,9 +11,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tailsplit.config import CorrelateConfig, CurveConfig, OodRankConfig, OverlapConfig, SimilarityConfig
+from tailsplit.config import (
+    CorrelateConfig,
+    CurveConfig,
+    HfExportConfig,
+    LmEvalExportConfig,
+    OodRankConfig,
+    OverlapConfig,
+    SimilarityConfig,
+)
 from tailsplit.config import config_from_keywords as configured
-from tailsplit.errors import keyword_spelling
+from tailsplit.errors import ConfigError, keyword_spelling
+from tailsplit.pipeline import export as exports
 from tailsplit.pipeline.curve import curve_config
 from tailsplit.pipeline.overlap import audit_overlap_config
 from tailsplit.pipeline.shift import correlate_config, ood_rank_config, similarity_config
@@ -60,6 +69,47 @@ def curve(id: str | Path, ood: Paths, **options: Any) -> dict[str, Any]:  # noqa
     """``tailsplit curve``: a task model trained on ``id``, ID and OOD accuracy at each
     checkpoint, and the fitted relation (needs ``out=``: it writes its points and fits)."""
     return curve_config(configured(CurveConfig, _text(options), given={"id": str(id), "ood": _list(ood)}))
+
+
+@keyword_spelling
+def export_hf(split: Any, out: str | Path, **options: Any) -> dict[str, Any]:
+    """``tailsplit export hf``: a split (its folder, or a run written with ``result.write``)
+    as a Hugging Face ``DatasetDict`` folder with a dataset card (``license=``,
+    ``citation_file=``, ``push_to_hub=``, ``overwrite=``, ``accept_modified=``); the manifest
+    written."""
+    config = configured(HfExportConfig, _text(options), given={"split_dir": _folder(split), "out": str(out)})
+    return exports.export_hf(
+        config.split_dir,
+        str(config.out),
+        overwrite=config.overwrite,
+        accept_modified=config.accept_modified,
+        license=config.license,
+        citation_file=None if config.citation_file is None else Path(config.citation_file),
+        push_to_hub=config.push_to_hub,
+    )
+
+
+@keyword_spelling
+def export_lm_eval(split: Any, out: str | Path, *, accept_modified: bool = False, **options: Any) -> dict[str, Any]:
+    """``tailsplit export lm-eval``: a split as an lm-evaluation-harness task (``task_name=``,
+    ``template=``, ``overwrite=``) whose scores reproduce tailsplit's; the manifest written."""
+    config = configured(LmEvalExportConfig, _text(options), given={"split_dir": _folder(split), "out": str(out)})
+    return exports.export_lm_eval(
+        config.split_dir,
+        str(config.out),
+        name=config.task_name,
+        template=config.template,
+        overwrite=config.overwrite,
+        accept_modified=accept_modified,
+    )
+
+
+def _folder(split: Any) -> str:
+    """A split folder: the path given, or where a run was written."""
+    folder = getattr(split, "out_dir", split)
+    if folder is None:
+        raise ConfigError("an export reads a split folder; write the run first (result.write(out))")
+    return str(folder)
 
 
 def _list(paths: Paths) -> list[str]:
