@@ -151,7 +151,8 @@ def test_analyze_is_one_call_on_a_folder_or_a_run_in_memory(rows, tmp_path: Path
     )
     assert table.set_index("statistic").loc["mean_words", "differs"]
     assert on_folder.comparisons[0][0].as_dict() == in_memory.comparisons[0][0].as_dict() | {"other": "random"}
-    assert "&lt;b&gt;length" in on_folder._repr_html_() and "<b>length" not in on_folder._repr_html_()
+    shown = on_folder._repr_html_()
+    assert "&lt;b&gt;length" in shown and "<b>length" not in shown and shown.count("<svg") == 1  # the key figure
 
     assert on_folder.write() == folder
     by_cli, by_python = tmp_path / "cli" / "random", tmp_path / "python" / "random"  # same name: same reports

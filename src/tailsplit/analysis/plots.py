@@ -50,7 +50,7 @@ def _part_histograms(values: dict[str, np.ndarray], xlabel: str, integer: bool =
 TITLE_LINE, TITLE_PAD, PANEL_HEIGHT, BELOW_PANEL, SIDE_OF_PANEL = 0.135, 0.1, 1.6, 0.5, 0.25
 
 
-def _null_grid(analysis: SplitAnalysis) -> Figure:
+def null_grid(analysis: SplitAnalysis) -> Figure:
     """One panel per statistic: the histogram of its random splits (grey, no count axis: its
     shape is what it shows) and the evaluation set (red line); four ticks on the value axis,
     so the labels stay apart at the size the figure is saved at. (Every label is drawn as a
@@ -114,7 +114,7 @@ def analysis_figures(analysis: SplitAnalysis) -> dict[str, Figure]:
         )
     figures[
         (f"Evaluation statistics (red line) against {analysis.n_null_splits} random splits of the same sizes (grey)")
-    ] = _null_grid(analysis)
+    ] = null_grid(analysis)
     if any(m.hardness for m in analysis.program_metrics):
         figures["Program hardness by part"] = _hardness_bars(analysis)
     return figures

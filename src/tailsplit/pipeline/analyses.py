@@ -6,6 +6,7 @@ through it).
 
 from __future__ import annotations
 
+import functools
 import html
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -15,11 +16,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tailsplit.analysis.compare import SplitComparison, compare_splits
-from tailsplit.analysis.plots import comparison_figure
+from tailsplit.analysis.plots import comparison_figure, null_grid
 from tailsplit.analysis.split_analysis import AnalysisInputs, SplitAnalysis, analyze_split
 from tailsplit.analysis.split_dir import load_split_dir, pair_text, read_manifest
 from tailsplit.config import NULL_SPLITS, AnalyzeConfig, RunConfig, config_from_keywords
-from tailsplit.errors import ConfigError, keyword_spelling
+from tailsplit.errors import ConfigError, MissingDependencyError, keyword_spelling
 from tailsplit.io.outputs import update_reports
 from tailsplit.pipeline.result import RunResult
 from tailsplit.pipeline.split_folder import report_files
@@ -97,8 +98,19 @@ class AnalysisResult:
             f"<div><b>tailsplit analysis</b> of {html.escape(a.name)} ({a.n:,} examples) against "
             f"{a.n_null_splits:,} random splits<table><tr><th>statistic</th><th>observed</th>"
             f"<th>random mean</th><th>Holm p</th><th>differs</th></tr>{rows}</table>"
-            f"<p>{html.escape(a.correction())}</p></div>"
+            f"<p>{html.escape(a.correction())}</p>{self._figure_svg}</div>"
         )
+
+    @functools.cached_property
+    def _figure_svg(self) -> str:
+        """The key figure, inline: each statistic's random splits and the evaluation set (an
+        SVG whose text is drawn as paths); empty without the analysis extra's matplotlib."""
+        if not self.analysis.null:
+            return ""
+        try:
+            return null_grid(self.analysis).svg
+        except MissingDependencyError:
+            return ""
 
 
 @keyword_spelling
