@@ -214,12 +214,15 @@ def test_the_overlap_audit_and_correlate_are_one_call_each(rows, tmp_path: Path)
     for name in ("correlate.json", "report.md"):
         assert (tmp_path / "py-fits" / name).read_bytes() == (tmp_path / "cli-fits" / name).read_bytes(), name
     assert not (tmp_path / "nothing").exists() and tailsplit.correlate(points)["groups"] == fits["groups"]
+    table = fits.to_pandas().set_index("name")
+    assert sorted(table.index) == ["model-I", "model-III"] and "tailsplit correlate" in fits._repr_html_()
 
     test, corpus = tmp_path / "test.jsonl", tmp_path / "corpus.jsonl"
     test.write_text("".join(json.dumps(r) + "\n" for r in rows[:40]), encoding="utf-8")
     corpus.write_text("".join(json.dumps(r) + "\n" for r in rows[20:]), encoding="utf-8")  # 20 test rows copied
     audit = tailsplit.audit_overlap(test, corpus=[corpus], text="hypothesis", corpus_field="hypothesis")
     assert audit["examples"] == 40 and audit["verbatim"] >= 20
+    assert audit.to_pandas().loc[0, "examples"] == 40 and dict(audit)["clean"] == audit["clean"]
     with pytest.raises(ConfigError, match=r"corpus_fields=.* is not an option; did you mean corpus_field,"):
         tailsplit.audit_overlap(test, corpus=[corpus], corpus_fields="hypothesis")
 
@@ -241,3 +244,28 @@ def test_the_exports_are_one_call_each_and_write_what_the_command_line_writes(ro
     assert manifest["license"] == "cc-by-sa-4.0" and (tmp_path / "py-hf" / "README.md").is_file()
     with pytest.raises(ConfigError, match="write the run first"):
         tailsplit.export_hf(tailsplit.split(rows, "random", text="hypothesis"), tmp_path / "x")
+
+
+def test_findings_table_each_commands_main_result() -> None:
+    from tailsplit.pipeline.findings import Findings
+
+    similarity = Findings(
+        "similarity",
+        {
+            "names": ["a", "b", "c"],
+            "centroid_similarity": [[100, 90, 80], [90, 100, 70], [80, 70, 100]],
+            "mmd": {"mmd2": [[0, 0.1, 0.2], [0.1, 0, 0.3], [0.2, 0.3, 0]], "p_value": [[1, 0.5, 0.01]] * 3},
+        },
+    )
+    assert [(r["a"], r["b"], r["centroid_similarity"]) for r in similarity.rows()] == [
+        ("a", "b", 90),
+        ("a", "c", 80),
+        ("b", "c", 70),
+    ]
+    ranked = Findings("ood-rank", {"decisions": [{"name": "anli", "kept": True}, {"name": "snli", "kept": False}]})
+    assert ranked.to_pandas()["kept"].tolist() == [True, False]
+    points = Findings("curve", {"points": [{"step": 1, "id_acc": 0.5}], "groups": {}})
+    assert (
+        points.rows() == [{"step": 1, "id_acc": 0.5}]
+        and "<script>" not in Findings("ood-rank", {"decisions": [{"name": "<script>"}]})._repr_html_()
+    )

@@ -1,8 +1,9 @@
 """The overlap audit, the dataset-shift commands and the exports as one Python call each: the
 command's inputs as arguments, every other option a keyword named after its config field (checked as
-the command line's options are, unknown names refused with the nearest ones). Each returns
-what the command finds (the content of the JSON it writes) and writes its folder only when
-``out`` is given.
+the command line's options are, unknown names refused with the nearest ones). The audit and
+the shift commands return :class:`~tailsplit.pipeline.findings.Findings` (read like the JSON
+the command writes, tabled by ``to_pandas()``, shown in a notebook); the exports return the
+manifest they wrote. A folder is written only when ``out`` is given.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from tailsplit.config import config_from_keywords as configured
 from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.pipeline import export as exports
 from tailsplit.pipeline.curve import curve_config
+from tailsplit.pipeline.findings import Findings
 from tailsplit.pipeline.overlap import audit_overlap_config
 from tailsplit.pipeline.shift import correlate_config, ood_rank_config, similarity_config
 from tailsplit.progress import watched
@@ -32,7 +34,7 @@ Paths = str | Path | Sequence[str | Path]
 
 
 @keyword_spelling
-def audit_overlap(test: Paths, *, progress: bool | None = None, **options: Any) -> dict[str, Any]:
+def audit_overlap(test: Paths, *, progress: bool | None = None, **options: Any) -> Findings:
     """``tailsplit overlap``: ``test`` (files) audited against ``corpus=`` (BM25 candidates,
     then n-gram overlap); the clean / dirty partition and its counts.
 
@@ -40,35 +42,39 @@ def audit_overlap(test: Paths, *, progress: bool | None = None, **options: Any) 
     """
     config = configured(OverlapConfig, _text(options), given={"test": _list(test)})
     config.ngram_orders = tuple(config.ngram_orders)
-    return audit_overlap_config(config, progress=watched() if progress is None else progress)
+    return Findings("overlap", audit_overlap_config(config, progress=watched() if progress is None else progress))
 
 
 @keyword_spelling
-def similarity(datasets: Paths, **options: Any) -> dict[str, Any]:
+def similarity(datasets: Paths, **options: Any) -> Findings:
     """``tailsplit similarity``: centroid similarity and MMD between every pair of
     ``datasets`` (``NAME=FILE[:FIELD]`` or files), and between the parts of ``splits=``."""
-    return similarity_config(configured(SimilarityConfig, _text(options), given={"datasets": _list(datasets)}))
+    config = configured(SimilarityConfig, _text(options), given={"datasets": _list(datasets)})
+    return Findings("similarity", similarity_config(config))
 
 
 @keyword_spelling
-def ood_rank(id: str | Path, candidates: str | Path, **options: Any) -> dict[str, Any]:  # noqa: A002 - BOSS's name
+def ood_rank(id: str | Path, candidates: str | Path, **options: Any) -> Findings:  # noqa: A002 - BOSS's name
     """``tailsplit ood-rank``: the ``candidates`` (a CSV of datasets) decided and ranked as
     out-of-distribution for the ID dataset by BOSS's criteria."""
     given = {"id": str(id), "candidates": str(candidates)}
-    return ood_rank_config(configured(OodRankConfig, _text(options), given=given))
+    return Findings("ood-rank", ood_rank_config(configured(OodRankConfig, _text(options), given=given)))
 
 
 @keyword_spelling
-def correlate(points: str | Path, **options: Any) -> dict[str, Any]:
+def correlate(points: str | Path, **options: Any) -> Findings:
     """``tailsplit correlate``: Type I / II / III fits of (ID, OOD) accuracy points."""
-    return correlate_config(configured(CorrelateConfig, _text(options), given={"points": str(points)}))
+    return Findings(
+        "correlate", correlate_config(configured(CorrelateConfig, _text(options), given={"points": str(points)}))
+    )
 
 
 @keyword_spelling
-def curve(id: str | Path, ood: Paths, **options: Any) -> dict[str, Any]:  # noqa: A002 - BOSS's name
+def curve(id: str | Path, ood: Paths, **options: Any) -> Findings:  # noqa: A002 - BOSS's name
     """``tailsplit curve``: a task model trained on ``id``, ID and OOD accuracy at each
     checkpoint, and the fitted relation (needs ``out=``: it writes its points and fits)."""
-    return curve_config(configured(CurveConfig, _text(options), given={"id": str(id), "ood": _list(ood)}))
+    given = {"id": str(id), "ood": _list(ood)}
+    return Findings("curve", curve_config(configured(CurveConfig, _text(options), given=given)))
 
 
 @keyword_spelling
