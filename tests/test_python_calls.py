@@ -269,3 +269,46 @@ def test_findings_table_each_commands_main_result() -> None:
         points.rows() == [{"step": 1, "id_acc": 0.5}]
         and "<script>" not in Findings("ood-rank", {"decisions": [{"name": "<script>"}]})._repr_html_()
     )
+
+
+def test_a_call_prints_nothing_and_leaves_the_process_as_it_found_it(rows, capsys) -> None:
+    import logging
+    import random as random_module
+
+    import numpy as np
+
+    before = (
+        list(logging.getLogger().handlers),
+        list(logging.getLogger("tailsplit").handlers),
+        np.random.get_state()[1].copy(),
+        random_module.getstate(),
+    )
+    result = tailsplit.likelihood_split(rows, text="hypothesis", label="label", backend="fake", balance_labels=True)
+    tailsplit.split(rows, "random", text="hypothesis", seed=4)
+    after = (
+        list(logging.getLogger().handlers),
+        list(logging.getLogger("tailsplit").handlers),
+        np.random.get_state()[1],
+        random_module.getstate(),
+    )
+    assert before[:2] == after[:2] and np.array_equal(before[2], after[2]) and before[3] == after[3]
+    assert capsys.readouterr().out == "" and result.out_dir is None
+
+
+@pytest.mark.model
+def test_similarity_is_one_call_whose_folder_equals_the_command_lines(rows, tmp_path: Path, tiny_encoder) -> None:
+    pytest.importorskip("sentence_transformers")
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    first.write_text("".join(json.dumps(r) + "\n" for r in rows[:60]), encoding="utf-8")
+    second.write_text("".join(json.dumps(r) + "\n" for r in rows[60:]), encoding="utf-8")
+    datasets = [f"a={first}@hypothesis", f"b={second}@premise"]
+    options = dict(encoder=str(tiny_encoder), permutations=50)
+    found = tailsplit.similarity(datasets, **options, out=tmp_path / "python" / "shift")
+    pairs = found.to_pandas()
+    assert pairs[["a", "b"]].values.tolist() == [["a", "b"]] and 0 <= pairs.loc[0, "p_value"] <= 1
+    flags = ["--encoder", str(tiny_encoder), "--permutations", "50"]
+    command = CliRunner().invoke(app, ["similarity", *datasets, *flags, "--out", str(tmp_path / "cli" / "shift")])
+    assert command.exit_code == 0, command.output
+    for name in ("similarity.json", "report.md"):
+        ours = (tmp_path / "python" / "shift" / name).read_bytes()
+        assert ours == (tmp_path / "cli" / "shift" / name).read_bytes(), name
