@@ -12,6 +12,7 @@ import pytest
 from conftest import nli_pairs, write_jsonl
 from typer.testing import CliRunner
 
+import tailsplit
 from tailsplit.cli import app
 from tailsplit.errors import ConfigError
 from tailsplit.shift.datasets import DatasetSpec
@@ -152,6 +153,14 @@ def test_ood_rank_trains_the_task_model_and_curve_points_equal_its_accuracies(
     assert (tmp_path / "again" / "ood.json").read_text() == (tmp_path / "ood" / "ood.json").read_text().replace(
         '"cached": false', '"cached": true'
     )
+    by_python = tailsplit.ood_rank(  # the same call from Python writes the same folder
+        f"mnli={nli_files['mnli']}@premise+hypothesis", nli_files["candidates"], max_steps=4,
+        encoder=str(nli_files["encoder"]), task_encoder=str(nli_files["encoder"]),
+        label_map=["neutral=not_entailment", "contradiction=not_entailment"], out=tmp_path / "python" / "again",
+    )  # fmt: skip
+    assert [d["name"] for d in by_python["decisions"]] == [d["name"] for d in ood["decisions"]]
+    for name in ("ood.json", "report.md"):
+        assert (tmp_path / "python" / "again" / name).read_bytes() == (tmp_path / "again" / name).read_bytes(), name
     # the curve's last checkpoint is the model ood-rank evaluated (same data, recipe and steps)
     curve = runner.invoke(
         app,
@@ -170,6 +179,15 @@ def test_ood_rank_trains_the_task_model_and_curve_points_equal_its_accuracies(
         assert float(last[name]["id_acc"]) == pytest.approx(ood["id"]["accuracy"], abs=5e-5)
         assert float(last[name]["ood_acc"]) == pytest.approx(decisions[name]["accuracy"], abs=5e-5)
         assert int(last[name]["ood_examples"]) == decisions[name]["examples"]
+    python_curve = tailsplit.curve(
+        f"mnli={nli_files['mnli']}@premise+hypothesis",
+        [f"anli={nli_files['anli']}@premise+hypothesis", f"rte={nli_files['rte']}@sentence1+sentence2"],
+        label_map=["neutral=not_entailment", "contradiction=not_entailment"], max_steps=4,
+        encoders=[str(nli_files["encoder"])], checkpoint_every=1, out=tmp_path / "python" / "curve",
+    )  # fmt: skip
+    assert len(python_curve.rows()) == len(points)
+    for name in ("points.csv", "curve.json"):
+        assert (tmp_path / "python" / "curve" / name).read_bytes() == (tmp_path / "curve" / name).read_bytes(), name
     fitted = runner.invoke(app, ["correlate", str(tmp_path / "curve" / "points.csv")])  # read as written
     curve_groups = json.loads((tmp_path / "curve" / "curve.json").read_text())["groups"]
     for name in ("anli", "rte"):  # the same fit, or the reason it cannot be fitted (never a crash after training)

@@ -220,8 +220,17 @@ def test_the_overlap_audit_and_correlate_are_one_call_each(rows, tmp_path: Path)
     test, corpus = tmp_path / "test.jsonl", tmp_path / "corpus.jsonl"
     test.write_text("".join(json.dumps(r) + "\n" for r in rows[:40]), encoding="utf-8")
     corpus.write_text("".join(json.dumps(r) + "\n" for r in rows[20:]), encoding="utf-8")  # 20 test rows copied
-    audit = tailsplit.audit_overlap(test, corpus=[corpus], text="hypothesis", corpus_field="hypothesis")
+    audit = tailsplit.audit_overlap(
+        test, corpus=[corpus], text="hypothesis", corpus_field="hypothesis", out=tmp_path / "python" / "audit"
+    )
     assert audit["examples"] == 40 and audit["verbatim"] >= 20
+    flags = ["--test", str(test), "--corpus", str(corpus), "--text", "hypothesis", "--corpus-field", "hypothesis"]
+    command = CliRunner().invoke(app, ["overlap", *flags, "--out", str(tmp_path / "cli" / "audit")])
+    assert command.exit_code == 0, command.output
+    for path in sorted((tmp_path / "cli" / "audit").rglob("*")):
+        name = path.relative_to(tmp_path / "cli" / "audit")
+        if path.is_file() and path.name != "manifest.json":
+            assert (tmp_path / "python" / "audit" / name).read_bytes() == path.read_bytes(), name
     assert audit.to_pandas().loc[0, "examples"] == 40 and dict(audit)["clean"] == audit["clean"]
     with pytest.raises(ConfigError, match=r"corpus_fields=.* is not an option; did you mean corpus_field,"):
         tailsplit.audit_overlap(test, corpus=[corpus], corpus_fields="hypothesis")
@@ -240,8 +249,15 @@ def test_the_exports_are_one_call_each_and_write_what_the_command_line_writes(ro
         if path.name != "manifest.json":  # the README's lm_eval command names the folder
             ours = (tmp_path / "py-task" / path.name).read_text(encoding="utf-8").replace("py-task", "cli-task")
             assert ours == path.read_text(encoding="utf-8"), path.name
-    manifest = tailsplit.export_hf(written.out_dir, tmp_path / "py-hf", license="cc-by-sa-4.0")
-    assert manifest["license"] == "cc-by-sa-4.0" and (tmp_path / "py-hf" / "README.md").is_file()
+    manifest = tailsplit.export_hf(written.out_dir, tmp_path / "python" / "hf", license="cc-by-sa-4.0")
+    assert manifest["license"] == "cc-by-sa-4.0" and (tmp_path / "python" / "hf" / "README.md").is_file()
+    hf_flags = [str(written.out_dir), "--license", "cc-by-sa-4.0", "--out", str(tmp_path / "cli" / "hf")]
+    command = CliRunner().invoke(app, ["export", "hf", *hf_flags])
+    assert command.exit_code == 0, command.output
+    for path in sorted((tmp_path / "cli" / "hf").rglob("*")):
+        name = path.relative_to(tmp_path / "cli" / "hf")
+        if path.is_file() and path.name != "manifest.json":
+            assert (tmp_path / "python" / "hf" / name).read_bytes() == path.read_bytes(), name
     with pytest.raises(ConfigError, match="write the run first"):
         tailsplit.export_hf(tailsplit.split(rows, "random", text="hypothesis"), tmp_path / "x")
 
@@ -312,3 +328,18 @@ def test_similarity_is_one_call_whose_folder_equals_the_command_lines(rows, tmp_
     for name in ("similarity.json", "report.md"):
         ours = (tmp_path / "python" / "shift" / name).read_bytes()
         assert ours == (tmp_path / "cli" / "shift" / name).read_bytes(), name
+
+
+def test_a_likelihood_split_writes_what_tailsplit_run_writes(rows, tmp_path: Path) -> None:
+    data = tmp_path / "rows.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    flags = ["--text", "hypothesis", "--context", "premise", "--label", "label", "--template", "snli"]
+    flags += ["--balance-labels", "--backend", "fake", "--no-analyze"]
+    command = CliRunner().invoke(app, ["run", str(data), *flags, "--out", str(tmp_path / "cli" / "ll")])
+    assert command.exit_code == 0, command.output
+    tailsplit.likelihood_split(
+        data, text="hypothesis", context="premise", label="label", template="snli", balance_labels=True,
+        backend="fake", analyze=False, out=tmp_path / "python" / "ll",
+    )  # fmt: skip
+    for name in ("train.jsonl", "dev.jsonl", "test.jsonl", "scores.parquet", "summary.md"):
+        assert (tmp_path / "python" / "ll" / name).read_bytes() == (tmp_path / "cli" / "ll" / name).read_bytes(), name
