@@ -12,6 +12,7 @@ from typing import Any
 from tailsplit.log import logger
 
 STATUS_EVERY_S = 30.0
+CARRIAGE_EVERY_S = 0.5
 
 
 class ProgressBar:
@@ -28,6 +29,8 @@ class ProgressBar:
             return lambda n: None
         if not sys.stderr.isatty() and not in_notebook():
             return self._status_lines()
+        if not sys.stderr.isatty() and not _has_widgets():
+            return self._carriage_line()  # rich draws a notebook bar as a widget: ipywidgets
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
@@ -86,7 +89,29 @@ class ProgressBar:
 
         return advance
 
+    def _carriage_line(self) -> Callable[[int], None]:
+        """One status line on stderr, rewritten in place (a notebook shows the last)."""
+        started = last = time.perf_counter()
+        done = 0
+
+        def advance(n: int) -> None:
+            nonlocal done, last
+            done += n
+            now = time.perf_counter()
+            if now - last >= CARRIAGE_EVERY_S or (self.total is not None and done >= self.total):
+                last = now
+                rate = done / max(now - started, 1e-9)
+                of = "" if self.total is None else f"/{self.total:,}"
+                share = "" if self.total is None else f" ({100 * done / self.total:.0f}%)"
+                sys.stderr.write(f"\r{self.label}: {done:,}{of} {self.unit}{share}, {rate:,.1f} {self.unit}/s")
+                sys.stderr.flush()
+                self._ended_line = True
+
+        return advance
+
     def __exit__(self, *exc: object) -> None:
+        if getattr(self, "_ended_line", False):
+            sys.stderr.write("\n")
         if self._progress is not None:
             self._progress.stop()
 
@@ -96,6 +121,12 @@ def in_notebook() -> bool:
     ipython = sys.modules.get("IPython")
     shell = ipython.get_ipython() if ipython is not None else None
     return type(shell).__name__ == "ZMQInteractiveShell"
+
+
+def _has_widgets() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("ipywidgets") is not None
 
 
 def watched() -> bool:

@@ -28,7 +28,7 @@ from tailsplit.errors import ConfigError, MissingDependencyError, OutputError, S
 from tailsplit.fingerprint import sha256_file, sha256_text
 from tailsplit.io.outputs import replace_file_bytes, staged_cache_folder
 from tailsplit.log import logger
-from tailsplit.torch_state import quiet_transformers
+from tailsplit.torch_state import quiet_gguf_conversion, quiet_transformers
 
 BUNDLED = "smollm2"
 BUNDLED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -369,7 +369,7 @@ def _convert_gguf(source: ModelSource, digest: str, target: Path) -> Path:
 
     logger.info(f"converting {source.gguf_file} to safetensors once (about 30 s); cached in {target}")
     try:
-        with gguf_read_once():
+        with gguf_read_once(), quiet_gguf_conversion():
             tokenizer = AutoTokenizer.from_pretrained(source.folder, gguf_file=source.gguf_file)
             model = AutoModelForCausalLM.from_pretrained(source.folder, gguf_file=source.gguf_file)
     except Exception as exc:  # a GGUF file transformers cannot read
