@@ -62,8 +62,9 @@ class ProgressBar:
         task = self._progress.add_task(self.label, total=self.total)
         return lambda n: self._progress.advance(task, n)
 
-    def _status_lines(self) -> Callable[[int], None]:
-
+    def _every(self, seconds: float, emit: Callable[[str], None]) -> Callable[[int], None]:
+        """An ``advance`` that emits the status (count, share, rate, ETA) every ``seconds``
+        and when the total is reached."""
         started = last = time.perf_counter()
         done = 0
 
@@ -71,43 +72,35 @@ class ProgressBar:
             nonlocal done, last
             done += n
             now = time.perf_counter()
-            if self.total is None:
-                if now - last >= STATUS_EVERY_S:
-                    last = now
-                    logger.info(
-                        f"{self.label}: {done:,} {self.unit}, {done / max(now - started, 1e-9):,.1f} {self.unit}/s"
-                    )
-                return
-            if now - last >= STATUS_EVERY_S or done >= self.total:
+            if now - last >= seconds or (self.total is not None and done >= self.total):
                 last = now
-                rate = done / max(now - started, 1e-9)
-                eta = (self.total - done) / rate if rate > 0 else float("inf")
-                logger.info(
-                    f"{self.label}: {done:,}/{self.total:,} {self.unit} ({100 * done / self.total:.0f}%), "
-                    f"{rate:,.1f} {self.unit}/s, ETA {_clock(eta)}"
-                )
+                emit(self._status(done, done / max(now - started, 1e-9)))
 
         return advance
+
+    def _status(self, done: int, rate: float) -> str:
+        """``scoring: 1,420/1,647 tokens (86%), 334.9 tokens/s, ETA 0:00:01``."""
+        if self.total is None:
+            return f"{self.label}: {done:,} {self.unit}, {rate:,.1f} {self.unit}/s"
+        eta = (self.total - done) / rate if rate > 0 else float("inf")
+        return (
+            f"{self.label}: {done:,}/{self.total:,} {self.unit} ({100 * done / self.total:.0f}%), "
+            f"{rate:,.1f} {self.unit}/s, ETA {_clock(eta)}"
+        )
+
+    def _status_lines(self) -> Callable[[int], None]:
+        """A status line in tailsplit's log every :data:`STATUS_EVERY_S` seconds."""
+        return self._every(STATUS_EVERY_S, logger.info)
 
     def _carriage_line(self) -> Callable[[int], None]:
         """One status line on stderr, rewritten in place (a notebook shows the last)."""
-        started = last = time.perf_counter()
-        done = 0
 
-        def advance(n: int) -> None:
-            nonlocal done, last
-            done += n
-            now = time.perf_counter()
-            if now - last >= CARRIAGE_EVERY_S or (self.total is not None and done >= self.total):
-                last = now
-                rate = done / max(now - started, 1e-9)
-                of = "" if self.total is None else f"/{self.total:,}"
-                share = "" if self.total is None else f" ({100 * done / self.total:.0f}%)"
-                sys.stderr.write(f"\r{self.label}: {done:,}{of} {self.unit}{share}, {rate:,.1f} {self.unit}/s")
-                sys.stderr.flush()
-                self._ended_line = True
+        def rewrite(status: str) -> None:
+            sys.stderr.write(f"\r{status}")
+            sys.stderr.flush()
+            self._ended_line = True
 
-        return advance
+        return self._every(CARRIAGE_EVERY_S, rewrite)
 
     def __exit__(self, *exc: object) -> None:
         if getattr(self, "_ended_line", False):
