@@ -192,7 +192,7 @@ def test_evaluate_is_one_call_whose_result_writes_what_the_command_line_writes(r
     assert written.out_dir == tmp_path / "python" and "evaluation.json" in written.outputs
     for name in ("evaluation.json", "table.csv", "table.tex"):
         assert (tmp_path / "python" / name).read_bytes() == (tmp_path / "cli" / name).read_bytes(), name
-    with pytest.raises(ConfigError, match="write each run first"):
+    with pytest.raises(ConfigError, match="write the run first"):
         tailsplit.evaluate([tailsplit.split(rows, "random", **fields)])
     with pytest.raises(ConfigError, match=r"baseline=.* is not an option; did you mean baselines\?"):
         tailsplit.evaluate([length], baseline="tfidf")

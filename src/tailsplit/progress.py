@@ -1,5 +1,6 @@
-"""A rich progress bar with rate and ETA on a terminal or in a notebook; without one (a cluster job's log), a
-one-line status every :data:`STATUS_EVERY_S` seconds through tailsplit's logger; a no-op when
+"""A rich progress bar with rate and ETA on a terminal (or in a notebook with ipywidgets); in a
+notebook without them, one status line rewritten in place; elsewhere (a cluster job's log), a
+status line every :data:`STATUS_EVERY_S` seconds through tailsplit's logger; a no-op when
 disabled (tests, quiet runs)."""
 
 from __future__ import annotations
@@ -23,14 +24,16 @@ class ProgressBar:
         self.enabled = enabled and (total is None or total > 0)
         self.total, self.label, self.unit = total, label, unit
         self._progress: Any = None
+        self._line_open = False  # a status line written in place, to end with a newline
 
     def __enter__(self) -> Callable[[int], None]:
         if not self.enabled:
             return lambda n: None
-        if not sys.stderr.isatty() and not in_notebook():
-            return self._status_lines()
-        if not sys.stderr.isatty() and not _has_widgets():
-            return self._carriage_line()  # rich draws a notebook bar as a widget: ipywidgets
+        if not sys.stderr.isatty():
+            if not in_notebook():
+                return self._status_lines()
+            if not _has_widgets():  # rich draws its notebook bar as an ipywidgets widget
+                return self._carriage_line()
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
@@ -98,12 +101,12 @@ class ProgressBar:
         def rewrite(status: str) -> None:
             sys.stderr.write(f"\r{status}")
             sys.stderr.flush()
-            self._ended_line = True
+            self._line_open = True
 
         return self._every(CARRIAGE_EVERY_S, rewrite)
 
     def __exit__(self, *exc: object) -> None:
-        if getattr(self, "_ended_line", False):
+        if self._line_open:
             sys.stderr.write("\n")
         if self._progress is not None:
             self._progress.stop()

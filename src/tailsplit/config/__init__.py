@@ -45,6 +45,7 @@ from tailsplit.config.declare import (
     declared_option,
     flag_of,
     option,
+    path_text,
     refuse_unknown,
 )
 from tailsplit.config.recipes import load_command_config, load_config
@@ -105,5 +106,6 @@ __all__ = [
     "load_command_config",
     "load_config",
     "option",
+    "path_text",
     "refuse_unknown",
 ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -162,15 +163,33 @@ def refuse_unknown(options: dict[str, Any], known: Any) -> None:
         raise ConfigError(f"{name}={options[name]!r} is not an option; {hint}")
 
 
+def path_text(options: dict[str, Any]) -> dict[str, Any]:
+    """Keyword values with paths as the text config fields hold (a path, or paths in a list).
+
+    >>> from pathlib import Path
+    >>> path_text({"out": Path("a"), "corpus": [Path("b"), "c"], "k": 3})
+    {'out': 'a', 'corpus': ['b', 'c'], 'k': 3}
+    """
+
+    def text(value: Any) -> Any:
+        if isinstance(value, os.PathLike):
+            return os.fspath(value)
+        if isinstance(value, (list, tuple)) and any(isinstance(v, os.PathLike) for v in value):
+            return [os.fspath(v) if isinstance(v, os.PathLike) else v for v in value]
+        return value
+
+    return {name: text(value) for name, value in options.items()}
+
+
 def config_from_keywords(
     cls: type, options: dict[str, Any], reserved: tuple[str, ...] = (), given: dict[str, Any] | None = None
 ) -> Any:
     """A command's config from Python keywords named after its fields, checked as the
     command line's options are; ``given`` fields are set by the call itself (its positional
-    arguments) and, with ``reserved`` ones, are not keywords."""
+    arguments) and, with ``reserved`` ones, are not keywords. Paths become text."""
     known = [f.name for f in dataclasses.fields(cls) if f.name not in reserved and f.name not in (given or {})]
     refuse_unknown(options, known)
-    config = cls(**(given or {}), **options)
+    config = cls(**(given or {}), **path_text(options))
     check_values(config)
     return config
 

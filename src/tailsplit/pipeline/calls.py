@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tailsplit.config import CONFIG_SECTIONS, RunConfig, refuse_unknown
+from tailsplit.config import CONFIG_SECTIONS, RunConfig, path_text, refuse_unknown
 from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.pipeline.result import RunResult
 from tailsplit.pipeline.runs import run
@@ -82,8 +82,8 @@ def run_config(data: Any, options: dict[str, Any]) -> tuple[RunConfig, bool]:
         if name in options:
             raise ConfigError(f"{name}= is given as data (the first argument); pass data={options[name]!r}")
     sections: dict[str, dict[str, Any]] = {section: {} for section in CONFIG_SECTIONS}
-    for name, value in options.items():
-        sections[SECTION_OF[name]][name] = str(value) if isinstance(value, Path) else value
+    for name, value in path_text(options).items():
+        sections[SECTION_OF[name]][name] = value
     sections["data"].update(_data_fields(data))
     config = RunConfig(**{section: CONFIG_SECTIONS[section](**values) for section, values in sections.items()})
     return config, bool(options.get("analyze")) and config.output.out is None

@@ -22,11 +22,12 @@ from tailsplit.config import (
     SimilarityConfig,
 )
 from tailsplit.config import config_from_keywords as configured
-from tailsplit.errors import ConfigError, keyword_spelling
+from tailsplit.errors import keyword_spelling
 from tailsplit.pipeline import export as exports
 from tailsplit.pipeline.curve import curve_config
 from tailsplit.pipeline.findings import Findings
 from tailsplit.pipeline.overlap import audit_overlap_config
+from tailsplit.pipeline.result import RunResult, folder_of
 from tailsplit.pipeline.shift import correlate_config, ood_rank_config, similarity_config
 from tailsplit.progress import watched
 
@@ -40,7 +41,7 @@ def audit_overlap(test: Paths, *, progress: bool | None = None, **options: Any) 
 
     >>> tailsplit.audit_overlap("test.jsonl", corpus=["train.jsonl"], text="question")  # doctest: +SKIP
     """
-    config = configured(OverlapConfig, _text(options), given={"test": _list(test)})
+    config = configured(OverlapConfig, options, given={"test": _list(test)})
     config.ngram_orders = tuple(config.ngram_orders)
     return Findings("overlap", audit_overlap_config(config, progress=watched() if progress is None else progress))
 
@@ -49,7 +50,7 @@ def audit_overlap(test: Paths, *, progress: bool | None = None, **options: Any) 
 def similarity(datasets: Paths, **options: Any) -> Findings:
     """``tailsplit similarity``: centroid similarity and MMD between every pair of
     ``datasets`` (``NAME=FILE[:FIELD]`` or files), and between the parts of ``splits=``."""
-    config = configured(SimilarityConfig, _text(options), given={"datasets": _list(datasets)})
+    config = configured(SimilarityConfig, options, given={"datasets": _list(datasets)})
     return Findings("similarity", similarity_config(config))
 
 
@@ -58,15 +59,13 @@ def ood_rank(id: str | Path, candidates: str | Path, **options: Any) -> Findings
     """``tailsplit ood-rank``: the ``candidates`` (a CSV of datasets) decided and ranked as
     out-of-distribution for the ID dataset by BOSS's criteria."""
     given = {"id": str(id), "candidates": str(candidates)}
-    return Findings("ood-rank", ood_rank_config(configured(OodRankConfig, _text(options), given=given)))
+    return Findings("ood-rank", ood_rank_config(configured(OodRankConfig, options, given=given)))
 
 
 @keyword_spelling
 def correlate(points: str | Path, **options: Any) -> Findings:
     """``tailsplit correlate``: Type I / II / III fits of (ID, OOD) accuracy points."""
-    return Findings(
-        "correlate", correlate_config(configured(CorrelateConfig, _text(options), given={"points": str(points)}))
-    )
+    return Findings("correlate", correlate_config(configured(CorrelateConfig, options, given={"points": str(points)})))
 
 
 @keyword_spelling
@@ -74,16 +73,16 @@ def curve(id: str | Path, ood: Paths, **options: Any) -> Findings:  # noqa: A002
     """``tailsplit curve``: a task model trained on ``id``, ID and OOD accuracy at each
     checkpoint, and the fitted relation (needs ``out=``: it writes its points and fits)."""
     given = {"id": str(id), "ood": _list(ood)}
-    return Findings("curve", curve_config(configured(CurveConfig, _text(options), given=given)))
+    return Findings("curve", curve_config(configured(CurveConfig, options, given=given)))
 
 
 @keyword_spelling
-def export_hf(split: Any, out: str | Path, **options: Any) -> dict[str, Any]:
+def export_hf(split: RunResult | str | Path, out: str | Path, **options: Any) -> dict[str, Any]:
     """``tailsplit export hf``: a split (its folder, or a run written with ``result.write``)
     as a Hugging Face ``DatasetDict`` folder with a dataset card (``license=``,
     ``citation_file=``, ``push_to_hub=``, ``overwrite=``, ``accept_modified=``); the manifest
     written."""
-    config = configured(HfExportConfig, _text(options), given={"split_dir": _folder(split), "out": str(out)})
+    config = configured(HfExportConfig, options, given={"split_dir": folder_of(split), "out": str(out)})
     return exports.export_hf(
         config.split_dir,
         str(config.out),
@@ -96,10 +95,12 @@ def export_hf(split: Any, out: str | Path, **options: Any) -> dict[str, Any]:
 
 
 @keyword_spelling
-def export_lm_eval(split: Any, out: str | Path, *, accept_modified: bool = False, **options: Any) -> dict[str, Any]:
+def export_lm_eval(
+    split: RunResult | str | Path, out: str | Path, *, accept_modified: bool = False, **options: Any
+) -> dict[str, Any]:
     """``tailsplit export lm-eval``: a split as an lm-evaluation-harness task (``task_name=``,
     ``template=``, ``overwrite=``) whose scores reproduce tailsplit's; the manifest written."""
-    config = configured(LmEvalExportConfig, _text(options), given={"split_dir": _folder(split), "out": str(out)})
+    config = configured(LmEvalExportConfig, options, given={"split_dir": folder_of(split), "out": str(out)})
     return exports.export_lm_eval(
         config.split_dir,
         str(config.out),
@@ -110,26 +111,5 @@ def export_lm_eval(split: Any, out: str | Path, *, accept_modified: bool = False
     )
 
 
-def _folder(split: Any) -> str:
-    """A split folder: the path given, or where a run was written."""
-    folder = getattr(split, "out_dir", split)
-    if folder is None:
-        raise ConfigError("an export reads a split folder; write the run first (result.write(out))")
-    return str(folder)
-
-
 def _list(paths: Paths) -> list[str]:
     return [str(paths)] if isinstance(paths, (str, Path)) else [str(p) for p in paths]
-
-
-def _text(options: dict[str, Any]) -> dict[str, Any]:
-    """Paths as the text the config fields hold (one path, or a list of them)."""
-
-    def text(value: Any) -> Any:
-        if isinstance(value, Path):
-            return str(value)
-        if isinstance(value, (list, tuple)) and any(isinstance(v, Path) for v in value):
-            return [str(v) if isinstance(v, Path) else v for v in value]
-        return value
-
-    return {name: text(value) for name, value in options.items()}

@@ -34,6 +34,7 @@ from tailsplit.io.examples import label_to_str
 from tailsplit.io.outputs import check_output_folder
 from tailsplit.pipeline.evaluate_models import check_models
 from tailsplit.pipeline.evaluation import EvaluationResult
+from tailsplit.pipeline.result import folder_of
 from tailsplit.pipeline.scoring import template_for
 from tailsplit.registry import SCORERS
 
@@ -322,11 +323,5 @@ def evaluate(splits: Sequence[Any], **options: Any) -> EvaluationResult:
 
     >>> tailsplit.evaluate(["snli-ll", "snli-random-0"], baselines=["tfidf"]).to_pandas()  # doctest: +SKIP
     """
-    folders = []
-    for split in splits:
-        folder = getattr(split, "out_dir", split)
-        if folder is None:
-            raise ConfigError("an evaluation reads split folders; write each run first (result.write(out))")
-        folders.append(str(folder))
-    options = {k: str(v) if isinstance(v, Path) else v for k, v in options.items()}
+    folders = [folder_of(split) for split in splits]
     return evaluate_config(config_from_keywords(EvaluateConfig, options, given={"split_dirs": folders}))

@@ -138,6 +138,14 @@ class RunResult:
         return f"<p>Against random splits ({html.escape(self.analysis.correction())}):</p>{found}"
 
 
+def folder_of(split: RunResult | str | Path) -> str:
+    """The split folder a command reads: the path given, or where a run was written."""
+    folder = split.out_dir if isinstance(split, RunResult) else split
+    if folder is None:
+        raise ConfigError("this command reads a split folder; write the run first (result.write(out))")
+    return str(folder)
+
+
 def _labels(counts: dict[str, int] | None) -> str:
     return "" if not counts else ", ".join(f"{k}: {v:,}" for k, v in counts.items())
 
