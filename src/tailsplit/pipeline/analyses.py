@@ -66,14 +66,14 @@ class AnalysisResult:
         ]
         return pandas.DataFrame(rows)
 
-    def write(self, folder: str | Path | None = None) -> Path:
-        """report.md, report.html, analysis.json, figures and tables into ``folder`` (default:
-        the split folder analysed), a folder tailsplit wrote, whose manifest's hashes are
+    def write(self) -> Path:
+        """report.md, report.html, analysis.json, figures and tables into the split folder
+        analysed (never another: its reports are of this split), its manifest's hashes
         refreshed; the folder."""
-        target = Path(folder) if folder is not None else self.folder
+        target = self.folder
         if target is None:
             raise ConfigError(
-                "this analysis is of a run in memory; write the run first (result.write(out)), then pass it"
+                "this analysis is of a run in memory; write the run first (result.write(out)), then analyze that"
             )
         update_reports(
             target, report_files(self.analysis, self.comparisons, self.manifest, self.figures), extra=self.extra
