@@ -234,6 +234,21 @@ def test_overlap_errors_name_file_and_fix(tmp_path: Path) -> None:
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.parametrize("share", ["0", "1", "1.5"])
+def test_a_top_quantile_outside_the_open_interval_is_refused_before_the_index_is_built(
+    tmp_path: Path, share: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    test = write_jsonl(tmp_path / "test.jsonl", [{"id": "a", "text": "x y z"}])
+    corpus = write_jsonl(tmp_path / "c.jsonl", [{"text": "x y z"}])
+    args = ["overlap", "--test", str(test), "--corpus", str(corpus), "--top-quantile", share, "--index-dir"]
+    result = runner.invoke(app, [*args, str(tmp_path / "index")])
+    assert result.exit_code == 2, result.output
+    assert result.output.strip().splitlines() == [
+        f"error: --top-quantile={float(share)!r} must be strictly between 0 and 1; give a value strictly between 0 and 1"
+    ]
+    assert not (tmp_path / "index").exists() and "BM25" not in caplog.text  # no index was built
+
+
 def test_ngrams_never_span_two_corpus_entries(tmp_path: Path) -> None:
     index = build_index(
         iter([CorpusEntry("a", "one two three"), CorpusEntry("b", "four five six")]),

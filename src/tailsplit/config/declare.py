@@ -21,24 +21,27 @@ from tailsplit.errors import ConfigError, keyword_spelling
 @dataclass(frozen=True)
 class Bounds:
     """The allowed range of a numeric option (each value of a list option); NaN and
-    infinities are never allowed."""
+    infinities are never allowed. With ``exclusive``, the ends themselves are not allowed."""
 
     low: float | None = None
     high: float | None = None
+    exclusive: bool = False
 
     def describe(self) -> str:
         if self.low is None and self.high is None:
             return "a finite number"
         if self.low is not None and self.high is not None:
-            return f"between {self.low} and {self.high}"
+            return ("strictly " if self.exclusive else "") + f"between {self.low} and {self.high}"
+        if self.exclusive:
+            return f"above {self.low}" if self.low is not None else f"below {self.high}"
         return f"at least {self.low}" if self.low is not None else f"at most {self.high}"
 
     def allows(self, value: float) -> bool:
-        return (
-            math.isfinite(value)
-            and (self.low is None or value >= self.low)
-            and (self.high is None or value <= self.high)
-        )
+        if not math.isfinite(value):
+            return False
+        if self.exclusive:
+            return (self.low is None or value > self.low) and (self.high is None or value < self.high)
+        return (self.low is None or value >= self.low) and (self.high is None or value <= self.high)
 
 
 @dataclass(frozen=True)
@@ -82,12 +85,13 @@ def option(
     low: float | None = None,
     high: float | None = None,
     bounded: bool = False,
+    exclusive: bool = False,
     **declared: Any,
 ) -> Any:
     """A config field declared as an option (see :class:`Option`); ``low``/``high`` (or
-    ``bounded`` for any finite number) declare its range. A list or dict default is copied
-    for each config."""
-    bounds = Bounds(low, high) if bounded or low is not None or high is not None else None
+    ``bounded`` for any finite number) declare its range, ``exclusive`` leaves its ends out.
+    A list or dict default is copied for each config."""
+    bounds = Bounds(low, high, exclusive) if bounded or low is not None or high is not None else None
     metadata = {"option": Option(help=help, bounds=bounds, **declared)}
     if isinstance(default, (list, dict)):
         return field(default_factory=lambda: type(default)(default), metadata=metadata)
