@@ -108,6 +108,26 @@ def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+def link_converted_models(shared_cache: Path, cache: Path) -> None:
+    """``cache``'s converted models as symbolic links to those of ``shared_cache``. Symbolic,
+    not hard links: a hard link changes the file's change time, and a converted model whose
+    file times differ from its record is hashed again (a second per use of the 540 MB copy)."""
+    import shutil
+
+    shutil.copytree(shared_cache / "models", cache / "models", copy_function=os.symlink)
+
+
+@pytest.fixture()
+def bundled_model_cache(model_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh score cache (the test's default cache folder) holding the converted bundled
+    model, linked from the shared one: a test of a command that loads the bundled model does
+    not convert it again (10–16 s)."""
+    folder = tmp_path / "cache"
+    link_converted_models(model_cache, folder)
+    monkeypatch.setenv("TAILSPLIT_CACHE_DIR", str(folder))
+    return folder
+
+
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
 
 

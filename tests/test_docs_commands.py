@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLE, blocks, pages, shell_lines
+from conftest import SAMPLE, blocks, link_converted_models, pages, shell_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
@@ -104,7 +104,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory, model_cache: Path) -> Pa
         encoding="utf-8",
     )
     cache = ws / ".cache"
-    shutil.copytree(model_cache / "models", cache / "models", copy_function=os.link)
+    link_converted_models(model_cache, cache)
     return ws
 
 

@@ -192,7 +192,7 @@ def test_predictions_mode_projects_accuracy_from_random_bucket_accuracies(tmp_pa
 
 
 @pytest.mark.model
-def test_zero_shot_lm_classifies_with_the_bundled_model(tmp_path: Path) -> None:
+def test_zero_shot_lm_classifies_with_the_bundled_model(tmp_path: Path, bundled_model_cache: Path) -> None:
     import gzip
 
     with gzip.open(EXAMPLES / "snli_dev_3000.jsonl.gz", "rt") as f:

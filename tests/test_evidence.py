@@ -319,10 +319,23 @@ def snli_folders(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
 
 
 @pytest.mark.model
+def test_the_bundled_encoder_fine_tunes_as_a_classifier(snli_folders: list[str], tmp_path: Path) -> None:
+    """all-MiniLM-L6-v2 itself, with a classification head, trained two steps: the mechanics
+    (caching, determinism) are tested on a tiny encoder of its layout below."""
+    args = ["--baseline", "encoder", "--max-train", "64", "--max-steps", "2", "--out", str(tmp_path / "a")]
+    result = runner.invoke(app, ["evaluate", snli_folders[0], *args])
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "a" / "evaluation.json").read_text())
+    (encoder,) = [r for r in report["results"] if r["baseline"] == "encoder"]
+    assert encoder["steps"] == 2 and 0.0 <= encoder["test"] <= 1.0 and encoder["max_length"] > 10
+
+
+@pytest.mark.model
 def test_encoder_and_embed_baselines_run_deterministically_and_cache(
-    snli_folders: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    snli_folders: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tiny_encoder: Path
 ) -> None:
     args = ["--baseline", "encoder", "--baseline", "embed", "--max-train", "64", "--max-steps", "2"]
+    args += ["--encoder", str(tiny_encoder)]
     first = runner.invoke(app, ["evaluate", *snli_folders, *args, "--out", str(tmp_path / "a")])
     assert first.exit_code == 0, first.output
     report = json.loads((tmp_path / "a" / "evaluation.json").read_text())

@@ -215,7 +215,7 @@ CONVERTED = {
 }
 
 
-def test_the_gguf_file_is_read_once_and_converts_to_the_same_bytes(model_cache: Path) -> None:
+def test_the_gguf_file_is_read_once_and_converts_to_the_same_bytes(model_cache: Path, tmp_path: Path) -> None:
     import importlib.metadata
 
     import gguf
@@ -223,14 +223,18 @@ def test_the_gguf_file_is_read_once_and_converts_to_the_same_bytes(model_cache: 
     from tailsplit.scoring.hf import HFScorer
     from tailsplit.scoring.models import gguf_read_once
 
-    source = HFScorer(cache_dir=model_cache).source
-    path = source.folder / str(source.gguf_file)
+    path = tmp_path / "tiny.gguf"  # a reader is a reader of any file: a small one reads in a millisecond
+    writer = gguf.GGUFWriter(path, "llama")
+    writer.add_tensor("t", np.zeros(4, dtype=np.float32))
+    writer.write_header_to_file(), writer.write_kv_data_to_file(), writer.write_tensors_to_file(), writer.close()
+    reader_class, name_map = gguf.GGUFReader, gguf.get_tensor_name_map
     with gguf_read_once():
         first = gguf.GGUFReader(path)
         assert gguf.GGUFReader(path) is first and gguf.GGUFReader(str(path)) is first
         arch = next(iter(gguf.MODEL_ARCH_NAMES))
         assert gguf.get_tensor_name_map(arch, 2) is gguf.get_tensor_name_map(arch, 2)
-    assert gguf.GGUFReader(path) is not first  # restored afterwards
+    assert (gguf.GGUFReader, gguf.get_tensor_name_map) == (reader_class, name_map)  # restored afterwards
+    assert gguf.GGUFReader(path) is not first
     folder = HFScorer(cache_dir=model_cache).folder
     # the same bytes offline and online: how the tokenizer was loaded is not saved with it
     assert "local_files_only" not in json.loads((folder / "tokenizer_config.json").read_text())
@@ -386,7 +390,7 @@ def test_native_llama_scores_equal_transformers(scorer: HFScorer, requests_100: 
     test_gpu_levers.py.)"""
     prompted = requests_100[:24]
     requests = prompted + [ScoreRequest("", r.prompt + r.query) for r in prompted[:8]]  # padded, no sharing
-    native = HFScorer(cache_dir=scorer.cache_dir)
+    native = scorer  # the default on a CPU
     reference = HFScorer(cache_dir=scorer.cache_dir, implementation="transformers")
     assert native.resolved_implementation() == "native" and native.identity()["implementation"] == "native"
     assert "implementation" not in reference.identity()

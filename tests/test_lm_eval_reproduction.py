@@ -14,8 +14,6 @@ from __future__ import annotations
 import gzip
 import json
 import math
-import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -44,17 +42,13 @@ def pairs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture()
-def cache(model_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A fresh score cache holding the converted model, as tailsplit's default cache folder."""
-    folder = tmp_path / "cache"
-    shutil.copytree(model_cache / "models", folder / "models", copy_function=os.link)
-    monkeypatch.setenv("TAILSPLIT_CACHE_DIR", str(folder))
-    return folder
+def cache(bundled_model_cache: Path) -> Path:
+    return bundled_model_cache
 
 
 def split_and_export(pairs: Path, tmp_path: Path, cache: Path, *options: str) -> tuple[Path, dict, dict]:
     split = tmp_path / "split"
-    args = ["run", str(pairs), "--text", "hypothesis", "--dev-size", "5", "--test-size", "20", "--no-analyze",
+    args = ["run", str(pairs), "--text", "hypothesis", "--dev-size", "5", "--test-size", "10", "--no-analyze",
             "--quiet", *options, "--out", str(split)]  # fmt: skip
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
@@ -91,7 +85,7 @@ def test_lm_eval_reproduces_every_logprob_sum_of_a_labelled_split(
     )
     results = run_lm_eval(task, manifest["lm_eval_model"]["model_args"], monkeypatch, tmp_path)
     samples = results["samples"]["t"]
-    assert len(samples) == len(scores) == 20
+    assert len(samples) == len(scores) == 10
     assert any(s["doc"]["hypothesis"][:1].isdigit() for s in samples)  # the space kept apart is in the test set
     for sample in samples:
         doc = sample["doc"]

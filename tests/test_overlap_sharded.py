@@ -1,4 +1,4 @@
-"""Sharded overlap index: corpus parts, map-reduce equal to one index, Ray on a local cluster."""
+"""Sharded overlap index: corpus parts, map-reduce equal to one index (on Ray: test_ray.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-import pytest
 from conftest import write_jsonl
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -44,7 +43,7 @@ def test_parts_read_exactly_the_entries_of_the_whole_file(tmp_path_factory, line
         assert [e for part in parts for e in iter_part(part)] == list(iter_corpus([path]))
 
 
-def _corpus_files(tmp_path: Path) -> list[Path]:
+def corpus_files(tmp_path: Path) -> list[Path]:
     import random
 
     rng = random.Random(3)
@@ -60,14 +59,14 @@ def _corpus_files(tmp_path: Path) -> list[Path]:
 
 
 def test_plan_covers_the_corpus_in_order(tmp_path: Path) -> None:
-    files = _corpus_files(tmp_path)
+    files = corpus_files(tmp_path)
     plan = plan_shards(files, 5)
     assert 1 < len(plan) <= 5
     assert [e for shard in plan for part in shard for e in iter_part(part)] == list(iter_corpus(files))
 
 
 def test_sharded_audit_equals_one_index(tmp_path: Path) -> None:
-    files = _corpus_files(tmp_path)
+    files = corpus_files(tmp_path)
     base = dict(corpus=[str(f) for f in files], ngram_orders=(3, 8), k1=1.3, b=0.7)
     single = open_or_build_index(OverlapConfig(**base, index_dir=str(tmp_path / "one")))
     sharded = open_or_build_sharded(OverlapConfig(**base, index_dir=str(tmp_path / "many"), shards=4), LocalExecutor())
@@ -91,58 +90,8 @@ def test_sharded_audit_equals_one_index(tmp_path: Path) -> None:
     assert one[0]["ngram_hits"]["8"] > 0 and len(one[0]["matches"]) == 4 and one[2]["matches"] == []
 
 
-@pytest.mark.long
-def test_ray_engine_reproduces_the_single_process_audit(tmp_path: Path) -> None:
-    files = _corpus_files(tmp_path)
-    write_jsonl(
-        tmp_path / "test.jsonl",
-        [
-            {"id": f"t{i}", "text": t, "label": "x"}
-            for i, t in enumerate(
-                [
-                    "The council refused the permit because they feared violence.",
-                    "a large trophy in the suitcase",
-                    "nothing here",
-                    "they feared the council",
-                ]
-            )
-        ],
-    )
-    common = [
-        "overlap",
-        "--test",
-        str(tmp_path / "test.jsonl"),
-        "--label",
-        "label",
-        "--ngram-orders",
-        "3,8",
-        "--top-quantile",
-        "0.5",
-    ] + [a for f in files for a in ("--corpus", str(f))]
-    one = runner.invoke(app, common + ["--index-dir", str(tmp_path / "one"), "--out", str(tmp_path / "out-one")])
-    assert one.exit_code == 0, one.output
-    ray_run = runner.invoke(
-        app,
-        common
-        + [
-            "--shards",
-            "3",
-            "--engine",
-            "ray",
-            "--index-dir",
-            str(tmp_path / "ray"),
-            "--out",
-            str(tmp_path / "out-ray"),
-        ],
-    )
-    assert ray_run.exit_code == 0, ray_run.output
-    for name in ("audit.jsonl", "overlap.jsonl", "clean.jsonl"):
-        assert (tmp_path / "out-ray" / name).read_bytes() == (tmp_path / "out-one" / name).read_bytes()
-    assert json.loads((tmp_path / "ray" / "shards.json").read_text())["info"]["shards"] == 3
-
-
 def test_bad_engine_or_shard_count_is_a_clear_error(tmp_path: Path) -> None:
-    files = _corpus_files(tmp_path)
+    files = corpus_files(tmp_path)
     write_jsonl(tmp_path / "test.jsonl", [{"text": "a large trophy"}])
     common = ["overlap", "--test", str(tmp_path / "test.jsonl")] + [a for f in files for a in ("--corpus", str(f))]
     result = runner.invoke(app, common + ["--engine", "spark", "--shards", "2"])

@@ -56,6 +56,34 @@ def test_the_embedded_font_keeps_its_glyphs_without_the_layout_tables() -> None:
     assert not any({"GSUB", "GPOS", "GDEF"} & set(font.keys()) for font in embedded)
 
 
+def test_a_kept_font_subset_gives_the_bytes_a_fresh_one_does_and_every_glyph_drawn() -> None:
+    """Each font subset is made once and reused by the next PDF: a figure drawn with its
+    subset made afresh and with it kept is the same PDF, and a character outside the kept
+    ASCII set (here ü and −) is in the subset and in the text a PDF reader extracts."""
+    import io
+
+    import pypdf
+    from matplotlib.backends import _backend_pdf_ps
+
+    from tailsplit.render import figures
+    from tailsplit.render.figures import pyplot, render_figure
+
+    def drawn(label: str) -> bytes:
+        fig, ax = pyplot().subplots()
+        ax.set_xlabel(label)
+        return render_figure(fig).pdf
+
+    original = getattr(_backend_pdf_ps, "get_glyphs_subset", None)
+    figures._SUBSETS.clear()
+    fresh = drawn("share of examples (%)")
+    assert figures._SUBSETS or not hasattr(_backend_pdf_ps, "SubsetResults")  # kept where matplotlib allows
+    assert drawn("share of examples (%)") == fresh
+    assert getattr(_backend_pdf_ps, "get_glyphs_subset", None) is original  # put back after each save
+    other = pypdf.PdfReader(io.BytesIO(drawn("Größe −1 (ü)")))
+    assert "Größe −1 (ü)" in other.pages[0].extract_text()
+    assert "share of examples (%)" in pypdf.PdfReader(io.BytesIO(fresh)).pages[0].extract_text()
+
+
 @pytest.mark.long
 def test_csv_tables_hold_numbers_one_quantity_per_column_with_units(tmp_path: Path) -> None:
     import pandas as pd

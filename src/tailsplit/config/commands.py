@@ -75,8 +75,7 @@ class OverlapConfig(Checked):
     b: float = option(0.75, "BM25 b.", low=0, high=1)
     threshold: float | None = option(None, "BM25 score from which an example overlaps.", bounded=True)
     top_quantile: float | None = option(
-        None, "Share of examples, highest BM25 first, that overlap.", low=0, high=1, exclusive=True,
-        shown_default="0.5"
+        None, "Share of examples, highest BM25 first, that overlap.", low=0, high=1, exclusive=True, shown_default="0.5"
     )
     predictions: str | None = option(None, "File of (id, prediction): accuracy per subset.", metavar="FILE")
     prediction_field: str = option("prediction", "Prediction field in --predictions.", metavar="FIELD")

@@ -1,14 +1,19 @@
-"""Scoring on Ray: shards carry the exact batch plan; a local Ray cluster with the bundled
-model reproduces the single-process scores and resumes by shard."""
+"""What runs on Ray: scoring shards carry the exact batch plan, and on a local Ray cluster the
+scores equal the single-process ones and resume by shard; a sharded overlap audit equals the
+single-process audit. The cluster tests share one local cluster (starting one is most of
+their time), started and stopped by a fixture that checks Ray's signal handlers are given back."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
-from conftest import SAMPLE
+from conftest import SAMPLE, write_jsonl
+from test_overlap_sharded import corpus_files
 from typer.testing import CliRunner
 
 from tailsplit.cli import app
@@ -78,24 +83,29 @@ def test_engine_settings_are_checked(tmp_path: Path) -> None:
     assert result.exit_code != 0 and "--engine ray scores with --method prompted" in result.output
 
 
-@pytest.mark.model
-@pytest.mark.filterwarnings("ignore")
-def test_ray_scoring_reproduces_single_process_and_resumes_by_shard(tiny_llama: Path, tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def ray_cluster() -> Iterator[None]:
     import signal
 
     pytest.importorskip("ray")
     from tailsplit.ray_cluster import RayCluster
 
-    # One local cluster for the runs (an engine uses a running cluster and leaves it up;
-    # starting one is most of this test's time): the runs differ only in what is on disk.
     before = signal.getsignal(signal.SIGTERM)
     cluster = RayCluster(num_cpus=2)
     try:
         assert signal.getsignal(signal.SIGTERM) is not before  # Ray's own handler, while it runs
-        _score_on_ray_and_resume(tiny_llama, tmp_path)
+        yield
     finally:
         cluster.close()
     assert signal.getsignal(signal.SIGTERM) is before  # given back: forked processes must not inherit Ray's
+
+
+@pytest.mark.model
+@pytest.mark.filterwarnings("ignore")
+def test_ray_scoring_reproduces_single_process_and_resumes_by_shard(
+    ray_cluster: None, tiny_llama: Path, tmp_path: Path
+) -> None:
+    _score_on_ray_and_resume(tiny_llama, tmp_path)
 
 
 def _score_on_ray_and_resume(tiny_llama: Path, tmp_path: Path) -> None:
@@ -120,8 +130,59 @@ def _score_on_ray_and_resume(tiny_llama: Path, tmp_path: Path) -> None:
     assert len(score_files) == engine.last_run["shards"]
     kept = pq.read_table(score_files[0]).to_pydict()
     score_files[1].unlink()  # as if the run had been killed before this shard finished
-    resumed = score_requests(requests, scorer, None, engine=engine)
+    engine = RayScoringEngine(work_dir=tmp_path / "shards", workers=1, shard_tokens=1500, num_cpus=2)
+    resumed = score_requests(requests, scorer, None, engine=engine)  # one worker is enough for one shard
     assert engine.last_run["shards_scored"] == 1
     assert engine.last_run["shards_resumed"] == engine.last_run["shards"] - 1
     assert pq.read_table(score_files[0]).to_pydict() == kept
     assert np.array_equal(resumed[0], ray_scores[0])
+
+
+@pytest.mark.long
+def test_ray_engine_reproduces_the_single_process_audit(ray_cluster: None, tmp_path: Path) -> None:
+    files = corpus_files(tmp_path)
+    write_jsonl(
+        tmp_path / "test.jsonl",
+        [
+            {"id": f"t{i}", "text": t, "label": "x"}
+            for i, t in enumerate(
+                [
+                    "The council refused the permit because they feared violence.",
+                    "a large trophy in the suitcase",
+                    "nothing here",
+                    "they feared the council",
+                ]
+            )
+        ],
+    )
+    common = [
+        "overlap",
+        "--test",
+        str(tmp_path / "test.jsonl"),
+        "--label",
+        "label",
+        "--ngram-orders",
+        "3,8",
+        "--top-quantile",
+        "0.5",
+    ] + [a for f in files for a in ("--corpus", str(f))]
+    one = CliRunner().invoke(app, common + ["--index-dir", str(tmp_path / "one"), "--out", str(tmp_path / "out-one")])
+    assert one.exit_code == 0, one.output
+    ray_run = CliRunner().invoke(
+        app,
+        common
+        + [
+            "--shards",
+            "3",
+            "--engine",
+            "ray",
+            "--index-dir",
+            str(tmp_path / "ray"),
+            "--out",
+            str(tmp_path / "out-ray"),
+        ],
+    )
+    assert ray_run.exit_code == 0, ray_run.output
+    for name in ("audit.jsonl", "overlap.jsonl", "clean.jsonl"):
+        assert (tmp_path / "out-ray" / name).read_bytes() == (tmp_path / "out-one" / name).read_bytes()
+    assert json.loads((tmp_path / "ray" / "shards.json").read_text())["info"]["shards"] == 3
