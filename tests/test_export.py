@@ -123,3 +123,43 @@ def test_lm_eval_model_arguments_say_what_reproduces_the_scores_and_what_cannot(
     hub = _manifest()
     hub["config"]["scoring"]["model"] = "HuggingFaceTB/SmolLM2-360M"
     assert lm_eval_model(hub, tmp_path).model_args.startswith("pretrained=HuggingFaceTB/SmolLM2-360M,")
+
+
+def test_commands_are_recorded_as_typed_and_exports_carry_no_local_folder(tmp_path: Path) -> None:
+    """A manifest, report and card record ``tailsplit split …`` as the user typed it — not the
+    executable's path (a folder of this machine) — and a Python call records no command; the
+    lm-eval task's README names its folder, not where it lies."""
+    import subprocess
+    import sys
+
+    from conftest import SAMPLE
+
+    import tailsplit
+
+    typed = ["split", str(SAMPLE), "--text", "hypothesis", "--label", "label", "--splitter", "random",
+             "--null-splits", "5", "--no-syntax", "--out", "by-cli"]  # fmt: skip
+    done = subprocess.run([sys.executable, "-m", "tailsplit.cli", *typed], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    manifest = json.loads((tmp_path / "by-cli" / "manifest.json").read_text())
+    assert manifest["command"] == ["tailsplit", *typed]
+    assert "- command: `tailsplit split " in (tmp_path / "by-cli" / "report.md").read_text()
+    executable_folder = str(Path(sys.executable).parent)
+    for name in ("manifest.json", "report.md", "report.html", "summary.md"):
+        assert executable_folder not in (tmp_path / "by-cli" / name).read_text(), name
+
+    by_python = tailsplit.split(SAMPLE, "random", text="hypothesis", label="label", analyze=False)
+    by_python.write(tmp_path / "by-python")
+    assert json.loads((tmp_path / "by-python" / "manifest.json").read_text())["command"] == []
+    result = CliRunner().invoke(app, ["export", "hf", str(tmp_path / "by-python"), "--out", str(tmp_path / "hf")])
+    assert result.exit_code == 0, result.output
+    assert "Made with tailsplit 0.1.0, called from Python" in (tmp_path / "hf" / "README.md").read_text()
+    result = CliRunner().invoke(app, ["export", "hf", str(tmp_path / "by-cli"), "--out", str(tmp_path / "hf-cli")])
+    assert result.exit_code == 0, result.output
+    card = (tmp_path / "hf-cli" / "README.md").read_text()
+    assert "Made with tailsplit 0.1.0: `tailsplit split " in card and executable_folder not in card
+
+    task = tmp_path / "exports" / "snli-task"
+    result = CliRunner().invoke(app, ["export", "lm-eval", str(tmp_path / "by-cli"), "--out", str(task)])
+    assert result.exit_code == 0, result.output
+    readme = (task / "README.md").read_text()
+    assert "--include_path snli-task " in readme and str(tmp_path) not in readme

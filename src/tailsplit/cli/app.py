@@ -4,19 +4,42 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import sys
 from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from typing import Any
 
 import typer
 from rich.console import Console
 from rich.text import Text as RichText
+from typer.core import TyperGroup
 
 from tailsplit._version import __version__
 from tailsplit.errors import TailsplitError, command_line_call
 from tailsplit.log import configure
 from tailsplit.render import console_text
 
+_TYPED: ContextVar[list[str] | None] = ContextVar("tailsplit_typed_args", default=None)
+
+
+class _TypedGroup(TyperGroup):
+    """The command group, keeping the arguments as typed: a manifest records ``tailsplit`` and
+    these, not ``sys.argv``, whose first item is the executable's path on this machine (and,
+    when the app runs inside another program such as a test runner, that program's arguments)."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        _TYPED.set(list(args))
+        return super().parse_args(ctx, args)
+
+
+def typed_command() -> list[str]:
+    """The running command as a reader would type it: ``["tailsplit", "run", "data.jsonl", ...]``."""
+    typed = _TYPED.get()
+    return ["tailsplit", *(sys.argv[1:] if typed is None else typed)]
+
+
 app = typer.Typer(
+    cls=_TypedGroup,
     add_completion=False,
     no_args_is_help=True,
     rich_markup_mode="markdown",

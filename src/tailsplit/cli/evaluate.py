@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-
-from tailsplit.cli.app import app, stdout
+from tailsplit.cli.app import app, stdout, typed_command
 from tailsplit.cli.declared import Given, declared_options
 from tailsplit.config import EvaluateConfig
 from tailsplit.evaluation.fairness import fairness_console
@@ -41,7 +39,7 @@ def evaluate(given: Given) -> None:
     """Train baselines on each split's train part and compare test scores with random splits (relative error increase)."""
 
     settings = given.command_config(EvaluateConfig)
-    evaluation = evaluate_config(settings, command=sys.argv)
+    evaluation = evaluate_config(settings, command=typed_command())
     result = evaluation.findings
     stdout.print(table_markdown(result["table"]), highlight=False, markup=False)
     for warning in result["leakage_warnings"]:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import typer
 
-from tailsplit.cli.app import app, stdout
+from tailsplit.cli.app import app, stdout, typed_command
 from tailsplit.cli.declared import Given, declared_options
 from tailsplit.config import HfExportConfig, LmEvalExportConfig
 from tailsplit.errors import ConfigError
@@ -46,7 +45,7 @@ def lm_eval(given: Given) -> None:
     split_dir, out = _split_and_out(settings, "lm-eval")
     manifest = export_lm_eval(
         split_dir, out, name=settings.task_name, template=settings.template, overwrite=settings.overwrite,
-        command=sys.argv,
+        command=typed_command(),
     )  # fmt: skip
     model = manifest["lm_eval_model"]
     if model["model_args"] is None:
@@ -70,7 +69,7 @@ def hf(given: Given) -> None:
         split_dir,
         out,
         overwrite=settings.overwrite,
-        command=sys.argv,
+        command=typed_command(),
         accept_modified=settings.accept_modified,
         license=settings.license,
         citation_file=None if settings.citation_file is None else Path(settings.citation_file),

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import sys
-
 from tailsplit import pipeline
-from tailsplit.cli.app import app, stdout
+from tailsplit.cli.app import app, stdout, typed_command
 from tailsplit.cli.declared import Given, declared_options
 from tailsplit.config import OverlapConfig
 
@@ -29,7 +27,7 @@ def overlap(given: Given) -> None:
 
     settings = given.command_config(OverlapConfig)
     settings.ngram_orders = tuple(settings.ngram_orders)
-    summary = pipeline.audit_overlap_config(settings, command=sys.argv, progress=not given.quiet)
+    summary = pipeline.audit_overlap_config(settings, command=typed_command(), progress=not given.quiet)
     stdout.print(
         f"{summary['examples']} test examples: {summary['overlap']} overlapping (best BM25 ≥ "
         f"{summary['threshold']}, or copied: {summary['verbatim']} verbatim, "

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
-import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from tailsplit import pipeline
-from tailsplit.cli.app import app, stdout
+from tailsplit.cli.app import app, stdout, typed_command
 from tailsplit.cli.declared import Given, declared_options
 from tailsplit.cli.render import print_analysis, print_summary
 from tailsplit.config import AnalyzeConfig, DataConfig, OutputConfig, ScoringConfig, SplitConfig
@@ -64,7 +63,7 @@ A likelihood split of programs whose dev/test atoms all occur in train:
 def run(given: Given) -> None:
     """Score every example with a causal LM, then split: the least likely go to dev/test."""
 
-    print_summary(pipeline.run(given.run_config(), progress=not given.quiet, command=sys.argv))
+    print_summary(pipeline.run(given.run_config(), progress=not given.quiet, command=typed_command()))
 
 
 # Fields of a run that scoring does not read.
@@ -87,7 +86,7 @@ def score(
 
     cfg = given.run_config()
     cfg.output.overwrite = overwrite
-    scores, report = pipeline.score(cfg, out, progress=not given.quiet, command=sys.argv)
+    scores, report = pipeline.score(cfg, out, progress=not given.quiet, command=typed_command())
     cached = f" ({report['n_cached']} cached)" if "n_cached" in report else ""
     stdout.print(f"scored {report['n_requests']} examples{cached} in {report['seconds']:.1f} s; wrote {out}")
 
@@ -104,7 +103,7 @@ def split(
     """Split using an existing score file (or no scores: random, length, template, tmcd)."""
 
     cfg = given.run_config()
-    print_summary(pipeline.run(cfg, scores_path=scores, command=sys.argv, score_missing=False))
+    print_summary(pipeline.run(cfg, scores_path=scores, command=typed_command(), score_missing=False))
 
 
 ANALYZE_EXAMPLES = """

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import sys
-
 from tailsplit import pipeline
-from tailsplit.cli.app import app, stdout
+from tailsplit.cli.app import app, stdout, typed_command
 from tailsplit.cli.declared import Given, declared_options
 from tailsplit.config import CorrelateConfig, CurveConfig, OodRankConfig, SimilarityConfig
 from tailsplit.errors import ConfigError
@@ -60,7 +58,7 @@ def similarity(given: Given) -> None:
     """Embedding similarity between datasets: centroid cosine ×100 (BOSS) and MMD, with a heatmap report."""
 
     settings = given.command_config(SimilarityConfig)
-    result = pipeline.similarity_config(settings, command=sys.argv)
+    result = pipeline.similarity_config(settings, command=typed_command())
     from rich.table import Table
 
     names = result["names"]
@@ -91,7 +89,7 @@ def ood_rank(given: Given) -> None:
     settings = given.command_config(OodRankConfig)
     if not settings.id or not settings.candidates:
         raise ConfigError("ood-rank needs --id DATASET and --candidates CSV (or both in --config)")
-    result = pipeline.ood_rank_config(settings, command=sys.argv)
+    result = pipeline.ood_rank_config(settings, command=typed_command())
     task = result["task_model"]
     if task["measured"]:
         low, high = result["id"]["accuracy_ci"]
@@ -133,7 +131,7 @@ def correlate(given: Given) -> None:
     settings = given.command_config(CorrelateConfig)
     if not settings.points:
         raise ConfigError("correlate needs a points CSV (as its argument or points = ... in --config)")
-    result = pipeline.correlate_config(settings, command=sys.argv)
+    result = pipeline.correlate_config(settings, command=typed_command())
     for name, rel in result["groups"].items():
         stdout.print(_relation_line(name, rel), highlight=False, markup=False)
     if settings.out is not None:
@@ -146,7 +144,7 @@ def curve(given: Given) -> None:
     """Train on ID, measure ID and OOD accuracy at checkpoints, and name the ID–OOD relation (Type I / II / III)."""
 
     settings = given.command_config(CurveConfig)
-    result = pipeline.curve_config(settings, command=sys.argv)
+    result = pipeline.curve_config(settings, command=typed_command())
     for name, rel in result["groups"].items():
         stdout.print(_relation_line(name, rel), highlight=False, markup=False)
     stdout.print(

@@ -7,7 +7,8 @@ split pushed to the hub carries its provenance."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import shlex
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -151,6 +152,13 @@ def _front_matter(manifest: Mapping[str, Any], description: str, source: CardSou
     return front
 
 
+def _made_with(version: str, command: Sequence[Any]) -> str:
+    """The card's line on how the split was made: the command as typed, or a Python call."""
+    if not command:
+        return f"Made with tailsplit {markdown_text(version)}, called from Python (the configuration is in `manifest.json`)."
+    return f"Made with tailsplit {markdown_text(version)}: {markdown_code(shlex.join(map(str, command)))}."
+
+
 def _summary_lines(
     manifest: Mapping[str, Any], analysis: Mapping[str, Any] | None, description: str, front: dict[str, Any]
 ) -> list[str]:
@@ -158,8 +166,7 @@ def _summary_lines(
     template = front["template"]
     lines = [f"# tailsplit split: {markdown_text(description)}", ""]
     lines += [
-        f"Made with tailsplit {markdown_text(front['tailsplit_version'])}: "
-        f"{markdown_code(' '.join(map(str, manifest.get('command', []))))}.",
+        _made_with(front["tailsplit_version"], manifest.get("command") or []),
         "",
         "| part | examples |",
         "|---|---:|",

@@ -186,7 +186,7 @@ def task_readme(task: str, description: str, labels: list[str] | None, model: Lm
             "",
             scores,
             "",
-            "Run it:",
+            "Run it from the folder that holds this one:",
             "",
             f"    {command}",
             "",

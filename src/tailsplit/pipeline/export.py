@@ -34,6 +34,7 @@ from tailsplit.io.memory import HF_ABOUT
 from tailsplit.io.outputs import check_output_folder, staged_output
 from tailsplit.io.values import check_writable
 from tailsplit.io.writers import write_records
+from tailsplit.pipeline.manifest import recorded_command
 from tailsplit.prompts import PromptTemplate, resolve_template
 
 
@@ -92,11 +93,13 @@ def export_lm_eval(
         folder.write_text(f"{task}.yaml", task_yaml(task, files, labels is not None, about))
         if labels is None:
             folder.write_text(f"{METRICS_MODULE}.py", METRICS_SOURCE)
-        folder.write_text("README.md", task_readme(task, describe_split(manifest), labels, reproduce, run))
+        # The README travels with the task: its command names the folder, not where it lies on this machine.
+        portable = lm_eval_command(task, Path(final.name), reproduce)
+        folder.write_text("README.md", task_readme(task, describe_split(manifest), labels, reproduce, portable))
         return folder.write_manifest(
             {
                 "tailsplit_version": _version(),
-                "command": command or [],
+                "command": recorded_command(command),
                 "export": "lm-eval",
                 "task": task,
                 "lm_eval_model": reproduce.describe(),
@@ -160,7 +163,7 @@ def export_hf(
         written = folder.write_manifest(
             {
                 "tailsplit_version": _version(),
-                "command": command or [],
+                "command": recorded_command(command),
                 "export": "hf",
                 "license": source.license,
                 "push_to_hub": push_to_hub,

@@ -4,7 +4,6 @@ staged write of a command's output files with their manifest."""
 from __future__ import annotations
 
 import dataclasses
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -39,12 +38,23 @@ def input_records(dataset: Dataset) -> list[dict[str, Any]]:
     return [{"path": p, "sha256": sha256_file(p), "rows": counts[p]} for p in dataset.input_paths]
 
 
+def recorded_command(command: Sequence[str] | None) -> list[str]:
+    """The command a manifest records: the command line's as typed (``tailsplit run …``), or
+    nothing for a Python call (its configuration is the record). Never ``sys.argv``, whose first
+    item is a path on this machine (and in a notebook, the kernel's own arguments).
+
+    >>> recorded_command(["tailsplit", "run", "d.jsonl"]), recorded_command(None)
+    (['tailsplit', 'run', 'd.jsonl'], [])
+    """
+    return [str(part) for part in command] if command else []
+
+
 def command_provenance(
     command: list[str] | None, inputs: list[dict[str, Any]], *, model: Any = None, seed: Any = None
 ) -> dict[str, Any]:
     """What a report's provenance header shows for a command that writes with :func:`write_outputs`
     (the same facts its manifest records)."""
-    out: dict[str, Any] = {"tailsplit_version": __version__, "command": command or sys.argv, "inputs": inputs}
+    out: dict[str, Any] = {"tailsplit_version": __version__, "command": recorded_command(command), "inputs": inputs}
     if model:
         out["model"] = model
     if seed is not None:
@@ -70,7 +80,7 @@ def write_outputs(
         return folder.write_manifest(
             {
                 "tailsplit_version": __version__,
-                "command": command or sys.argv,
+                "command": recorded_command(command),
                 "config": dataclasses.asdict(config),
                 "inputs": inputs,
                 **extra,
@@ -96,7 +106,7 @@ def run_manifest(
     features, metrics = programs
     manifest = {
         "tailsplit_version": __version__,
-        "command": command or sys.argv,
+        "command": recorded_command(command),
         "config": config.as_dict(),
         "inputs": input_records(dataset),
         **meta,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,7 @@ from tailsplit.overlap.predictions import prediction_correctness
 from tailsplit.overlap.query import QUERY_EXTRACTORS
 from tailsplit.overlap.report import overlap_html, render_overlap_markdown
 from tailsplit.overlap.sharded import audit_sharded, make_executor, open_or_build_sharded
-from tailsplit.pipeline.manifest import command_provenance, input_records
+from tailsplit.pipeline.manifest import command_provenance, input_records, recorded_command
 from tailsplit.pipeline.split_folder import check_parts_writable
 from tailsplit.render.provenance import with_provenance
 
@@ -193,7 +192,7 @@ def _write_overlap(
         folder.write_manifest(
             {
                 "tailsplit_version": __version__,
-                "command": command or sys.argv,
+                "command": recorded_command(command),
                 "config": dataclasses.asdict(config),
                 "inputs": input_records(test),
                 **summary,

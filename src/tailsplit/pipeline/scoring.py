@@ -3,7 +3,6 @@ scorer, engine), the scores computed (prompted, n-gram or k-fold), and ``tailspl
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from tailsplit.io.hf import load_hub_dataset
 from tailsplit.io.outputs import check_cache_folder, check_output_file, write_output_file
 from tailsplit.io.scores import score_file_bytes
 from tailsplit.pipeline.checks import check_template_fields
-from tailsplit.pipeline.manifest import input_records
+from tailsplit.pipeline.manifest import input_records, recorded_command
 from tailsplit.prompts import PromptTemplate, resolve_template
 from tailsplit.registry import SCORERS
 from tailsplit.scoring.crossfit import cross_score_dataset
@@ -157,7 +156,7 @@ def score(
     meta = {
         **meta,
         "tailsplit_version": __version__,
-        "command": command or sys.argv,
+        "command": recorded_command(command),
         "inputs": input_records(dataset),
         "config": config.as_dict(),
         "scoring": report,
