@@ -98,7 +98,9 @@ def test_evaluate_command_writes_the_table_for_every_split(tmp_path: Path) -> No
     assert bad.exit_code == 2 and "baseline='bert' is not one of tfidf, tfidf-text, nn-sql" in bad.output
 
 
-def test_a_baseline_below_chance_is_flagged_with_its_cause_and_fix() -> None:
+def test_a_baseline_below_chance_is_flagged_by_a_stated_test_with_its_cause_and_fix() -> None:
+    from scipy.stats import binom
+
     from tailsplit.evaluation.samples import below_chance_warnings
 
     rows = [
@@ -106,18 +108,25 @@ def test_a_baseline_below_chance_is_flagged_with_its_cause_and_fix() -> None:
          "test": 0.156, "test_std": 0.107, "test_ci": None},
         {"baseline": "tfidf", "metric": "accuracy", "split": "likelihood", "folder": "ll", "test": 0.30,
          "test_std": None, "test_ci": (0.2, 0.4)},
+        {"baseline": "tfidf", "metric": "accuracy", "split": "length", "folder": "small", "test": 0.2,
+         "test_std": None, "test_ci": None},
         *[{"baseline": "chance", "metric": "accuracy", "split": "s", "folder": f, "test": 1 / 3, "test_std": None,
-           "test_ci": None} for f in ("r0", "r1", "r2", "ll")],
+           "test_ci": None} for f in ("r0", "r1", "r2", "ll", "small")],
     ]  # fmt: skip
-    (warning,) = below_chance_warnings(rows)  # the likelihood row's interval reaches chance: no warning
-    assert "15.6% ± 10.7 on random (3 seeds)" in warning and "below chance (33.3%)" in warning
+    sizes = {"r0": 100, "r1": 100, "r2": 100, "ll": 100, "small": 30}
+    # 0.30 of 100 (p = 0.27) and 0.2 of 30 (p = 0.09) are noise; 47 of 300 pooled is not
+    assert binom.cdf(6, 30, 1 / 3) > 0.05 and binom.cdf(30, 100, 1 / 3) > 0.05
+    (warning,) = below_chance_warnings(rows, sizes)
+    assert "15.6% ± 10.7 on random (3 seeds)" in warning and "below chance (33.3%; one-sided exact binomial" in warning
+    assert "47 of 300 test answers correct" in warning and "Holm-adjusted over 3 model rows" in warning
     assert "--group premise" in warning
-    aflite = {**rows[1], "split": "aflite", "folder": "af", "test_ci": (0.18, 0.29)}
-    (adversarial,) = below_chance_warnings([aflite, {**rows[2], "folder": "af"}])
-    assert "AFLite held out" in adversarial and "--group" not in adversarial
-    zero_shot = {**rows[1], "baseline": "lm-zero-shot", "test_ci": (0.28, 0.32)}
-    (untrained,) = below_chance_warnings([zero_shot, rows[5]])  # not trained on the split: no train-part cause
+    aflite = {**rows[1], "split": "aflite", "folder": "af", "test": 0.2}
+    (adversarial,) = below_chance_warnings([aflite, {**rows[3], "folder": "af"}], {"af": 300})
+    assert "AFLite held out" in adversarial and "--group" not in adversarial and "60 of 300" in adversarial
+    zero_shot = {**rows[1], "baseline": "lm-zero-shot", "folder": "z"}
+    (untrained,) = below_chance_warnings([zero_shot, {**rows[3], "folder": "z"}], {"z": 1000})
     assert "zero-shot model does not do the task" in untrained and "learns in train" not in untrained
+    assert below_chance_warnings([zero_shot, {**rows[3], "folder": "z"}], {"z": 30}) == []  # 9 of 30: noise
 
 
 @pytest.mark.long

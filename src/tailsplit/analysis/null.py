@@ -18,7 +18,7 @@ called a difference.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -117,6 +117,20 @@ def monte_carlo_p(observed: float, values: np.ndarray) -> float:
     return float((1 + np.sum(np.abs(values - center) >= distance - tolerance)) / (len(values) + 1))
 
 
+def holm_adjusted(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjustment of ``p_values`` (one family), in their order.
+
+    >>> holm_adjusted([0.01, 0.04, 0.03])
+    [0.03, 0.06, 0.06]
+    """
+    adjusted = [0.0] * len(p_values)
+    running = 0.0
+    for rank, i in enumerate(sorted(range(len(p_values)), key=lambda k: (p_values[k], k))):
+        running = max(running, min(1.0, (len(p_values) - rank) * p_values[i]))
+        adjusted[i] = running
+    return adjusted
+
+
 def holm(comparisons: list[NullComparison]) -> list[NullComparison]:
     """``comparisons`` with Holm-adjusted p-values over those that have one (the family).
 
@@ -126,11 +140,7 @@ def holm(comparisons: list[NullComparison]) -> list[NullComparison]:
     """
     tested = [i for i, c in enumerate(comparisons) if np.isfinite(c.p_value)]
     family = len(tested)
-    adjusted = dict.fromkeys(tested, float("nan"))
-    running = 0.0
-    for rank, i in enumerate(sorted(tested, key=lambda k: (comparisons[k].p_value, k))):
-        running = max(running, min(1.0, (family - rank) * comparisons[i].p_value))
-        adjusted[i] = running
+    adjusted = dict(zip(tested, holm_adjusted([comparisons[i].p_value for i in tested])))
     return [
         replace(c, p_holm=adjusted.get(i, float("nan")), family=family if i in adjusted else 0)
         for i, c in enumerate(comparisons)

@@ -14,6 +14,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from tailsplit.analysis.null import holm_adjusted
 from tailsplit.evaluation.baselines import BaselineResult
 
 REFERENCES = ("chance", "majority")
@@ -48,44 +49,62 @@ def predictions_jsonl(rows: Sequence[dict[str, Any]]) -> str:
     return "".join(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n" for row in rows)
 
 
-def below_chance_warnings(rows: Sequence[dict[str, Any]]) -> list[str]:
-    """A warning for every model row whose test accuracy lies below chance for its split —
-    beyond its interval where it has one — with the likely cause and the fix."""
+# A model row is flagged below chance when a one-sided exact binomial test of its correct test
+# answers against chance rejects at this level, Holm-adjusted over every model row tested.
+BELOW_CHANCE_ALPHA = 0.05
+
+
+def below_chance_warnings(rows: Sequence[dict[str, Any]], test_sizes: dict[str, int]) -> list[str]:
+    """A warning for every model row whose test accuracy is below chance for its split by a
+    stated test — one-sided exact binomial, its correct answers among its test examples
+    (``test_sizes``: folder → test examples; pooled random splits pooled) against chance,
+    Holm-adjusted over every model row tested, at 5% — with the likely cause and the fix."""
+    from scipy.stats import binom
+
     chance = {r["folder"]: r["test"] for r in rows if r["baseline"] == "chance"}
-    out = []
+    tested = []
     for row in rows:
         if row["baseline"] in REFERENCES or row["metric"] != "accuracy":
             continue
-        level = _chance_of(row, chance)
-        score = row["test"]
-        if level is None or score is None or not math.isfinite(score) or score >= level:
+        level, score = _chance_of(row, chance), row["test"]
+        n = sum(test_sizes.get(f.strip(), 0) for f in str(row["folder"]).split(","))
+        if level is None or score is None or not math.isfinite(score) or not n:
             continue
-        interval = row.get("test_ci")
-        if interval and interval[1] is not None and interval[1] >= level:
-            continue  # below chance, but not beyond its own interval
-        spread = f" ± {100 * row['test_std']:.1f}" if row.get("test_std") else ""
-        said = f"warning: {row['baseline']} scores {100 * score:.1f}%{spread} on {row['split']} ({row['folder']}), "
-        if row["baseline"] in ZERO_SHOT:  # learns nothing from train: no train-to-test association to blame
-            out.append(
-                said + f"below chance ({100 * level:.1f}%): this zero-shot model does not do the task on this split; "
-                "its labels' verbalisations are scored, and the most likely one is not the gold label more often "
-                "than a guess would be. Read it as 'at chance', not as a property of the split's train part."
-            )
-            continue
-        said += f"below chance ({100 * level:.1f}%): what it learns in train predicts the wrong label in test. "
-        if str(row["split"]).startswith("aflite"):
-            said += (
-                "The split was chosen to be so: AFLite held out what linear classifiers on sentence embeddings "
-                "predict wrongly, which makes it adversarial to such models."
-            )
-        else:
-            said += (
-                "The usual cause is a field shared across parts whose association with the label is reversed "
-                "there (SNLI premises recur with each of the three labels); keep such examples in one part with "
-                "--group FIELD (e.g. --group premise) and split again."
-            )
-        out.append(said)
-    return out
+        correct = round(score * n)
+        tested.append((row, level, correct, n, float(binom.cdf(correct, n, level))))
+    adjusted = holm_adjusted([p for *_, p in tested])
+    return [
+        _below_chance(row, level, correct, n, (p, p_holm, len(tested)))
+        for (row, level, correct, n, p), p_holm in zip(tested, adjusted)
+        if p_holm < BELOW_CHANCE_ALPHA
+    ]
+
+
+def _below_chance(row: dict[str, Any], level: float, correct: int, n: int, test: tuple[float, float, int]) -> str:
+    p, p_holm, family = test
+    spread = f" ± {100 * row['test_std']:.1f}" if row.get("test_std") else ""
+    said = (
+        f"warning: {row['baseline']} scores {100 * row['test']:.1f}%{spread} on {row['split']} ({row['folder']}), "
+        f"below chance ({100 * level:.1f}%; one-sided exact binomial test, {correct} of {n} test answers correct, "
+        f"p = {p:.2g}, Holm-adjusted over {family} model rows p = {p_holm:.2g}): "
+    )
+    if row["baseline"] in ZERO_SHOT:  # learns nothing from train: no train-to-test association to blame
+        return said + (
+            "this zero-shot model does not do the task on this split; its labels' verbalisations are scored, "
+            "and the most likely one is the gold label less often than a guess would be. Read it as a failure "
+            "of the prompt, not as a property of the split's train part."
+        )
+    said += "what it learns in train predicts the wrong label in test. "
+    if str(row["split"]).startswith("aflite"):
+        return said + (
+            "The split was chosen to be so: AFLite held out what linear classifiers on sentence embeddings "
+            "predict wrongly, which makes it adversarial to such models."
+        )
+    return said + (
+        "The usual cause is a field shared across parts whose association with the label is reversed "
+        "there (SNLI premises recur with each of the three labels); keep such examples in one part with "
+        "--group FIELD (e.g. --group premise) and split again."
+    )
 
 
 def _chance_of(row: dict[str, Any], chance: dict[str, float]) -> float | None:
