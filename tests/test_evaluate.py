@@ -94,6 +94,16 @@ def test_evaluate_command_writes_the_table_for_every_split(tmp_path: Path) -> No
     page = (tmp_path / "eval" / "report.html").read_text()
     assert "<table>" in page and page.count("<svg") == 1 and "<script" not in page
     assert f"{100 * length['test']:.1f}" in page
+    # what it found first, each conclusion with its test and interval, then the evidence
+    assert "<h1>Evaluation of 4 splits with tfidf</h1>" in page
+    order = [page.index(h) for h in ("<h1>", "<h2>Provenance", "<h2>Conclusions", "<h2>Scores", "<svg")]  # title first
+    assert order == sorted(order)
+    assert "tfidf: length (length) is harder than random" in page and "paired-bootstrap 95% interval" in page
+    assert "the random reference is not leakage-inflated" in page
+    text = (tmp_path / "eval" / "table.md").read_text()
+    assert text.startswith("# Evaluation of 4 splits with tfidf") and text.index("## Conclusions") < text.index(
+        "## Scores"
+    )
     bad = runner.invoke(app, ["evaluate", folders[0], "--baseline", "bert"])
     assert bad.exit_code == 2 and "baseline='bert' is not one of tfidf, tfidf-text, nn-sql" in bad.output
 
@@ -268,21 +278,36 @@ def test_conclusions_state_what_the_intervals_show() -> None:
         row("likelihood (kfold)", "kf", 0.01, (0.0, 0.03)),
         {**row("likelihood (prompted)", "ll", -0.5, (-0.6, -0.4)), "baseline": "majority"},  # a reference: no claim
     ]
-    found = conclusions(rows, {"ll": 1000, "len": 1000}, [])
+    found = conclusions(rows, {"ll": 1000, "len": 1000}, [], 0.05)
     assert [c.question for c in found] == [
         "likelihood (prompted) (ll) is harder than random",
         "likelihood (prompted, length-controlled) (len) is harder than random",
         "the reverse control holds: likelihood (prompted, reverse) (rev) is not harder than random",
         "likelihood (kfold) (kf) is harder than random",
+        "the random reference is not leakage-inflated",  # stated whenever random splits are present
     ]
-    assert [c.outcome for c in found] == ["demonstrated", "inconclusive", "demonstrated", "not demonstrated"]
+    assert [c.outcome for c in found] == ["demonstrated", "inconclusive", "demonstrated", "not demonstrated",
+                                          "demonstrated"]  # fmt: skip
     assert "n = 1000 test examples" in found[0].evidence and "[-11.0, -4.0]" in found[0].evidence
-    assert "includes 0" in found[1].evidence
-    harder_reverse = conclusions([rows[0], row("likelihood (prompted, reverse)", "rev", -0.1, (-0.15, -0.05))], {}, [])
+    assert "includes 0" in found[1].evidence and "threshold (5%)" in found[-1].evidence
+    harder_reverse = conclusions(
+        [rows[0], row("likelihood (prompted, reverse)", "rev", -0.1, (-0.15, -0.05))], {}, [], 0.05
+    )
     assert harder_reverse[0].outcome == "not demonstrated"
-    leaky = conclusions(rows[:2], {}, ["warning: random split r0: 5.6% ... inflates ..."])
+    leaky = conclusions(rows[:2], {}, ["warning: random split r0: 5.6% ... inflates ..."], 0.05)
     assert (
         leaky[-1].question == "the random reference is not leakage-inflated" and leaky[-1].outcome == "not demonstrated"
     )
     assert conclusions_markdown(found).startswith("## Conclusions")
-    assert conclusions([row("likelihood (prompted)", "ll", None, None)], {}, []) == []  # no random reference
+    # every split that is not random gets its conclusion: AFLite, length, template, TMCD
+    others = [row("aflite", "af", -0.092, (-0.184, -0.01)), row("length", "len", 0.01, (-0.02, 0.04)),
+              row("template", "tpl", -0.3, (-0.35, -0.25)), row("tmcd", "tm", 0.02, (0.005, 0.04))]  # fmt: skip
+    stated = {c.question: c.outcome for c in conclusions([rows[0], *others], {}, [], 0.05)}
+    assert stated == {
+        "aflite (af) is harder than random": "demonstrated",
+        "length (len) is harder than random": "inconclusive",
+        "template (tpl) is harder than random": "demonstrated",
+        "tmcd (tm) is harder than random": "not demonstrated",
+        "the random reference is not leakage-inflated": "demonstrated",
+    }
+    assert conclusions([row("likelihood (prompted)", "ll", None, None)], {}, [], 0.05) == []  # no random reference

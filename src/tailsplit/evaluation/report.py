@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tailsplit.evaluation.samples import REFERENCES
+from tailsplit.render import markdown_text
 from tailsplit.render.figures import Figure, pyplot, render_figure
 from tailsplit.render.pages import html_page
 
@@ -50,15 +51,33 @@ def evaluation_figures(rows: Sequence[dict[str, Any]]) -> dict[str, Figure]:
     return {f"Test scores, {b}": scores_figure(rows, b) for b in models}
 
 
-def evaluation_html(
-    rows: Sequence[dict[str, Any]],
-    markdown_table: str,
-    figures: dict[str, Figure],
-    provenance: dict[str, Any] | None = None,
+def evaluation_markdown(
+    rows: Sequence[dict[str, Any]], table: str, conclusions: str, warnings: Sequence[str], fairness: str
 ) -> str:
-    text = (
-        "# Evaluation\n\nTest score of a model trained on each split's train part; the random "
-        "splits pooled (mean ± std); difference and relative error increase against them; in brackets, "
-        "paired bootstrap 95% intervals.\n\n" + markdown_table
-    )
-    return html_page("tailsplit evaluation", text, figures, provenance)
+    """The evaluation as a reader meets it: a title naming the splits and models, the
+    conclusions (each with its test and interval), the warnings, the fairness table, then the
+    scores table the conclusions rest on."""
+    folders = {f.strip() for r in rows for f in str(r["folder"]).split(",")}
+    models = list(dict.fromkeys(str(r["baseline"]) for r in rows if r["baseline"] not in REFERENCES))
+    named = f"{len(folders)} split{'s' * (len(folders) != 1)} with {', '.join(models) or 'the references'}"
+    parts = [f"# Evaluation of {markdown_text(named)}", ""]
+    if conclusions:
+        parts += [conclusions]
+    if warnings:
+        parts += ["## Warnings", "", *[f"- {markdown_text(w)}" for w in warnings], ""]
+    if fairness:
+        parts += [fairness]
+    parts += [
+        "## Scores",
+        "",
+        "Test score of a model trained on each split's train part; the random splits pooled (mean ± std); "
+        "difference and relative error increase against them; in brackets, paired bootstrap 95% intervals.",
+        "",
+        table,
+    ]
+    return "\n".join(parts)
+
+
+def evaluation_html(body: str, figures: dict[str, Figure], provenance: dict[str, Any] | None = None) -> str:
+    """``report.html``: the evaluation's Markdown (:func:`evaluation_markdown`) and its charts."""
+    return html_page("tailsplit evaluation", body, figures, provenance)

@@ -146,7 +146,7 @@ def _findings(
     rows = table_rows(scores)
     warnings = leakage_warnings(scores, leakage, config.leakage_threshold, data_text=_text_field(folders))
     test_sizes = {Path(d["folder"]).name: d["sizes"][2] for d in details if d.get("sizes")}
-    found = conclusions(rows, test_sizes, [w for w in warnings if "inflates" in w])
+    found = conclusions(rows, test_sizes, [w for w in warnings if "inflates" in w], config.leakage_threshold)
     warnings += below_chance_warnings(rows, test_sizes)
     fair = fairness(
         scores,

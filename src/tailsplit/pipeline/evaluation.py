@@ -15,14 +15,13 @@ from tailsplit.config import EvaluateConfig
 from tailsplit.errors import MissingDependencyError
 from tailsplit.evaluation.conclusions import Conclusion, conclusions_markdown
 from tailsplit.evaluation.fairness import Fairness, fairness_csv, fairness_markdown
-from tailsplit.evaluation.report import evaluation_figures, evaluation_html
+from tailsplit.evaluation.report import evaluation_figures, evaluation_html, evaluation_markdown
 from tailsplit.evaluation.samples import predictions_jsonl
 from tailsplit.evaluation.table import table_csv, table_latex, table_markdown
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.outputs import check_output_folder
 from tailsplit.io.values import strict_json
 from tailsplit.pipeline.manifest import command_provenance, write_outputs
-from tailsplit.render import markdown_text
 from tailsplit.render.figures import figure_files
 from tailsplit.render.provenance import with_provenance
 
@@ -113,21 +112,15 @@ def _write_evaluation(
     found = [Conclusion(**c) for c in result["conclusions"]]
     fair = None if result["fairness"] is None else Fairness.from_dict(result["fairness"])
     fairness_text = fairness_markdown(fair)
-    table = (
-        table_markdown(rows)
-        + "".join(f"\n{markdown_text(w)}\n" for w in warnings)
-        + "\n"
-        + conclusions_markdown(found)
-        + ("\n" + fairness_text if fair else "")
-    )
+    body = evaluation_markdown(rows, table_markdown(rows), conclusions_markdown(found), warnings, fairness_text)
     outputs: dict[str, str | bytes] = {
         "evaluation.json": strict_json(result),
-        "table.md": with_provenance(table, provenance),
+        "table.md": with_provenance(body, provenance),
         "table.csv": table_csv(rows),
         "table.tex": table_latex(rows),
         **({"fairness.md": with_provenance(fairness_text, provenance)} if fair else {}),
         **({"fairness.csv": fairness_csv(fair)} if fair else {}),
-        **_html_report(rows, provenance, fairness_text),
+        **_html_report(rows, provenance, body),
         **({"predictions.jsonl": predictions_jsonl(predictions)} if predictions else {}),
         **files,
     }
@@ -135,17 +128,13 @@ def _write_evaluation(
     return list(manifest["outputs"])
 
 
-def _html_report(rows: list[dict[str, Any]], provenance: dict[str, Any], extra: str = "") -> dict[str, str | bytes]:
-    """``report.html`` and its figures as files, when the analysis extra (matplotlib, markdown) is installed."""
+def _html_report(rows: list[dict[str, Any]], provenance: dict[str, Any], body: str) -> dict[str, str | bytes]:
+    """``report.html`` (the same text as ``table.md``, with the charts) and its figures as files,
+    when the analysis extra (matplotlib, markdown) is installed."""
     if not rows:
         return {}
     try:
         figures = evaluation_figures(rows)
-        return {
-            "report.html": evaluation_html(
-                rows, table_markdown(rows) + ("\n" + extra if extra else ""), figures, provenance
-            ),
-            **figure_files(figures),
-        }
+        return {"report.html": evaluation_html(body, figures, provenance), **figure_files(figures)}
     except MissingDependencyError:
         return {}

@@ -30,7 +30,8 @@ figcaption{font-size:.9em;color:#555}
 def html_page(
     title: str, markdown_text: str, figures: dict[str, Figure], provenance: dict[str, Any] | None = None
 ) -> str:
-    """A self-contained page: the provenance header, the Markdown, then the figures (inline SVG, no scripts)."""
+    """A self-contained page: the Markdown's title, the provenance header, the rest of the
+    Markdown, then the figures (inline SVG, no scripts)."""
     try:
         import markdown
     except ImportError:
@@ -40,9 +41,13 @@ def html_page(
         for caption, figure in figures.items()
     )
     header = "" if provenance is None else provenance_html(provenance)
+    title_line, rest = ("", markdown_text)
+    if markdown_text.startswith("# "):
+        title_line, _, rest = markdown_text.partition("\n")
     body = (
-        header
-        + markdown.markdown(markdown_text, extensions=["tables"])
+        (markdown.markdown(title_line) if title_line else "")
+        + header
+        + markdown.markdown(rest, extensions=["tables"])
         + (f'<h2>Figures</h2><div class="figures">{figure_html}</div>' if figures else "")
     )
     return (
