@@ -117,7 +117,9 @@ def test_evaluate_report_has_provenance_and_latex(split: Path, tmp_path: Path, s
     out = tmp_path / "eval"
     result = runner.invoke(app, ["evaluate", str(split), str(rand), "--out", str(out)])
     assert result.exit_code == 0, result.output
-    assert (out / "table.md").read_text().startswith("# Evaluation of 2 splits with tfidf, tfidf-text\n\n**Provenance**")
+    assert (
+        (out / "table.md").read_text().startswith("# Evaluation of 2 splits with tfidf, tfidf-text\n\n**Provenance**")
+    )
     assert "\\toprule" in (out / "table.tex").read_text()
     assert "Provenance" in (out / "report.html").read_text()
     assert any(
