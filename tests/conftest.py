@@ -401,3 +401,13 @@ def blocks(language: str, paths: list[Path] | None = None) -> list[str]:
 def shell_lines(block: str) -> list[str]:
     """The lines of a shell block, a line continued with a backslash joined to the next."""
     return re.sub(r"\\\n\s*", " ", block).splitlines()
+
+
+def assert_same_output(python: Path, cli: Path) -> None:
+    """The file a Python call wrote is the command line's, but for the command the command line
+    records in a report's provenance (``tailsplit …`` as typed; a Python call records no command:
+    its configuration is the record)."""
+    typed = re.compile(
+        rb"^- command: `tailsplit [^\n]*\n|<tr><th>command</th><td><code>tailsplit .*?</code></td></tr>", re.M
+    )
+    assert python.read_bytes() == typed.sub(b"", cli.read_bytes()), cli.name

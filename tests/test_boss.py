@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import nli_pairs, write_jsonl
+from conftest import assert_same_output, nli_pairs, write_jsonl
 from typer.testing import CliRunner
 
 import tailsplit
@@ -160,7 +160,7 @@ def test_ood_rank_trains_the_task_model_and_curve_points_equal_its_accuracies(
     )  # fmt: skip
     assert [d["name"] for d in by_python["decisions"]] == [d["name"] for d in ood["decisions"]]
     for name in ("ood.json", "report.md"):
-        assert (tmp_path / "python" / "again" / name).read_bytes() == (tmp_path / "again" / name).read_bytes(), name
+        assert_same_output(tmp_path / "python" / "again" / name, tmp_path / "again" / name)
     # the curve's last checkpoint is the model ood-rank evaluated (same data, recipe and steps)
     curve = runner.invoke(
         app,

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import gzip
 import json
-import re
 import sys
 import types
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLE
+from conftest import SAMPLE, assert_same_output
 from typer.testing import CliRunner
 
 import tailsplit
@@ -21,16 +20,6 @@ from tailsplit.errors import ConfigError
 from tailsplit.progress import in_notebook, watched
 
 ROWS = 150
-
-
-def assert_same_output(python: Path, cli: Path) -> None:
-    """The file a Python call wrote is the command line's, but for the command the command line
-    records in a report's provenance (``tailsplit …`` as typed; a Python call records no command:
-    its configuration is the record)."""
-    typed = re.compile(
-        rb"^- command: `tailsplit [^\n]*\n|<tr><th>command</th><td><code>tailsplit .*?</code></td></tr>", re.M
-    )
-    assert python.read_bytes() == typed.sub(b"", cli.read_bytes()), cli.name
 
 
 @pytest.fixture(scope="module")
