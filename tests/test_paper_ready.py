@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import external_tool, nli_pairs, write_jsonl
+from conftest import ROOT_DIR, external_tool, nli_pairs, write_jsonl
 from typer.testing import CliRunner
 
 from tailsplit.cli import app
@@ -140,33 +140,44 @@ def test_every_generated_latex_table_compiles_with_pdflatex(tmp_path: Path) -> N
     for i, r in enumerate(rows):
         r["label"] = ["entailment ≥ 1", "neutral_é", "contradiction 中 [x]"][i % 3]
     data = write_jsonl(tmp_path / "d.jsonl", rows)
-    common = ["--text", "hypothesis", "--label", "label", "--null-splits", "20", "--no-syntax"]
-    for name, seed in (("r0", "0"), ("r1", "1"), ("len", None)):
-        extra = ["--splitter", "random", "--seed", seed] if seed else ["--splitter", "length"]
+    common = ["--text", "hypothesis", "--label", "label", "--null-splits", "20"]
+    for name, extra in (("r0", ["--splitter", "random", "--seed", "0", "--no-syntax"]),
+                        ("r1", ["--splitter", "random", "--seed", "1", "--no-syntax"]),
+                        ("len", ["--splitter", "length"])):  # fmt: skip  # the length split parses (spaCy's version)
         result = runner.invoke(app, ["split", str(data), *common, *extra, "--out", str(tmp_path / name)])
         assert result.exit_code == 0, result.output
+    spider = ["split", str(ROOT_DIR / "examples" / "data" / "spider_dev.jsonl.gz"), "--text", "question", "--program", "query",
+              "--splitter", "tmcd", "--dev-size", "60", "--test-size", "60", "--null-splits", "20", "--no-syntax"]  # fmt: skip
+    result = runner.invoke(app, [*spider, "--out", str(tmp_path / "spider")])
+    assert result.exit_code == 0, result.output
     result = runner.invoke(app, ["evaluate", str(tmp_path / "r0"), str(tmp_path / "r1"), str(tmp_path / "len"),
                                  "--baseline", "tfidf", "--out", str(tmp_path / "ev")])  # fmt: skip
     assert result.exit_code == 0, result.output
-    tables = [*sorted((tmp_path / "len" / "tables").glob("*.tex")), tmp_path / "ev" / "table.tex"]
-    assert len(tables) == 3
+    tables = [*sorted((tmp_path / "len" / "tables").glob("*.tex")), *sorted((tmp_path / "spider" / "tables").glob("*.tex")),
+              tmp_path / "ev" / "table.tex"]  # fmt: skip
+    assert len(tables) == 5
+    evaluation = (tmp_path / "ev" / "table.tex").read_text(encoding="utf-8")
+    assert "folder" not in evaluation and "$-$" in evaluation + (tmp_path / "len" / "tables" / "parts.tex").read_text()
+    against = (tmp_path / "len" / "tables" / "against-random-splits.tex").read_text(encoding="utf-8")
+    assert "spaCy" in against.split("\\caption")[1] and "spaCy" not in against.split("\\caption")[0]  # in the caption
     for table in tables:
         text = table.read_text(encoding="utf-8")
         assert "nan" not in text and "≥" not in text and "\\label{tab:" in text
-        doc = tmp_path / f"doc-{table.stem}.tex"
-        doc.write_text(
-            "\\documentclass[twocolumn]{article}\n\\usepackage{booktabs}\n\\begin{document}\n"
-            f"\\input{{{table.as_posix()}}}\n\\end{{document}}\n",
-            encoding="utf-8",
-        )
-        done = subprocess.run(
-            [latex, "-interaction=nonstopmode", "-halt-on-error", doc.name],
-            cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
-        )  # fmt: skip
-        assert done.returncode == 0, (table.name, done.stdout[-1500:])
-        assert (tmp_path / f"doc-{table.stem}.pdf").stat().st_size > 0
-        log = (tmp_path / f"doc-{table.stem}.log").read_text(encoding="utf-8", errors="replace")
-        assert "Overfull \\hbox" not in log, (table.name, text)  # fits its column, or spans both (table*)
+        for columns in ("twocolumn", "onecolumn"):  # an ACL/EMNLP page, and a one-column one
+            doc = tmp_path / f"doc-{table.parent.parent.name}-{table.stem}-{columns}.tex"
+            doc.write_text(
+                f"\\documentclass[{columns}]{{article}}\n\\usepackage{{booktabs}}\n\\begin{{document}}\n"
+                f"\\input{{{table.as_posix()}}}\n\\end{{document}}\n",
+                encoding="utf-8",
+            )
+            done = subprocess.run(
+                [latex, "-interaction=nonstopmode", "-halt-on-error", doc.name],
+                cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
+            )  # fmt: skip
+            assert done.returncode == 0, (doc.name, done.stdout[-1500:])
+            assert doc.with_suffix(".pdf").stat().st_size > 0
+            log = doc.with_suffix(".log").read_text(encoding="utf-8", errors="replace")
+            assert "Overfull \\hbox" not in log, (doc.name, text)  # fits its column, or spans both (table*)
 
 
 def test_export_hf_keeps_the_inputs_class_labels(tmp_path: Path) -> None:

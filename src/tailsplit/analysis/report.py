@@ -8,6 +8,7 @@ HTML page has no scripts and no external resources; figures are inline SVG.
 from __future__ import annotations
 
 import html
+import re
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -230,8 +231,10 @@ def analysis_tables(analysis: SplitAnalysis) -> dict[str, str]:
             latex_header = ["statistic", *[row[0] for row in rows]]
             latex_rows = [[h, *[_lines(row[i]) for row in rows]] for i, h in enumerate(header) if i]
             files[f"tables/{name}.tex"] = latex_table(latex_header, latex_rows, caption, name)
-        else:
-            files[f"tables/{name}.tex"] = latex_table(header, rows, caption, name)
+        else:  # the verdict is the Holm p and its star, said in the caption (a column of sentences did not fit a page)
+            rows, caption = _versions_in_caption([row[:-1] for row in rows], caption)
+            caption += f" *: Holm-adjusted two-sided Monte Carlo p ≤ {ALPHA:g} (the split differs from random splits)."
+            files[f"tables/{name}.tex"] = latex_table(header[:-1], rows, caption, name)
         files[f"tables/{name}.csv"] = csv_table(*csv_rows[name])  # numbers as numbers, units in the header
     return files
 
@@ -360,3 +363,24 @@ def render_html(
         f"<title>Split analysis: {html.escape(analysis.name)}</title><style>{STYLE}</style></head>"
         f"<body><main>{body}</main></body></html>\n"
     )
+
+
+_VERSIONED = re.compile(r"^(.*?) \((\S+ [\d.]+ \(spaCy [^)]*\))\)$")
+
+
+def _versions_in_caption(rows: list[list[str]], caption: str) -> tuple[list[list[str]], str]:
+    """A paper table's statistics without the tool versions in their names (a version string
+    widened its column past the page); the versions said once, in the caption.
+
+    >>> _versions_in_caption([["mean depth (en_core_web_sm 3.8.0 (spaCy 3.8.7))", "1"]], "Cap.")
+    ([['mean depth', '1']], 'Cap. Parsed with en_core_web_sm 3.8.0 (spaCy 3.8.7).')
+    """
+    notes, out = [], []
+    for row in rows:
+        found = _VERSIONED.match(row[0])
+        if found:
+            row = [found.group(1), *row[1:]]
+            notes.append(found.group(2))
+        out.append(row)
+    said = "".join(f" Parsed with {note}." for note in dict.fromkeys(notes))
+    return out, caption + said

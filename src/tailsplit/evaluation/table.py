@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -167,13 +168,21 @@ TABLE_HEADER = ["baseline", "split", "folder", "test [95% CI]", "Δ vs random [9
 def table_latex(rows: Sequence[dict[str, Any]]) -> str:
     """The table for a paper (``booktabs``), with the same cells as the Markdown table."""
 
-    cells = [[f"{r['baseline']} ({r['metric']})", r["split"], r["folder"], *_number_cells(r)] for r in rows]
-    header = [h.replace("Δ", "difference") for h in TABLE_HEADER]
+    named = Counter((r["baseline"], r["split"]) for r in rows)
+    cells = [
+        [
+            f"{r['baseline']} ({r['metric']})",
+            r["split"] if named[r["baseline"], r["split"]] == 1 else f"{r['split']}, {r['folder']}",
+            *_number_cells(r),
+        ]
+        for r in rows
+    ]  # no folder column: a split is named by its kind (and its folder only where two share a kind)
+    header = [h.replace("Δ", "difference") for h in TABLE_HEADER if h != "folder"]
     caption = (
         "Test score of a model trained on each split's train part; random splits pooled (mean ± std); "
         "brackets: paired bootstrap 95% intervals."
     )
-    return latex_table(header, cells, caption, "evaluation", align="lllrrr")
+    return latex_table(header, cells, caption, "evaluation", align="llrrr")
 
 
 def _number_cells(r: dict[str, Any]) -> list[str]:

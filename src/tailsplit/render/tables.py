@@ -4,21 +4,21 @@ Every ``.tex`` table compiles with pdflatex in a minimal ``article`` with ``book
 text is escaped, symbols pdflatex does not know as text (``≥``, ``±``, Greek letters) become
 math, other characters outside what pdflatex's default UTF-8 input sets up are written as
 ``[U+4E2D]`` (the code point), missing values (``nan``, ``-``, empty) as an en dash; columns whose cells are
-all numbers are right-aligned, text columns of long cells wrap; the label comes from the
+all numbers are right-aligned, text columns of long cells wrap (ragged right, narrowed so
+that the table fits a one-column page); a minus sign is set as one; the label comes from the
 file name; a table too wide for one column of a two-column paper spans both (``table*``).
 
 >>> print(latex_table(["split", "acc."], [["random", "79.9"], ["likelihood_50%", "nan"]], "Test accuracy.", "acc"))
 \\begin{table}[t]
 \\centering
 \\footnotesize
-\\sloppy
 \\setlength{\\tabcolsep}{4pt}
 \\begin{tabular}{lr}
 \\toprule
-split & acc. \\\\
+split & acc. \\tabularnewline
 \\midrule
-random & 79.9 \\\\
-likelihood\\_50\\% & -- \\\\
+random & 79.9 \\tabularnewline
+likelihood\\_50\\% & -- \\tabularnewline
 \\bottomrule
 \\end{tabular}
 \\caption{Test accuracy.}
@@ -78,10 +78,23 @@ def latex_escape(text: Any) -> str:
     return "".join(map(_char, str(text)))
 
 
+# A minus sign before a number (``-5.0``, ``[-22.6, ...``): typeset as a minus, not a hyphen.
+_NEGATIVE = re.compile(r"(?<![\w.])-(?=\d)")
+
+
 def _cell(value: Any) -> str:
     if isinstance(value, (list, tuple)):  # lines in one cell (of a p{} column)
-        return r" \newline ".join(latex_escape(item) for item in value) if value else "--"
-    return "--" if str(value).strip() in _MISSING else latex_escape(value)
+        return r" \newline ".join(_minus(latex_escape(item)) for item in value) if value else "--"
+    return "--" if str(value).strip() in _MISSING else _minus(latex_escape(value))
+
+
+def _minus(text: str) -> str:
+    r"""``text`` with each hyphen that starts a number typeset as a minus sign.
+
+    >>> _minus("-5.0 [-22.6, +12.5]"), _minus("bi-gram 3-4")
+    ('$-$5.0 [$-$22.6, +12.5]', 'bi-gram 3-4')
+    """
+    return _NEGATIVE.sub("$-$", text)
 
 
 def _numeric(cells: Sequence[Any]) -> bool:
@@ -103,7 +116,8 @@ def _header(text: str, width: int = 14) -> str:
 
 
 _WRAP_CHARS = 20  # a text column of longer cells wraps at about this many characters
-_COLUMN_CHARS = 62  # what fits across one column of a two-column paper at \\footnotesize
+# What fits across one column of a two-column paper at \\footnotesize, in em (229 pt, 28.7 em, less a margin).
+_COLUMN_EMS = 27
 
 
 def _width(value: Any) -> int:
@@ -111,34 +125,69 @@ def _width(value: Any) -> int:
     return max((len(str(item)) for item in items), default=0)
 
 
+# What a table may span, in em at \\footnotesize: a one-column article's text (345 pt, 43 em),
+# less a margin (2 em: an em is not quite a column's share); a table* of a two-column page has more.
+_PAGE_EMS = 39
+
+
+def _wrapped_widths(chars: Sequence[int], wraps: Sequence[bool]) -> list[float]:
+    """Each wrapped column's width in em (half its characters, at most ``_WRAP_CHARS``),
+    narrowed alike where they would not leave the table within :data:`_PAGE_EMS` (each
+    column also takes 1 em of separation; a column of numbers about half an em a character).
+
+    >>> _wrapped_widths([30, 30, 30, 30], [True] * 4), _wrapped_widths([30, 8], [True, False])
+    ([8.75, 8.75, 8.75, 8.75], [10.0, 0])
+    """
+    fixed = sum(1 + (0 if wrap else n / 2) for n, wrap in zip(chars, wraps))
+    wanted = [min(n, _WRAP_CHARS) / 2 if wrap else 0 for n, wrap in zip(chars, wraps)]
+    room = _PAGE_EMS - fixed
+    if not any(wraps):
+        return [0.0] * len(wraps)
+    factor = 1.0 if sum(wanted) <= room else max(room, 0.0) / sum(wanted)
+    return [max(4.0, round(w * factor * 4) / 4) if w else 0 for w in wanted]
+
+
+def _span(chars: Sequence[int], widths: Sequence[float], wraps: Sequence[bool]) -> float:
+    """A table's estimated width in em: its wrapped columns' widths, half an em a character of
+    the others, an em of separation per column."""
+    return sum(1 + (w if wrap else n / 2) for n, w, wrap in zip(chars, widths, wraps))
+
+
 def latex_table(
     header: Sequence[str], rows: Sequence[Sequence[Any]], caption: str, label: str, align: str | None = None
 ) -> str:
     """A ``booktabs`` table (``\\usepackage{booktabs}``) labelled ``tab:<label>``; every cell
-    is escaped (a list becomes lines in its cell); numeric columns right-aligned unless
-    ``align`` says otherwise; text columns of long cells wrap (``p{}``); a table whose
-    estimated width exceeds a column spans both (``table*``)."""
+    is escaped (a list becomes lines in its cell) and a number's minus sign set as one;
+    numeric columns right-aligned unless ``align`` says otherwise; text columns of long cells
+    wrap, ragged right (``p{}``); a table whose estimated width exceeds a column spans both
+    (``table*``)."""
     columns = list(zip(*rows)) if rows else [()] * len(header)
     kinds = align or "".join("r" if _numeric(c) else "l" for c in columns)
     chars = [max([_width(c) for c in column] + [min(len(h), 14)]) for column, h in zip(columns, header)]
     listed = [any(isinstance(c, (list, tuple)) for c in column) for column in columns]
-    spec = "".join(
-        rf"p{{{min(n, _WRAP_CHARS) / 2:g}em}}" if (k == "l" and n > _WRAP_CHARS) or stacked else k
-        for k, n, stacked in zip(kinds, chars, listed)
-    )
-    estimate = sum(min(n, _WRAP_CHARS) + 2 for n in chars)
-    env = "table*" if estimate > _COLUMN_CHARS else "table"
+    wraps = [(k == "l" and n > _WRAP_CHARS) or stacked for k, n, stacked in zip(kinds, chars, listed)]
+    widths = _wrapped_widths(chars, wraps)
+    if _span(chars, widths, wraps) > _PAGE_EMS:  # too wide for a one-column page: shorter text wraps too
+        wraps = [wrap or (k == "l" and n > 8) for k, n, wrap in zip(kinds, chars, wraps)]
+        widths = _wrapped_widths(chars, wraps)
+    spec = "".join(rf"p{{{w:g}em}}" if wrap else k for k, w, wrap in zip(kinds, widths, wraps))
+    env = "table*" if _span(chars, widths, wraps) > _COLUMN_EMS else "table"
+    wrapped = [s.startswith("p") for s in re.findall(r"p\{[^}]*\}|[lrc]", spec)]
     lines = [
         rf"\begin{{{env}}}[t]",
         r"\centering",
         r"\footnotesize",
-        r"\sloppy",  # wrapped cells stretch their spaces rather than overflow the column
         r"\setlength{\tabcolsep}{4pt}",
         rf"\begin{{tabular}}{{{spec}}}",
         r"\toprule",
-        " & ".join(_header(h) for h in header) + r" \\",
+        # rows end with \tabularnewline: a wrapped cell is ragged right (\raggedright), which
+        # would take a \\ ending its row for a line break of its own
+        " & ".join(_header(h) for h in header) + r" \tabularnewline",
         r"\midrule",
-        *[" & ".join(_cell(c) for c in row) + r" \\" for row in rows],
+        *[
+            " & ".join((r"\raggedright " if w else "") + _cell(c) for c, w in zip(row, wrapped)) + r" \tabularnewline"
+            for row in rows
+        ],
         r"\bottomrule",
         r"\end{tabular}",
         rf"\caption{{{latex_escape(caption)}}}",
