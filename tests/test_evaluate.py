@@ -90,7 +90,8 @@ def test_evaluate_command_writes_the_table_for_every_split(tmp_path: Path) -> No
     length = report["table"][1]
     assert length["difference"] == pytest.approx(length["test"] - report["table"][0]["test"])
     table = list(csv.DictReader(io.StringIO((tmp_path / "eval" / "table.csv").read_text())))
-    assert table[1]["split"] == "length" and float(table[1]["test"]) == pytest.approx(length["test"])
+    assert table[1]["split"] == "length" and float(table[1]["test (%)"]) == pytest.approx(100 * length["test"])
+    assert float(table[1]["difference vs random (pp)"]) == pytest.approx(100 * length["difference"], abs=1e-4)
     page = (tmp_path / "eval" / "report.html").read_text()
     assert "<table>" in page and page.count("<svg") == 1 and "<script" not in page
     assert f"{100 * length['test']:.1f}" in page

@@ -180,7 +180,7 @@ def test_outputs_keep_folder_names_inert() -> None:
     assert len({line.count(" | ") for line in table_lines}) == 1  # no cell broke the table
     assert result is not None
     rows = list(csv.DictReader(io.StringIO(fairness_csv(result))))
-    assert rows[1]["folder"] == hostile and float(rows[1]["gap_encoder"]) == pytest.approx(0.1)
+    assert rows[1]["folder"] == hostile and float(rows[1]["gap_encoder (pp)"]) == pytest.approx(10)
     console = fairness_console(result.as_dict())
     assert hostile in console and "fairness: lm: likelihood (prompted)" in console
 

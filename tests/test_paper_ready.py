@@ -99,8 +99,13 @@ def test_csv_tables_hold_numbers_one_quantity_per_column_with_units(tmp_path: Pa
     numeric = parts.drop(columns=["part"]).dropna(axis=1, how="all")
     assert all(pd.api.types.is_numeric_dtype(t) for t in numeric.dtypes), numeric.dtypes
     null = pd.read_csv(tmp_path / "o" / "tables" / "against-random-splits.csv")
-    quantities = null.drop(columns=["statistic", "name", "unit", "verdict"]).dropna(axis=1, how="all")
+    quantities = null.drop(columns=["statistic", "name", "unit", "verdict", "differs (Holm p <= 0.05)"]).dropna(
+        axis=1, how="all"
+    )
     assert all(pd.api.types.is_numeric_dtype(t) for t in quantities.dtypes), quantities.dtypes
+    assert {"p (two-sided Monte Carlo)", "p (Holm-adjusted over the family)", "differs (Holm p <= 0.05)"} <= set(null)
+    assert (null["p (Holm-adjusted over the family)"] >= null["p (two-sided Monte Carlo)"]).all()
+    assert set(null["differs (Holm p <= 0.05)"]) <= {"yes", "no"}
     words = null.set_index("name").loc["mean_words"]
     assert words["observed"] > words["random splits: mean"] and words["random splits (n)"] == 20
     assert null.loc[null["name"] == "rare_word_fraction", "unit"].item() == "%"

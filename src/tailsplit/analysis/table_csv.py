@@ -57,7 +57,9 @@ def null_csv_rows(null: Sequence[NullComparison], is_share: Any) -> tuple[list[s
     statistics are shares (written in percent)."""
     header = [
         "statistic", "name", "unit", "observed", "random splits: mean", "random splits: sd", "random splits: min",
-        "random splits: max", "random splits (n)", "percentile (% of random splits below)", "z", "verdict",
+        "random splits: max", "random splits (n)", "percentile (% of random splits below)", "z",
+        "p (two-sided Monte Carlo)", "p (Holm-adjusted over the family)", "family (statistics tested)",
+        "differs (Holm p <= 0.05)", "verdict",
     ]  # fmt: skip
     rows = []
     for c in null:
@@ -69,7 +71,8 @@ def null_csv_rows(null: Sequence[NullComparison], is_share: Any) -> tuple[list[s
                 _number(scale * c.null_mean), _number(scale * c.null_std),
                 _number(scale * float(values.min())) if len(values) else "",
                 _number(scale * float(values.max())) if len(values) else "", len(values), _number(c.percentile, 3),
-                _number(c.z_score, 4), c.verdict(),
+                _number(c.z_score, 4), _number(c.p_value), _number(c.p_holm), c.family or "",
+                "yes" if c.differs else "no", c.verdict(),
             ]
         )  # fmt: skip
     return header, rows

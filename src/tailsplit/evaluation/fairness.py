@@ -390,19 +390,27 @@ def fairness_markdown(result: Fairness | None) -> str:
 
 
 def fairness_csv(result: Fairness) -> str:
+    """``fairness.csv``: accuracies and agreement in percent, gaps and their changes in
+    percentage points (as every tailsplit CSV gives a share; the unit in the header)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     others = [m for m in result.models if m != result.scoring_model]
+    gap_columns = (
+        "gap_{} (pp)",
+        "gap_change_{} (pp)",
+        "gap_change_{}, 95% CI low (pp)",
+        "gap_change_{}, 95% CI high (pp)",
+    )
     writer.writerow(
         [
             "split",
             "folder",
-            *[f"accuracy_{m}" for m in result.models],
-            *[f"{k}_{m}" for m in others for k in ("gap", "gap_change", "gap_change_ci_low", "gap_change_ci_high")],
-            "agreement",
-            "agreement_change",
-            "agreement_change_ci_low",
-            "agreement_change_ci_high",
+            *[f"accuracy_{m} (%)" for m in result.models],
+            *[column.format(m) for m in others for column in gap_columns],
+            "agreement (%)",
+            "agreement_change (pp)",
+            "agreement_change, 95% CI low (pp)",
+            "agreement_change, 95% CI high (pp)",
         ]
     )
     for row in result.rows:
@@ -417,6 +425,7 @@ def fairness_csv(result: Fairness) -> str:
 
 
 def _cell(value: Any) -> Any:
+    """A share as percent (or percentage points); empty where missing."""
     if value is None:
         return ""
-    return f"{value:.6f}" if isinstance(value, float) else value
+    return f"{100 * value:.4f}" if isinstance(value, float) else value

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -208,33 +209,34 @@ def table_markdown(rows: Sequence[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+# table.csv's columns: (header, row key, scale). Scores and their intervals in percent,
+# differences in percentage points, as every tailsplit CSV gives a share (the unit in the header).
+CSV_COLUMNS = [
+    ("baseline", "baseline", None), ("metric", "metric", None), ("split", "split", None), ("folder", "folder", None),
+    ("test (%)", "test", 100), ("test, sd over random splits (pp)", "test_std", 100),
+    ("difference vs random (pp)", "difference", 100), ("relative error increase (%)", "relative_error_increase", 100),
+    ("test, 95% CI low (%)", "test_ci_low", 100), ("test, 95% CI high (%)", "test_ci_high", 100),
+    ("difference, 95% CI low (pp)", "difference_ci_low", 100), ("difference, 95% CI high (pp)", "difference_ci_high", 100),
+]  # fmt: skip
+
+
 def table_csv(rows: Sequence[dict[str, Any]]) -> str:
+    """``table.csv``: the table's numbers as numbers, in percent (differences in percentage
+    points), one column per quantity with its unit in the header; an empty cell where missing."""
     out = io.StringIO()
-    writer = csv.DictWriter(
-        out,
-        fieldnames=[
-            "baseline",
-            "metric",
-            "split",
-            "folder",
-            "test",
-            "test_std",
-            "difference",
-            "relative_error_increase",
-            "test_ci_low",
-            "test_ci_high",
-            "difference_ci_low",
-            "difference_ci_high",
-        ],
-        lineterminator="\n",
-    )
-    writer.writeheader()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([header for header, _, _ in CSV_COLUMNS])
     for r in rows:
         flat = {k: v for k, v in r.items() if k not in ("test_ci", "difference_ci")}
         for name in ("test_ci", "difference_ci"):
-            bounds = r.get(name) or (None, None)
-            flat[f"{name}_low"], flat[f"{name}_high"] = bounds
-        writer.writerow(
-            {k: (f"{v:.6f}" if isinstance(v, float) else ("" if v is None else v)) for k, v in flat.items()}
-        )
+            flat[f"{name}_low"], flat[f"{name}_high"] = r.get(name) or (None, None)
+        writer.writerow([_csv_value(flat.get(key), scale) for _, key, scale in CSV_COLUMNS])
     return out.getvalue()
+
+
+def _csv_value(value: Any, scale: int | None) -> Any:
+    if value is None:
+        return ""
+    if scale is not None and isinstance(value, (int, float)):
+        return f"{scale * value:.4f}" if math.isfinite(value) else ""
+    return value
