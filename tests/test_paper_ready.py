@@ -314,3 +314,26 @@ def test_python_errors_name_keyword_arguments_and_the_command_line_names_flags(t
         app, ["run", str(data), "--text", "hypothesis", "--template", "snli", "--out", str(tmp_path / "o")]
     )
     assert cli.exit_code == 2 and "--context" in cli.output, cli.output
+
+
+def test_the_null_figure_draws_only_statistics_that_vary_and_names_the_constant_ones(tmp_path: Path) -> None:
+    """A statistic constant across random splits is a bar at one value: it is named in the
+    caption instead of drawn, and share statistics' ticks read in percent."""
+    from dataclasses import replace
+
+    from test_verdicts import analyse, load_sample
+
+    from tailsplit.analysis import plots
+
+    pytest.importorskip("wordfreq")
+    sample = load_sample()
+    analysis = analyse(sample, sample["parts"], 0)
+    drawn, constant = plots.varying(analysis)
+    assert len(drawn) == 13 and constant == []
+    flat = type(analysis.null[0]).of(analysis.null[0].name, analysis.null[0].description, 3.0, np.full(50, 3.0))
+    steady = replace(analysis, null=[*analysis.null[1:], flat])
+    drawn, constant = plots.varying(steady)
+    assert constant == [flat] and flat not in drawn
+    (caption,) = [c for c in plots.analysis_figures(steady) if c.startswith("Evaluation statistics")]
+    assert caption.endswith("constant across random splits, not drawn: " + flat.description)
+    assert plots.null_grid(steady).svg.count('<g id="axes_') == 12  # twelve panels in four full rows

@@ -99,6 +99,17 @@ class NullComparison:
 
 
 ALPHA = 0.05  # family-wise error rate of one report's verdicts
+
+
+def is_share(name: str) -> bool:
+    """Whether statistic ``name`` is a share (shown in percent)."""
+    return (
+        name.endswith(("_fraction", "share", "_in_train"))
+        or name.startswith("hardness_")
+        or name == ("annotator_agreement")
+    )
+
+
 CORRECTION = (
     "two-sided Monte Carlo p-values, (1 + random splits at least as far from the mean) / (1 + random splits), "
     "adjusted by Holm's step-down across the {family} statistics of this report (family-wise error ≤ {alpha:g})"

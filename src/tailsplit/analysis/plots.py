@@ -11,6 +11,7 @@ import textwrap
 
 import numpy as np
 
+from tailsplit.analysis.null import NullComparison, is_share
 from tailsplit.analysis.split_analysis import AnalysisInputs, SplitAnalysis
 from tailsplit.render.figures import Figure, place_axes, pyplot, render_figure
 
@@ -50,15 +51,24 @@ def _part_histograms(values: dict[str, np.ndarray], xlabel: str, integer: bool =
 TITLE_LINE, TITLE_PAD, PANEL_HEIGHT, BELOW_PANEL, SIDE_OF_PANEL = 0.135, 0.1, 1.6, 0.5, 0.25
 
 
+def varying(analysis: SplitAnalysis) -> tuple[list[NullComparison], list[NullComparison]]:
+    """The statistics with random splits, split into those whose random splits vary (drawn) and
+    those constant across them (a bar at one value: said in the caption instead)."""
+    tested = [c for c in analysis.null if len(c.null_values)]
+    drawn = [c for c in tested if np.ptp(c.null_values) > 0]
+    return drawn, [c for c in tested if c not in drawn]
+
+
 def null_grid(analysis: SplitAnalysis) -> Figure:
-    """One panel per statistic: the histogram of its random splits (grey, no count axis: its
-    shape is what it shows) and the evaluation set (red line); four ticks on the value axis,
-    so the labels stay apart at the size the figure is saved at. (Every label is drawn as a
-    path: without the count axis the figure draws about a fifth faster.)"""
-    from matplotlib.ticker import MaxNLocator
+    """One panel per statistic whose random splits vary: the histogram of its random splits
+    (grey, no count axis: its shape is what it shows) and the evaluation set (red line); four
+    ticks on the value axis, shares in percent, so the labels stay short and apart at the size
+    the figure is saved at. (Every label is drawn as a path: without the count axis the figure
+    draws about a fifth faster.)"""
+    from matplotlib.ticker import MaxNLocator, PercentFormatter
 
     plt = pyplot()
-    comparisons = [c for c in analysis.null if len(c.null_values)]
+    comparisons = varying(analysis)[0]
     titles = [textwrap.fill(c.description, 42) for c in comparisons]
     cols = 3
     rows = max(1, int(np.ceil(len(comparisons) / cols)))
@@ -72,6 +82,8 @@ def null_grid(analysis: SplitAnalysis) -> Figure:
         ax.set_title(title, fontsize=7.5)
         ax.set_xlabel(f"evaluation set: percentile {c.percentile:.0f} of random splits", fontsize=7)
         ax.xaxis.set_major_locator(MaxNLocator(4))
+        if is_share(c.name):
+            ax.xaxis.set_major_formatter(PercentFormatter(xmax=1, decimals=None))
         ax.tick_params(labelsize=7)
         ax.set_yticks([])
         ax.spines[["left", "top", "right"]].set_visible(False)
@@ -112,9 +124,14 @@ def analysis_figures(analysis: SplitAnalysis) -> dict[str, Figure]:
         figures["Flesch–Kincaid grade per example, by part"] = _part_histograms(
             {p: v[np.isfinite(v)] for p, v in analysis.fk_grades.items()}, "grade"
         )
-    figures[
-        (f"Evaluation statistics (red line) against {analysis.n_null_splits} random splits of the same sizes (grey)")
-    ] = null_grid(analysis)
+    drawn, constant = varying(analysis)
+    if drawn:
+        caption = (
+            f"Evaluation statistics (red line) against {analysis.n_null_splits} random splits of the same sizes (grey)"
+        )
+        if constant:
+            caption += "; constant across random splits, not drawn: " + ", ".join(c.description for c in constant)
+        figures[caption] = null_grid(analysis)
     if any(m.hardness for m in analysis.program_metrics):
         figures["Program hardness by part"] = _hardness_bars(analysis)
     return figures

@@ -16,7 +16,7 @@ import numpy as np
 from tailsplit._version import __version__
 from tailsplit.analysis.compare import SplitComparison
 from tailsplit.analysis.leakage import NEAR_JACCARD
-from tailsplit.analysis.null import ALPHA, NullComparison
+from tailsplit.analysis.null import ALPHA, NullComparison, is_share
 from tailsplit.analysis.program_metrics import render_program_markdown
 from tailsplit.analysis.split_analysis import SplitAnalysis
 from tailsplit.analysis.table_csv import null_csv_rows, parts_csv_rows
@@ -64,15 +64,6 @@ def verdict_note(analysis: SplitAnalysis) -> str:
 
 def _p(value: float) -> str:
     return "n/a" if value != value else f"{value:.3g}"
-
-
-def is_share(name: str) -> bool:
-    """Whether statistic ``name`` is a share (shown in percent)."""
-    return (
-        name.endswith(("_fraction", "share", "_in_train"))
-        or name.startswith("hardness_")
-        or name == ("annotator_agreement")
-    )
 
 
 def _value(name: str, value: float, spread: bool = False) -> str:
