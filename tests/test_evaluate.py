@@ -312,3 +312,25 @@ def test_conclusions_state_what_the_intervals_show() -> None:
         "the random reference is not leakage-inflated": "demonstrated",
     }
     assert conclusions([row("likelihood (prompted)", "ll", None, None)], {}, [], 0.05) == []  # no random reference
+
+
+def test_the_score_chart_shows_every_interval_whole_with_its_label_past_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    import tailsplit.evaluation.report as report
+
+    drawn = []
+    monkeypatch.setattr(report, "render_figure", lambda fig, **_: drawn.append(fig))
+    rows = [
+        {"baseline": "tfidf", "metric": "accuracy", "split": "random (3 seeds)", "folder": "r0, r1, r2",
+         "test": 0.475, "test_std": 0.014, "test_ci": None},
+        {"baseline": "tfidf", "metric": "accuracy", "split": "likelihood (prompted)", "folder": "ll", "test": 0.90,
+         "test_std": None, "test_ci": (0.85, 0.97)},
+        {"baseline": "tfidf", "metric": "accuracy", "split": "likelihood (prompted)", "folder": "ll-2", "test": 0.42,
+         "test_std": None, "test_ci": (0.35, 0.50)},
+    ]  # fmt: skip
+    report.scores_figure(rows, "tfidf")
+    (ax,) = drawn[0].axes
+    assert ax.get_xlim()[1] > 97  # the widest interval is not clipped
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels == ["random (3 seeds)", "likelihood (prompted) (ll)", "likelihood (prompted) (ll-2)"]
+    values = {t.get_text().strip(): t.get_position()[0] for t in ax.texts if t.get_text().startswith(" ")}
+    assert values["90.0"] >= 97 and values["42.0"] >= 50  # each value written past its whisker

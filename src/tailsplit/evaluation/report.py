@@ -4,6 +4,7 @@ splits' mean ± std as a band)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,8 +18,10 @@ def scores_figure(rows: Sequence[dict[str, Any]], baseline: str) -> Figure:
     mine = [r for r in rows if r["baseline"] == baseline]
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 0.9 + 0.38 * len(mine)))
-    labels = [f"{r['split']} ({r['folder']})" if r["test_std"] is None else str(r["split"]) for r in mine]
+    kinds = Counter(str(r["split"]) for r in mine)  # a split named by its folder only where two share a kind
+    labels = [str(r["split"]) if kinds[str(r["split"])] == 1 else f"{r['split']} ({r['folder']})" for r in mine]
     values = [100 * r["test"] for r in mine]
+    ends = [100 * r["test_ci"][1] if r.get("test_ci") else v for r, v in zip(mine, values)]
     colours = ["#999999" if r["test_std"] is not None else "#3b6ea8" for r in mine]
     ax.barh(range(len(mine)), values, color=colours)
     for y, r in enumerate(mine):
@@ -30,8 +33,8 @@ def scores_figure(rows: Sequence[dict[str, Any]], baseline: str) -> Figure:
             mean, std = 100 * r["test"], 100 * r["test_std"]
             ax.axvspan(mean - std, mean + std, color="#999999", alpha=0.25, lw=0)
             ax.axvline(mean, color="#555555", lw=1)
-    for y, value in enumerate(values):
-        ax.text(value, y, f" {value:.1f}", va="center", fontsize=8)
+    for y, (value, end) in enumerate(zip(values, ends)):
+        ax.text(max(value, end), y, f" {value:.1f}", va="center", fontsize=8)  # past its interval's whisker
     ax.set_yticks(range(len(mine)), labels)
     ax.invert_yaxis()
     ax.set_xlabel(f"test {mine[0]['metric']} (%)")
@@ -39,7 +42,7 @@ def scores_figure(rows: Sequence[dict[str, Any]], baseline: str) -> Figure:
     if chance and mine[0]["metric"] == "accuracy":  # the reference every accuracy is read against
         ax.axvline(max(chance), color="#b03a2e", lw=1, ls="--")
         ax.text(max(chance), len(mine) - 0.4, " chance", color="#b03a2e", fontsize=7, va="bottom")
-    ax.set_xlim(0, max(values + chance + [1]) * 1.15)
+    ax.set_xlim(0, max(values + ends + chance + [1]) * 1.18)  # every interval whole, with room for its label
     ax.set_title(baseline)
     return render_figure(fig)
 
