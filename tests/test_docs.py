@@ -162,3 +162,14 @@ def test_results_files_record_commands_without_machine_paths() -> None:
         made = json.loads(path.read_text(encoding="utf-8")).get("provenance") or {}
         absolute = [word for word in str(made.get("command", "")).split() if word.startswith(("/", "~"))]
         assert not absolute, f"{path.name}: {absolute}"
+
+
+@pytest.mark.long
+def test_the_front_page_figure_is_the_demos_analysis_as_drawn_now() -> None:
+    """docs/assets/demo-against-random.svg is what benchmarks/evidence/demo_figure.py draws from
+    the demo's split (the four headline statistics against 500 random splits): a change to the
+    analysis or the figure shows here until the asset is drawn again."""
+    pytest.importorskip("wordfreq")
+    from benchmarks.evidence.demo_figure import demo_figure_svg
+
+    assert demo_figure_svg() == (ROOT / "docs" / "assets" / "demo-against-random.svg").read_text(encoding="utf-8")

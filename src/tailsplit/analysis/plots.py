@@ -8,6 +8,7 @@ labels appear in it.
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -59,22 +60,25 @@ def varying(analysis: SplitAnalysis) -> tuple[list[NullComparison], list[NullCom
     return drawn, [c for c in tested if c not in drawn]
 
 
-def null_grid(analysis: SplitAnalysis) -> Figure:
+def null_grid(analysis: SplitAnalysis, names: Sequence[str] | None = None, cols: int = 3) -> Figure:
     """One panel per statistic whose random splits vary: the histogram of its random splits
     (grey, no count axis: its shape is what it shows) and the evaluation set (red line); four
     ticks on the value axis, shares in percent, so the labels stay short and apart at the size
     the figure is saved at. (Every label is drawn as a path: without the count axis the figure
-    draws about a fifth faster.)"""
+    draws about a fifth faster.) ``names``: only these statistics, in this order (the docs'
+    front page shows four)."""
     from matplotlib.ticker import MaxNLocator, PercentFormatter
 
     plt = pyplot()
     comparisons = varying(analysis)[0]
+    if names is not None:
+        by_name = {c.name: c for c in comparisons}
+        comparisons = [by_name[name] for name in names]
     titles = [textwrap.fill(c.description, 42) for c in comparisons]
-    cols = 3
     rows = max(1, int(np.ceil(len(comparisons) / cols)))
     above = TITLE_PAD + TITLE_LINE * max((t.count("\n") + 1 for t in titles), default=1)
     height = rows * (above + PANEL_HEIGHT + BELOW_PANEL)
-    fig, axes = plt.subplots(rows, cols, figsize=(10, height), squeeze=False)
+    fig, axes = plt.subplots(rows, cols, figsize=(10 * cols / 3, height), squeeze=False)
     for ax, c, title in zip(axes.flat, comparisons, titles):
         counts, edges = np.histogram(c.null_values, bins=30)
         ax.stairs(counts, edges, fill=True, color="#b8c2cc")  # one patch, not 30 bars: a third faster to draw
