@@ -291,6 +291,9 @@ def test_conclusions_state_what_the_intervals_show() -> None:
                                           "demonstrated"]  # fmt: skip
     assert "n = 1000 test examples" in found[0].evidence and "[-11.0, -4.0]" in found[0].evidence
     assert "includes 0" in found[1].evidence and "threshold (5%)" in found[-1].evidence
+    assert found[1].evidence.startswith("harder here, but not beyond chance variation: difference -2.0 points")
+    higher = conclusions([rows[0], row("likelihood (prompted)", "ll", 0.033, (-0.05, 0.11))], {}, [], 0.05)[0]
+    assert higher.outcome == "inconclusive" and higher.evidence.startswith("not harder here: difference +3.3 points")
     harder_reverse = conclusions(
         [rows[0], row("likelihood (prompted, reverse)", "rev", -0.1, (-0.15, -0.05))], {}, [], 0.05
     )

@@ -345,7 +345,7 @@ def test_encoder_and_embed_baselines_run_deterministically_and_cache(
     assert {r["baseline"] for r in report["results"]} == {"encoder", "embed", "chance", "majority"}
     table = report["table"]
     assert (
-        table[0]["split"] == "random (1 seeds)" and table[1]["test_ci"][0] <= table[1]["test"] <= table[1]["test_ci"][1]
+        table[0]["split"] == "random (1 seed)" and table[1]["test_ci"][0] <= table[1]["test"] <= table[1]["test_ci"][1]
     )
     cached = sorted((Path(os.environ["TAILSPLIT_CACHE_DIR"]) / "evaluations").glob("*.json"))
     assert len(cached) == 2

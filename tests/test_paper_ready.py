@@ -337,3 +337,16 @@ def test_the_null_figure_draws_only_statistics_that_vary_and_names_the_constant_
     (caption,) = [c for c in plots.analysis_figures(steady) if c.startswith("Evaluation statistics")]
     assert caption.endswith("constant across random splits, not drawn: " + flat.description)
     assert plots.null_grid(steady).svg.count('<g id="axes_') == 12  # twelve panels in four full rows
+
+
+def test_a_histogram_of_one_value_draws_without_a_warning() -> None:
+    """Every example of the same length (or grade) drew zero-width bins, and numpy warned of a
+    division by zero on every such split: a warning the user cannot act on."""
+    import warnings
+
+    from tailsplit.analysis.plots import _part_histograms
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        figure = _part_histograms({"train": np.full(5, 4.0), "test": np.full(3, 4.0)}, "grade")
+    assert figure.svg.startswith("<svg")

@@ -28,7 +28,10 @@ def _part_histograms(values: dict[str, np.ndarray], xlabel: str, integer: bool =
     if integer:
         bins = np.arange(finite.min() - 0.5, finite.max() + 1.5)
     else:
-        bins = np.linspace(finite.min(), finite.max(), 40)
+        low, high = float(finite.min()), float(finite.max())
+        if high - low <= 1e-12 * max(1.0, abs(low)):  # one value: a bin around it (zero-width bins divide by 0)
+            low, high = low - 0.5, high + 0.5
+        bins = np.linspace(low, high, 40)
     for part, v in values.items():
         if len(v):
             ax.hist(

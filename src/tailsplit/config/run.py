@@ -80,7 +80,9 @@ class DataConfig(Checked):
         metavar="FIELD",
     )
     model_name: str | None = option(
-        None, "The model that made scores given with --scores or --score-column, recorded in the manifest."
+        None,
+        "The model that made scores given as a score file (split --scores) or a field (--score-column), "
+        "recorded in the manifest.",
     )
 
     def field_map(self) -> FieldMap:

@@ -104,9 +104,10 @@ def _conclude(baseline: str, row: dict[str, Any], n: int | None) -> Conclusion:
         outcome = DEMONSTRATED
     elif low >= 0:
         outcome = NOT_DEMONSTRATED
-    else:
+    else:  # say which way the point estimate goes, in plain words, before the interval that leaves it open
         outcome = INCONCLUSIVE
-        evidence += "; the interval includes 0"
+        lean = "not harder here" if row["difference"] >= 0 else "harder here, but not beyond chance variation"
+        evidence = f"{lean}: {evidence}; the interval includes 0"
     return Conclusion(baseline, question, outcome, evidence)
 
 

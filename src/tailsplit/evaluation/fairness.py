@@ -224,7 +224,7 @@ def _random_row(
         return float(np.mean(values)) if values else None
 
     return {
-        "split": f"random ({len(randoms)} seeds)",
+        "split": f"random ({len(randoms)} seed{'s' * (len(randoms) != 1)})",
         "folder": ", ".join(randoms),
         "in_the_loop": None,
         "accuracy": {m: mean(m) for m in models},

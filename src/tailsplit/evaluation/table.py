@@ -118,7 +118,7 @@ def table_rows(scores: Sequence[SplitScore]) -> list[dict[str, Any]]:
                 {
                     "baseline": baseline,
                     "metric": mine[0].metric,
-                    "split": f"random ({len(randoms)} seeds)",
+                    "split": f"random ({len(randoms)} seed{'s' * (len(randoms) != 1)})",
                     "folder": ", ".join(s.folder for s in mine if s.is_random),
                     "test": reference,
                     "test_std": float(np.std(randoms, ddof=1)) if len(randoms) > 1 else None,
