@@ -107,3 +107,16 @@ def test_every_shell_command_parses(command: list[str]) -> None:
     except Exception as exc:  # noqa: BLE001 - click's usage errors, from typer's copy of click
         if type(exc).__name__ != "MissingParameter":  # a missing value elided with "..." is fine
             pytest.fail(f"tailsplit {' '.join(command)}: {getattr(exc, 'format_message', exc.__str__)()}")
+
+
+def test_the_all_extra_installs_every_extra_the_front_page_uses() -> None:
+    """``pip install ".[all]"`` covers the README's examples: LM scoring, the analysis (with
+    syntax), the overlap audit, shift and AFLite features, evaluation, pandas and the hf export."""
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    (requirement,) = extras["all"]
+    named = set(requirement.split("[", 1)[1].rstrip("]").split(","))
+    assert requirement.startswith("tailsplit[") and named <= set(extras)
+    assert {"lm", "analysis", "syntax", "overlap", "shift", "evaluate", "hf"} <= named
+    assert 'pip install ".[all]"' in (ROOT / "README.md").read_text(encoding="utf-8")
