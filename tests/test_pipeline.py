@@ -425,3 +425,15 @@ def test_a_run_builds_one_scorer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     assert len(built) == 1
+
+
+def test_a_split_without_out_says_that_nothing_was_written(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from tailsplit.cli import app
+
+    data = write_jsonl(tmp_path / "d.jsonl", [{"id": f"r{i}", "text": f"words {i} " * (i % 5 + 1)} for i in range(40)])
+    result = CliRunner().invoke(app, ["split", str(data), "--text", "text", "--splitter", "random", "--no-analyze"])
+    assert result.exit_code == 0, result.output
+    assert "nothing was written (no --out): pass --out DIR" in result.output
+    assert {p.name for p in tmp_path.iterdir()} <= {"d.jsonl", "cache"}  # nothing beside the input

@@ -48,6 +48,8 @@ def print_summary(result: RunResult) -> None:
         stdout.print(
             f"wrote {result.out_dir}/ ({', '.join(folder_listing(result.manifest['outputs']))}, manifest.json)"
         )
+    else:  # a look at the split only: say so, rather than exit 0 having written nothing in silence
+        stdout.print("nothing was written (no --out): pass --out DIR to write the split folder", highlight=False)
 
 
 def print_program_metrics(metrics: list[ProgramMetrics], programs: ProgramFeatures | None) -> None:
