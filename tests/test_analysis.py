@@ -276,6 +276,18 @@ def test_compare_reports_correlation_and_shared_evaluation(tmp_path: Path) -> No
     (comparison,) = data["compared_with"]
     assert comparison["pearson_r"] == 1.0 and comparison["eval_shared"] == 0  # same scores, opposite tails
     assert "Other splits of the same examples" in (tmp_path / "ll" / "report.md").read_text()
+    assert "vs rev: Pearson r 1.000, Spearman ρ 1.000, shared evaluation examples 0.0%" in result.output
+
+
+def test_a_comparison_without_scores_says_so_rather_than_none() -> None:
+    from types import SimpleNamespace
+
+    from tailsplit.cli.render import correlation_text
+
+    unscored = SimpleNamespace(pearson_r=None, spearman_rho=None, eval_shared_share=0.25)
+    assert (
+        correlation_text(unscored) == "no score correlation (a split without scores); shared evaluation examples 25.0%"
+    )
 
 
 def test_analyze_a_folder_that_is_not_a_split_is_a_clear_error(tmp_path: Path) -> None:

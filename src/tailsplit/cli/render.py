@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tailsplit.analysis.null import ALPHA
 from tailsplit.analysis.program_metrics import divergence_note
@@ -92,11 +92,16 @@ def print_analysis(analysis: SplitAnalysis, comparisons: list[tuple[SplitCompari
         )
     stdout.print(table)
     for comparison, _ in comparisons:
-        stdout.print(
-            f"vs {comparison.other}: Pearson r {comparison.pearson_r}, Spearman ρ {comparison.spearman_rho}, "
-            f"shared evaluation examples {100 * comparison.eval_shared_share:.1f}%",
-            highlight=False,
-        )
+        stdout.print(f"vs {comparison.other}: {correlation_text(comparison)}", highlight=False)
+
+
+def correlation_text(comparison: Any) -> str:
+    """How two splits' scores agree, in words: the correlations where both splits have scores,
+    else why there are none (a random split has no scores) — never ``None``."""
+    shared = f"shared evaluation examples {100 * comparison.eval_shared_share:.1f}%"
+    if comparison.pearson_r is None or comparison.spearman_rho is None:
+        return f"no score correlation (a split without scores); {shared}"
+    return f"Pearson r {comparison.pearson_r:.3f}, Spearman ρ {comparison.spearman_rho:.3f}, {shared}"
 
 
 def folder_listing(outputs: list[str] | dict[str, str]) -> list[str]:
