@@ -109,21 +109,25 @@ def test_evaluate_command_writes_the_table_for_every_split(tmp_path: Path) -> No
     assert bad.exit_code == 2 and "baseline='bert' is not one of tfidf, tfidf-text, nn-sql" in bad.output
 
 
+def accuracy_row(
+    split: str, folder: str, test: float, *, std: float | None = None, ci: tuple | None = None, baseline: str = "tfidf"
+) -> dict:
+    """A row of the evaluation table, as the table gives it."""
+    return {"baseline": baseline, "metric": "accuracy", "split": split, "folder": folder, "test": test,
+            "test_std": std, "test_ci": ci}  # fmt: skip
+
+
 def test_a_baseline_below_chance_is_flagged_by_a_stated_test_with_its_cause_and_fix() -> None:
     from scipy.stats import binom
 
     from tailsplit.evaluation.samples import below_chance_warnings
 
     rows = [
-        {"baseline": "tfidf", "metric": "accuracy", "split": "random (3 seeds)", "folder": "r0, r1, r2",
-         "test": 0.156, "test_std": 0.107, "test_ci": None},
-        {"baseline": "tfidf", "metric": "accuracy", "split": "likelihood", "folder": "ll", "test": 0.30,
-         "test_std": None, "test_ci": (0.2, 0.4)},
-        {"baseline": "tfidf", "metric": "accuracy", "split": "length", "folder": "small", "test": 0.2,
-         "test_std": None, "test_ci": None},
-        *[{"baseline": "chance", "metric": "accuracy", "split": "s", "folder": f, "test": 1 / 3, "test_std": None,
-           "test_ci": None} for f in ("r0", "r1", "r2", "ll", "small")],
-    ]  # fmt: skip
+        accuracy_row("random (3 seeds)", "r0, r1, r2", 0.156, std=0.107),
+        accuracy_row("likelihood", "ll", 0.30, ci=(0.2, 0.4)),
+        accuracy_row("length", "small", 0.2),
+        *[accuracy_row("s", f, 1 / 3, baseline="chance") for f in ("r0", "r1", "r2", "ll", "small")],
+    ]
     sizes = {"r0": 100, "r1": 100, "r2": 100, "ll": 100, "small": 30}
     # 0.30 of 100 (p = 0.27) and 0.2 of 30 (p = 0.09) are noise; 47 of 300 pooled is not
     assert binom.cdf(6, 30, 1 / 3) > 0.05 and binom.cdf(30, 100, 1 / 3) > 0.05
@@ -323,13 +327,10 @@ def test_the_score_chart_shows_every_interval_whole_with_its_label_past_it(monke
     drawn = []
     monkeypatch.setattr(report, "render_figure", lambda fig, **_: drawn.append(fig))
     rows = [
-        {"baseline": "tfidf", "metric": "accuracy", "split": "random (3 seeds)", "folder": "r0, r1, r2",
-         "test": 0.475, "test_std": 0.014, "test_ci": None},
-        {"baseline": "tfidf", "metric": "accuracy", "split": "likelihood (prompted)", "folder": "ll", "test": 0.90,
-         "test_std": None, "test_ci": (0.85, 0.97)},
-        {"baseline": "tfidf", "metric": "accuracy", "split": "likelihood (prompted)", "folder": "ll-2", "test": 0.42,
-         "test_std": None, "test_ci": (0.35, 0.50)},
-    ]  # fmt: skip
+        accuracy_row("random (3 seeds)", "r0, r1, r2", 0.475, std=0.014),
+        accuracy_row("likelihood (prompted)", "ll", 0.90, ci=(0.85, 0.97)),
+        accuracy_row("likelihood (prompted)", "ll-2", 0.42, ci=(0.35, 0.50)),
+    ]
     report.scores_figure(rows, "tfidf")
     (ax,) = drawn[0].axes
     assert ax.get_xlim()[1] > 97  # the widest interval is not clipped
