@@ -20,6 +20,7 @@ from tailsplit.model_selection import (
     TailsplitCV,
     TemplateSplit,
     TmcdSplit,
+    TuningOnTestWarning,
 )
 from tailsplit.splits import SPLITTERS
 
@@ -93,7 +94,8 @@ def test_cross_validate_and_grid_search(snli: pd.DataFrame) -> None:
     scores = cross_validate(model, snli["hypothesis"], snli["label"], cv=cv_on(snli, cv))
     assert len(scores["test_score"]) == 1 and 0.0 <= scores["test_score"][0] <= 1.0
     search = GridSearchCV(model, {"logisticregression__C": [0.1, 1.0]}, cv=cv_on(snli, cv))
-    search.fit(snli["hypothesis"], snli["label"])
+    with pytest.warns(TuningOnTestWarning):  # the evaluation part handed to a search: warned of
+        search.fit(snli["hypothesis"], snli["label"])
     assert set(search.cv_results_["param_logisticregression__C"]) == {0.1, 1.0}
 
 
@@ -177,3 +179,25 @@ def test_aflite_split_takes_x_as_features_and_holds_out_what_classifiers_cannot_
         next(cv.split(X))
     with pytest.raises(ConfigError, match="numeric feature matrix"):
         next(cv.split(np.array([["x"]] * 200), y))
+
+
+def test_a_search_handed_the_test_part_is_warned_of() -> None:
+    """GridSearchCV(cv=LikelihoodSplit()) selected on dev + test in silence; now it is warned
+    of, and tuning on dev alone (part='dev') is not."""
+    import warnings
+
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import GridSearchCV, cross_validate
+
+    from tailsplit.model_selection import LikelihoodSplit, TuningOnTestWarning
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(200, 3)), rng.integers(0, 2, size=200)
+    scores = -rng.random(200)
+    search = GridSearchCV(LogisticRegression(), {"C": [0.1, 1.0]}, cv=LikelihoodSplit(scores=scores))
+    with pytest.warns(TuningOnTestWarning, match="selects on the test part"):
+        search.fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TuningOnTestWarning)
+        GridSearchCV(LogisticRegression(), {"C": [0.1, 1.0]}, cv=LikelihoodSplit(scores=scores, part="dev")).fit(X, y)
+        cross_validate(LogisticRegression(), X, y, cv=LikelihoodSplit(scores=scores))  # a score, not a search

@@ -21,6 +21,8 @@ their options are the splitters' own (``LikelihoodSplit().get_params()`` lists t
 from __future__ import annotations
 
 import inspect
+import sys
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -100,7 +102,16 @@ class TailsplitCV:
         return splitter.split(self._inputs(X, y, groups, splitter))
 
     def split(self, X: Any, y: Any = None, groups: Any = None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        """One ``(train_idx, test_idx)`` pair: train, and the evaluation part (``part``)."""
+        """One ``(train_idx, test_idx)`` pair: train, and the evaluation part (``part``).
+        Tuning on dev + test (``part="eval"``) from scikit-learn's searches is warned of."""
+        if self.part == "eval" and _called_by_a_search():
+            warnings.warn(
+                f"{type(self).__name__}(part='eval') hands dev + test to a hyperparameter search: it selects on "
+                "the test part, so the test score it reports is optimistic. Tune with part='dev' (or "
+                "cv.train_dev_split(X, y)) and score part='test' once, at the end.",
+                TuningOnTestWarning,
+                stacklevel=3,
+            )
         indices = self.split_indices(X, y, groups)
         test = {"eval": indices.eval_idx, "dev": indices.dev_idx, "test": indices.test_idx}[self.part]
         yield indices.train_idx, test
@@ -288,10 +299,30 @@ def _make_class(class_name: str, splitter_name: str) -> type[TailsplitCV]:
 
 
 LikelihoodSplit = _make_class("LikelihoodSplit", "likelihood")
+
+
+class TuningOnTestWarning(UserWarning):
+    """A hyperparameter search was handed the test part."""
+
+
+def _called_by_a_search() -> bool:
+    """Whether scikit-learn's hyperparameter search (``GridSearchCV``, ``RandomizedSearchCV``,
+    halving searches) asked for the split."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if str(frame.f_globals.get("__name__", "")).startswith("sklearn.model_selection._search"):  # halving too
+            return True
+        frame = frame.f_back  # type: ignore[assignment]
+    return False
+
+
 RandomSplit = _make_class("RandomSplit", "random")
 LengthSplit = _make_class("LengthSplit", "length")
 TemplateSplit = _make_class("TemplateSplit", "template")
 TmcdSplit = _make_class("TmcdSplit", "tmcd")
 AfliteSplit = _make_class("AfliteSplit", "aflite")  # X: the feature matrix; y: the labels
 
-__all__ = ["AfliteSplit", "LengthSplit", "LikelihoodSplit", "RandomSplit", "TailsplitCV", "TemplateSplit", "TmcdSplit"]
+__all__ = [
+    "AfliteSplit", "LengthSplit", "LikelihoodSplit", "RandomSplit", "TailsplitCV", "TemplateSplit", "TmcdSplit",
+    "TuningOnTestWarning",
+]  # fmt: skip
