@@ -8,7 +8,6 @@ HTML page has no scripts and no external resources; figures are inline SVG.
 from __future__ import annotations
 
 import html
-import re
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -223,7 +222,7 @@ def analysis_tables(analysis: SplitAnalysis) -> dict[str, str]:
             latex_rows = [[h, *[_lines(row[i]) for row in rows]] for i, h in enumerate(header) if i]
             files[f"tables/{name}.tex"] = latex_table(latex_header, latex_rows, caption, name)
         else:  # the verdict is the Holm p and its star, said in the caption (a column of sentences did not fit a page)
-            rows, caption = _versions_in_caption([row[:-1] for row in rows], caption)
+            rows, caption = _parser_in_caption([row[:-1] for row in rows], caption, analysis.parser)
             caption += f" *: Holm-adjusted two-sided Monte Carlo p ≤ {ALPHA:g} (the split differs from random splits)."
             files[f"tables/{name}.tex"] = latex_table(header[:-1], rows, caption, name)
         files[f"tables/{name}.csv"] = csv_table(*csv_rows[name])  # numbers as numbers, units in the header
@@ -356,22 +355,14 @@ def render_html(
     )
 
 
-_VERSIONED = re.compile(r"^(.*?) \((\S+ [\d.]+ \(spaCy [^)]*\))\)$")
+def _parser_in_caption(rows: list[list[str]], caption: str, parser: str | None) -> tuple[list[list[str]], str]:
+    """A paper table's statistics without the parser's name and versions (they widened the
+    column past the page), said once in the caption instead.
 
-
-def _versions_in_caption(rows: list[list[str]], caption: str) -> tuple[list[list[str]], str]:
-    """A paper table's statistics without the tool versions in their names (a version string
-    widened its column past the page); the versions said once, in the caption.
-
-    >>> _versions_in_caption([["mean depth (en_core_web_sm 3.8.0 (spaCy 3.8.7))", "1"]], "Cap.")
-    ([['mean depth', '1']], 'Cap. Parsed with en_core_web_sm 3.8.0 (spaCy 3.8.7).')
+    >>> _parser_in_caption([["mean depth (sm 3.8.0 (spaCy 3.8.7))", "1"]], "Cap.", "sm 3.8.0 (spaCy 3.8.7)")
+    ([['mean depth', '1']], 'Cap. Parsed with sm 3.8.0 (spaCy 3.8.7).')
     """
-    notes, out = [], []
-    for row in rows:
-        found = _VERSIONED.match(row[0])
-        if found:
-            row = [found.group(1), *row[1:]]
-            notes.append(found.group(2))
-        out.append(row)
-    said = "".join(f" Parsed with {note}." for note in dict.fromkeys(notes))
-    return out, caption + said
+    if parser is None:
+        return rows, caption
+    named = f" ({parser})"
+    return [[row[0].removesuffix(named), *row[1:]] for row in rows], f"{caption} Parsed with {parser}."

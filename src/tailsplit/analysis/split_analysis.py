@@ -87,6 +87,7 @@ class SplitAnalysis:
     fk_grades: dict[str, np.ndarray] = field(default_factory=dict)  # per-example grades by part
     text_kind: str = "query"
     syntax_note: str = SYNTAX_UNAVAILABLE
+    parser: str | None = None  # the dependency parser's name and versions, when syntax was computed
     program_note: str | None = None
     leakage: dict[str, dict[str, float]] = field(default_factory=dict)  # part → "query_exact" … → share
     agreement: dict[str, dict[str, float]] = field(default_factory=dict)  # part → annotated, agreement, entropy
@@ -304,6 +305,7 @@ def analyze_split(
         fk_grades={p: example_fk_grades(text)[inputs.parts == p] for p in SPLIT_PARTS},
         text_kind=inputs.text_kind,
         syntax_note=_syntax_note(syntax, parser),
+        parser=None if parser is None else parser.name,
         leakage=leakage,
         agreement=_agreement_parts(inputs),
         agreement_field=inputs.agreement_field,

@@ -99,6 +99,7 @@ class _SavedFont:
 
 
 _SUBSETS: dict[tuple[str, int, frozenset[int]], tuple[bytes, dict[int, int]]] = {}
+_KEPT_SUBSETS = 32  # at most this many subsets kept (~60 KB each)
 _ALWAYS_GLYPHS: dict[tuple[str, int], frozenset[int]] = {}
 
 
@@ -127,6 +128,8 @@ def _subsets_kept() -> Iterator[None]:
             _ALWAYS_GLYPHS[face] = frozenset(font.get_char_index(ord(c)) for c in ALWAYS_SUBSET) - {0}
         key = (*face, frozenset(int(g) for g in glyphs) | _ALWAYS_GLYPHS[face])
         if key not in _SUBSETS:
+            if len(_SUBSETS) >= _KEPT_SUBSETS:  # a long session drawing unusual text: keep memory bounded
+                _SUBSETS.clear()
             with original(fontfile, set(key[2])) as made:
                 _SUBSETS[key] = (module.font_as_file(made.font).getvalue(), dict(made.glyph_index_map))
         data, index_map = _SUBSETS[key]

@@ -10,7 +10,7 @@ from typing import Any
 from tailsplit._version import __version__
 from tailsplit.errors import MissingDependencyError
 from tailsplit.render.figures import Figure
-from tailsplit.render.provenance import provenance_html
+from tailsplit.render.provenance import provenance_html, title_and_rest
 
 STYLE = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d232a;background:#fafafa}
@@ -41,9 +41,7 @@ def html_page(
         for caption, figure in figures.items()
     )
     header = "" if provenance is None else provenance_html(provenance)
-    title_line, rest = ("", markdown_text)
-    if markdown_text.startswith("# "):
-        title_line, _, rest = markdown_text.partition("\n")
+    title_line, rest = title_and_rest(markdown_text)
     body = (
         (markdown.markdown(title_line) if title_line else "")
         + header

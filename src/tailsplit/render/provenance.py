@@ -71,11 +71,24 @@ def provenance_markdown(manifest: Mapping[str, Any]) -> list[str]:
     return lines + [""]
 
 
+def title_and_rest(markdown_text: str) -> tuple[str, str]:
+    r"""A report's ``# title`` line and the rest (no title: ``""`` and the whole text): the
+    provenance goes between them, in Markdown and in HTML alike.
+
+    >>> title_and_rest("# T\n\nbody"), title_and_rest("body")
+    (('# T', '\nbody'), ('', 'body'))
+    """
+    if markdown_text.startswith("# "):
+        title, _, rest = markdown_text.partition("\n")
+        return title, rest
+    return "", markdown_text
+
+
 def with_provenance(markdown_text: str, manifest: Mapping[str, Any]) -> str:
     """``markdown_text`` with the provenance block after its title (or first, without one)."""
     block = "\n".join(provenance_markdown(manifest))
-    if markdown_text.startswith("# "):
-        title, _, rest = markdown_text.partition("\n")
+    title, rest = title_and_rest(markdown_text)
+    if title:
         return f"{title}\n\n{block}\n{rest.lstrip(chr(10))}"
     return f"{block}\n{markdown_text}"
 
