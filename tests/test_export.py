@@ -58,6 +58,51 @@ def test_lm_eval_task_loads_in_lm_eval_and_runs_a_dummy_model(
     assert 0.0 <= results["results"]["tailsplit_snli_ll"]["acc,none"] <= 1.0
 
 
+@pytest.mark.model
+def test_lm_eval_task_with_a_dataset_path_loads_its_data_from_that_repository(
+    snli_split: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With --dataset-path the YAML names the hub repository, not files of this machine; the
+    repository's content (the uploaded *.jsonl, nothing else) gives lm-eval every split."""
+    pytest.importorskip("lm_eval")
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf-cache"))
+    refused = CliRunner().invoke(app, ["export", "lm-eval", str(snli_split), "--out", str(tmp_path / "bad"),
+                                       "--dataset-path", "me/a/b"])  # fmt: skip
+    assert refused.exit_code == 2 and "--dataset-path 'me/a/b' is not a hub repository id" in refused.output
+    assert not (tmp_path / "bad").exists()
+    out = tmp_path / "snli-task"
+    args = ["export", "lm-eval", str(snli_split), "--out", str(out), "--task-name", "t", "--dataset-path", "me/snli-ll"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    upload = "hf upload me/snli-ll snli-task . --repo-type dataset --include '*.jsonl'"
+    assert upload in result.output and "local to this machine: the data files" not in result.output
+    yaml, readme = (out / "t.yaml").read_text(), (out / "README.md").read_text()
+    assert 'dataset_path: "me/snli-ll"' in yaml and "data_files" not in yaml
+    assert upload in readme and str(tmp_path) not in yaml + readme
+    assert json.loads((out / "manifest.json").read_text())["dataset_path"] == "me/snli-ll"
+
+    # The repository after the upload: a folder holding what --include '*.jsonl' sends; datasets
+    # resolves a hub repository's splits and a folder's by the same file-name patterns.
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for data in out.glob("*.jsonl"):
+        (repo / data.name).write_bytes(data.read_bytes())
+    include = tmp_path / "include"
+    include.mkdir()
+    (include / "t.yaml").write_text(yaml.replace('"me/snli-ll"', json.dumps(str(repo))))
+
+    from lm_eval.tasks import TaskManager, get_task_dict
+
+    task = get_task_dict(["t"], TaskManager(include_path=str(include), include_defaults=False))["t"]
+    assert [len(list(docs)) for docs in (task.training_docs(), task.validation_docs(), task.test_docs())] == [
+        540,
+        30,
+        30,
+    ]
+    test_ids = [json.loads(line)["id"] for line in (out / "test.jsonl").read_text().splitlines()]
+    assert [doc["id"] for doc in task.test_docs()] == test_ids
+
+
 def test_lm_eval_task_without_labels_is_a_likelihood_task(tmp_path: Path, snli_600: Path) -> None:
     split = tmp_path / "rand"
     args = ["split", str(snli_600), "--text", "hypothesis", "--splitter", "random", "--dev-size", "20",
@@ -111,6 +156,7 @@ def test_lm_eval_model_arguments_say_what_reproduces_the_scores_and_what_cannot(
     exact = lm_eval_model(_manifest(), tmp_path)
     converted = tmp_path.resolve() / "models" / ("ab" * 12)
     assert exact.exact and exact.model_args == f"pretrained={converted},dtype=float32,add_bos_token=True"
+    assert exact.local_weights == str(converted)  # a folder of this machine, said wherever the command is shown
     assert lm_eval_model(_manifest(dtype="bfloat16"), tmp_path).model_args.endswith("dtype=bfloat16,add_bos_token=True")
     none = lm_eval_model(_manifest(start_token="none"), tmp_path)
     assert none.exact and none.model_args.endswith("add_bos_token=False") and "non-empty prompt" in none.note
@@ -122,7 +168,8 @@ def test_lm_eval_model_arguments_say_what_reproduces_the_scores_and_what_cannot(
     assert lm_eval_model(kfold, tmp_path).model_args is None
     hub = _manifest()
     hub["config"]["scoring"]["model"] = "HuggingFaceTB/SmolLM2-360M"
-    assert lm_eval_model(hub, tmp_path).model_args.startswith("pretrained=HuggingFaceTB/SmolLM2-360M,")
+    from_hub = lm_eval_model(hub, tmp_path)
+    assert from_hub.model_args.startswith("pretrained=HuggingFaceTB/SmolLM2-360M,") and from_hub.local_weights is None
 
 
 def test_commands_are_recorded_as_typed_and_exports_carry_no_local_folder(tmp_path: Path) -> None:

@@ -58,9 +58,14 @@ def split_and_export(pairs: Path, tmp_path: Path, cache: Path, *options: str) ->
     manifest = json.loads((task / "manifest.json").read_text())
     assert manifest["lm_eval_model"]["exact"] is True
     model_args = manifest["lm_eval_model"]["model_args"]
-    assert model_args in result.output.replace("\n", "") and model_args in (task / "README.md").read_text()
-    assert f"tailsplit_model_args: {json.dumps(model_args)}" in (task / "t.yaml").read_text()
+    assert model_args in result.output.replace("\n", "")  # the command for this machine, its local parts said
+    assert "local to this machine: the weights: `pretrained=` names a folder of that machine" in result.output
     assert f"pretrained={cache.resolve() / 'models'}" in model_args and "add_bos_token=True" in model_args
+    # What travels names no folder of this machine: the README's and the YAML's arguments say WEIGHTS.
+    elsewhere = model_args.replace(manifest["lm_eval_model"]["local_weights"], "WEIGHTS")
+    assert elsewhere.startswith("pretrained=WEIGHTS,") and elsewhere in (task / "README.md").read_text()
+    assert f"tailsplit_model_args: {json.dumps(elsewhere)}" in (task / "t.yaml").read_text()
+    assert str(cache.resolve()) not in (task / "README.md").read_text() + (task / "t.yaml").read_text()
     scores = {json.loads(line)["id"]: json.loads(line) for line in (split / "test.jsonl").read_text().splitlines()}
     return task, manifest, scores
 

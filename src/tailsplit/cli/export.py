@@ -45,7 +45,7 @@ def lm_eval(given: Given) -> None:
     split_dir, out = _split_and_out(settings, "lm-eval")
     manifest = export_lm_eval(
         split_dir, out, name=settings.task_name, template=settings.template, overwrite=settings.overwrite,
-        command=typed_command(),
+        command=typed_command(), dataset_path=settings.dataset_path,
     )  # fmt: skip
     model = manifest["lm_eval_model"]
     if model["model_args"] is None:
@@ -56,6 +56,11 @@ def lm_eval(given: Given) -> None:
         said = f"these model arguments come closest to the split's scores, but {model['note']}"
     stdout.print(f"wrote task {manifest['task']} to {out}; {said}:", markup=False, highlight=False)
     stdout.print(manifest["lm_eval_command"], markup=False, highlight=False, soft_wrap=True)
+    for part in manifest["local_to_this_machine"]:
+        stdout.print(f"local to this machine: {part}", markup=False, highlight=False, soft_wrap=True)
+    if manifest["upload_command"]:
+        stdout.print("upload the data files where the task loads them from (from the folder that holds the task):",
+                     manifest["upload_command"], markup=False, highlight=False, soft_wrap=True, sep="\n")  # fmt: skip
 
 
 @export_app.command("hf")

@@ -319,6 +319,13 @@ class LmEvalExportConfig(Checked):
     out: str | None = out_option("Folder to write (atomically; never the split folder; required).")
     task_name: str | None = option(None, "Task name.", shown_default="tailsplit_ and the folder's name")
     template: str | None = option(None, "Prompt template.", shown_default="the one the split was scored with")
+    dataset_path: str | None = option(
+        None,
+        "Hub dataset repository the task's data files are uploaded to: the YAML loads them from there, so the task "
+        "runs on any machine (the README gives the upload command).",
+        metavar="OWNER/NAME",
+        shown_default="the data files by their paths on this machine",
+    )
     overwrite: bool = overwrite_option()
 
 

@@ -19,8 +19,8 @@ from tailsplit.errors import ConfigError, OutputError
 HUB_FOLDER = "hub"
 
 
-def check_repo_id(repo_id: str) -> str:
-    """``OWNER/NAME`` or ``NAME`` as the hub accepts it; refused before any work."""
+def check_repo_id(repo_id: str, flag: str = "--push-to-hub") -> str:
+    """``OWNER/NAME`` or ``NAME`` as the hub accepts it (given with ``flag``); refused before any work."""
     try:
         from huggingface_hub.utils import HFValidationError, validate_repo_id
     except ImportError:  # the hf extra is checked by the export itself
@@ -28,7 +28,7 @@ def check_repo_id(repo_id: str) -> str:
     try:
         validate_repo_id(repo_id)
     except HFValidationError as exc:
-        raise ConfigError(f"--push-to-hub {repo_id!r} is not a hub repository id ({exc}); give OWNER/NAME") from None
+        raise ConfigError(f"{flag} {repo_id!r} is not a hub repository id ({exc}); give OWNER/NAME") from None
     return repo_id
 
 

@@ -92,14 +92,17 @@ def task_records(
     return out
 
 
-def task_yaml(name: str, data_files: Mapping[str, str], classification: bool, about: Mapping[str, Any]) -> str:
-    """The task's YAML (lm-eval reads it with ``--include_path``; data files by absolute path)."""
+def task_yaml(name: str, data: str | Mapping[str, str], classification: bool, about: Mapping[str, Any]) -> str:
+    """The task's YAML (lm-eval reads it with ``--include_path``): ``data`` is the hub dataset
+    repository holding the data files, or the data files by absolute path."""
+    if isinstance(data, str):
+        source = [f"dataset_path: {json.dumps(data)}"]
+    else:
+        source = ["dataset_path: json", "dataset_kwargs:", "  data_files:"]
+        source += [f"    {split}: {json.dumps(path)}" for split, path in data.items()]
     lines = [
         f"task: {name}",
-        "dataset_path: json",
-        "dataset_kwargs:",
-        "  data_files:",
-        *[f"    {split}: {json.dumps(path)}" for split, path in data_files.items()],
+        *source,
         "training_split: train",
         "validation_split: validation",
         "test_split: test",
@@ -149,8 +152,60 @@ def lm_eval_command(task: str, folder: Path, model: LmEvalModel) -> str:
     )
 
 
-def task_readme(task: str, description: str, labels: list[str] | None, model: LmEvalModel, command: str) -> str:
-    """README.md of the exported task: what it measures, how to run it, what reproduces tailsplit's scores."""
+def local_parts(dataset_path: str | None, model: LmEvalModel) -> list[str]:
+    """What the task needs from the exporting machine, said so its command is not taken for portable
+    (fixed Markdown-safe sentences: printed as they are and written into the README as they are)."""
+    parts = []
+    if dataset_path is None:
+        parts.append(
+            "the data files: the YAML names them by their paths on that machine (to run the task elsewhere, "
+            "export with `--dataset-path OWNER/NAME` and upload them)"
+        )
+    if model.local_weights is not None:
+        parts.append(
+            "the weights: `pretrained=` names a folder of that machine (for a GGUF model, tailsplit's float32 "
+            "copy in its cache); elsewhere, copy that folder or give your own `--model_args`"
+        )
+    return parts
+
+
+def upload_command(dataset_path: str, folder: str) -> str:
+    """The command that puts the task's data files where its YAML loads them from."""
+    return shlex.join(["hf", "upload", dataset_path, folder, ".", "--repo-type", "dataset", "--include", "*.jsonl"])
+
+
+def portable(model: LmEvalModel) -> LmEvalModel:
+    """``model`` with a folder of this machine in ``pretrained=`` replaced by ``WEIGHTS``."""
+    if model.model_args is None or model.local_weights is None:
+        return model
+    args = model.model_args.replace(f"pretrained={model.local_weights}", "pretrained=WEIGHTS", 1)
+    return LmEvalModel(args, model.exact, model.note, None)
+
+
+def data_and_locality(task_folder: str, dataset_path: str | None, model: LmEvalModel) -> list[str]:
+    """The README's closing paragraphs: where lm-eval reads the data from, and what is not portable."""
+    lines = []
+    if dataset_path is not None:
+        lines += [
+            f"The YAML loads the data files from the hub dataset repository {markdown_code(dataset_path)}; "
+            "upload them there (once, from the folder that holds this one):",
+            "",
+            f"    {upload_command(dataset_path, task_folder)}",
+            "",
+        ]
+    local = local_parts(dataset_path, model)
+    if local:
+        lines += ["Local to the machine that exported the task:", ""]
+        lines += [f"- {part}" + (" (`WEIGHTS` above)" if part.startswith("the weights") else "") for part in local]
+        lines.append("")
+    return lines
+
+
+def task_readme(
+    task: str, description: str, labels: list[str] | None, model: LmEvalModel, command: str, where: list[str]
+) -> str:
+    """README.md of the exported task: what it measures, how to run it, what reproduces tailsplit's
+    scores, and (``where``) how its data reach lm-eval and what is local to the exporting machine."""
     if labels is not None:
         what = (
             f"Zero-shot classification over {len(labels)} labels ({markdown_text(', '.join(labels))}): one prompt per "
@@ -192,5 +247,6 @@ def task_readme(task: str, description: str, labels: list[str] | None, model: Lm
             "",
             "Any other model runs the same task with its own `--model_args`.",
             "",
+            *where,
         ]
     )

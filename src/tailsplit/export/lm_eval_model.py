@@ -36,9 +36,15 @@ class LmEvalModel:
     model_args: str | None
     exact: bool
     note: str
+    local_weights: str | None = None  # the folder of this machine ``pretrained=`` names, if it is one
 
     def describe(self) -> dict[str, Any]:
-        return {"model_args": self.model_args, "exact": self.exact, "note": self.note}
+        return {
+            "model_args": self.model_args,
+            "exact": self.exact,
+            "note": self.note,
+            "local_weights": self.local_weights,
+        }
 
 
 def lm_eval_model(manifest: Mapping[str, Any], cache_dir: Path) -> LmEvalModel:
@@ -51,7 +57,7 @@ def lm_eval_model(manifest: Mapping[str, Any], cache_dir: Path) -> LmEvalModel:
         return LmEvalModel(None, False, f"the split's scores come from {method or 'no'} scoring, not from one model")
     if backend != "hf":
         return LmEvalModel(None, False, f"the split was scored by the {backend} backend, not a transformers model")
-    pretrained = _weights(str(scoring.get("model", BUNDLED)), model, cache_dir)
+    pretrained, local = _weights(str(scoring.get("model", BUNDLED)), model, cache_dir)
     dtype = str(model.get("dtype", "float32"))
     start = str(model.get("start_token", "bos"))
     args = [f"pretrained={pretrained}", f"dtype={dtype if dtype in EXACT_DTYPES else 'float32'}"]
@@ -78,18 +84,20 @@ def lm_eval_model(manifest: Mapping[str, Any], cache_dir: Path) -> LmEvalModel:
     if "," in pretrained:
         problems.append(f"the weights' path {pretrained!r} holds a comma, which lm-eval's --model_args cannot")
     if problems:
-        return LmEvalModel(",".join(args), False, "; ".join(problems))
+        return LmEvalModel(",".join(args), False, "; ".join(problems), local)
     note = "each example's log-likelihood equals its logprob_sum"
     if start == "none":
         note += " (for examples with a non-empty prompt)"
-    return LmEvalModel(",".join(args), True, note)
+    return LmEvalModel(",".join(args), True, note, local)
 
 
-def _weights(spec: str, model: Mapping[str, Any], cache_dir: Path) -> str:
-    """The folder or hub id lm-eval loads: the converted copy of a GGUF model, else the model itself."""
+def _weights(spec: str, model: Mapping[str, Any], cache_dir: Path) -> tuple[str, str | None]:
+    """The folder or hub id lm-eval loads (the converted copy of a GGUF model, else the model
+    itself), and that folder again when it is one of this machine's rather than a hub id."""
     path = Path(spec).expanduser()
     if spec == BUNDLED or path.suffix == ".gguf":
-        return str(Path(cache_dir).expanduser().resolve() / "models" / str(model.get("weights_sha256", ""))[:24])
+        converted = str(Path(cache_dir).expanduser().resolve() / "models" / str(model.get("weights_sha256", ""))[:24])
+        return converted, converted
     if path.is_dir():
-        return str(path.resolve())
-    return spec
+        return str(path.resolve()), str(path.resolve())
+    return spec, None

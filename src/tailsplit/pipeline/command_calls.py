@@ -99,7 +99,7 @@ def export_lm_eval(
     split: RunResult | str | Path, out: str | Path, *, accept_modified: bool = False, **options: Any
 ) -> dict[str, Any]:
     """``tailsplit export lm-eval``: a split as an lm-evaluation-harness task (``task_name=``,
-    ``template=``, ``overwrite=``) whose scores reproduce tailsplit's; the manifest written."""
+    ``template=``, ``dataset_path=``, ``overwrite=``) whose scores reproduce tailsplit's; the manifest written."""
     config = configured(LmEvalExportConfig, options, given={"split_dir": folder_of(split), "out": str(out)})
     return exports.export_lm_eval(
         config.split_dir,
@@ -108,6 +108,7 @@ def export_lm_eval(
         template=config.template,
         overwrite=config.overwrite,
         accept_modified=accept_modified,
+        dataset_path=config.dataset_path,
     )
 
 

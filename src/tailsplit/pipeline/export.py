@@ -17,11 +17,15 @@ from tailsplit.export.lm_eval import (
     METRICS_MODULE,
     METRICS_SOURCE,
     PARTS,
+    data_and_locality,
     lm_eval_command,
+    local_parts,
+    portable,
     task_name,
     task_readme,
     task_records,
     task_yaml,
+    upload_command,
 )
 from tailsplit.export.lm_eval_model import lm_eval_model
 from tailsplit.fingerprint import sha256_file
@@ -60,10 +64,14 @@ def export_lm_eval(
     overwrite: bool = False,
     command: list[str] | None = None,
     accept_modified: bool = False,
+    dataset_path: str | None = None,
 ) -> dict[str, Any]:
-    """Write ``<name>.yaml`` and train/validation/test JSON Lines into ``out``; the manifest."""
+    """Write ``<name>.yaml`` and train/validation/test JSON Lines into ``out``; the manifest.
+    With ``dataset_path`` (a hub dataset repository), the YAML loads the data files from there."""
 
     split_dir = Path(split_dir)
+    if dataset_path is not None:
+        check_repo_id(dataset_path, "--dataset-path")
     check_output_folder(out, overwrite=overwrite, inputs=[split_dir])
     manifest, parts = read_split_parts(split_dir, accept_modified=accept_modified)
     data = manifest.get("config", {}).get("data", {})
@@ -83,19 +91,21 @@ def export_lm_eval(
         "split": describe_split(manifest),
         "template": prompt.template,
         "labels": labels or [],
-        "model_args": reproduce.model_args,
+        "model_args": portable(reproduce).model_args,
         "reproduces_logprob_sum": reproduce.exact,
         "reproduction_note": reproduce.note,
     }
     with staged_output(Path(out), overwrite=overwrite, inputs=[split_dir]) as folder:
         for part, records in parts.items():
             write_records(folder / f"{PARTS[part]}.jsonl", task_records(records, data, prompt, labels), "jsonl")
-        folder.write_text(f"{task}.yaml", task_yaml(task, files, labels is not None, about))
+        folder.write_text(f"{task}.yaml", task_yaml(task, dataset_path or files, labels is not None, about))
         if labels is None:
             folder.write_text(f"{METRICS_MODULE}.py", METRICS_SOURCE)
         # The README travels with the task: its command names the folder, not where it lies on this machine.
-        portable = lm_eval_command(task, Path(final.name), reproduce)
-        folder.write_text("README.md", task_readme(task, describe_split(manifest), labels, reproduce, portable))
+        elsewhere = lm_eval_command(task, Path(final.name), portable(reproduce))
+        where = data_and_locality(final.name, dataset_path, reproduce)
+        readme = task_readme(task, describe_split(manifest), labels, portable(reproduce), elsewhere, where)
+        folder.write_text("README.md", readme)
         return folder.write_manifest(
             {
                 "tailsplit_version": _version(),
@@ -104,6 +114,9 @@ def export_lm_eval(
                 "task": task,
                 "lm_eval_model": reproduce.describe(),
                 "lm_eval_command": run,
+                "dataset_path": dataset_path,
+                "upload_command": upload_command(dataset_path, final.name) if dataset_path else None,
+                "local_to_this_machine": local_parts(dataset_path, reproduce),
                 "split_dir": str(split_dir),
                 "split_manifest_sha256": _sha(split_dir / "manifest.json"),
             }

@@ -41,8 +41,9 @@ def number(value: Any, spec: str = ".4g") -> str:
 
 def markdown_text(text: Any) -> str:
     """``text`` shown literally in Markdown and in the HTML made from it (one line: table
-    cells and list items; pipes and line breaks neutralised)."""
-    escaped = html.escape(_MARKDOWN_INLINE.sub(r"\\\1", str(text)), quote=True)
+    cells and list items; pipes and line breaks neutralised). Quotes stay as they are: they
+    mean nothing in Markdown or in HTML text outside a tag, and ``<`` cannot open one."""
+    escaped = html.escape(_MARKDOWN_INLINE.sub(r"\\\1", str(text)), quote=False)
     return escaped.replace("|", "&#124;").replace("\n", " ").replace("\r", " ")
 
 
