@@ -202,10 +202,14 @@ def data_and_locality(task_folder: str, dataset_path: str | None, model: LmEvalM
 
 
 def task_readme(
-    task: str, description: str, labels: list[str] | None, model: LmEvalModel, command: str, where: list[str]
+    task: str, description: str, labels: list[str] | None, model: LmEvalModel, folder: str, dataset_path: str | None
 ) -> str:
-    """README.md of the exported task: what it measures, how to run it, what reproduces tailsplit's
-    scores, and (``where``) how its data reach lm-eval and what is local to the exporting machine."""
+    """README.md of the exported task (in ``folder``): what it measures, how to run it, what
+    reproduces tailsplit's scores, how its data reach lm-eval and what is local to the exporting
+    machine. It travels with the task: its command names the folder, not where it lies here."""
+    where = data_and_locality(folder, dataset_path, model)
+    model = portable(model)
+    command = lm_eval_command(task, Path(folder), model)
     if labels is not None:
         what = (
             f"Zero-shot classification over {len(labels)} labels ({markdown_text(', '.join(labels))}): one prompt per "

@@ -17,7 +17,6 @@ from tailsplit.export.lm_eval import (
     METRICS_MODULE,
     METRICS_SOURCE,
     PARTS,
-    data_and_locality,
     lm_eval_command,
     local_parts,
     portable,
@@ -55,6 +54,16 @@ def _split_template(manifest: dict[str, Any], template: str | None) -> Any:
 
 @released_on_error
 @keyword_spelling
+def _task_labels(data: dict[str, Any], prompt: PromptTemplate, parts: dict[str, list[Any]]) -> list[str] | None:
+    """The labels of a classification task (the template's words, else train's labels in
+    order); ``None`` for a likelihood task. A template's field the split lacks is refused."""
+    if prompt.needs("context") and not data.get("context"):
+        raise ConfigError(f"template={prompt.name!r} uses {{context}} but the split has no context field")
+    if not (data.get("label") and prompt.needs("label")):
+        return None
+    return list(prompt.label_words) or sorted({label_to_str(r.value(data["label"])) for r in parts["train"]})
+
+
 def export_lm_eval(
     split_dir: str | Path,
     out: str | Path,
@@ -77,16 +86,11 @@ def export_lm_eval(
     data = manifest.get("config", {}).get("data", {})
     prompt = _split_template(manifest, template)
     task = task_name(name or f"tailsplit_{split_dir.name}")
-    labels = None
-    if data.get("label") and prompt.needs("label"):
-        labels = list(prompt.label_words) or sorted({label_to_str(r.value(data["label"])) for r in parts["train"]})
-    if prompt.needs("context") and not data.get("context"):
-        raise ConfigError(f"template={prompt.name!r} uses {{context}} but the split has no context field")
+    labels = _task_labels(data, prompt, parts)
     final = Path(os.path.realpath(os.path.expanduser(str(out))))
     files = {PARTS[part]: str(final / f"{PARTS[part]}.jsonl") for part in parts}
     scoring = manifest.get("config", {}).get("scoring", {})
     reproduce = lm_eval_model(manifest, Path(scoring.get("cache_dir") or default_cache_dir()))
-    run = lm_eval_command(task, final, reproduce)
     about = {
         "split": describe_split(manifest),
         "template": prompt.template,
@@ -101,11 +105,9 @@ def export_lm_eval(
         folder.write_text(f"{task}.yaml", task_yaml(task, dataset_path or files, labels is not None, about))
         if labels is None:
             folder.write_text(f"{METRICS_MODULE}.py", METRICS_SOURCE)
-        # The README travels with the task: its command names the folder, not where it lies on this machine.
-        elsewhere = lm_eval_command(task, Path(final.name), portable(reproduce))
-        where = data_and_locality(final.name, dataset_path, reproduce)
-        readme = task_readme(task, describe_split(manifest), labels, portable(reproduce), elsewhere, where)
-        folder.write_text("README.md", readme)
+        folder.write_text(
+            "README.md", task_readme(task, describe_split(manifest), labels, reproduce, final.name, dataset_path)
+        )
         return folder.write_manifest(
             {
                 "tailsplit_version": _version(),
@@ -113,7 +115,7 @@ def export_lm_eval(
                 "export": "lm-eval",
                 "task": task,
                 "lm_eval_model": reproduce.describe(),
-                "lm_eval_command": run,
+                "lm_eval_command": lm_eval_command(task, final, reproduce),
                 "dataset_path": dataset_path,
                 "upload_command": upload_command(dataset_path, final.name) if dataset_path else None,
                 "local_to_this_machine": local_parts(dataset_path, reproduce),
