@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -142,6 +143,35 @@ def test_hf_export_is_a_dataset_dict_with_a_card(snli_split: Path, tmp_path: Pat
     assert "Godbole" in loaded["test"].info.citation
     manifest = json.loads((out / "manifest.json").read_text())
     assert "README.md" in manifest["outputs"] and manifest["export"] == "hf"
+
+
+def test_hf_export_makes_the_label_a_class_label_when_told_its_names(snli_split: Path, tmp_path: Path) -> None:
+    datasets = pytest.importorskip("datasets")
+    plain = CliRunner().invoke(app, ["export", "hf", str(snli_split), "--out", str(tmp_path / "plain")])
+    assert plain.exit_code == 0 and "note: label field 'label' is exported as its values are" in plain.output
+    assert datasets.load_from_disk(str(tmp_path / "plain"))["test"].features["label"].dtype == "string"
+
+    names = "entailment,neutral,contradiction"
+    out = tmp_path / "hf"
+    result = CliRunner().invoke(app, ["export", "hf", str(snli_split), "--out", str(out), "--class-labels", names])
+    assert result.exit_code == 0 and "note: label field" not in result.output, result.output
+    loaded = datasets.load_from_disk(str(out))
+    for part, file in [("train", "train.jsonl"), ("validation", "dev.jsonl"), ("test", "test.jsonl")]:
+        feature = loaded[part].features["label"]
+        assert isinstance(feature, datasets.ClassLabel) and feature.names == names.split(",")
+        expected = [json.loads(line)["label"] for line in (snli_split / file).read_text().splitlines()]
+        assert feature.int2str(loaded[part]["label"]) == expected, part  # every row, in order
+    assert json.loads((out / "manifest.json").read_text())["class_labels"] == {"label": names.split(",")}
+
+    for bad, said in [("entailment,neutral", "has label 'contradiction', which --class-labels does not name"),
+                      ("a,a", "names 'a' twice"), ("a", "two or more classes")]:  # fmt: skip
+        refused = CliRunner().invoke(app, ["export", "hf", str(snli_split), "--out", str(tmp_path / "bad"),
+                                           "--class-labels", bad])  # fmt: skip
+        assert refused.exit_code == 2 and said in refused.output and not (tmp_path / "bad").exists(), refused.output
+        assert len(refused.output.strip().splitlines()) == 1
+    first = CliRunner().invoke(app, ["export", "hf", str(snli_split), "--out", str(tmp_path / "bad"),
+                                     "--class-labels", "entailment,neutral"]).output  # fmt: skip
+    assert re.search(r"snli-ll/train\.jsonl:\d+: field 'label' has label 'contradiction'", first), first
 
 
 def _manifest(**model: object) -> dict:

@@ -79,10 +79,18 @@ def hf(given: Given) -> None:
         license=settings.license,
         citation_file=None if settings.citation_file is None else Path(settings.citation_file),
         push_to_hub=settings.push_to_hub,
+        class_labels=settings.class_labels,
     )
     stdout.print(f"wrote {out} (datasets.load_from_disk reads it)", markup=False, highlight=False)
     if manifest.get("hub_url"):
         stdout.print(f"pushed to {manifest['hub_url']} (datasets.load_dataset reads it)", markup=False, highlight=False)
+    field = manifest.get("label_field")
+    if field and field not in manifest["class_labels"]:
+        stdout.print(
+            f"note: label field {field!r} is exported as its values are; --class-labels NAMES (in id order) makes it "
+            "a ClassLabel, as datasets ships NLI data",
+            markup=False, highlight=False,
+        )  # fmt: skip
     if not manifest.get("license"):
         stdout.print(
             "note: the card states no licence; the source dataset's applies — give it with --license",

@@ -349,5 +349,12 @@ class HfExportConfig(Checked):
         "Also upload the dataset and its card to this hub dataset repository (needs network and a login).",
         metavar="OWNER/NAME",
     )
+    class_labels: str | None = option(
+        None,
+        "The label field's class names in id order, comma-separated (entailment,neutral,contradiction): the field "
+        "becomes a ClassLabel, as datasets ships NLI data; an integer label is read as a class id.",
+        metavar="NAMES",
+        shown_default="the input's own ClassLabel, else the labels as they are",
+    )
     overwrite: bool = overwrite_option()
     accept_modified: bool = accept_modified_option()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ from tailsplit._version import __version__
 from tailsplit.analysis.split_dir import describe_split, listed_json, read_split_parts
 from tailsplit.cache import default_cache_dir
 from tailsplit.errors import ConfigError, keyword_spelling
+from tailsplit.export.class_labels import parse_class_labels, with_class_labels
 from tailsplit.export.hf_card import CardSource, dataset_card, info_citation, info_description
 from tailsplit.export.hf_hub import HUB_FOLDER, check_repo_id, push_hub_folder, write_hub_folder
 from tailsplit.export.lm_eval import (
@@ -151,22 +153,26 @@ def export_hf(
     license: str | None = None,
     citation_file: str | Path | None = None,
     push_to_hub: str | None = None,
+    class_labels: str | Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Write a ``DatasetDict`` folder (train/validation/test) with a dataset card into ``out``
     (and, with ``push_to_hub``, its hub layout in ``out/hub``, uploaded after the export is
     complete). Description, citation and licence go into every part's ``DatasetInfo`` and the
-    card: ``license`` and ``citation_file`` (BibTeX) first, else the input's own metadata."""
+    card: ``license`` and ``citation_file`` (BibTeX) first, else the input's own metadata.
+    ``class_labels`` (class names in id order) makes the label field a ``ClassLabel``."""
 
     split_dir = Path(split_dir)
     if push_to_hub is not None:
         check_repo_id(push_to_hub)
+    names = None if class_labels is None else parse_class_labels(class_labels)
     citation = _citation(citation_file)
     check_output_folder(out, overwrite=overwrite, inputs=[split_dir, *([citation_file] if citation_file else [])])
     manifest, parts = read_split_parts(split_dir, accept_modified=accept_modified)
     _check_hf_writable(parts)
+    records, classes = _part_records(manifest, parts, names)
     description = describe_split(manifest)
     source = card_source(manifest, license, citation)
-    dataset_dict = _dataset_dict(manifest, parts, description, source)
+    dataset_dict = _dataset_dict(manifest, records, classes, source)
     analysis = listed_json(split_dir, manifest, "analysis.json", accept_modified=accept_modified)
     sizes = {part: len(records) for part, records in parts.items()}  # what is exported, edited or not
     card = dataset_card({**manifest, "sizes": sizes}, analysis, description, source)
@@ -182,6 +188,8 @@ def export_hf(
                 "export": "hf",
                 "license": source.license,
                 "push_to_hub": push_to_hub,
+                "label_field": manifest.get("config", {}).get("data", {}).get("label"),
+                "class_labels": classes,
                 "split_dir": str(split_dir),
                 "split_manifest_sha256": _sha(split_dir / "manifest.json"),
                 **({"modified_files": manifest["modified_files"]} if manifest.get("modified_files") else {}),
@@ -193,16 +201,26 @@ def export_hf(
     return written
 
 
-def _dataset_dict(manifest: dict[str, Any], parts: dict[str, Any], description: str, source: Any) -> Any:
-    """The split's parts as a ``DatasetDict`` (the input's class labels kept), each part's
-    ``DatasetInfo`` holding the description, citation, licence and homepage."""
+def _part_records(
+    manifest: dict[str, Any], parts: dict[str, Any], names: list[str] | None
+) -> tuple[dict[str, list[dict[str, Any]]], dict[str, list[str]]]:
+    """Each part's records and the ``ClassLabel`` columns to export: the input's own, and the
+    label field when ``names`` are given."""
+    if names is not None:
+        return with_class_labels(manifest, parts, names)
+    return {part: [r.record for r in raws] for part, raws in parts.items()}, dict(manifest.get("class_labels") or {})
 
+
+def _dataset_dict(
+    manifest: dict[str, Any], records: dict[str, list[dict[str, Any]]], classes: dict[str, list[str]], source: Any
+) -> Any:
+    """The split's parts as a ``DatasetDict`` (``classes`` as ``ClassLabel`` columns), each
+    part's ``DatasetInfo`` holding the description, citation, licence and homepage."""
+
+    description = describe_split(manifest)
     with quiet_datasets() as datasets:
         dataset_dict = datasets.DatasetDict(
-            {
-                PARTS[part]: hf_dataset([r.record for r in records], None, manifest.get("class_labels") or None)
-                for part, records in parts.items()
-            }
+            {PARTS[part]: hf_dataset(rows, None, classes or None) for part, rows in records.items()}
         )
         for dataset in dataset_dict.values():
             dataset.info.description = info_description(description, source)
