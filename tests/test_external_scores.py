@@ -158,3 +158,45 @@ def test_a_repeated_id_late_in_a_large_score_file_is_found_at_once(tmp_path: Pat
     pq.write_table(pa.table({"id": ids, "logprob_sum": [0.0] * len(ids)}), tmp_path / "s.parquet")
     with pytest.raises(InputError, match="repeats id 'x199999'"):
         read_score_file(tmp_path / "s.parquet", dataset)
+
+
+def _sample(row: dict, responses: list[float], **extra: object) -> dict:
+    """One line as lm-eval's --log_samples writes it (responses as strings, as lm-eval sanitises them)."""
+    return {"doc_id": 0, "doc": row, "target": row["text"], "arguments": {}, "filter": "none",
+            "resps": [[[str(r), "False"]] for r in responses],
+            "filtered_resps": [[str(r), "False"] for r in responses]} | extra  # fmt: skip
+
+
+def test_lm_eval_samples_are_a_score_file_and_their_problems_are_one_line(tmp_path: Path) -> None:
+    """lm-eval's samples file, read as written (the real lm-eval run is in
+    test_lm_eval_reproduction): one response per document, or the gold choice's."""
+    path = data(tmp_path, n=40)
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    one = write_jsonl(tmp_path / "samples_one.jsonl", [_sample(r, [-1.0 - i]) for i, r in enumerate(rows)])
+    result = CliRunner().invoke(app, split_args(path, tmp_path / "one", "--scores", str(one), "--no-analyze"))
+    assert result.exit_code == 0, result.output
+    read = pq.read_table(tmp_path / "one" / "scores.parquet").to_pydict()
+    assert dict(zip(read["id"], read["logprob_sum"])) == {r["id"]: -1.0 - i for i, r in enumerate(rows)}
+    gold = write_jsonl(tmp_path / "samples_gold.jsonl",
+                       [_sample(r, [-50.0, -2.0 - i], target=1) for i, r in enumerate(rows)])  # fmt: skip
+    result = CliRunner().invoke(app, split_args(path, tmp_path / "gold", "--scores", str(gold), "--no-analyze"))
+    assert result.exit_code == 0, result.output
+    read = pq.read_table(tmp_path / "gold" / "scores.parquet").to_pydict()
+    assert dict(zip(read["id"], read["logprob_sum"])) == {r["id"]: -2.0 - i for i, r in enumerate(rows)}
+
+    other_text = dict(rows[3], text="not the data's text")
+    cases = [
+        ([*[_sample(r, [-1.0]) for r in rows[:5]], {"id": "e5", "logprob_sum": -1.0}], ":6: is not an lm-eval sample"),
+        ([_sample(r, [-1.0, -2.0]) for r in rows], ":1: field 'resps' holds 2 responses (a multiple-choice task) "
+                                                   "and no gold choice"),
+        ([_sample({k: v for k, v in r.items() if k != "id"}, [-1.0]) for r in rows], "without the id field 'id'"),
+        ([_sample(r, [-1.0]) if i != 3 else _sample(other_text, [-1.0]) for i, r in enumerate(rows)],
+         "scores a different text for id 'e3'"),
+        ([_sample(r, [-1.0]) if i != 7 else _sample(r, []) for i, r in enumerate(rows)], ":8: field 'resps' has no"),
+    ]  # fmt: skip
+    for n, (lines, said) in enumerate(cases):
+        bad = write_jsonl(tmp_path / f"samples_bad{n}.jsonl", lines)
+        result = CliRunner().invoke(app, split_args(path, tmp_path / f"bad{n}", "--scores", str(bad)))
+        assert result.exit_code == 2 and said in result.output and len(result.output.strip().splitlines()) == 1, (
+            n, result.output)  # fmt: skip
+        assert not (tmp_path / f"bad{n}").exists()

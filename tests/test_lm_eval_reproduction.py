@@ -71,15 +71,43 @@ def split_and_export(pairs: Path, tmp_path: Path, cache: Path, *options: str) ->
 
 
 def run_lm_eval(task: Path, model_args: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict:
+    """lm-eval's run of the task, its samples also written as ``lm_eval --log_samples`` writes
+    them (into tmp_path/lm-eval-log)."""
     monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf-cache"))
     from lm_eval import simple_evaluate
+    from lm_eval.loggers import EvaluationTracker
     from lm_eval.tasks import TaskManager
 
     manager = TaskManager(include_path=str(task), include_defaults=False)
-    return simple_evaluate(
+    tracker = EvaluationTracker(output_path=str(tmp_path / "lm-eval-log"))
+    results = simple_evaluate(
         model="hf", model_args=model_args, tasks=["t"], task_manager=manager, device="cpu", batch_size=8,
-        log_samples=True, bootstrap_iters=0,
+        log_samples=True, bootstrap_iters=0, evaluation_tracker=tracker,
     )  # fmt: skip
+    # As lm_eval's command line saves a run (lm_eval/_cli/run.py): the aggregate, then each task's samples.
+    samples = results.pop("samples")
+    tracker.save_results_aggregated(results=results, samples=samples)
+    tracker.save_results_samples(task_name="t", samples=samples["t"])
+    return {**results, "samples": samples}
+
+
+def split_by_lm_eval_samples(tmp_path: Path, scores: dict, *fields: str) -> dict[str, float]:
+    """The test part split again with lm-eval's samples file as --scores: the scores it reads."""
+    (samples_file,) = (tmp_path / "lm-eval-log").rglob("samples_t_*.jsonl")
+    data = tmp_path / "test-examples.jsonl"  # the test part's examples as they were before tailsplit scored them
+    added = {"logprob_sum", "n_tokens", "logprob_mean", "truncated"}
+    rows = [json.loads(line) for line in (tmp_path / "split" / "test.jsonl").read_text().splitlines()]
+    data.write_text("".join(json.dumps({k: v for k, v in row.items() if k not in added}) + "\n" for row in rows))
+    args = ["split", str(data), "--text", "hypothesis", *fields, "--scores",
+            str(samples_file), "--model-name", "SmolLM2 in lm-eval", "--dev-size", "2", "--test-size", "2",
+            "--no-analyze", "--out", str(tmp_path / "by-lm-eval")]  # fmt: skip
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    import pyarrow.parquet as pq
+
+    read = pq.read_table(tmp_path / "by-lm-eval" / "scores.parquet").to_pydict()
+    assert sorted(read["id"]) == sorted(scores)
+    return dict(zip(read["id"], read["logprob_sum"]))
 
 
 def test_lm_eval_reproduces_every_logprob_sum_of_a_labelled_split(
@@ -96,6 +124,9 @@ def test_lm_eval_reproduces_every_logprob_sum_of_a_labelled_split(
         doc = sample["doc"]
         loglikelihood = float(sample["resps"][doc["tailsplit_gold"]][0][0])
         assert abs(loglikelihood - scores[doc["id"]]["logprob_sum"]) < 1e-3, doc["hypothesis"]
+    # The samples file lm-eval wrote is a score file: the gold choice's log-likelihood per id.
+    read = split_by_lm_eval_samples(tmp_path, scores, "--context", "premise", "--label", "label")
+    assert read == {s["doc"]["id"]: float(s["resps"][s["doc"]["tailsplit_gold"]][0][0]) for s in samples}
 
 
 def test_lm_eval_reproduces_an_unprompted_split_and_reports_per_byte_units(
@@ -113,6 +144,8 @@ def test_lm_eval_reproduces_an_unprompted_split_and_reports_per_byte_units(
         total += scores[doc["id"]]["logprob_sum"]
         n_bytes += len(doc["hypothesis"].encode("utf-8"))
         n_words += len(doc["hypothesis"].split())
+    read = split_by_lm_eval_samples(tmp_path, scores)
+    assert read == {s["doc"]["id"]: float(s["resps"][0][0][0]) for s in samples}
     metrics = results["results"]["t"]
     assert metrics["bits_per_byte,none"] == pytest.approx(-total / n_bytes / math.log(2), rel=1e-4)
     assert metrics["word_perplexity,none"] == pytest.approx(math.exp(-total / n_words), rel=1e-4)

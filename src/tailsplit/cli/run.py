@@ -97,7 +97,12 @@ def split(
     given: Given,
     scores: Annotated[
         Path | None,
-        typer.Option("--scores", metavar="FILE", rich_help_panel="Data", help="Score file from tailsplit score."),
+        typer.Option(
+            "--scores",
+            metavar="FILE",
+            rich_help_panel="Data",
+            help="Score file: from tailsplit score, an id + logprob_sum table, or lm_eval --log_samples output.",
+        ),
     ] = None,
 ) -> None:
     """Split using an existing score file (or no scores: random, length, template, tmcd)."""

@@ -5,7 +5,8 @@ Columns tailsplit writes: ``id``, ``logprob_sum``, ``n_tokens``, ``logprob_mean`
 in a split folder, ``part``. The file's metadata holds the model identity and template.
 
 Scores made elsewhere (vLLM, lm-eval, an API) need only ``id`` and ``logprob_sum`` (the total
-natural-log probability of the query; lower = rarer), in Parquet, CSV or JSON Lines;
+natural-log probability of the query; lower = rarer), in Parquet, CSV or JSON Lines (lm-eval's
+``--log_samples`` file is read as it is: :mod:`tailsplit.io.lm_eval_samples`);
 ``n_tokens`` (for per-token ranking), ``truncated`` and ``text_sha256`` (first 16 hex digits of
 the sha256 of the UTF-8 query, checked when present) are optional. Or the scores can sit in
 the data itself (``--score-column``).
@@ -21,11 +22,12 @@ from typing import Any
 
 import numpy as np
 
-from tailsplit.core import Dataset, ScoreTable
+from tailsplit.core import Dataset, FieldMap, ScoreTable
 from tailsplit.errors import InputError
 from tailsplit.fields import field_value
 from tailsplit.io.arrow_files import read_parquet_table
 from tailsplit.io.examples import label_to_str
+from tailsplit.io.lm_eval_samples import is_lm_eval_sample, lm_eval_sample_columns
 from tailsplit.io.readers import detect_format, read_all
 
 SCORE_COLUMNS = ("logprob_sum", "n_tokens", "logprob_mean", "truncated")
@@ -71,7 +73,7 @@ def read_score_file(
     path = Path(path)
     if not path.exists():
         raise InputError("does not exist", path=path, fix="run tailsplit score first, or check the path")
-    table, meta = _read_table(path)
+    table, meta = _read_table(path, dataset.fields)
     missing = [c for c in ("id", "logprob_sum") if c not in table]
     if missing:
         raise InputError(
@@ -191,15 +193,17 @@ def _check_log_probabilities(
         )
 
 
-def _read_table(path: Path) -> tuple[_Columns, dict[str, Any]]:
-    """Columns of a score file (Parquet; CSV or JSON Lines for scores made elsewhere) and
-    tailsplit's metadata, if it wrote the file."""
+def _read_table(path: Path, fields: FieldMap) -> tuple[_Columns, dict[str, Any]]:
+    """Columns of a score file (Parquet; CSV or JSON Lines for scores made elsewhere, lm-eval's
+    ``--log_samples`` output among them) and tailsplit's metadata, if it wrote the file."""
 
     fmt = detect_format(path)
     if fmt != "parquet":
         if fmt not in ("jsonl", "csv", "tsv"):
             raise InputError("is not a score file", path=path, fix="give a Parquet, CSV or JSON Lines score file")
         raws = read_all(path)
+        if raws and is_lm_eval_sample(raws[0].record):
+            return _Columns(lm_eval_sample_columns(raws, fields, text_digest)), {"scored_by": "lm-eval --log_samples"}
         names = list(dict.fromkeys(k for r in raws for k in r.record))
         columns: dict[str, list[Any]] = {name: [] for name in names}
         for raw in raws:
