@@ -573,7 +573,7 @@ CASES = [
         "end token that cannot end",
         good,
         ["run", "good.jsonl", "--text", "hypothesis", "--score-eos", "--end-token", "none", "--quiet", "--out", "out"],
-        "end_token='none'",
+        "--end-token='none'",
     ),
     Case(
         "negative seed",

@@ -106,7 +106,7 @@ def test_evaluate_command_writes_the_table_for_every_split(tmp_path: Path) -> No
         "## Scores"
     )
     bad = runner.invoke(app, ["evaluate", folders[0], "--baseline", "bert"])
-    assert bad.exit_code == 2 and "baseline='bert' is not one of tfidf, tfidf-text, nn-sql" in bad.output
+    assert bad.exit_code == 2 and "--baseline='bert' is not one of tfidf, tfidf-text, nn-sql" in bad.output
 
 
 def accuracy_row(
@@ -265,7 +265,7 @@ def test_zero_shot_lm_classifies_with_the_bundled_model(tmp_path: Path, bundled_
     assert all(1 / 3 <= s["probability"] <= 1 for s in zero_shot)  # the most likely of three labels
     assert 0.0 <= accuracy <= 1.0 and abs(accuracy * 6 - round(accuracy * 6)) < 1e-3  # 6 test examples
     plain = runner.invoke(app, ["evaluate", str(tmp_path / "random"), "--zero-shot"])
-    assert plain.exit_code == 2 and "template='plain' has none" in plain.output
+    assert plain.exit_code == 2 and "the split's template 'plain' has none" in plain.output
 
 
 def test_conclusions_state_what_the_intervals_show() -> None:

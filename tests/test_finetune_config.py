@@ -33,7 +33,7 @@ def test_overrides_apply_only_where_given() -> None:
 def test_bad_recipes_are_refused(kwargs, message) -> None:
     with pytest.raises(ConfigError, match=message):
         FinetuneConfig(**kwargs)
-    with pytest.raises(ConfigError, match="finetune_preset='huge'"):
+    with pytest.raises(ConfigError, match="--finetune-preset='huge'"):
         finetune_preset("huge")
 
 

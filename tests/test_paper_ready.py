@@ -314,6 +314,15 @@ def test_python_errors_name_keyword_arguments_and_the_command_line_names_flags(t
         app, ["run", str(data), "--text", "hypothesis", "--template", "snli", "--out", str(tmp_path / "o")]
     )
     assert cli.exit_code == 2 and "--context" in cli.output, cli.output
+    # The same template problem in each one's words: the flag on the command line, the keyword in Python.
+    cli = runner.invoke(app, ["run", str(data), "--text", "hypothesis", "--template", "no query {label}",
+                              "--out", str(tmp_path / "o")])  # fmt: skip
+    assert cli.exit_code == 2 and "error: --template='no query {label}' is neither a built-in" in cli.output
+    config.scoring.template = "no query {label}"
+    with pytest.raises(tailsplit.ConfigError, match=r"^template='no query \{label\}' is neither a built-in"):
+        tailsplit.run(config)
+    with pytest.raises(tailsplit.ConfigError, match=r"^template='x' does not end"):
+        tailsplit.PromptTemplate("mine", "x")
 
 
 def test_the_null_figure_draws_only_statistics_that_vary_and_names_the_constant_ones(tmp_path: Path) -> None:
@@ -350,3 +359,26 @@ def test_a_histogram_of_one_value_draws_without_a_warning() -> None:
         warnings.simplefilter("error")
         figure = _part_histograms({"train": np.full(5, 4.0), "test": np.full(3, 4.0)}, "grade")
     assert figure.svg.startswith("<svg")
+
+
+def test_console_output_in_a_log_never_wraps_or_cuts_a_line(tmp_path: Path) -> None:
+    """Piped (a log, ``| tee``, CI), with COLUMNS as small as a narrow terminal's: every sentence
+    on its line and every table cell whole, as a terminal would show them given the room."""
+    import os
+    import subprocess
+    import sys
+
+    long_label = "a label far longer than any terminal is wide, " * 3 + "end"
+    rows = [dict(row, label=long_label if i % 3 == 0 else row["label"]) for i, row in enumerate(nli_pairs(60))]
+    data = write_jsonl(tmp_path / "d.jsonl", rows)
+    args = ["split", str(data), "--text", "hypothesis", "--label", "label", "--splitter", "length",
+            "--dev-size", "10", "--test-size", "10", "--null-splits", "5", "--no-syntax", "--out", str(tmp_path / "o")]  # fmt: skip
+    done = subprocess.run([sys.executable, "-m", "tailsplit.cli", *args], capture_output=True, text=True,
+                          env={**os.environ, "COLUMNS": "40"})  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    shown = done.stdout + done.stderr
+    assert "…" not in shown
+    assert any(long_label in line for line in shown.splitlines())  # the cell whole, on one line
+    bullets = [line for line in shown.splitlines() if line.startswith("• ")]
+    assert bullets and all(line.endswith(").") for line in bullets), bullets  # each sentence on one line
+    assert re.search(r"^wrote .*manifest\.json\)$", done.stdout, re.MULTILINE), done.stdout

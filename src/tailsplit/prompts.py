@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tailsplit.errors import ConfigError
+from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.fields import field_value, is_field_path
 
 
@@ -42,16 +42,17 @@ class PromptTemplate:
     template: str
     label_words: Mapping[str, str] = field(default_factory=dict)
 
+    @keyword_spelling  # a template built in Python is refused in Python's words
     def __post_init__(self) -> None:
         try:
             list(string.Formatter().parse(self.template))
         except ValueError as exc:
             raise ConfigError(
-                f"template={self.template!r} is not a valid template ({exc}); write a literal brace as {{{{ or }}}}"
+                f"--template={self.template!r} is not a valid template ({exc}); write a literal brace as {{{{ or }}}}"
             ) from None
         if not self.template.endswith(QUERY):
             raise ConfigError(
-                f"template={self.template!r} does not end with {QUERY}; the scored "
+                f"--template={self.template!r} does not end with {QUERY}; the scored "
                 "query must come last, e.g. 'Question: {text}'"
             )
         for name in self.placeholders:
@@ -59,11 +60,11 @@ class PromptTemplate:
                 continue
             if not is_field_path(name):
                 raise ConfigError(
-                    f"template={self.template!r} has placeholder {{{name}}}; "
+                    f"--template={self.template!r} has placeholder {{{name}}}; "
                     "use role names {context}/{label}, field names or dotted paths ({example.premise})"
                 )
         if self.prefix_template.count(QUERY):
-            raise ConfigError(f"template={self.template!r} uses {QUERY} twice; use it once, at the end")
+            raise ConfigError(f"--template={self.template!r} uses {QUERY} twice; use it once, at the end")
 
     @property
     def prefix_template(self) -> str:
@@ -97,7 +98,7 @@ class PromptTemplate:
             return label
         if label not in self.label_words:
             raise ConfigError(
-                f"template={self.name!r} has no word for label {label!r} (it knows "
+                f"--template={self.name!r} has no word for label {label!r} (it knows "
                 f"{sorted(self.label_words)}); pass --label-word {label}=WORD"
             )
         return self.label_words[label]
@@ -107,7 +108,7 @@ class PromptTemplate:
         template without ``{label}``, or missing for a label the data has."""
         if given_words and not self.needs("label"):
             raise ConfigError(
-                f"--label-word is given but template={self.name!r} has no {{label}}; drop "
+                f"--label-word is given but --template={self.name!r} has no {{label}}; drop "
                 "--label-word or use a template with {label}"
             )
         empty = sorted(label for label, word in given_words.items() if not str(word).strip())
@@ -132,7 +133,7 @@ class PromptTemplate:
     def _missing_message(self, name: str) -> str:
         option = {"context": "--context", "label": "--label"}.get(name)
         fix = f"name the field with {option}" if option else "use a template whose fields the data has"
-        return f"template={self.name!r} uses {{{name}}} but the examples have no such field; {fix}"
+        return f"--template={self.name!r} uses {{{name}}} but the examples have no such field; {fix}"
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "template": self.template, "label_words": dict(self.label_words)}
@@ -150,6 +151,7 @@ BUILTIN_TEMPLATES: dict[str, PromptTemplate] = {
 }
 
 
+@keyword_spelling
 def resolve_template(spec: str, label_words: Mapping[str, str] | None = None) -> PromptTemplate:
     """A built-in name, or a literal template (anything containing ``{text}``)."""
     if QUERY in spec:
@@ -160,7 +162,7 @@ def resolve_template(spec: str, label_words: Mapping[str, str] | None = None) ->
             template = PromptTemplate(template.name, template.template, {**template.label_words, **label_words})
     else:
         raise ConfigError(
-            f"template={spec!r} is neither a built-in ({sorted(BUILTIN_TEMPLATES)}) "
+            f"--template={spec!r} is neither a built-in ({sorted(BUILTIN_TEMPLATES)}) "
             "nor a template string ending in {text}"
         )
     return template

@@ -40,7 +40,7 @@ def compare_splits(study: AnalysisInputs, other: AnalysisInputs) -> SplitCompari
     position = {i: k for k, i in enumerate(other.ids)}
     if len(position) != len(study.ids) or any(i not in position for i in study.ids):
         raise ConfigError(
-            f"compare={other.name!r} does not split the same examples as {study.name!r} "
+            f"--compare={other.name!r} does not split the same examples as {study.name!r} "
             "(their ids differ); compare splits of one dataset"
         )
     align = np.array([position[i] for i in study.ids])

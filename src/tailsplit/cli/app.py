@@ -10,7 +10,7 @@ from contextvars import ContextVar
 from typing import Any
 
 import typer
-from rich.console import Console
+from rich.console import Console, ConsoleDimensions
 from rich.text import Text as RichText
 from typer.core import TyperGroup
 
@@ -70,9 +70,30 @@ def _types_as_words() -> None:
 
 
 _types_as_words()
+
+# Away from a terminal, a line is as long as it needs to be (a line of rich tables or text wider
+# than this is not expected).
+LOG_WIDTH = 10_000
+
+
+class _Console(Console):
+    """rich's console, laid out to the window on a terminal; elsewhere (a log, a pipe, ``| tee``,
+    CI) nothing wraps or is cut short: text on one line, tables as wide as their cells. rich
+    would lay out to COLUMNS or 80 columns there, or to the terminal a pipe's other end runs in."""
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        measured = Console.size.fget(self)  # type: ignore[attr-defined]
+        return measured if self.is_terminal else ConsoleDimensions(LOG_WIDTH, measured.height)
+
+    @size.setter
+    def size(self, new_size: tuple[int, int]) -> None:
+        Console.size.fset(self, new_size)  # type: ignore[attr-defined]
+
+
 # Markup off: labels, ids, field names and messages are the user's text and print literally.
-stderr = Console(stderr=True, markup=False)
-stdout = Console(markup=False)
+stderr = _Console(stderr=True, markup=False)
+stdout = _Console(markup=False)
 
 
 def _print_version(value: bool) -> None:

@@ -20,15 +20,15 @@ def _read_toml(path: Path) -> dict[str, Any]:
     text = read_option_text(path, "config", "a TOML recipe")
     if (depth := nesting_depth(text)) > MAX_NESTING:
         raise ConfigError(
-            f"config={str(path)!r} nests arrays or tables more than {MAX_NESTING} levels deep ({depth} or more); "
+            f"--config={str(path)!r} nests arrays or tables more than {MAX_NESTING} levels deep ({depth} or more); "
             "a recipe is a few flat tables of option values"
         )
     try:
         return tomllib.loads(text)
     except RecursionError:  # dotted keys nested past the parser's limit
-        raise ConfigError(f"config={str(path)!r} nests keys too deeply; a recipe is a few flat tables") from None
+        raise ConfigError(f"--config={str(path)!r} nests keys too deeply; a recipe is a few flat tables") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"config={str(path)!r} is not valid TOML ({exc}); fix the syntax") from None
+        raise ConfigError(f"--config={str(path)!r} is not valid TOML ({exc}); fix the syntax") from None
 
 
 def load_command_config(path: str | Path, cls: type, command: str) -> Any:
@@ -39,7 +39,7 @@ def load_command_config(path: str | Path, cls: type, command: str) -> Any:
     raw = _read_toml(path)
     if set(raw) == {command} and isinstance(raw[command], dict):
         raw = raw[command]
-    source = f"config={str(path)!r}"
+    source = f"--config={str(path)!r}"
     hints = typing.get_type_hints(cls)
     known = [f.name for f in dataclasses.fields(cls)]
     for key, value in raw.items():
@@ -55,7 +55,7 @@ def load_config(path: str | Path) -> RunConfig:
     ``[output]``); unknown sections or keys are errors that list the valid ones. Relative
     paths in it are relative to the recipe's folder."""
     path = Path(path)
-    config = RunConfig.from_dict(_read_toml(path), source=f"config={str(path)!r}")
+    config = RunConfig.from_dict(_read_toml(path), source=f"--config={str(path)!r}")
     base = path.parent
     config.data.paths = [os.path.normpath(base / p) if not Path(p).is_absolute() else p for p in config.data.paths]
     if config.output.out is not None and not Path(config.output.out).is_absolute():

@@ -274,7 +274,8 @@ class SplitConfig(Checked):
                 params[f.name] = value
             elif value != getattr(defaults, f.name):
                 raise ConfigError(
-                    f"{f.name}={value!r} does not apply to splitter={self.splitter!r}; it accepts {accepted}"
+                    f"--{f.name.replace('_', '-')}={value!r} does not apply to --splitter={self.splitter!r}; "
+                    f"it accepts {accepted}"
                 )
         return params
 

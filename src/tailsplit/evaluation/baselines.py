@@ -79,7 +79,7 @@ def baselines_for(data: dict[str, Any], requested: list[str], input_fields: list
     if requested:
         unknown = [b for b in requested if b not in BASELINES]
         if unknown:
-            raise ConfigError(f"baseline={unknown[0]!r} is not one of {', '.join(BASELINES)}")
+            raise ConfigError(f"--baseline={unknown[0]!r} is not one of {', '.join(BASELINES)}")
         return requested
     if data.get("program"):
         return ["nn-sql"]

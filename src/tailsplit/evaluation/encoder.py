@@ -61,7 +61,7 @@ class EncoderRecipe:
         if self.max_train is not None and (
             isinstance(self.max_train, bool) or not isinstance(self.max_train, int) or self.max_train < 2
         ):
-            raise ConfigError(f"max_train={self.max_train!r} must be a whole number ≥ 2")
+            raise ConfigError(f"--max-train={self.max_train!r} must be a whole number ≥ 2")
         if not self.learning_rate > 0:
             raise ConfigError(f"encoder learning_rate={self.learning_rate!r} must be positive")
         if not 0.0 <= self.warmup_fraction < 1.0:
@@ -113,7 +113,7 @@ def check_encoder_spec(spec: str | None) -> tuple[str, str]:
 
     source = EncoderSource.resolve(spec)
     if Path(source.location).is_dir() and not (Path(source.location) / "config.json").is_file():
-        raise ConfigError(f"encoder={source.location!r} has no config.json; give a transformers model folder")
+        raise ConfigError(f"--encoder={source.location!r} has no config.json; give a transformers model folder")
     return source.location, source.identity
 
 
@@ -153,7 +153,7 @@ class PairClassifier:
         except Exception as exc:  # missing files, network, unknown architecture
             first = (str(exc).strip().splitlines() or [""])[0][:300]
             raise ConfigError(
-                f"encoder={location!r} could not be loaded as a classifier ({type(exc).__name__}: "
+                f"--encoder={location!r} could not be loaded as a classifier ({type(exc).__name__}: "
                 f"{first}); give a transformers encoder folder, or a hub id with network"
             ) from None
         self.pad_id = padding_id(self.tokenizer, self.model.config)

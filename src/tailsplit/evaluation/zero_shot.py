@@ -28,8 +28,8 @@ def check_zero_shot(data: dict[str, Any], template: PromptTemplate) -> None:
     """Refuse, before any model loads, a split without labels or a template without ``{label}``."""
     if not data.get("label") or "{label}" not in template.template:
         raise ConfigError(
-            f"zero-shot classification needs labels and a template with {{label}}; template="
-            f"{template.name!r} has none — give --zero-shot-template (e.g. snli) or a --label-word set"
+            f"zero-shot classification needs labels and a template with {{label}}; the split's "
+            f"template {template.name!r} has none — give --zero-shot-template (e.g. snli) or a --label-word set"
         )
 
 

@@ -29,7 +29,7 @@ def output_format_for(input_format: str) -> str:
 def check_output_format(fmt: str) -> None:
     """Refuse an unknown format, or ``hf`` without the datasets library, before any work."""
     if fmt not in OUTPUT_FORMATS:
-        raise ConfigError(f"format={fmt!r} is not a writable format; use one of {list(OUTPUT_FORMATS)}")
+        raise ConfigError(f"--format={fmt!r} is not a writable format; use one of {list(OUTPUT_FORMATS)}")
     if fmt == "hf":
         _datasets()
 
@@ -73,7 +73,7 @@ def write_records(
     elif fmt == "hf":
         save_hf(path, records, schema.arrow, schema.class_labels)
     else:
-        raise ConfigError(f"format={fmt!r} is not a writable format; use one of {sorted(OUTPUT_SUFFIX)}")
+        raise ConfigError(f"--format={fmt!r} is not a writable format; use one of {sorted(OUTPUT_SUFFIX)}")
 
 
 _BLOCK_ROWS = 4096

@@ -194,7 +194,7 @@ def partition_overlap(
         raise ConfigError("give exactly one of threshold (a BM25 score) and top_quantile (a share like 0.25)")
     if top_quantile is not None:
         if not 0 < top_quantile < 1:
-            raise ConfigError(f"top_quantile={top_quantile!r} is not a share in (0, 1); e.g. 0.25")
+            raise ConfigError(f"--top-quantile={top_quantile!r} is not a share in (0, 1); e.g. 0.25")
         threshold = float(np.quantile(best_scores, 1 - top_quantile, method="higher"))
         if threshold <= 0:  # an example with no passing entry (score 0) never overlaps
             positive = best_scores[best_scores > 0]

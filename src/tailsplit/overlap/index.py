@@ -361,7 +361,7 @@ def open_or_build_index(config: OverlapConfig, progress: bool = False) -> Overla
             return index
         if config.index_dir:
             raise ConfigError(
-                f"index_dir={str(folder)!r} holds an index of another corpus or other settings; "
+                f"--index-dir={str(folder)!r} holds an index of another corpus or other settings; "
                 "give a new folder or delete it"
             )
     with staged_cache_folder(folder, markers=INDEX_MARKERS) as staging:

@@ -87,14 +87,14 @@ def make_executor(engine: str, address: str | None = None, num_cpus: int | None 
         return LocalExecutor()
     if engine == "ray":
         return RayExecutor(address, num_cpus)
-    raise ConfigError(f"engine={engine!r} is unknown; use one of {list(ENGINES)}")
+    raise ConfigError(f"--engine={engine!r} is unknown; use one of {list(ENGINES)}")
 
 
 def plan_shards(paths: Sequence[str | Path], shards: int) -> list[list[CorpusPart]]:
     """``shards`` groups of consecutive corpus parts of about equal bytes (fewer when the
     files cannot be cut that finely)."""
     if shards < 1:
-        raise ConfigError(f"shards={shards!r} must be at least 1")
+        raise ConfigError(f"--shards={shards!r} must be at least 1")
     total = sum(Path(p).stat().st_size for p in paths if Path(p).exists())
     parts = split_into_parts(paths, max(-(-total // shards), 1))
     groups: list[list[CorpusPart]] = [[] for _ in range(shards)]
@@ -150,7 +150,7 @@ def open_or_build_sharded(config: OverlapConfig, executor: Any) -> ShardedIndex:
             return index
         if config.index_dir:
             raise ConfigError(
-                f"index_dir={str(folder)!r} holds an index of another corpus or other settings; "
+                f"--index-dir={str(folder)!r} holds an index of another corpus or other settings; "
                 "give a new folder or delete it"
             )
     with staged_cache_folder(folder, markers=INDEX_MARKERS) as staging:

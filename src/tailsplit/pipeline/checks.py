@@ -25,7 +25,7 @@ def check_template_fields(dataset: Dataset, template: PromptTemplate) -> None:
         if missing is not None:
             path, number = dataset.location(missing)
             raise InputError(
-                f"is missing (template={template.name!r} uses it)",
+                f"is missing (--template={template.name!r} uses it)",
                 path=path,
                 row=number,
                 field=name,

@@ -63,7 +63,7 @@ def evaluate_config(config: EvaluateConfig, *, command: list[str] | None = None)
     if not config.split_dirs:
         raise ConfigError("evaluate needs at least one split folder")
     if not 0.0 <= config.leakage_threshold <= 1.0:
-        raise ConfigError(f"leakage_threshold={config.leakage_threshold!r} must lie in [0, 1]")
+        raise ConfigError(f"--leakage-threshold={config.leakage_threshold!r} must lie in [0, 1]")
     if config.predictions and len(config.predictions) != len(config.split_dirs):
         raise ConfigError(
             f"--predictions names {len(config.predictions)} files for {len(config.split_dirs)} split "
@@ -174,14 +174,14 @@ def _check_trainable(config: EvaluateConfig, folders: list[tuple[dict[str, Any],
             continue
         if not data.get("label"):
             raise ConfigError(
-                f"baseline={classifiers[0]!r} and the other baselines that classify labels need a label field, "
+                f"--baseline={classifiers[0]!r} and the other baselines that classify labels need a label field, "
                 f"but {folder!r} was split without --label; split with --label, or use --predictions"
             )
         labels = {label_to_str(raw.value(data["label"])) for raw in parts["train"] if raw.has(data["label"])}
         if len(labels) < 2:
             raise ConfigError(
                 f"the train part of {folder!r} holds {len(labels)} label(s) ({sorted(labels)!r}); "
-                f"baseline={classifiers[0]!r} needs at least two classes to learn; split more data"
+                f"--baseline={classifiers[0]!r} needs at least two classes to learn; split more data"
             )
 
 
@@ -213,7 +213,7 @@ def _test_agreement(
         data = manifest.get("config", {}).get("data", {})
         if not data.get("label"):
             raise ConfigError(
-                f"agreement_field={config.agreement_field!r} compares annotators with the gold label, but "
+                f"--agreement-field={config.agreement_field!r} compares annotators with the gold label, but "
                 f"{folder!r} was split without --label; split with --label"
             )
         test = parts["test"]

@@ -60,7 +60,7 @@ def _task_labels(data: dict[str, Any], prompt: PromptTemplate, parts: dict[str, 
     """The labels of a classification task (the template's words, else train's labels in
     order); ``None`` for a likelihood task. A template's field the split lacks is refused."""
     if prompt.needs("context") and not data.get("context"):
-        raise ConfigError(f"template={prompt.name!r} uses {{context}} but the split has no context field")
+        raise ConfigError(f"--template={prompt.name!r} uses {{context}} but the split has no context field")
     if not (data.get("label") and prompt.needs("label")):
         return None
     return list(prompt.label_words) or sorted({label_to_str(r.value(data["label"])) for r in parts["train"]})

@@ -112,14 +112,14 @@ def build_splitter(config: SplitConfig, dataset: Dataset | None = None) -> Split
     cls = SPLITTERS[config.splitter]
     if config.encoder is not None and not cls.needs_features:
         raise ConfigError(
-            f"encoder={config.encoder!r} does not apply to splitter={config.splitter!r}; only aflite uses an encoder"
+            f"--encoder={config.encoder!r} does not apply to --splitter={config.splitter!r}; only aflite uses an encoder"
         )
     accepted = list(cls().get_params())
     splitter = make_splitter(config.splitter, **config.splitter_params(accepted))
     logger.debug("splitter %s with %s", config.splitter, splitter.get_params())
     if dataset is not None and splitter.needs_programs and dataset.programs is None:
         raise ConfigError(
-            f"splitter={config.splitter!r} with these options needs programs; name the "
+            f"--splitter={config.splitter!r} with these options needs programs; name the "
             "program field with --program (e.g. --program query for Spider)"
         )
     return splitter
@@ -139,12 +139,14 @@ def split_dataset(
     the caller has built them already."""
     splitter = build_splitter(config) if splitter is None else splitter
     if splitter.needs_scores and scores is None:
-        raise ConfigError(f"splitter={config.splitter!r} needs scores; pass --scores or use tailsplit run")
+        raise ConfigError(f"--splitter={config.splitter!r} needs scores; pass --scores or use tailsplit run")
     lengths = word_lengths(dataset.texts) if lengths is None else lengths
     inputs = SplitInputs.from_dataset(dataset, scores, lengths, programs)
     if splitter.needs_features:
         if dataset.labels is None:  # before any encoder loads
-            raise ConfigError(f"splitter={config.splitter!r} needs labels (its classifiers predict them); pass --label")
+            raise ConfigError(
+                f"--splitter={config.splitter!r} needs labels (its classifiers predict them); pass --label"
+            )
 
         source = EncoderSource.resolve(config.encoder)
         inputs = dataclasses.replace(inputs, features=sentence_features(dataset, config.encoder))
@@ -232,7 +234,7 @@ def _given_scores(
         raise ConfigError("--model-name names the model of scores given with --scores or --score-column; give one")
     if needs and scores_path is None and given is None:
         raise ConfigError(
-            f"splitter={config.split.splitter!r} needs scores; pass --scores FILE (written by "
+            f"--splitter={config.split.splitter!r} needs scores; pass --scores FILE (written by "
             "tailsplit score), or use tailsplit run, which scores with the LM first"
         )
     return given

@@ -123,7 +123,7 @@ def plan_scoring(dataset: Dataset, config: ScoringConfig) -> ScoringPlan:
     template = template_for(config)
     for role, column, option in (("context", dataset.contexts, "--context"), ("label", dataset.labels, "--label")):
         if template.needs(role) and column is None:
-            raise ConfigError(f"template={template.name!r} uses {{{role}}}; name that field with {option}")
+            raise ConfigError(f"--template={template.name!r} uses {{{role}}}; name that field with {option}")
     template.check_labels(None if dataset.labels is None else set(dataset.labels), config.label_words)
     check_template_fields(dataset, template)
     if config.cache_dir is not None:

@@ -41,7 +41,7 @@ class SparseSets:
     @staticmethod
     def from_rows(rows: Sequence[Sequence[str]], count: str = "examples") -> SparseSets:
         if count not in COUNTS:
-            raise ConfigError(f"count={count!r} is unknown; use one of {list(COUNTS)}")
+            raise ConfigError(f"--count={count!r} is unknown; use one of {list(COUNTS)}")
         vocabulary: dict[str, int] = {}
         tallies = [Counter(row) for row in rows]
         ids = [vocabulary.setdefault(item, len(vocabulary)) for tally in tallies for item in tally]

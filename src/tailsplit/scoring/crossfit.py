@@ -49,7 +49,7 @@ def fold_units(queries: Sequence[str], groups: Sequence[str] | None = None, *, m
     ['u0', 'u0', 'u0', 'u3']
     """
     if match not in FOLD_MATCHES:
-        raise ConfigError(f"fold_match={match!r} is unknown; use one of {list(FOLD_MATCHES)}")
+        raise ConfigError(f"--fold-match={match!r} is unknown; use one of {list(FOLD_MATCHES)}")
     n = len(queries)
     texts = normalized_queries(queries) if match == "normalized" else list(queries)
     columns = [_codes(texts)] + ([] if groups is None else [_codes(groups)])
@@ -77,12 +77,12 @@ def assign_folds(keys: Sequence[str], k: int, seed: int) -> np.ndarray:
     True
     """
     if isinstance(k, bool) or not isinstance(k, int) or k < 2:
-        raise ConfigError(f"folds={k!r} must be a whole number ≥ 2")
+        raise ConfigError(f"--folds={k!r} must be a whole number ≥ 2")
     unit_of_key: dict[str, int] = {}
     units = np.array([unit_of_key.setdefault(key, len(unit_of_key)) for key in keys], dtype=np.int64)
     if len(unit_of_key) < k:
         raise ConfigError(
-            f"folds={k} but the data has only {len(unit_of_key)} distinct examples or groups; use fewer folds"
+            f"--folds={k} but the data has only {len(unit_of_key)} distinct examples or groups; use fewer folds"
         )
     order = seeded_rng(seed, FOLDS).permutation(len(unit_of_key))
     fold_of_unit = np.empty(len(unit_of_key), dtype=np.int64)

@@ -72,7 +72,7 @@ def finetune_preset(name: str | None, *, full: bool = False, **overrides: Any) -
     elif name in PAPER_PRESETS:
         base = PAPER_PRESETS[name]
     else:
-        raise ConfigError(f"finetune_preset={name!r} is unknown; use 'cpu' or one of {sorted(PAPER_PRESETS)}")
+        raise ConfigError(f"--finetune-preset={name!r} is unknown; use 'cpu' or one of {sorted(PAPER_PRESETS)}")
     config = replace(base, **{k: v for k, v in overrides.items() if v is not None})
     return replace(config, lora_rank=None) if full else config
 

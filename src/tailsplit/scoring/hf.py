@@ -259,7 +259,7 @@ class HFScorer:
                 asked = "implementation=native" if self.implementation == "native" else "torch_compile"
                 if reason is not None and (self.implementation == "native" or self.torch_compile):
                     fix = "use auto" if self.implementation == "native" else "leave torch_compile off"
-                    raise ConfigError(f"{asked} cannot run model={self.model_spec!r}: {reason}; {fix}")
+                    raise ConfigError(f"{asked} cannot run --model={self.model_spec!r}: {reason}; {fix}")
                 device, half = self.resolved_device(), self.dtype in ("bfloat16", "float16")
                 measured = (device == "cpu" and not half) or (device.startswith("cuda") and half)
                 if reason is None and (self.implementation == "native" or self.torch_compile or measured):
@@ -310,7 +310,7 @@ class HFScorer:
         token_id = getattr(self.tokenizer, f"{which}_token_id")
         if token_id is None:
             raise ScoringError(
-                f"model={self.model_spec!r} has no {which.upper()} token; use start_token='none' "
+                f"--model={self.model_spec!r} has no {which.upper()} token; use start_token='none' "
                 "or name a token of its vocabulary"
             )
         return int(token_id)
@@ -319,7 +319,7 @@ class HFScorer:
         token_id = self.tokenizer.backend_tokenizer.token_to_id(token)
         if token_id is None:
             raise ConfigError(
-                f"{token!r} (start_token or end_token) is not a token of model={self.model_spec!r}'s "
+                f"{token!r} (start_token or end_token) is not a token of --model={self.model_spec!r}'s "
                 "vocabulary; use bos, eos, none or one token (e.g. '<|endoftext|>')"
             )
         return int(token_id)

@@ -32,11 +32,11 @@ def check_options(
     """The scorer's own check of its options (it is built from Python too, not only from a
     checked config; the allowed values are the config's, from :mod:`tailsplit.choices`)."""
     if not isinstance(start_token, str) or not start_token:
-        raise ConfigError(f"start_token={start_token!r} must be bos, eos, none or a token of the vocabulary")
+        raise ConfigError(f"--start-token={start_token!r} must be bos, eos, none or a token of the vocabulary")
     if not isinstance(score_eos, bool):
-        raise ConfigError(f"score_eos={score_eos!r} must be true or false")
+        raise ConfigError(f"--score-eos={score_eos!r} must be true or false")
     if not isinstance(end_token, str) or not end_token or end_token in ("bos", "none"):
-        raise ConfigError(f"end_token={end_token!r} must be eos or a token of the vocabulary")
+        raise ConfigError(f"--end-token={end_token!r} must be eos or a token of the vocabulary")
     _check_choice("truncation", truncation, TRUNCATIONS)
     _check_choice("padding_side", padding_side, PADDING_SIDES)
     _check_choice("share_prefix", share_prefix, SHARE_PREFIX)
@@ -53,7 +53,7 @@ def check_options(
             raise ConfigError(f"{name}={value!r} must be a whole number ≥ 1")
     if max_tokens is not None and (not isinstance(max_tokens, int) or max_tokens < 2):
         raise ConfigError(
-            f"max_tokens={max_tokens!r} must be a whole number ≥ 2, or None for the model's context length"
+            f"--max-tokens={max_tokens!r} must be a whole number ≥ 2, or None for the model's context length"
         )
 
 

@@ -72,11 +72,11 @@ def resolve_model(spec: str) -> ModelSource:
     path = Path(spec).expanduser()
     if path.suffix == ".gguf":
         if not path.is_file():
-            raise ScoringError(f"model={spec!r} is not a file; give the path of a .gguf file")
+            raise ScoringError(f"--model={spec!r} is not a file; give the path of a .gguf file")
         with open(path, "rb") as handle:
             if handle.read(4) != b"GGUF":
                 raise ScoringError(
-                    f"model={spec!r} is not a GGUF file (it does not start with the GGUF "
+                    f"--model={spec!r} is not a GGUF file (it does not start with the GGUF "
                     "magic bytes); check the file, or download it again"
                 )
         return ModelSource(name=path.stem, folder=path.parent.resolve(), gguf_file=path.name)
@@ -84,7 +84,7 @@ def resolve_model(spec: str) -> ModelSource:
         check_model_folder(path, spec)
         return ModelSource(name=path.resolve().name, folder=path.resolve())
     if path.exists() or spec.count("/") > 1 or spec.startswith((".", "~")):
-        raise ScoringError(f"model={spec!r} is neither a model folder, a .gguf file nor a hub id")
+        raise ScoringError(f"--model={spec!r} is neither a model folder, a .gguf file nor a hub id")
     return _hub_source(spec)
 
 
@@ -96,33 +96,33 @@ def check_model_folder(path: Path, spec: str) -> None:
     config_path = path / "config.json"
     if not config_path.exists():
         raise ScoringError(
-            f"model={spec!r} is a folder without config.json; point at a folder "
+            f"--model={spec!r} is a folder without config.json; point at a folder "
             "saved by transformers' save_pretrained, or at a .gguf file"
         )
     try:
         config = json.loads(config_path.read_text(encoding="utf-8"))
     except (ValueError, OSError) as exc:
         raise ScoringError(
-            f"model={spec!r}: {config_path} is not valid JSON ({exc}); save the model again with save_pretrained"
+            f"--model={spec!r}: {config_path} is not valid JSON ({exc}); save the model again with save_pretrained"
         ) from None
     if not isinstance(config, dict):
         raise ScoringError(
-            f"model={spec!r}: {config_path} does not hold a JSON object; save the model again with save_pretrained"
+            f"--model={spec!r}: {config_path} does not hold a JSON object; save the model again with save_pretrained"
         )
     if not any((path / name).exists() for name in _TOKENIZER_VOCABULARY):
         raise ScoringError(
-            f"model={spec!r} has no tokenizer files ({', '.join(_TOKENIZER_VOCABULARY[:2])}, ...); "
+            f"--model={spec!r} has no tokenizer files ({', '.join(_TOKENIZER_VOCABULARY[:2])}, ...); "
             "save the tokenizer into the folder with tokenizer.save_pretrained"
         )
     weights = [p.name for p in path.iterdir() if p.suffix in _WEIGHT_SUFFIXES]
     if not any(name.endswith(".safetensors") for name in weights):
         if weights:
             raise ScoringError(
-                f"model={spec!r} holds only pickle weights ({', '.join(sorted(weights))}), which "
+                f"--model={spec!r} holds only pickle weights ({', '.join(sorted(weights))}), which "
                 "tailsplit does not load because unpickling can run code; convert them with "
                 "model.save_pretrained(folder, safe_serialization=True)"
             )
-        raise ScoringError(f"model={spec!r} has no weight files (*.safetensors); save the model with save_pretrained")
+        raise ScoringError(f"--model={spec!r} has no weight files (*.safetensors); save the model with save_pretrained")
 
 
 def _bundled_source() -> ModelSource:
@@ -147,7 +147,7 @@ def _hub_source(repo_id: str) -> ModelSource:
         )
     except Exception as exc:  # network errors, missing repos, auth: all end the same way
         raise ScoringError(
-            f"model={repo_id!r} could not be fetched from the Hugging Face hub "
+            f"--model={repo_id!r} could not be fetched from the Hugging Face hub "
             f"({type(exc).__name__}: {exc}); check the id and your network, or pass "
             "a local folder or .gguf file"
         ) from None
@@ -218,11 +218,11 @@ def load_tokenizer(folder: Path, name: str) -> Any:
             tokenizer = AutoTokenizer.from_pretrained(folder)
     except Exception as exc:  # transformers raises many types for unusable files
         raise ScoringError(
-            f"model={name!r}: its tokenizer in {folder} could not be loaded ({type(exc).__name__}: {_first_line(exc)})"
+            f"--model={name!r}: its tokenizer in {folder} could not be loaded ({type(exc).__name__}: {_first_line(exc)})"
         ) from None
     if not getattr(tokenizer, "is_fast", False):
         raise ScoringError(
-            f"model={name!r} has no fast tokenizer; tailsplit needs character offsets to find the query's tokens"
+            f"--model={name!r} has no fast tokenizer; tailsplit needs character offsets to find the query's tokens"
         )
     return tokenizer
 
@@ -374,7 +374,7 @@ def _convert_gguf(source: ModelSource, digest: str, target: Path) -> Path:
             model = AutoModelForCausalLM.from_pretrained(source.folder, gguf_file=source.gguf_file)
     except Exception as exc:  # a GGUF file transformers cannot read
         raise ScoringError(
-            f"model={source.gguf_file!r} could not be read as a GGUF model ({type(exc).__name__}: {_first_line(exc)})"
+            f"--model={source.gguf_file!r} could not be read as a GGUF model ({type(exc).__name__}: {_first_line(exc)})"
         ) from None
     # A dequantised GGUF model refuses save_pretrained while it still says it is quantised.
     if hasattr(model.config, "quantization_config"):
@@ -407,20 +407,20 @@ def check_device(device: str) -> None:
         return
     kind, _, number = device.partition(":")
     if kind not in ("cuda", "mps") or (number and not number.isdigit()):
-        raise ConfigError(f"device={device!r} is unknown; use auto, cpu, cuda, cuda:N or mps")
+        raise ConfigError(f"--device={device!r} is unknown; use auto, cpu, cuda, cuda:N or mps")
     import torch
 
     if kind == "mps":
         if not torch.backends.mps.is_available():
-            raise ConfigError(f"device={device!r} is not available on this machine; use --device cpu or auto")
+            raise ConfigError(f"--device={device!r} is not available on this machine; use --device cpu or auto")
         return
     if not torch.cuda.is_available():
         raise ConfigError(
-            f"device={device!r} asks for CUDA, but this machine has no CUDA GPU (or torch is a "
+            f"--device={device!r} asks for CUDA, but this machine has no CUDA GPU (or torch is a "
             "CPU build); use --device cpu or auto"
         )
     if number and int(number) >= torch.cuda.device_count():
         raise ConfigError(
-            f"device={device!r} does not exist: this machine has {torch.cuda.device_count()} "
+            f"--device={device!r} does not exist: this machine has {torch.cuda.device_count()} "
             f"CUDA device(s), cuda:0 to cuda:{torch.cuda.device_count() - 1}"
         )

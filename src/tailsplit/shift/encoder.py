@@ -46,10 +46,10 @@ class EncoderSource:
         if Path(spec).is_dir():
             return EncoderSource(name, spec, sha256_text(name, sha256_file(spec)))
         if Path(spec).exists():
-            raise ConfigError(f"encoder={spec!r} is a file; give a sentence-transformers folder or hub id")
+            raise ConfigError(f"--encoder={spec!r} is a file; give a sentence-transformers folder or hub id")
         if spec.startswith((".", "/", "~")) or spec.count("/") > 1 or "\\" in spec:
             raise ConfigError(
-                f"encoder={spec!r} is not an existing folder (nor a hub id like "
+                f"--encoder={spec!r} is not an existing folder (nor a hub id like "
                 "'sentence-transformers/all-MiniLM-L6-v2'); check the path"
             )
         return EncoderSource(name, spec, sha256_text(name))
@@ -158,7 +158,7 @@ class SentenceEncoder:
             except Exception as exc:  # missing files, network, unknown architecture
                 first = (str(exc).strip().splitlines() or [""])[0][:300]
                 raise ConfigError(
-                    f"encoder={self.source.location!r} could not be loaded ({type(exc).__name__}: "
+                    f"--encoder={self.source.location!r} could not be loaded ({type(exc).__name__}: "
                     f"{first}); give a sentence-transformers folder, or a hub id with network"
                 ) from None
         return self._model
