@@ -1,7 +1,7 @@
 """MkDocs hooks: pages whose content is generated at build time, so it cannot drift.
 
 - The command-line reference, from the declarations the CLI itself is built from (each
-  command's options come from its config fields): the same as ``tailsplit COMMAND -h``.
+  command's options come from its config fields): the same as ``tailsplit COMMAND --help-all``.
 - The list of benchmark results files, each with the command, date and commit that wrote it
   (as the file records them).
 - A table whose numbers no results file holds yet is marked ``<!-- by hand: COMMAND -->`` and

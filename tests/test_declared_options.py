@@ -73,7 +73,7 @@ def test_every_command_is_listed_here() -> None:
 @pytest.mark.parametrize("path", list(COMMANDS), ids=" ".join)
 def test_every_option_is_one_config_field_and_every_field_one_option(path: tuple[str, ...]) -> None:
     classes, own = COMMANDS[path]
-    params = [p for p in click_command(path).params if p.name not in ("help", "ctx")]
+    params = [p for p in click_command(path).params if p.name not in ("help", "help_all", "ctx")]
     fields = {f.name: f for cls in classes for f in declared_fields(cls)}
     for param in params:
         assert param.name in fields or param.name in own | set(COMMON), f"{path}: {param.name} is no field"
@@ -102,9 +102,9 @@ def test_every_field_is_an_option_of_some_command() -> None:
                 assert declared.help.strip()
 
 
-def help_text(path: tuple[str, ...]) -> str:
+def help_text(path: tuple[str, ...], flag: str = "-h") -> str:
     result = runner.invoke(
-        app, [*path, "-h"], prog_name="tailsplit", env={"COLUMNS": "100", "NO_COLOR": "1", "TERM": "dumb"}
+        app, [*path, flag], prog_name="tailsplit", env={"COLUMNS": "100", "NO_COLOR": "1", "TERM": "dumb"}
     )
     assert result.exit_code == 0, result.output
     return "\n".join(line.rstrip() for line in result.output.splitlines()) + "\n"
@@ -125,7 +125,8 @@ def test_help_matches_its_snapshot(path: tuple[str, ...]) -> None:
 
 @pytest.mark.parametrize("path", list(COMMANDS), ids=" ".join)
 def test_help_shows_each_true_default(path: tuple[str, ...]) -> None:
-    shown = " ".join(help_text(path).replace("│", " ").split())
+    every = any(p.name == "help_all" for p in click_command(path).params)
+    shown = " ".join(help_text(path, "--help-all" if every else "-h").replace("│", " ").split())
     options = {p.name for p in click_command(path).params}
     for cls in COMMANDS[path][0]:
         for f in declared_fields(cls):
@@ -144,7 +145,7 @@ def test_help_shows_each_true_default(path: tuple[str, ...]) -> None:
 
 
 def test_batch_tokens_help_states_the_device_defaults() -> None:
-    shown = " ".join(help_text(("run",)).replace("│", " ").split())
+    shown = " ".join(help_text(("run",), "--help-all").replace("│", " ").split())
     assert "Padded tokens per batch. [default: 1024 on a CPU; on a GPU from its free memory" in shown
     assert "--max-batch-size" in shown
 
@@ -225,3 +226,31 @@ def test_values_are_checked_once_in_the_config_whichever_way_they_come(tmp_path:
     recipe.write_text('[scoring]\ndtype = "float8"\n', encoding="utf-8")
     result = runner.invoke(app, ["run", str(data), "--config", str(recipe)])
     assert result.exit_code == 2 and "'float8' is unknown" in result.output
+
+
+@pytest.mark.parametrize("path", [("run",), ("split",), ("score",)], ids=" ".join)
+def test_short_help_leaves_the_rarely_set_options_to_help_all(path: tuple[str, ...]) -> None:
+    """-h shows the options most calls set and names the panels --help-all adds; --help-all
+    shows every option; -h after it is short again (the command object is shared in-process)."""
+    classes = COMMANDS[path][0]
+    more = {f.name for cls in classes for names in getattr(cls, "MORE_PANELS", {}).values() for f in
+            declared_fields(cls) if f.name in names}  # fmt: skip
+    options = {p.name: p for p in click_command(path).params}
+    hidden = [options[name] for name in more if name in options]
+    assert hidden, path
+    short, every = help_text(path), help_text(path, "--help-all")
+
+    def rows(text: str) -> set[str]:  # the flags of the options' table rows (not the examples below it)
+        return {line.split()[1] for line in text.splitlines() if line.startswith("│ --")}
+
+    assert "--help-all" in rows(short) and not rows(short) & {p.opts[0] for p in hidden}
+    assert {p.opts[0] for p in hidden} <= rows(every)
+    panels = {panel for cls in classes for panel in getattr(cls, "MORE_PANELS", {})}
+    flat = " ".join(short.replace("│", " ").split())
+    assert all(
+        f"─ {panel} ─" in every and panel.lower() in flat for panel in panels
+    )  # named in -h, shown by --help-all
+    assert help_text(path) == short
+    assert "…" not in short + every  # no flag cut short, no choice list wrapped inside a word
+    assert len(short.splitlines()) < len(every.splitlines())
+    assert path != ("run",) or len(short.splitlines()) <= 150  # 309 lines at 100 columns when -h showed all

@@ -63,21 +63,29 @@ def _shown_default(f: dataclasses.Field[Any], default: Any) -> str | bool:
     return str(default)
 
 
-def option_parameter(f: dataclasses.Field[Any], hint: Any, panel: str | None) -> inspect.Parameter:
-    """The typer parameter of one declared field (named as the field)."""
+# The longest list of choices shown as an option's metavar ("[exact|normalized]").
+_CHOICES_SHOWN = 20
+
+
+def option_parameter(f: dataclasses.Field[Any], hint: Any, panel: str | None, more: bool = False) -> inspect.Parameter:
+    """The typer parameter of one declared field (named as the field); ``more``: shown by
+    ``--help-all`` only."""
     declared = declared_option(f)
     assert declared is not None
     default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
     cli_type = _cli_type(hint, declared.parse is not None)
     metavar = declared.metavar
-    if metavar is None:
-        metavar = (
-            "[" + "|".join(declared.choices) + "]"
-            if declared.choices
-            else _METAVARS.get(str if cli_type == list[str] else cli_type)
-        )
+    help = declared.help
+    if metavar is None and declared.choices:
+        metavar = "[" + "|".join(declared.choices) + "]"
+        if len(metavar) > _CHOICES_SHOWN:  # a long list would wrap inside its words: named in the help instead
+            metavar = "NAME"
+            if not all(choice in help for choice in declared.choices):
+                help += f" One of {', '.join(declared.choices)}."
+    elif metavar is None:
+        metavar = _METAVARS.get(str if cli_type == list[str] else cli_type)
     shown = _shown_default(f, default)
-    help = declared.help + (f" [default: {shown}]" if shown else "")
+    help += f" [default: {shown}]" if shown else ""
     if declared.argument:
         info: Any = typer.Argument(help=help, metavar=metavar, show_default=False)
     else:
@@ -87,6 +95,7 @@ def option_parameter(f: dataclasses.Field[Any], hint: Any, panel: str | None) ->
             rich_help_panel=declared.panel or panel,
             metavar=metavar,
             show_default=False,
+            hidden=more,
         )
     return inspect.Parameter(
         f.name, inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[cli_type | None, info], default=None
@@ -105,10 +114,40 @@ def option_parameters(classes: Iterable[type], leave_out: Iterable[str] = ()) ->
     params = []
     for cls in classes:
         hints = typing.get_type_hints(cls)
+        more = {name: panel for panel, names in getattr(cls, "MORE_PANELS", {}).items() for name in names}
         for f in declared_fields(cls):
             if f.name not in left_out:
-                params.append(option_parameter(f, hints[f.name], getattr(cls, "PANEL", None)))
+                panel = more.get(f.name) or getattr(cls, "PANEL", None)
+                params.append(option_parameter(f, hints[f.name], panel, more=f.name in more))
     return params
+
+
+def _show_every_option(ctx: typer.Context, param: Any, value: bool) -> None:
+    """``--help-all``: the help with the options ``-h`` leaves out, then exit."""
+    if not value or ctx.resilient_parsing:
+        return
+    hidden = [p for p in ctx.command.params if p.hidden]
+    for p in hidden:
+        p.hidden = False
+    try:
+        typer.echo(ctx.get_help(), color=ctx.color)
+    finally:
+        for p in hidden:  # the command object outlives this call (in-process runners, tests)
+            p.hidden = True
+    raise typer.Exit()
+
+
+def _help_all_parameter(panels: list[str]) -> inspect.Parameter:
+    info = typer.Option(
+        "--help-all",
+        help=f"Show every option, also: {'; '.join(panels)}.",
+        is_eager=True,
+        callback=_show_every_option,
+        expose_value=False,
+    )
+    return inspect.Parameter(
+        "help_all", inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[bool, info], default=False
+    )
 
 
 def _is_argument(param: inspect.Parameter) -> bool:
@@ -202,6 +241,8 @@ def declared_options(
         own = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own]
         generated = option_parameters(classes, leave_out)
         common = _common_parameters(RUN_RECIPE_HELP if run_recipe else COMMAND_RECIPE_HELP)
+        more = list(dict.fromkeys(p for cls in classes for p in getattr(cls, "MORE_PANELS", {}) if p))
+        common += [_help_all_parameter([m.lower() for m in more])] if more else []
         params = sorted(own + generated, key=lambda p: not _is_argument(p)) + common
         names = [p.name for p in params]
         if len(set(names)) != len(names):

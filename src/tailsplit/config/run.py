@@ -110,6 +110,19 @@ def _finetune(help: str, **declared: Any) -> Any:
 @dataclass
 class ScoringConfig(Checked):
     PANEL: ClassVar[str] = "Scoring"
+    # Options most runs leave alone, each panel shown by --help-all (-h shows the rest).
+    MORE_PANELS: ClassVar[dict[str, tuple[str, ...]]] = {
+        "Scoring: k-fold and n-gram": (
+            "folds", "fold_seed", "fold_match", "ngram_order", "finetune_preset", "finetune_steps",
+            "finetune_batch_size", "finetune_learning_rate", "finetune_eval_every", "finetune_lora_rank",
+            "finetune_full",
+        ),
+        "Scoring: batches and tokens": (
+            "batch_tokens", "max_batch_size", "start_token", "score_eos", "end_token", "max_tokens", "truncation",
+            "share_prefix", "implementation", "compile",
+        ),
+        "Scoring: Ray": ("engine", "ray_address", "workers", "cpus_per_worker", "gpus_per_worker", "shard_tokens"),
+    }  # fmt: skip
 
     method: str = option(
         "prompted",
@@ -219,6 +232,12 @@ def _aflite(help: str, default: Any, **declared: Any) -> Any:
 @dataclass
 class SplitConfig(Checked):
     PANEL: ClassVar[str] = "Split"
+    MORE_PANELS: ClassVar[dict[str, tuple[str, ...]]] = {
+        "Split: one splitter's options": (
+            "atom_constraint", "length_of", "max_iterations", "partitions", "train_share", "removals_per_round",
+            "predictability_threshold", "rounds", "encoder",
+        ),
+    }  # fmt: skip
 
     splitter: str = option(
         "likelihood",
