@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from typer.core import TyperOption
 
 from tailsplit.cli.app import friendly_errors
 from tailsplit.config import RunConfig, check_values, declared_option, flag_of, load_command_config, load_config
@@ -126,7 +127,7 @@ def _show_every_option(ctx: typer.Context, param: Any, value: bool) -> None:
     """``--help-all``: the help with the options ``-h`` leaves out, then exit."""
     if not value or ctx.resilient_parsing:
         return
-    hidden = [p for p in ctx.command.params if p.hidden]
+    hidden = [p for p in ctx.command.params if isinstance(p, TyperOption) and p.hidden]
     for p in hidden:
         p.hidden = False
     try:
