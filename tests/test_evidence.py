@@ -328,6 +328,11 @@ def test_the_bundled_encoder_fine_tunes_as_a_classifier(snli_folders: list[str],
     report = json.loads((tmp_path / "a" / "evaluation.json").read_text())
     (encoder,) = [r for r in report["results"] if r["baseline"] == "encoder"]
     assert encoder["steps"] == 2 and 0.0 <= encoder["test"] <= 1.0 and encoder["max_length"] > 10
+    from tailsplit.shift.encoder import EncoderSource
+
+    identity = {"name": "all-MiniLM-L6-v2", "identity_sha256": EncoderSource.resolve(None).identity}
+    manifest = json.loads((tmp_path / "a" / "manifest.json").read_text())
+    assert manifest["models"] == report["models"] == {"encoder": identity}  # which weights trained, recorded
 
 
 @pytest.mark.model
@@ -343,6 +348,10 @@ def test_encoder_and_embed_baselines_run_deterministically_and_cache(
     assert [r["steps"] for r in encoder] == [2, 2] and all(0.0 <= r["test"] <= 1.0 for r in encoder)
     assert all(r["train_examples_per_s"] > 0 and r["max_length"] > 10 for r in encoder)
     assert {r["baseline"] for r in report["results"]} == {"encoder", "embed", "chance", "majority"}
+    from tailsplit.shift.encoder import EncoderSource
+
+    identity = {"name": tiny_encoder.name, "identity_sha256": EncoderSource.resolve(str(tiny_encoder)).identity}
+    assert json.loads((tmp_path / "a" / "manifest.json").read_text())["models"] == {"encoder": identity}
     table = report["table"]
     assert (
         table[0]["split"] == "random (1 seed)" and table[1]["test_ci"][0] <= table[1]["test"] <= table[1]["test_ci"][1]

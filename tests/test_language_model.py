@@ -192,7 +192,7 @@ def test_long_inputs_are_cut_and_flagged_or_refused(scorer: HFScorer, requests_1
     assert any(s.truncated.any() for s in batch_scores)
     assert all(np.isfinite(s.logprob_sum).all() for s in batch_scores)
     strict = variant(scorer, max_tokens=16, truncation="error")
-    with pytest.raises(ScoringError, match="more than max_tokens=16"):
+    with pytest.raises(ScoringError, match="more than --max-tokens=16"):
         strict.plan(requests_100[:10])
 
 

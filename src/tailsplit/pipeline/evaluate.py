@@ -92,7 +92,7 @@ def evaluate_config(config: EvaluateConfig, *, command: list[str] | None = None)
     finally:
         models.close()
     evaluation = EvaluationResult(
-        config, _findings(config, folders, scores, details, leakage, agreement, models.identity), predictions, files
+        config, _findings(config, folders, scores, details, leakage, agreement, models), predictions, files
     )
     return (
         evaluation if config.out is None else evaluation.write(config.out, overwrite=config.overwrite, command=command)
@@ -138,7 +138,7 @@ def _findings(
     details: list[dict[str, Any]],
     leakage: dict[str, dict[str, float]],
     agreement: list[SplitAgreement],
-    encoder_identity: str,
+    models: Any,
 ) -> dict[str, Any]:
     """What the scores show: the table, warnings, conclusions and the fairness table."""
     for d in details:
@@ -153,9 +153,10 @@ def _findings(
         agreement,
         test_sizes,
         margin=config.fairness_margin,
-        aflite_encoder_matches=_same_encoder(config, encoder_identity, [m for m, _ in folders]),
+        aflite_encoder_matches=_same_encoder(config, models.identity, [m for m, _ in folders]),
     )
     return {
+        "models": models.describe(),
         "results": details,
         "table": rows,
         "conclusions": [c.as_dict() for c in found],

@@ -20,7 +20,7 @@ from tailsplit.evaluation.encoder import (
     store_run,
 )
 from tailsplit.scoring.models import check_device, local_folder, resolve_model
-from tailsplit.shift.encoder import SentenceEncoder
+from tailsplit.shift.encoder import SentenceEncoder, encoder_name
 
 
 class TaskModels:
@@ -32,6 +32,17 @@ class TaskModels:
         self.config, self.location, self.identity, self.recipe = config, location, identity, recipe
         self.lm = lm  # (folder, identity) of the scoring LM, for the lm baseline
         self._sentence: Any = None
+
+    def describe(self) -> dict[str, Any]:
+        """The models the baselines start from, for the manifest: the encoder's name and
+        identity (sha256 of its name and its folder's files; of the name alone for a hub id),
+        and the scoring LM's weights hash."""
+        models: dict[str, Any] = {}
+        if self.identity:
+            models["encoder"] = {"name": encoder_name(self.config.encoder), "identity_sha256": self.identity}
+        if self.lm[1]:
+            models["lm"] = {"name": Path(self.lm[0]).name, "weights_sha256": self.lm[1].removeprefix("lm:")}
+        return models
 
     def sentence_encoder(self) -> Any:
 
@@ -124,11 +135,11 @@ def _scoring_lm(manifests: list[dict[str, Any]]) -> tuple[str, str]:
             found[model["weights_sha256"]] = (str(scoring.get("model") or "smollm2"), scoring.get("cache_dir"))
     if not found:
         raise ConfigError(
-            "baseline='lm' fine-tunes the LM that scored the splits, but none of them was scored by a "
+            "--baseline='lm' fine-tunes the LM that scored the splits, but none of them was scored by a "
             "transformers model (prompted); include the likelihood split made with tailsplit run"
         )
     if len(found) > 1:
-        raise ConfigError("baseline='lm': the splits were scored by different models; compare splits of one model")
+        raise ConfigError("--baseline='lm': the splits were scored by different models; compare splits of one model")
     digest, (spec, cache_dir) = next(iter(found.items()))
     folder = local_folder(resolve_model(spec), Path(cache_dir) if cache_dir else default_cache_dir())
     return str(folder), f"lm:{digest}"

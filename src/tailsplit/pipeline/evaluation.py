@@ -124,7 +124,7 @@ def _write_evaluation(
         **({"predictions.jsonl": predictions_jsonl(predictions)} if predictions else {}),
         **files,
     }
-    manifest = write_outputs(out, config, outputs, inputs, {}, command)
+    manifest = write_outputs(out, config, outputs, inputs, {"models": result.get("models", {})}, command)
     return list(manifest["outputs"])
 
 

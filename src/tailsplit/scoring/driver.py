@@ -17,7 +17,7 @@ import numpy as np
 
 from tailsplit.cache import ScoreCache
 from tailsplit.core import Dataset, ScoreTable
-from tailsplit.errors import ScoringError
+from tailsplit.errors import ScoringError, keyword_spelling
 from tailsplit.fingerprint import sha256_text
 from tailsplit.log import logger
 from tailsplit.progress import ProgressBar
@@ -56,6 +56,7 @@ def scorer_key(scorer: Scorer) -> str:
     return sha256_text(json.dumps(scorer.identity(), sort_keys=True))
 
 
+@keyword_spelling  # public (tailsplit.score_examples): its errors in Python's words
 def score_examples(
     dataset: Dataset,
     template: PromptTemplate,

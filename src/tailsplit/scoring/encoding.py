@@ -73,7 +73,7 @@ def _cut(ids: list[int], first: int, rules: TokenRules, request: ScoreRequest) -
     if rules.truncation == "error":
         raise ScoringError(
             f"query {request.query[:60]!r} needs {len(ids)} tokens with its prompt, "
-            f"more than --max-tokens={rules.limit}; shorten it or use truncation='left'"
+            f"more than --max-tokens={rules.limit}; shorten it or use --truncation='left'"
         )
     cut = len(ids) - rules.limit
     return Encoded(ids[cut:], max(first - cut, 1), True)

