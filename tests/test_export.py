@@ -140,6 +140,8 @@ def test_hf_export_is_a_dataset_dict_with_a_card(snli_split: Path, tmp_path: Pat
 
     parsed = DatasetCard.load(out / "README.md")
     assert parsed.data.split_method == "likelihood (prompted)" and parsed.data.license is None
+    # what the snli template implies, as the hub's metadata names it
+    assert parsed.data.task_categories == ["text-classification"] and parsed.data.language == ["en"]
     assert "Godbole" in loaded["test"].info.citation
     manifest = json.loads((out / "manifest.json").read_text())
     assert "README.md" in manifest["outputs"] and manifest["export"] == "hf"
@@ -172,6 +174,23 @@ def test_hf_export_makes_the_label_a_class_label_when_told_its_names(snli_split:
     first = CliRunner().invoke(app, ["export", "hf", str(snli_split), "--out", str(tmp_path / "bad"),
                                      "--class-labels", "entailment,neutral"]).output  # fmt: skip
     assert re.search(r"snli-ll/train\.jsonl:\d+: field 'label' has label 'contradiction'", first), first
+
+
+def test_hf_card_takes_task_category_and_languages_and_refuses_malformed_ones(snli_split: Path, tmp_path: Path) -> None:
+    from huggingface_hub import DatasetCard
+
+    args = ["export", "hf", str(snli_split), "--out", str(tmp_path / "hf"), "--task-category", "zero-shot-classification",
+            "--language", "en,de"]  # fmt: skip
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    card = DatasetCard.load(tmp_path / "hf" / "README.md")
+    assert card.data.task_categories == ["zero-shot-classification"] and card.data.language == ["en", "de"]
+    for flag, value, said in [("--language", "English", "--language='English' is not a language code"),
+                              ("--task-category", "Text Classification", "is not a hub task category id")]:  # fmt: skip
+        refused = CliRunner().invoke(
+            app, ["export", "hf", str(snli_split), "--out", str(tmp_path / "bad"), flag, value]
+        )
+        assert refused.exit_code == 2 and said in refused.output and not (tmp_path / "bad").exists(), refused.output
 
 
 def _manifest(**model: object) -> dict:

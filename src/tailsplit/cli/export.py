@@ -80,6 +80,8 @@ def hf(given: Given) -> None:
         citation_file=None if settings.citation_file is None else Path(settings.citation_file),
         push_to_hub=settings.push_to_hub,
         class_labels=settings.class_labels,
+        task_category=settings.task_category,
+        language=settings.language,
     )
     stdout.print(f"wrote {out} (datasets.load_from_disk reads it)", markup=False, highlight=False)
     if manifest.get("hub_url"):

@@ -356,5 +356,13 @@ class HfExportConfig(Checked):
         metavar="NAMES",
         shown_default="the input's own ClassLabel, else the labels as they are",
     )
+    task_category: str | None = option(
+        None, "The card's task category on the hub (e.g. text-classification).", metavar="ID",
+        shown_default="the one the split's built-in template implies (snli, boolq: text-classification)",
+    )  # fmt: skip
+    language: str | None = option(
+        None, "The card's languages, ISO 639-1 codes, comma-separated (en or en,de).", metavar="CODES",
+        shown_default="en for a built-in template's data, else none",
+    )  # fmt: skip
     overwrite: bool = overwrite_option()
     accept_modified: bool = accept_modified_option()

@@ -7,12 +7,14 @@ split pushed to the hub carries its provenance."""
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from tailsplit._version import __version__
+from tailsplit.errors import ConfigError
 from tailsplit.render import markdown_code, markdown_text, number
 
 
@@ -80,6 +82,31 @@ class CardSource:
     name: str | None = None
     description: str | None = None
     homepage: str | None = None
+    task_categories: tuple[str, ...] = ()
+    language: tuple[str, ...] = ()
+
+
+# The hub's task category of the data a built-in template prompts for, and its language (the
+# built-in prompts are English, written for English data); "plain" says nothing of either.
+TEMPLATE_TASKS = {"snli": "text-classification", "boolq": "text-classification", "spider": "text2text-generation"}
+_TASK_CATEGORY = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+_LANGUAGE = re.compile(r"[a-z]{2,3}(?:-[A-Za-z0-9]+)*")
+
+
+def card_task_and_language(
+    template: str | None, task_category: str | None, language: str | None
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The card's ``task_categories`` and ``language``: the options (checked), else what the
+    split's built-in template implies, else none."""
+    if task_category is not None and not _TASK_CATEGORY.fullmatch(task_category):
+        raise ConfigError(f"--task-category={task_category!r} is not a hub task category id; e.g. text-classification")
+    codes = tuple(c.strip() for c in language.split(",")) if language is not None else ()
+    bad = [c for c in codes if not _LANGUAGE.fullmatch(c)]
+    if bad:
+        raise ConfigError(f"--language={bad[0]!r} is not a language code; give ISO 639-1 codes such as en or en,de")
+    derived = TEMPLATE_TASKS.get(str(template))
+    tasks = (task_category,) if task_category else ((derived,) if derived else ())
+    return tasks, codes or (("en",) if derived else ())
 
 
 def method_paper(manifest: Mapping[str, Any]) -> tuple[str, str] | None:
@@ -133,6 +160,10 @@ def _front_matter(manifest: Mapping[str, Any], description: str, source: CardSou
     front: dict[str, Any] = {}
     if source.license:
         front["license"] = source.license
+    if source.language:
+        front["language"] = list(source.language)
+    if source.task_categories:
+        front["task_categories"] = list(source.task_categories)
     if source.name:
         front["source_datasets"] = [source.name]
     front |= {

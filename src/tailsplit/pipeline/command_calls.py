@@ -80,7 +80,7 @@ def curve(id: str | Path, ood: Paths, **options: Any) -> Findings:  # noqa: A002
 def export_hf(split: RunResult | str | Path, out: str | Path, **options: Any) -> dict[str, Any]:
     """``tailsplit export hf``: a split (its folder, or a run written with ``result.write``)
     as a Hugging Face ``DatasetDict`` folder with a dataset card (``license=``,
-    ``citation_file=``, ``push_to_hub=``, ``class_labels=``, ``overwrite=``, ``accept_modified=``); the manifest
+    ``citation_file=``, ``push_to_hub=``, ``class_labels=``, ``task_category=``, ``language=``, ``overwrite=``, ``accept_modified=``); the manifest
     written."""
     config = configured(HfExportConfig, options, given={"split_dir": folder_of(split), "out": str(out)})
     return exports.export_hf(
@@ -92,6 +92,8 @@ def export_hf(split: RunResult | str | Path, out: str | Path, **options: Any) ->
         citation_file=None if config.citation_file is None else Path(config.citation_file),
         push_to_hub=config.push_to_hub,
         class_labels=config.class_labels,
+        task_category=config.task_category,
+        language=config.language,
     )
 
 

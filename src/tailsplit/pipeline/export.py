@@ -13,7 +13,7 @@ from tailsplit.analysis.split_dir import describe_split, listed_json, read_split
 from tailsplit.cache import default_cache_dir
 from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.export.class_labels import parse_class_labels, with_class_labels
-from tailsplit.export.hf_card import CardSource, dataset_card, info_citation, info_description
+from tailsplit.export.hf_card import CardSource, card_task_and_language, dataset_card, info_citation, info_description
 from tailsplit.export.hf_hub import HUB_FOLDER, check_repo_id, push_hub_folder, write_hub_folder
 from tailsplit.export.lm_eval import (
     METRICS_MODULE,
@@ -154,12 +154,15 @@ def export_hf(
     citation_file: str | Path | None = None,
     push_to_hub: str | None = None,
     class_labels: str | Sequence[str] | None = None,
+    task_category: str | None = None,
+    language: str | None = None,
 ) -> dict[str, Any]:
     """Write a ``DatasetDict`` folder (train/validation/test) with a dataset card into ``out``
     (and, with ``push_to_hub``, its hub layout in ``out/hub``, uploaded after the export is
     complete). Description, citation and licence go into every part's ``DatasetInfo`` and the
     card: ``license`` and ``citation_file`` (BibTeX) first, else the input's own metadata.
-    ``class_labels`` (class names in id order) makes the label field a ``ClassLabel``."""
+    ``class_labels`` (class names in id order) makes the label field a ``ClassLabel``;
+    ``task_category`` and ``language`` (comma-separated codes) go into the card's metadata."""
 
     split_dir = Path(split_dir)
     if push_to_hub is not None:
@@ -171,7 +174,7 @@ def export_hf(
     _check_hf_writable(parts)
     records, classes = _part_records(manifest, parts, names)
     description = describe_split(manifest)
-    source = card_source(manifest, license, citation)
+    source = card_source(manifest, license, citation, task_category, language)
     dataset_dict = _dataset_dict(manifest, records, classes, source)
     analysis = listed_json(split_dir, manifest, "analysis.json", accept_modified=accept_modified)
     sizes = {part: len(records) for part, records in parts.items()}  # what is exported, edited or not
@@ -240,9 +243,16 @@ def _citation(path: str | Path | None) -> str | None:
     return text.strip()
 
 
-def card_source(manifest: dict[str, Any], license: str | None, citation: str | None) -> CardSource:
+def card_source(
+    manifest: dict[str, Any],
+    license: str | None,
+    citation: str | None,
+    task_category: str | None = None,
+    language: str | None = None,
+) -> CardSource:
     """What the card says of the source data: the options first, then the input's own metadata
-    (a Hugging Face table's ``DatasetInfo``, or a ``save_to_disk`` folder's ``dataset_info.json``)."""
+    (a Hugging Face table's ``DatasetInfo``, or a ``save_to_disk`` folder's ``dataset_info.json``);
+    task category and language from the options, else from the split's built-in template."""
     about: dict[str, str] = {}
     for record in manifest.get("inputs", []):
         about = dict(record.get("about") or {}) or _folder_about(record.get("path"))
@@ -250,7 +260,11 @@ def card_source(manifest: dict[str, Any], license: str | None, citation: str | N
             break
     if license is not None and not license.strip():
         raise ConfigError("--license is empty; give a licence id such as cc-by-sa-4.0")
+    template = (manifest.get("template") or {}).get("name")
+    tasks, languages = card_task_and_language(template, task_category, language)
     return CardSource(
+        task_categories=tasks,
+        language=languages,
         license=(license or about.get("license") or None),
         citation=citation or about.get("citation") or None,
         name=about.get("dataset_name") or None,
