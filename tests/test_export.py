@@ -143,6 +143,9 @@ def test_hf_export_is_a_dataset_dict_with_a_card(snli_split: Path, tmp_path: Pat
     # what the snli template implies, as the hub's metadata names it
     assert parsed.data.task_categories == ["text-classification"] and parsed.data.language == ["en"]
     assert "Godbole" in loaded["test"].info.citation
+    about = loaded["test"].info.description  # which split, model, sizes and first findings, not a generic line
+    assert "likelihood (prompted)" in about and "Model: fake" in about, about
+    assert "Sizes: train 540, validation 30, test 30." in about and "over 5 random splits" in about, about
     manifest = json.loads((out / "manifest.json").read_text())
     assert "README.md" in manifest["outputs"] and manifest["export"] == "hf"
 

@@ -115,9 +115,22 @@ def method_paper(manifest: Mapping[str, Any]) -> tuple[str, str] | None:
     return METHOD_PAPERS.get(str(splitter))
 
 
-def info_description(description: str, source: CardSource) -> str:
-    """``DatasetInfo.description`` of the exported dataset: the split, then the source's own."""
+def info_description(
+    description: str,
+    source: CardSource,
+    manifest: Mapping[str, Any] | None = None,
+    analysis: Mapping[str, Any] | None = None,
+) -> str:
+    """``DatasetInfo.description`` of the exported dataset: which split of what, by which model,
+    its sizes and the analysis's first findings (plain text), then the source's own description."""
     text = f"A tailsplit re-split ({description}) of {source.name or 'the source dataset'}; made with tailsplit."
+    if manifest is not None:
+        sizes = manifest.get("sizes", {})
+        parts = ", ".join(f"{hf} {sizes[ours]}" for ours, hf in (("train", "train"), ("dev", "validation"),
+                                                                   ("test", "test")) if ours in sizes)  # fmt: skip
+        text += f" Model: {model_description(manifest.get('model'))}." + (f" Sizes: {parts}." if parts else "")
+    found = headline(analysis)[:2]
+    text += "".join(f" {line}." for line in found)
     return f"{text}\n\n{source.description}" if source.description else text
 
 

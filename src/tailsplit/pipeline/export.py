@@ -175,9 +175,9 @@ def export_hf(
     records, classes = _part_records(manifest, parts, names)
     description = describe_split(manifest)
     source = card_source(manifest, license, citation, task_category, language)
-    dataset_dict = _dataset_dict(manifest, records, classes, source)
     analysis = listed_json(split_dir, manifest, "analysis.json", accept_modified=accept_modified)
     sizes = {part: len(records) for part, records in parts.items()}  # what is exported, edited or not
+    dataset_dict = _dataset_dict({**manifest, "sizes": sizes}, records, classes, source, analysis)
     card = dataset_card({**manifest, "sizes": sizes}, analysis, description, source)
     with staged_output(Path(out), overwrite=overwrite, inputs=[split_dir]) as folder, quiet_datasets():
         dataset_dict.save_to_disk(str(folder.path))
@@ -215,7 +215,11 @@ def _part_records(
 
 
 def _dataset_dict(
-    manifest: dict[str, Any], records: dict[str, list[dict[str, Any]]], classes: dict[str, list[str]], source: Any
+    manifest: dict[str, Any],
+    records: dict[str, list[dict[str, Any]]],
+    classes: dict[str, list[str]],
+    source: Any,
+    analysis: dict[str, Any] | None,
 ) -> Any:
     """The split's parts as a ``DatasetDict`` (``classes`` as ``ClassLabel`` columns), each
     part's ``DatasetInfo`` holding the description, citation, licence and homepage."""
@@ -226,7 +230,7 @@ def _dataset_dict(
             {PARTS[part]: hf_dataset(rows, None, classes or None) for part, rows in records.items()}
         )
         for dataset in dataset_dict.values():
-            dataset.info.description = info_description(description, source)
+            dataset.info.description = info_description(description, source, manifest, analysis)
             dataset.info.citation = info_citation(manifest, source)
             dataset.info.license = source.license or ""
             dataset.info.homepage = source.homepage or ""
