@@ -160,11 +160,17 @@ def test_every_generated_latex_table_compiles_with_pdflatex(tmp_path: Path) -> N
     assert result.exit_code == 0, result.output
     tables = [*sorted((tmp_path / "len" / "tables").glob("*.tex")), *sorted((tmp_path / "spider" / "tables").glob("*.tex")),
               tmp_path / "ev" / "table.tex"]  # fmt: skip
-    assert len(tables) == 5
+    assert len(tables) == 7  # length and Spider: parts, against random splits (headline rows; -all: every row)
     evaluation = (tmp_path / "ev" / "table.tex").read_text(encoding="utf-8")
     assert "folder" not in evaluation and "$-$" in evaluation + (tmp_path / "len" / "tables" / "parts.tex").read_text()
-    against = (tmp_path / "len" / "tables" / "against-random-splits.tex").read_text(encoding="utf-8")
+    against = (tmp_path / "len" / "tables" / "against-random-splits-all.tex").read_text(encoding="utf-8")
     assert "spaCy" in against.split("\\caption")[1] and "spaCy" not in against.split("\\caption")[0]  # in the caption
+    headline = (tmp_path / "len" / "tables" / "against-random-splits.tex").read_text(encoding="utf-8")
+    rows = [line for line in headline.splitlines() if line.endswith("\\tabularnewline")][1:]  # less the header
+    assert len(rows) == 3 and "Headline statistics (3 of " in headline and "dependency" not in headline, (
+        headline
+    )  # no scores: no log-probability row
+    assert len([line for line in against.splitlines() if line.endswith("\\tabularnewline")]) > 8
     for table in tables:
         text = table.read_text(encoding="utf-8")
         assert "nan" not in text and "≥" not in text and "\\label{tab:" in text
