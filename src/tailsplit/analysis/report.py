@@ -202,12 +202,13 @@ def analysis_tables(analysis: SplitAnalysis) -> dict[str, str]:
     """``tables/parts`` and ``tables/against-random-splits`` as LaTeX (booktabs) and CSV."""
 
     what = "queries" if analysis.text_kind == "query" else "texts (context + query)"
+    split = f"the {analysis.kind} split" if analysis.kind else analysis.name  # a caption names no folder
     tables = {
-        "parts": (PARTS_HEADER, parts_cells(analysis), f"Parts of {analysis.name}; statistics of the {what}."),
+        "parts": (PARTS_HEADER, parts_cells(analysis), f"Parts of {split}; statistics of the {what}."),
         "against-random-splits": (
             NULL_HEADER[:-1] + ["verdict"],
             null_cells(analysis.null),
-            f"Evaluation set (dev + test) of {analysis.name} against {analysis.n_null_splits} random splits "
+            f"Evaluation set (dev + test) of {split} against {analysis.n_null_splits} random splits "
             f"of the same sizes (seed {analysis.seed}).",
         ),
     }

@@ -61,6 +61,7 @@ class AnalysisInputs:
     contexts: tuple[str, ...] | None = None  # the contexts of pairs (pair leakage)
     agreement: np.ndarray | None = None  # (n, 2): annotator agreement with gold, label entropy; NaN if unannotated
     agreement_field: str | None = None
+    kind: str | None = None  # how the split was made (``length``, ``likelihood (prompted)``): for captions
 
     @property
     def eval_mask(self) -> np.ndarray:
@@ -92,6 +93,7 @@ class SplitAnalysis:
     leakage: dict[str, dict[str, float]] = field(default_factory=dict)  # part → "query_exact" … → share
     agreement: dict[str, dict[str, float]] = field(default_factory=dict)  # part → annotated, agreement, entropy
     agreement_field: str | None = None
+    kind: str | None = None  # how the split was made (``length``, ``likelihood (prompted)``): for captions
 
     def comparison(self, name: str) -> NullComparison | None:
         return next((c for c in self.null if c.name == name), None)
@@ -309,6 +311,7 @@ def analyze_split(
         leakage=leakage,
         agreement=_agreement_parts(inputs),
         agreement_field=inputs.agreement_field,
+        kind=inputs.kind,
     )
     if inputs.logprob_sum is not None:
         _add_scores(analysis, inputs, inputs.logprob_sum, n_examples)

@@ -97,6 +97,7 @@ def load_split_dir(
     program_field, pair_field = fields["program"], fields["pair"]
     return AnalysisInputs(
         name=folder.name,
+        kind=describe_split(manifest),
         ids=tuple(c["ids"]),
         texts=tuple(c["texts"]),
         parts=np.asarray(c["parts"], dtype=object),

@@ -6,6 +6,7 @@ through it).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import html
 from collections.abc import Sequence
@@ -18,7 +19,7 @@ import numpy as np
 from tailsplit.analysis.compare import SplitComparison, compare_splits
 from tailsplit.analysis.plots import comparison_figure, null_grid
 from tailsplit.analysis.split_analysis import AnalysisInputs, SplitAnalysis, analyze_split
-from tailsplit.analysis.split_dir import load_split_dir, pair_text, read_manifest
+from tailsplit.analysis.split_dir import describe_split, load_split_dir, pair_text, read_manifest
 from tailsplit.config import NULL_SPLITS, AnalyzeConfig, RunConfig, config_from_keywords
 from tailsplit.errors import ConfigError, MissingDependencyError, keyword_spelling
 from tailsplit.io.outputs import update_reports
@@ -169,6 +170,7 @@ def run_analysis_inputs(result: RunResult, config: RunConfig, name: str) -> Anal
         texts = tuple(pair_text(c, t) for c, t in zip(dataset.contexts, dataset.texts))
     return AnalysisInputs(
         name=name,
+        kind=describe_split({**result.manifest, "config": dataclasses.asdict(config)}),
         ids=dataset.ids,
         texts=texts,
         parts=result.split.assignment(len(dataset)),
