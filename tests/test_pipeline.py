@@ -79,7 +79,7 @@ def test_scores_are_cached_across_runs(tmp_path: Path) -> None:
 
 def test_score_then_split_equals_run(tmp_path: Path) -> None:
     config = snli_config(tmp_path / "split")
-    pipeline.score(config, tmp_path / "scores.parquet")
+    pipeline.score_data(config, out_path=tmp_path / "scores.parquet")
     pipeline.run(config, scores_path=tmp_path / "scores.parquet")
     pipeline.run(snli_config(tmp_path / "run"))
     for name in ("train.jsonl", "dev.jsonl", "test.jsonl", "scores.parquet"):
@@ -88,7 +88,7 @@ def test_score_then_split_equals_run(tmp_path: Path) -> None:
 
 def test_a_score_file_for_other_data_is_refused(tmp_path: Path) -> None:
     config = snli_config(None, paths=[str(FIXTURES / "pairs.jsonl")])
-    pipeline.score(config, tmp_path / "scores.parquet")
+    pipeline.score_data(config, out_path=tmp_path / "scores.parquet")
     other = snli_config(None)
     with pytest.raises(InputError, match="has no score for id"):
         pipeline.run(other, scores_path=tmp_path / "scores.parquet")

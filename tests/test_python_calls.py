@@ -342,3 +342,40 @@ def test_a_likelihood_split_writes_what_tailsplit_run_writes(rows, tmp_path: Pat
     )  # fmt: skip
     for name in ("train.jsonl", "dev.jsonl", "test.jsonl", "scores.parquet", "summary.md"):
         assert_same_output(tmp_path / "python" / "ll" / name, tmp_path / "cli" / "ll" / name)
+
+
+def test_score_is_one_call_whose_file_is_the_command_lines(rows, tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+    from conftest import write_jsonl
+
+    fields = dict(text="hypothesis", context="premise", label="label", template="snli", backend="fake")
+    result = tailsplit.score(rows, **fields)
+    frame = result.to_pandas()
+    assert list(frame.columns) == ["id", "text", "logprob_sum", "n_tokens", "logprob_mean", "truncated"]
+    assert len(frame) == ROWS and frame["logprob_sum"].lt(0).all() and result.path is None
+    assert repr(result).startswith(f"ScoreResult(n={ROWS}, model=") and f"{ROWS} examples" in result._repr_html_()
+
+    data = write_jsonl(tmp_path / "rows.jsonl", rows)
+    written = tailsplit.score(data, out=tmp_path / "py.parquet", **fields)
+    assert written.path == tmp_path / "py.parquet"
+    args = ["score", str(data), "--text", "hypothesis", "--context", "premise", "--label", "label", "--template", "snli",
+            "--backend", "fake", "--out", str(tmp_path / "cli.parquet")]  # fmt: skip
+    command = CliRunner().invoke(app, args)
+    assert command.exit_code == 0, command.output
+    ours, theirs = pq.read_table(tmp_path / "py.parquet"), pq.read_table(tmp_path / "cli.parquet")
+    assert ours.equals(theirs)  # every column, every row
+
+    def meta(table) -> dict:  # the score file's record, less the command and the timings of this call
+        record = json.loads(table.schema.metadata[b"tailsplit"])
+        return {k: v for k, v in record.items() if k not in ("command", "scoring")}
+
+    assert meta(ours) == meta(theirs) and json.loads(ours.schema.metadata[b"tailsplit"])["command"] == []
+    again = tailsplit.split(
+        data, "likelihood", scores=written.path, text="hypothesis", context="premise", label="label"
+    )
+    assert len(again.to_pandas()) == ROWS
+    with pytest.raises(ConfigError, match=r"^dev_size= does not apply to score"):
+        tailsplit.score(rows, dev_size=10, **fields)
+    with pytest.raises(ConfigError, match=r"is Parquet; name it 'scores.parquet'"):
+        tailsplit.score(rows, out=tmp_path / "scores.csv", **fields)
+    assert not (tmp_path / "scores.csv").exists()

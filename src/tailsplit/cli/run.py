@@ -86,7 +86,7 @@ def score(
 
     cfg = given.run_config()
     cfg.output.overwrite = overwrite
-    scores, report = pipeline.score(cfg, out, progress=not given.quiet, command=typed_command())
+    report = pipeline.score_data(cfg, out_path=out, progress=not given.quiet, command=typed_command()).report
     cached = f" ({report['n_cached']} cached)" if "n_cached" in report else ""
     stdout.print(f"scored {report['n_requests']} examples{cached} in {report['seconds']:.1f} s; wrote {out}")
 

@@ -1,7 +1,7 @@
 """The only layer that wires steps together; one module per family of commands."""
 
 from tailsplit.pipeline.analyses import AnalysisResult, analyze
-from tailsplit.pipeline.calls import likelihood_split, split
+from tailsplit.pipeline.calls import likelihood_split, score, split
 from tailsplit.pipeline.command_calls import (
     audit_overlap,
     correlate,
@@ -17,7 +17,8 @@ from tailsplit.pipeline.evaluation import EvaluationResult
 from tailsplit.pipeline.overlap import audit_overlap_config
 from tailsplit.pipeline.result import RunResult, write_split
 from tailsplit.pipeline.runs import run, split_dataset
-from tailsplit.pipeline.scoring import load_dataset, score, score_dataset
+from tailsplit.pipeline.score_result import ScoreResult
+from tailsplit.pipeline.scoring import load_dataset, score_data, score_dataset
 from tailsplit.pipeline.shift import correlate_config, ood_rank_config, similarity_config
 from tailsplit.pipeline.split_folder import output_records
 
@@ -25,6 +26,7 @@ __all__ = [
     "AnalysisResult",
     "EvaluationResult",
     "RunResult",
+    "ScoreResult",
     "analyze",
     "audit_overlap",
     "audit_overlap_config",
@@ -42,6 +44,7 @@ __all__ = [
     "output_records",
     "run",
     "score",
+    "score_data",
     "score_dataset",
     "similarity",
     "similarity_config",

@@ -25,6 +25,8 @@ from tailsplit.config import CONFIG_SECTIONS, RunConfig, path_text, refuse_unkno
 from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.pipeline.result import RunResult
 from tailsplit.pipeline.runs import run
+from tailsplit.pipeline.score_result import ScoreResult
+from tailsplit.pipeline.scoring import score_data
 from tailsplit.progress import watched
 
 SECTION_OF: dict[str, str] = {
@@ -71,6 +73,30 @@ def split(
         score_missing=False,
         analyze_in_memory=analyze,
     )
+
+
+@keyword_spelling
+def score(
+    data: Any, *, out: str | Path | None = None, overwrite: bool = False, progress: bool | None = None, **options: Any
+) -> ScoreResult:
+    """Score every example's query with a causal LM (the bundled SmolLM2 unless ``model=``), or
+    cross-fitted (``method="kfold"`` or ``"ngram"``): ``tailsplit score``. ``options`` are the
+    data and scoring config fields (``text``, ``context``, ``template``, ``model``, ``dtype``,
+    ...). With ``out``, the score file is written there (Parquet), as the command writes it;
+    ``result.write(out)`` writes it later.
+
+    >>> scores = score("snli.jsonl", text="hypothesis", context="premise", template="snli")  # doctest: +SKIP
+    >>> scores.to_pandas().sort_values("logprob_sum").head()  # doctest: +SKIP
+    """
+    elsewhere = sorted(name for name in options if SECTION_OF.get(name) in ("split", "output"))
+    if elsewhere:
+        raise ConfigError(
+            f"{elsewhere[0]}= does not apply to score, which scores without splitting; split with "
+            "tailsplit.split(data, 'likelihood', scores=...) or tailsplit.likelihood_split"
+        )
+    config, _ = run_config(data, options)
+    config.output.overwrite = overwrite
+    return score_data(config, out_path=out, progress=watched() if progress is None else progress)
 
 
 def run_config(data: Any, options: dict[str, Any]) -> tuple[RunConfig, bool]:

@@ -15,10 +15,10 @@ from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.examples import load_examples
 from tailsplit.io.hf import load_hub_dataset
-from tailsplit.io.outputs import check_cache_folder, check_output_file, write_output_file
-from tailsplit.io.scores import score_file_bytes
+from tailsplit.io.outputs import check_cache_folder
 from tailsplit.pipeline.checks import check_template_fields
 from tailsplit.pipeline.manifest import input_records, recorded_command
+from tailsplit.pipeline.score_result import ScoreResult, check_score_path
 from tailsplit.prompts import PromptTemplate, resolve_template
 from tailsplit.registry import SCORERS
 from tailsplit.scoring.crossfit import cross_score_dataset
@@ -137,20 +137,16 @@ def plan_scoring(dataset: Dataset, config: ScoringConfig) -> ScoringPlan:
 
 @released_on_error
 @keyword_spelling
-def score(
-    config: RunConfig, out_path: str | Path, *, progress: bool = False, command: list[str] | None = None
-) -> tuple[ScoreTable, dict[str, Any]]:
-    """``tailsplit score``: score the data and write a score file (atomically).
-
-    ``config.output.overwrite`` allows replacing an existing file; an input never is."""
+def score_data(
+    config: RunConfig, *, out_path: str | Path | None = None, progress: bool = False, command: list[str] | None = None
+) -> ScoreResult:
+    """``tailsplit score``: every example of the data scored; with ``out_path``, the score file
+    written (atomically; checked before any model loads). ``config.output.overwrite`` allows
+    replacing an existing file; an input never is."""
     dataset = load_dataset(config)
     caches = [config.scoring.cache_dir] if config.scoring.cache_dir else []
-    check_output_file(out_path, overwrite=config.output.overwrite, inputs=dataset.input_paths, caches=caches)
-    if Path(out_path).suffix.lower() != ".parquet":
-        raise ConfigError(
-            f"--out={str(out_path)!r} names a {Path(out_path).suffix or 'suffix-less'} file, but a score file "
-            f"is Parquet; name it {Path(out_path).stem + '.parquet'!r}"
-        )
+    if out_path is not None:
+        check_score_path(out_path, overwrite=config.output.overwrite, inputs=dataset.input_paths, caches=caches)
     plan = plan_scoring(dataset, config.scoring)
     scores, report, meta = score_dataset(dataset, config.scoring, progress=progress, plan=plan)
     meta = {
@@ -161,7 +157,5 @@ def score(
         "config": config.as_dict(),
         "scoring": report,
     }
-    write_output_file(
-        out_path, score_file_bytes(dataset, scores, meta), overwrite=config.output.overwrite, inputs=dataset.input_paths
-    )
-    return scores, report
+    result = ScoreResult(dataset, scores, report, meta)
+    return result if out_path is None else result.write(out_path, overwrite=config.output.overwrite)
