@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import sys
 import types
 from pathlib import Path
@@ -192,8 +193,11 @@ def test_evaluate_is_one_call_whose_result_writes_what_the_command_line_writes(r
     assert written.out_dir == tmp_path / "python" and "evaluation.json" in written.outputs
     for name in ("evaluation.json", "table.csv", "table.tex"):
         assert_same_output(tmp_path / "python" / name, tmp_path / "cli" / name)
-    with pytest.raises(ConfigError, match="write the run first"):
-        tailsplit.evaluate([tailsplit.split(rows, "random", **fields)])
+    # runs held in memory evaluate as their folders do (tailsplit writes each once into its cache)
+    held = [tailsplit.split(data, "length", **fields), tailsplit.split(data, "random", seed=1, **fields)]
+    in_memory = tailsplit.evaluate(held, baselines=["tfidf"]).to_pandas()
+    columns = ["split", "baseline", "metric", "test"]
+    assert in_memory[columns].equals(table[columns])
     with pytest.raises(ConfigError, match=r"baseline=.* is not an option; did you mean baselines\?"):
         tailsplit.evaluate([length], baseline="tfidf")
 
@@ -258,8 +262,24 @@ def test_the_exports_are_one_call_each_and_write_what_the_command_line_writes(ro
         name = path.relative_to(tmp_path / "cli" / "hf")
         if path.is_file() and path.name != "manifest.json":
             assert_same_output(tmp_path / "python" / "hf" / name, path)
-    with pytest.raises(ConfigError, match="write the run first"):
-        tailsplit.export_hf(tailsplit.split(rows, "random", text="hypothesis"), tmp_path / "x")
+
+    # A run held in memory is exported as its written folder is: tailsplit writes it once into its cache.
+    import datasets
+
+    held = tailsplit.split(rows, "random", text="hypothesis", analyze=False)
+    tailsplit.export_hf(held, tmp_path / "held-hf")
+    shown = tailsplit.split(rows, "random", text="hypothesis", analyze=False).write(tmp_path / "random")
+    tailsplit.export_hf(shown, tmp_path / "shown-hf")
+    ours, theirs = (
+        datasets.load_from_disk(str(tmp_path / "held-hf")),
+        datasets.load_from_disk(str(tmp_path / "shown-hf")),
+    )
+    assert set(ours) == set(theirs) and all(ours[k].to_pandas().equals(theirs[k].to_pandas()) for k in theirs)
+    assert (tmp_path / "held-hf" / "README.md").read_text() == (tmp_path / "shown-hf" / "README.md").read_text()
+    (folder,) = (Path(os.environ["TAILSPLIT_CACHE_DIR"]) / "held-splits").iterdir()
+    written = (folder / "manifest.json").stat().st_mtime_ns
+    tailsplit.export_lm_eval(held, tmp_path / "held-task")  # the same folder again, not rewritten
+    assert (folder / "manifest.json").stat().st_mtime_ns == written and folder.name.startswith("random-")
 
 
 def test_findings_table_each_commands_main_result() -> None:

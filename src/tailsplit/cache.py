@@ -23,6 +23,10 @@ SCHEMA_VERSION = 1
 _SQLITE_FULL = 13
 _SQLITE_DAMAGED = (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB
 
+# The cache's folder of split folders that tailsplit writes for runs held in memory (a command
+# that reads split folders reads them there); no cached score or model lives under it.
+HELD_SPLITS = "held-splits"
+
 
 def default_cache_dir() -> Path:
     """``$TAILSPLIT_CACHE_DIR``, else ``$XDG_CACHE_HOME/tailsplit``, else ``~/.cache/tailsplit``."""

@@ -9,7 +9,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from tailsplit.cache import default_cache_dir
+from tailsplit.cache import HELD_SPLITS, default_cache_dir
 from tailsplit.errors import ConfigError
 
 _SYSTEM_ROOTS = (Path("/proc"), Path("/sys"), Path("/dev"))
@@ -57,10 +57,13 @@ def check_links(out: Path, option: str) -> None:
 
 def check_apart_from_caches(out: Path, caches: Sequence[str | Path], option: str) -> None:
     """An output never lies inside tailsplit's cache (``--overwrite`` there would replace
-    cached scores or models) nor holds it (replacing the output would delete the cache)."""
+    cached scores or models) nor holds it (replacing the output would delete the cache); the
+    cache's folder of held splits (:data:`~tailsplit.cache.HELD_SPLITS`) holds split folders only."""
     resolved = absolute(out)
     for cache in [default_cache_dir(), *caches]:
         folder = absolute(cache)
+        if folder / HELD_SPLITS in resolved.parents:
+            continue
         if resolved == folder or folder in resolved.parents:
             raise ConfigError(
                 f"{option}={str(out)!r} lies inside tailsplit's cache {str(cache)!r}, where it could "

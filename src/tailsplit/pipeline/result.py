@@ -4,13 +4,18 @@ Hugging Face ``DatasetDict``, and short summaries for the console and Jupyter.""
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import html
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from tailsplit.analysis.program_metrics import ProgramMetrics, divergence_note, render_program_markdown
 from tailsplit.analysis.summary import PartStatistics, render_summary_markdown
+from tailsplit.cache import HELD_SPLITS, default_cache_dir
 from tailsplit.core import SPLIT_PARTS, Dataset, ScoreTable, SplitIndices
 from tailsplit.errors import ConfigError
 from tailsplit.io.arrow import arrow_table
@@ -139,11 +144,30 @@ class RunResult:
 
 
 def folder_of(split: RunResult | str | Path) -> str:
-    """The split folder a command reads: the path given, or where a run was written."""
-    folder = split.out_dir if isinstance(split, RunResult) else split
-    if folder is None:
-        raise ConfigError("this command reads a split folder; write the run first (result.write(out))")
-    return str(folder)
+    """The split folder a command reads: the path given, where a run was written, or — for a
+    run held in memory — :func:`held_folder`."""
+    if not isinstance(split, RunResult):
+        return str(split)
+    return str(split.out_dir if split.out_dir is not None else held_folder(split))
+
+
+def held_folder(result: RunResult) -> Path:
+    """The folder in tailsplit's cache that holds a run kept in memory, for a command that reads
+    split folders (evaluate, the exports): named by what the run is — its configuration, inputs,
+    parts and scores — written once, then read like any split folder (its manifest verified)."""
+    manifest = result.manifest
+    config = {k: v for k, v in (manifest.get("config") or {}).items() if k != "output"}
+    digest = hashlib.sha256(json.dumps([config, manifest.get("inputs")], sort_keys=True, default=str).encode())
+    for part, rows in sorted(result.split.parts().items()):
+        digest.update(json.dumps([part, [result.dataset.ids[i] for i in rows]]).encode())
+    if result.scores is not None:
+        digest.update(np.ascontiguousarray(result.scores.logprob_sum, dtype=np.float64).tobytes())
+    cache = (config.get("scoring") or {}).get("cache_dir") or default_cache_dir()
+    splitter = str((manifest.get("splitter") or {}).get("name", "split"))
+    folder = Path(cache).expanduser() / HELD_SPLITS / f"{splitter}-{digest.hexdigest()[:16]}"
+    if not (folder / "manifest.json").is_file():
+        result.write(folder)
+    return folder
 
 
 def _labels(counts: dict[str, int] | None) -> str:
