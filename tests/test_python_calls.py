@@ -182,7 +182,9 @@ def test_evaluate_is_one_call_whose_result_writes_what_the_command_line_writes(r
     assert evaluation.out_dir is None and not (tmp_path / "eval").exists()
     table = evaluation.to_pandas()
     assert len(table) == len(evaluation.table) >= 2 and "tfidf" in set(table["baseline"])
-    assert "tailsplit evaluation" in evaluation._repr_html_()
+    assert (
+        "tailsplit evaluation" in evaluation._repr_html_() and "(0." not in evaluation._repr_html_()
+    )  # intervals as [a, b]
 
     command = CliRunner().invoke(
         app,

@@ -88,8 +88,16 @@ class EvaluationResult:
 
 
 def _cell(value: Any) -> str:
+    """A table value as the notebook shows it: numbers to 4 significant digits, an interval
+    as ``[low, high]``.
+
+    >>> _cell(0.047619047619047616), _cell((0.047619047619047616, 0.4)), _cell(None)
+    ('0.04762', '[0.04762, 0.4]', '')
+    """
     if isinstance(value, float):
         return f"{value:.4g}"
+    if isinstance(value, (tuple, list)) and value and all(isinstance(v, (int, float)) for v in value):
+        return "[" + ", ".join(_cell(float(v)) for v in value) + "]"
     return "" if value is None else str(value)
 
 
