@@ -87,7 +87,7 @@ class _Console(Console):
         return measured if self.is_terminal else ConsoleDimensions(LOG_WIDTH, measured.height)
 
     @size.setter
-    def size(self, new_size: tuple[int, int]) -> None:
+    def size(self, new_size: tuple[int, int]) -> None:  # Console's size stays settable, as its callers expect
         Console.size.fset(self, new_size)  # type: ignore[attr-defined]
 
 

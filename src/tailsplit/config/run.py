@@ -26,7 +26,7 @@ from tailsplit.choices import (
     SPLITTERS,
     TRUNCATIONS,
 )
-from tailsplit.config.declare import Applies, Checked, option, out_option, overwrite_option, seed_option
+from tailsplit.config.declare import Applies, Checked, flag_of, option, out_option, overwrite_option, seed_option
 from tailsplit.config.values import parse_label_words, parse_length_buckets, parse_size, value_has_type, wrong_type
 from tailsplit.core import FieldMap
 from tailsplit.errors import ConfigError
@@ -293,8 +293,7 @@ class SplitConfig(Checked):
                 params[f.name] = value
             elif value != getattr(defaults, f.name):
                 raise ConfigError(
-                    f"--{f.name.replace('_', '-')}={value!r} does not apply to --splitter={self.splitter!r}; "
-                    f"it accepts {accepted}"
+                    f"{flag_of(f.name)}={value!r} does not apply to --splitter={self.splitter!r}; it accepts {accepted}"
                 )
         return params
 

@@ -152,17 +152,18 @@ def lm_eval_command(task: str, folder: Path, model: LmEvalModel) -> str:
     )
 
 
-def local_parts(dataset_path: str | None, model: LmEvalModel) -> list[str]:
-    """What the task needs from the exporting machine, said so its command is not taken for portable
-    (fixed Markdown-safe sentences: printed as they are and written into the README as they are)."""
-    parts = []
+def local_parts(dataset_path: str | None, model: LmEvalModel) -> dict[str, str]:
+    """What the task needs from the exporting machine (``data``, ``weights``), said so its command
+    is not taken for portable (fixed Markdown-safe sentences: printed as they are and written into
+    the README as they are)."""
+    parts = {}
     if dataset_path is None:
-        parts.append(
+        parts["data"] = (
             "the data files: the YAML names them by their paths on that machine (to run the task elsewhere, "
             "export with `--dataset-path OWNER/NAME` and upload them)"
         )
     if model.local_weights is not None:
-        parts.append(
+        parts["weights"] = (
             "the weights: `pretrained=` names a folder of that machine (for a GGUF model, tailsplit's float32 "
             "copy in its cache); elsewhere, copy that folder or give your own `--model_args`"
         )
@@ -196,7 +197,7 @@ def data_and_locality(task_folder: str, dataset_path: str | None, model: LmEvalM
     local = local_parts(dataset_path, model)
     if local:
         lines += ["Local to the machine that exported the task:", ""]
-        lines += [f"- {part}" + (" (`WEIGHTS` above)" if part.startswith("the weights") else "") for part in local]
+        lines += [f"- {text}" + (" (`WEIGHTS` above)" if kind == "weights" else "") for kind, text in local.items()]
         lines.append("")
     return lines
 

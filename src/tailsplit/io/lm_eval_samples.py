@@ -27,11 +27,11 @@ def is_lm_eval_sample(record: Any) -> bool:
     return isinstance(record, dict) and SAMPLE_KEYS <= record.keys() and isinstance(record["doc"], dict)
 
 
-def lm_eval_sample_columns(raws: Sequence[RawRecord], fields: FieldMap, digest: Any) -> dict[str, list[Any]]:
-    """``id``, ``logprob_sum`` and (where every document holds the text) ``text_sha256`` of each
+def lm_eval_sample_columns(raws: Sequence[RawRecord], fields: FieldMap) -> dict[str, list[Any]]:
+    """``id``, ``logprob_sum`` and (where every document holds the text field) ``text`` of each
     sample; a line that is not a sample, or that lacks its id or a readable score, is refused."""
     columns: dict[str, list[Any]] = {"id": [], "logprob_sum": []}
-    digests: list[str] = []
+    texts: list[str] = []
     for raw in raws:
         if not is_lm_eval_sample(raw.record):
             raise raw.error(
@@ -49,9 +49,9 @@ def lm_eval_sample_columns(raws: Sequence[RawRecord], fields: FieldMap, digest: 
         columns["id"].append(str(field_value(doc, fields.id)))
         columns["logprob_sum"].append(_loglikelihood(raw, doc))
         if has_field(doc, fields.text):
-            digests.append(digest(str(field_value(doc, fields.text))))
-    if len(digests) == len(raws):
-        columns["text_sha256"] = digests
+            texts.append(str(field_value(doc, fields.text)))
+    if len(texts) == len(raws):
+        columns["text"] = texts
     return columns
 
 

@@ -203,7 +203,10 @@ def _read_table(path: Path, fields: FieldMap) -> tuple[_Columns, dict[str, Any]]
             raise InputError("is not a score file", path=path, fix="give a Parquet, CSV or JSON Lines score file")
         raws = read_all(path)
         if raws and is_lm_eval_sample(raws[0].record):
-            return _Columns(lm_eval_sample_columns(raws, fields, text_digest)), {"scored_by": "lm-eval --log_samples"}
+            samples = lm_eval_sample_columns(raws, fields)
+            if "text" in samples:  # checked against the data's texts as a score file's digests are
+                samples["text_sha256"] = [text_digest(text) for text in samples.pop("text")]
+            return _Columns(samples), {"scored_by": "lm-eval --log_samples"}
         names = list(dict.fromkeys(k for r in raws for k in r.record))
         columns: dict[str, list[Any]] = {name: [] for name in names}
         for raw in raws:

@@ -36,12 +36,12 @@ class TaskModels:
     def describe(self) -> dict[str, Any]:
         """The models the baselines start from, for the manifest: the encoder's name and
         identity (sha256 of its name and its folder's files; of the name alone for a hub id),
-        and the scoring LM's weights hash."""
+        and the scoring LM's weights hash (its name is in the splits' manifests)."""
         models: dict[str, Any] = {}
         if self.identity:
             models["encoder"] = {"name": encoder_name(self.config.encoder), "identity_sha256": self.identity}
         if self.lm[1]:
-            models["lm"] = {"name": Path(self.lm[0]).name, "weights_sha256": self.lm[1].removeprefix("lm:")}
+            models["lm"] = {"weights_sha256": self.lm[1].removeprefix("lm:")}
         return models
 
     def sentence_encoder(self) -> Any:

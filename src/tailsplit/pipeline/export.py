@@ -54,8 +54,6 @@ def _split_template(manifest: dict[str, Any], template: str | None) -> Any:
     return resolve_template(scoring.get("template", "plain"), scoring.get("label_words") or {})
 
 
-@released_on_error
-@keyword_spelling
 def _task_labels(data: dict[str, Any], prompt: PromptTemplate, parts: dict[str, list[Any]]) -> list[str] | None:
     """The labels of a classification task (the template's words, else train's labels in
     order); ``None`` for a likelihood task. A template's field the split lacks is refused."""
@@ -66,6 +64,8 @@ def _task_labels(data: dict[str, Any], prompt: PromptTemplate, parts: dict[str, 
     return list(prompt.label_words) or sorted({label_to_str(r.value(data["label"])) for r in parts["train"]})
 
 
+@released_on_error
+@keyword_spelling
 def export_lm_eval(
     split_dir: str | Path,
     out: str | Path,
@@ -120,7 +120,7 @@ def export_lm_eval(
                 "lm_eval_command": lm_eval_command(task, final, reproduce),
                 "dataset_path": dataset_path,
                 "upload_command": upload_command(dataset_path, final.name) if dataset_path else None,
-                "local_to_this_machine": local_parts(dataset_path, reproduce),
+                "local_to_this_machine": list(local_parts(dataset_path, reproduce).values()),
                 "split_dir": str(split_dir),
                 "split_manifest_sha256": _sha(split_dir / "manifest.json"),
             }

@@ -8,6 +8,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from tailsplit.core import Dataset, ScoreTable
 from tailsplit.errors import ConfigError
 from tailsplit.io.outputs import check_output_file, write_output_file
@@ -62,16 +64,10 @@ class ScoreResult:
         sums = self.scores.logprob_sum
         return (
             f"<p><b>tailsplit scores</b>: {len(self.scores):,} examples by {html.escape(self.model_name)}; "
-            f"logprob_sum from {sums.min():.2f} to {sums.max():.2f} (median {float(_median(sums)):.2f})"
+            f"logprob_sum from {sums.min():.2f} to {sums.max():.2f} (median {np.median(sums):.2f})"
             + (f"; written to <code>{html.escape(str(self.path))}</code>" if self.path is not None else "")
             + "</p>"
         )
-
-
-def _median(values: Any) -> float:
-    import numpy as np
-
-    return float(np.median(values)) if len(values) else float("nan")
 
 
 def check_score_path(out: str | Path, *, overwrite: bool, inputs: Any, caches: Any = ()) -> Path:
