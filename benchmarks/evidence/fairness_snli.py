@@ -3,10 +3,18 @@ to the LM that made it, as adversarial filtering is to its model?
 
 Usage: python -m benchmarks.evidence.fairness_snli [--data-dir ../shared/data/snli] [--out bench-out/fairness]
            [--baseline encoder --baseline embed] [--zero-shot] [--max-steps 400] [--max-train N] [--device auto]
-           [--json FILE]
+           [--score-dtype float32] [--seeds 0,1,2] [--parallel] [--deadline-s S] [--json FILE]
 
 CPU (the table in the docs' Results page): --baseline encoder --baseline embed --zero-shot --max-steps 400.
-GPU (the scoring LM fine-tuned, as the paper): --baseline encoder --baseline lm --max-steps 2000 --device cuda.
+GPU (the scoring LM fine-tuned, as the paper; benchmarks/gpu/gpu_fairness.sh): --baseline encoder
+--baseline lm --max-steps 1000 --device cuda --score-dtype float32 --seeds 0,1,2 --parallel.
+
+``--seeds`` repeats the training (evaluate's ``--seed``: the task models' initialisation and
+batches, and the bootstrap) on the same splits; the results file keeps each seed's table beside
+the first's. ``--parallel`` trains each (seed, baseline, split) in a process of its own, ``--workers`` at a
+time, the first seed's first, then the other seeds', each seed's table then read back from the
+training cache; ``--deadline-s`` stops the later seeds' training at that many seconds
+after the start (the seeds that finished are kept).
 
 Scores every pair once with the bundled SmolLM2 (SNLI prompt), then makes seven label-balanced
 splits with 10% + 10% held out: likelihood, likelihood with 10 length buckets, reverse, AFLite
@@ -22,6 +30,10 @@ is the command line's.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from benchmarks import harness
@@ -50,13 +62,22 @@ def main() -> None:
     parser.add_argument("--device", default="auto")
     parser.add_argument("--splits-only", action="store_true", help="score and split, do not evaluate")
     parser.add_argument("--fresh", action="store_true", help="split again even where a split folder exists")
+    parser.add_argument("--score-dtype", help="score with this --dtype [default: tailsplit's for the device]")
+    parser.add_argument("--seeds", default="0", help="training seeds, comma-separated [default: 0]")
+    parser.add_argument("--parallel", action="store_true", help="one training process per seed and baseline")
+    parser.add_argument("--workers", type=int, default=14, help="with --parallel: processes at a time")
+    parser.add_argument("--deadline-s", type=float, help="stop the later seeds' training after this many seconds")
     args = parser.parse_args()
+    started = time.perf_counter()
     data = [str(args.data_dir / "dev.jsonl.gz"), str(args.data_dir / "test.jsonl.gz")]
     fields = ["--text", "hypothesis", "--context", "premise", "--label", "label"]
     scores = args.out / "scores.parquet"
     seconds = {}
     if args.fresh or not scores.exists():
-        seconds["score"] = tailsplit("score", *data, *fields, "--template", "snli", "--overwrite", "--out", str(scores))
+        dtype = ["--dtype", args.score_dtype] if args.score_dtype else []
+        seconds["score"] = tailsplit(
+            "score", *data, *fields, "--template", "snli", *dtype, "--overwrite", "--out", str(scores)
+        )
     common = [*fields, "--balance-labels", "--dev-size", "0.1", "--test-size", "0.1", "--no-analyze", "--overwrite"]
     for name, extra in SPLITS.items():
         if not args.fresh and (args.out / name / "manifest.json").exists():
@@ -68,23 +89,96 @@ def main() -> None:
         print("seconds:", {k: round(v, 1) for k, v in seconds.items()})
         return
     recipe = ["--max-steps", str(args.max_steps), "--device", args.device]
-    for baseline in args.baseline or ["encoder", "embed"]:
-        recipe += ["--baseline", baseline]
     if args.zero_shot:
         recipe += ["--zero-shot", "--zero-shot-template", "snli"]
     if args.max_train:
         recipe += ["--max-train", str(args.max_train)]
-    evaluation = args.out / f"evaluation-{args.max_steps}"
-    seconds["evaluate"] = tailsplit(
-        "evaluate", *(str(args.out / name) for name in SPLITS), "--agreement-field", "annotator_labels", *recipe, "--overwrite", "--out", str(evaluation),
-    )  # fmt: skip
-    report = json.loads((evaluation / "evaluation.json").read_text(encoding="utf-8"))
-    print((evaluation / "table.md").read_text(encoding="utf-8"))
-    if report["fairness"] is None:
-        print("no fairness table: it needs the scoring LM's model (lm or --zero-shot) and another model")
+    baselines = args.baseline or ["encoder", "embed"]
+    seeds = [int(seed) for seed in args.seeds.split(",")]
+    reports, trained = {}, set(seeds)
+    for number, seed in enumerate(seeds):
+        if args.parallel and number == 0:
+            seconds["train-first-seed"], trained = _train_apart(args.out, [seed], baselines, recipe, None, args.workers)
+        elif args.parallel and number == 1:
+            deadline = None if args.deadline_s is None else started + args.deadline_s
+            seconds["train-later-seeds"], later = _train_apart(
+                args.out, seeds[1:], baselines, recipe, deadline, args.workers
+            )
+            trained |= later
+        if seed not in trained:
+            print(f"seed {seed}: not evaluated (its training did not finish)")
+            continue
+        evaluation = _evaluation_folder(args.out, args.max_steps, seed)
+        seconds[f"evaluate-seed-{seed}"] = tailsplit(*_evaluate_args(args.out, seed, baselines, recipe, evaluation))
+        reports[seed] = json.loads((evaluation / "evaluation.json").read_text(encoding="utf-8"))
+        if number == 0:
+            print((evaluation / "table.md").read_text(encoding="utf-8"))
+            if reports[seed]["fairness"] is None:
+                print("no fairness table: it needs the scoring LM's model (lm or --zero-shot) and another model")
+        if args.json:  # after every seed, so a run stopped later keeps what it evaluated
+            write_results(args.json, _results(reports, seconds))
     print("seconds:", {k: round(v, 1) for k, v in seconds.items()})
-    if args.json:
-        write_results(args.json, evaluation_results(report, seconds))
+
+
+def _evaluation_folder(out: Path, max_steps: str, seed: int) -> Path:
+    return out / (f"evaluation-{max_steps}" + (f"-seed-{seed}" if seed else ""))
+
+
+def _evaluate_args(
+    out: Path,
+    seed: int,
+    baselines: list[str],
+    recipe: list[str],
+    evaluation: Path,
+    splits: tuple[str, ...] = tuple(SPLITS),
+) -> list[str]:
+    chosen = [arg for baseline in baselines for arg in ("--baseline", baseline)]
+    return ["evaluate", *(str(out / name) for name in splits), "--agreement-field", "annotator_labels",
+            *recipe, *chosen, "--seed", str(seed), "--overwrite", "--quiet", "--out", str(evaluation)]  # fmt: skip
+
+
+def _train_apart(
+    out: Path, seeds: list[int], baselines: list[str], recipe: list[str], deadline: float | None, workers: int
+) -> tuple[float, set[int]]:
+    """Train every (seed, baseline, split) in a process of its own, ``workers`` at a time (an
+    evaluation of the one split each, kept in a scratch folder: what counts is the training
+    cache they fill), stopped at the deadline (a time.perf_counter() value) where one is given.
+    Returns the seconds taken and the seeds whose every training finished."""
+    began = time.perf_counter()
+    jobs = [(seed, baseline, name) for seed in seeds for baseline in baselines for name in SPLITS]
+
+    def train(job: tuple[int, str, str]) -> int:
+        seed, baseline, name = job
+        scratch = out / "scratch" / f"seed-{seed}-{baseline}-{name}"
+        command = [
+            sys.executable,
+            "-m",
+            "tailsplit.cli",
+            *_evaluate_args(out, seed, [baseline], recipe, scratch, (name,)),
+        ]
+        left = None if deadline is None else deadline - time.perf_counter()
+        if left is not None and left <= 0:
+            return 1
+        try:
+            return subprocess.run(command, timeout=left, stdout=subprocess.DEVNULL).returncode
+        except subprocess.TimeoutExpired:
+            print(f"deadline: seed {seed}, {baseline} on {name} stopped")
+            return 1
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        codes = list(pool.map(train, jobs))
+    finished = set(seeds) - {job[0] for job, code in zip(jobs, codes) if code != 0}
+    return time.perf_counter() - began, finished
+
+
+def _results(reports: dict[int, dict], seconds: dict[str, float]) -> dict:
+    first = reports[min(reports)]
+    results = evaluation_results(first, seconds)
+    results["seeds"] = {
+        str(seed): {"table": report["table"], "fairness": report.get("fairness"), "conclusions": report["conclusions"]}
+        for seed, report in sorted(reports.items())
+    }
+    return results
 
 
 if __name__ == "__main__":

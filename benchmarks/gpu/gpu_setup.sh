@@ -5,8 +5,12 @@
 export PYTHONUNBUFFERED=1 PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
 wheels=${WHEEL_DIR:-.whl}
 if [ -d "$wheels" ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/tailsplit-site "$wheels"/*.whl \
-    && export PYTHONPATH="/tmp/tailsplit-site:$PYTHONPATH" || exit 1
+  # installed once per machine: a script started while another runs must not reinstall under it
+  if [ "$(cat /tmp/tailsplit-site/.wheels 2>/dev/null)" != "$(ls "$wheels")" ]; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/tailsplit-site \
+      "$wheels"/*.whl && ls "$wheels" > /tmp/tailsplit-site/.wheels || exit 1
+  fi
+  export PYTHONPATH="/tmp/tailsplit-site:$PYTHONPATH"
 fi
 if [ "${SMOKE:-0}" = 1 ]; then
   card=smoke device=cpu
