@@ -3,7 +3,7 @@ to the LM that made it, as adversarial filtering is to its model?
 
 Usage: python -m benchmarks.evidence.fairness_snli [--data-dir ../shared/data/snli] [--out bench-out/fairness]
            [--baseline encoder --baseline embed] [--zero-shot] [--max-steps 400] [--max-train N] [--device auto]
-           [--score-dtype float32] [--seeds 0,1,2] [--parallel] [--deadline-s S] [--json FILE]
+           [--score-dtype float32] [--seeds 0,1,2] [--parallel] [--deadline-s S] [--without SPLIT] [--json FILE]
 
 CPU (the table in the docs' Results page): --baseline encoder --baseline embed --zero-shot --max-steps 400.
 GPU (the scoring LM fine-tuned, as the paper; benchmarks/gpu/gpu_fairness.sh): --baseline encoder
@@ -65,6 +65,7 @@ def main() -> None:
     parser.add_argument("--score-dtype", help="score with this --dtype [default: tailsplit's for the device]")
     parser.add_argument("--seeds", default="0", help="training seeds, comma-separated [default: 0]")
     parser.add_argument("--parallel", action="store_true", help="one training process per seed and baseline")
+    parser.add_argument("--without", action="append", default=[], choices=list(SPLITS), help="leave this split out")
     parser.add_argument("--workers", type=int, default=14, help="with --parallel: processes at a time")
     parser.add_argument("--deadline-s", type=float, help="stop the later seeds' training after this many seconds")
     args = parser.parse_args()
@@ -79,7 +80,9 @@ def main() -> None:
             "score", *data, *fields, "--template", "snli", *dtype, "--overwrite", "--out", str(scores)
         )
     common = [*fields, "--balance-labels", "--dev-size", "0.1", "--test-size", "0.1", "--no-analyze", "--overwrite"]
-    for name, extra in SPLITS.items():
+    names = tuple(name for name in SPLITS if name not in args.without)
+    for name in names:
+        extra = SPLITS[name]
         if not args.fresh and (args.out / name / "manifest.json").exists():
             continue  # AFLite takes about 40 minutes on a 2-core CPU: split once
         seconds[name] = tailsplit(
@@ -98,18 +101,22 @@ def main() -> None:
     reports, trained = {}, set(seeds)
     for number, seed in enumerate(seeds):
         if args.parallel and number == 0:
-            seconds["train-first-seed"], trained = _train_apart(args.out, [seed], baselines, recipe, None, args.workers)
+            seconds["train-first-seed"], trained = _train_apart(
+                args.out, names, [seed], baselines, recipe, None, args.workers
+            )
         elif args.parallel and number == 1:
             deadline = None if args.deadline_s is None else started + args.deadline_s
             seconds["train-later-seeds"], later = _train_apart(
-                args.out, seeds[1:], baselines, recipe, deadline, args.workers
+                args.out, names, seeds[1:], baselines, recipe, deadline, args.workers
             )
             trained |= later
         if seed not in trained:
             print(f"seed {seed}: not evaluated (its training did not finish)")
             continue
         evaluation = _evaluation_folder(args.out, args.max_steps, seed)
-        seconds[f"evaluate-seed-{seed}"] = tailsplit(*_evaluate_args(args.out, seed, baselines, recipe, evaluation))
+        seconds[f"evaluate-seed-{seed}"] = tailsplit(
+            *_evaluate_args(args.out, names, seed, baselines, recipe, evaluation)
+        )
         reports[seed] = json.loads((evaluation / "evaluation.json").read_text(encoding="utf-8"))
         if number == 0:
             print((evaluation / "table.md").read_text(encoding="utf-8"))
@@ -125,12 +132,7 @@ def _evaluation_folder(out: Path, max_steps: str, seed: int) -> Path:
 
 
 def _evaluate_args(
-    out: Path,
-    seed: int,
-    baselines: list[str],
-    recipe: list[str],
-    evaluation: Path,
-    splits: tuple[str, ...] = tuple(SPLITS),
+    out: Path, splits: tuple[str, ...], seed: int, baselines: list[str], recipe: list[str], evaluation: Path
 ) -> list[str]:
     chosen = [arg for baseline in baselines for arg in ("--baseline", baseline)]
     return ["evaluate", *(str(out / name) for name in splits), "--agreement-field", "annotator_labels",
@@ -138,14 +140,20 @@ def _evaluate_args(
 
 
 def _train_apart(
-    out: Path, seeds: list[int], baselines: list[str], recipe: list[str], deadline: float | None, workers: int
+    out: Path,
+    names: tuple[str, ...],
+    seeds: list[int],
+    baselines: list[str],
+    recipe: list[str],
+    deadline: float | None,
+    workers: int,
 ) -> tuple[float, set[int]]:
     """Train every (seed, baseline, split) in a process of its own, ``workers`` at a time (an
     evaluation of the one split each, kept in a scratch folder: what counts is the training
     cache they fill), stopped at the deadline (a time.perf_counter() value) where one is given.
     Returns the seconds taken and the seeds whose every training finished."""
     began = time.perf_counter()
-    jobs = [(seed, baseline, name) for seed in seeds for baseline in baselines for name in SPLITS]
+    jobs = [(seed, baseline, name) for seed in seeds for baseline in baselines for name in names]
 
     def train(job: tuple[int, str, str]) -> int:
         seed, baseline, name = job
@@ -154,7 +162,7 @@ def _train_apart(
             sys.executable,
             "-m",
             "tailsplit.cli",
-            *_evaluate_args(out, seed, [baseline], recipe, scratch, (name,)),
+            *_evaluate_args(out, (name,), seed, [baseline], recipe, scratch),
         ]
         left = None if deadline is None else deadline - time.perf_counter()
         if left is not None and left <= 0:
