@@ -14,7 +14,11 @@ batches, and the bootstrap) on the same splits; the results file keeps each seed
 the first's. ``--parallel`` trains each (seed, baseline, split) in a process of its own, ``--workers`` at a
 time, the first seed's first, then the other seeds', each seed's table then read back from the
 training cache; ``--deadline-s`` stops the later seeds' training at that many seconds
-after the start (the seeds that finished are kept).
+after the start (the seeds that finished are kept). The training cache can be filled on one
+machine and the tables made on another (TAILSPLIT_CACHE_DIR holding the first's
+``evaluations/`` folder, the split folders made again from the first's ``scores.parquet``, the
+data at the same path: the parts come out byte-identical); ``--trained-on`` then records where
+the models were trained.
 
 Scores every pair once with the bundled SmolLM2 (SNLI prompt), then makes seven label-balanced
 splits with 10% + 10% held out: likelihood, likelihood with 10 length buckets, reverse, AFLite
@@ -66,6 +70,9 @@ def main() -> None:
     parser.add_argument("--seeds", default="0", help="training seeds, comma-separated [default: 0]")
     parser.add_argument("--parallel", action="store_true", help="one training process per seed and baseline")
     parser.add_argument("--without", action="append", default=[], choices=list(SPLITS), help="leave this split out")
+    parser.add_argument(
+        "--trained-on", help="where the task models were trained, when their runs come from a cache filled elsewhere"
+    )
     parser.add_argument("--workers", type=int, default=14, help="with --parallel: processes at a time")
     parser.add_argument("--deadline-s", type=float, help="stop the later seeds' training after this many seconds")
     args = parser.parse_args()
@@ -123,7 +130,7 @@ def main() -> None:
             if reports[seed]["fairness"] is None:
                 print("no fairness table: it needs the scoring LM's model (lm or --zero-shot) and another model")
         if args.json:  # after every seed, so a run stopped later keeps what it evaluated
-            write_results(args.json, _results(reports, seconds))
+            write_results(args.json, _results(reports, seconds) | {"trained_on": args.trained_on})
     print("seconds:", {k: round(v, 1) for k, v in seconds.items()})
 
 
