@@ -106,7 +106,10 @@ def unpack(stash: Path, site: Path, require: list[str]) -> None:
         for piece in needed:
             data = (stash / piece["name"]).read_bytes()
             packed += data[max(0, start - piece["start"]) : end - piece["start"]]
-        raw = lzma.decompress(bytes(packed))
+        try:
+            raw = lzma.decompress(bytes(packed))
+        except lzma.LZMAError as exc:
+            sys.exit(f"{name}: the pieces do not decompress ({exc}); carry the pieces again")
         if hashlib.sha256(raw).hexdigest() != weight["sha256"]:
             sys.exit(f"{name}: sha256 differs from the bundled file's; carry the pieces again")
         target.parent.mkdir(parents=True, exist_ok=True)
