@@ -6,11 +6,15 @@
 #   TAILSPLIT_COMMIT=<commit> bash benchmarks/gpu/gpu_fairness.sh SNLI_DIR OUT_DIR [SPLITS_DIR]
 #
 # SNLI_DIR holds dev.jsonl.gz and test.jsonl.gz (the shared data's layout). SPLITS_DIR, where
-# given, holds split folders made beforehand (aflite), copied in so that they are not made again. The bundled model and encoder must be importable
-# (benchmarks/gpu/weights.py unpacks them where the machine cannot install them). Scores in
+# given, holds split folders made beforehand (aflite), copied in so that they are not made
+# again. The bundled model and encoder must be importable (benchmarks/gpu/weights.py unpacks
+# them where the machine cannot install them). Scores in
 # float32 (as on a CPU), then trains each (seed, baseline, split) in a process of its own, 14 at
 # a time: seed 0 first, seeds 1 and 2 after it until DEADLINE_S (default 480) seconds from the
-# start; the whole stops at LIMIT_S (default 540), leaving time to pack what it made. Writes
+# start; the whole stops at LIMIT_S (default 540), leaving time to pack what it made. The embed
+# baseline is left to the CPU (its logistic regressions were the stragglers on the H200, behind
+# 14 training processes): read the table back there with the archive's cache, adding
+# --baseline embed (fairness_snli.py's docstring says how). Writes
 # OUT_DIR/snli_fairness_<card>.json after every seed, and the splits' and evaluations' small files
 # as OUT_DIR/fairness_<card>.tar.gz. SMOKE=1 runs it on the CPU on the first 150 pairs of each
 # file: a check of the script, not a result.
@@ -42,7 +46,7 @@ fi
 # carried in SPLITS_DIR; without it the run leaves AFLite out
 [ -f "$work/aflite/manifest.json" ] || recipe+=(--without aflite)
 echo "== fairness $(date -u +%T)" | tee -a "$out/fairness_log.txt"
-timeout "$limit" python3 -m benchmarks.evidence.fairness_snli --data-dir "$snli" --out "$work" --baseline encoder --baseline lm --baseline embed \
+timeout "$limit" python3 -m benchmarks.evidence.fairness_snli --data-dir "$snli" --out "$work" --baseline encoder --baseline lm \
   --device "$device" --score-dtype float32 --parallel "${recipe[@]}" --json "$out/snli_fairness_${card}.json" \
   2>&1 | tee -a "$out/fairness_log.txt"
 code=${PIPESTATUS[0]}
