@@ -401,3 +401,7 @@ def test_score_is_one_call_whose_file_is_the_command_lines(rows, tmp_path: Path)
     with pytest.raises(ConfigError, match=r"is Parquet; name it 'scores.parquet'"):
         tailsplit.score(rows, out=tmp_path / "scores.csv", **fields)
     assert not (tmp_path / "scores.csv").exists()
+    held = tailsplit.score(rows, cache_dir=str(tmp_path / "cache"), **fields)
+    with pytest.raises(ConfigError, match="lies inside tailsplit's cache"):
+        held.write(tmp_path / "cache" / "scores.parquet")
+    assert not (tmp_path / "cache" / "scores.parquet").exists()

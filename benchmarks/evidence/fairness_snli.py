@@ -91,7 +91,7 @@ def main() -> None:
     for name in names:
         extra = SPLITS[name]
         if not args.fresh and (args.out / name / "manifest.json").exists():
-            continue  # AFLite takes about 40 minutes on a 2-core CPU: split once
+            continue  # AFLite takes about an hour on a 2-core CPU: split once
         seconds[name] = tailsplit(
             "split", *data, "--scores", str(scores), *common, *extra, "--out", str(args.out / name)
         )
@@ -106,31 +106,37 @@ def main() -> None:
     baselines = args.baseline or ["encoder", "embed"]
     seeds = [int(seed) for seed in args.seeds.split(",")]
     reports, trained = {}, set(seeds)
-    for number, seed in enumerate(seeds):
-        if args.parallel and number == 0:
-            seconds["train-first-seed"], trained = _train_apart(
-                args.out, names, [seed], baselines, recipe, None, args.workers
-            )
-        elif args.parallel and number == 1:
-            deadline = None if args.deadline_s is None else started + args.deadline_s
-            seconds["train-later-seeds"], later = _train_apart(
-                args.out, names, seeds[1:], baselines, recipe, deadline, args.workers
-            )
-            trained |= later
+
+    def evaluate(seed: int) -> None:  # one seed's table, from the training cache where it is filled
         if seed not in trained:
             print(f"seed {seed}: not evaluated (its training did not finish)")
-            continue
+            return
         evaluation = _evaluation_folder(args.out, args.max_steps, seed)
         seconds[f"evaluate-seed-{seed}"] = tailsplit(
             *_evaluate_args(args.out, names, seed, baselines, recipe, evaluation)
         )
         reports[seed] = json.loads((evaluation / "evaluation.json").read_text(encoding="utf-8"))
-        if number == 0:
-            print((evaluation / "table.md").read_text(encoding="utf-8"))
-            if reports[seed]["fairness"] is None:
-                print("no fairness table: it needs the scoring LM's model (lm or --zero-shot) and another model")
         if args.json:  # after every seed, so a run stopped later keeps what it evaluated
             write_results(args.json, _results(reports, seconds) | {"trained_on": args.trained_on})
+
+    first, later = seeds[0], seeds[1:]
+    if args.parallel:
+        seconds["train-first-seed"], trained = _train_apart(
+            args.out, names, [first], baselines, recipe, None, args.workers
+        )
+    evaluate(first)
+    if first in reports:
+        print((_evaluation_folder(args.out, args.max_steps, first) / "table.md").read_text(encoding="utf-8"))
+        if reports[first]["fairness"] is None:
+            print("no fairness table: it needs the scoring LM's model (lm or --zero-shot) and another model")
+    if args.parallel and later:
+        deadline = None if args.deadline_s is None else started + args.deadline_s
+        seconds["train-later-seeds"], done = _train_apart(
+            args.out, names, later, baselines, recipe, deadline, args.workers
+        )
+        trained |= done
+    for seed in later:
+        evaluate(seed)
     print("seconds:", {k: round(v, 1) for k, v in seconds.items()})
 
 

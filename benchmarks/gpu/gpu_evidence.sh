@@ -28,8 +28,8 @@ fi
 # one process per training seed (SEEDS, default "0 1 2"), all at once, each with its own cache
 # and folder; seed 0's results file is boss_nli_<card>.json, seed N's boss_nli_<card>_seedN.json
 boss() {
-  local seed=$1 suffix=${1/#/_seed}
-  [ "$1" = 0 ] && suffix=""
+  local seed=$1 suffix=""
+  [ "$seed" = 0 ] || suffix=_seed$seed
   TAILSPLIT_CACHE_DIR=/tmp/tailsplit-boss-cache-$seed timeout "$limit" python3 -m benchmarks.evidence.boss_nli \
     --data "$data" --encoder "$encoder" --out "/tmp/tailsplit-boss-$seed" "${recipe[@]}" --seed "$seed" \
     --json "$out/boss_nli_${card}${suffix}.json" > "$out/boss_log_seed$seed.txt" 2>&1

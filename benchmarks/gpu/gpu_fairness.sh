@@ -42,7 +42,7 @@ else
   recipe=(--max-steps "${MAX_STEPS:-1000}" --seeds 0,1,2 --deadline-s "${DEADLINE_S:-480}")
   limit=${LIMIT_S:-540}
 fi
-# AFLite is split on a CPU beforehand (about two hours there: its filter is sequential) and
+# AFLite is split on a CPU beforehand (about an hour on 2 cores: its filter is sequential) and
 # carried in SPLITS_DIR; without it the run leaves AFLite out
 [ -f "$work/aflite/manifest.json" ] || recipe+=(--without aflite)
 echo "== fairness $(date -u +%T)" | tee -a "$out/fairness_log.txt"
