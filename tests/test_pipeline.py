@@ -228,6 +228,7 @@ def test_cli_run_prints_a_summary_and_writes_outputs(tmp_path: Path) -> None:
             "300",
             "--null-splits",
             "300",
+            "--no-syntax",  # parsing 3,000 texts is most of a run; test_analysis tests the parse
             "--out",
             str(tmp_path / "o"),
             "--quiet",

@@ -23,6 +23,7 @@ from tailsplit.prompts import BUILTIN_TEMPLATES
 from tailsplit.scoring.batching import Encoded, plan_batches
 from tailsplit.scoring.distributed import (
     RayScoringEngine,
+    ShardScorer,
     cut_into_shards,
     read_batch_shard,
     write_batch_shard,
@@ -103,12 +104,16 @@ def ray_cluster() -> Iterator[None]:
 @pytest.mark.model
 @pytest.mark.filterwarnings("ignore")
 def test_ray_scoring_reproduces_single_process_and_resumes_by_shard(
-    ray_cluster: None, tiny_llama: Path, tmp_path: Path
+    ray_cluster: None, tiny_llama: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _score_on_ray_and_resume(tiny_llama, tmp_path)
+    """Two model actors score the shards as one process scores the requests; a run that finds
+    some shards' scores already written scores only the others. (The resuming run hands its
+    shards to the actor class in this process: which shards it hands over, and how it reads
+    them all back, is the engine's; starting a second set of actors would add 10-15 s.)"""
+    _score_on_ray_and_resume(tiny_llama, tmp_path, monkeypatch)
 
 
-def _score_on_ray_and_resume(tiny_llama: Path, tmp_path: Path) -> None:
+def _score_on_ray_and_resume(tiny_llama: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from tailsplit.scoring.hf import HFScorer
 
     dataset = load_examples(SAMPLE, FieldMap(text="hypothesis", context="premise", label="label"))
@@ -130,9 +135,23 @@ def _score_on_ray_and_resume(tiny_llama: Path, tmp_path: Path) -> None:
     assert len(score_files) == engine.last_run["shards"]
     kept = pq.read_table(score_files[0]).to_pydict()
     score_files[1].unlink()  # as if the run had been killed before this shard finished
+    handed: list[str] = []
+
+    def in_this_process(self: RayScoringEngine, todo: list[tuple[str, str]], params: dict) -> None:
+        import torch
+
+        handed.extend(out for _, out in todo)
+        threads = torch.get_num_threads()
+        try:  # the actor sets its thread count; this process keeps its own
+            actor = ShardScorer(params, threads=1)
+            actor({"shard": np.array([s for s, _ in todo]), "out": np.array([o for _, o in todo])})
+        finally:
+            torch.set_num_threads(threads)
+
+    monkeypatch.setattr(RayScoringEngine, "_run_pipeline", in_this_process)
     engine = RayScoringEngine(work_dir=tmp_path / "shards", workers=1, shard_tokens=1500, num_cpus=2)
-    resumed = score_requests(requests, scorer, None, engine=engine)  # one worker is enough for one shard
-    assert engine.last_run["shards_scored"] == 1
+    resumed = score_requests(requests, scorer, None, engine=engine)
+    assert handed == [str(score_files[1])] and engine.last_run["shards_scored"] == 1
     assert engine.last_run["shards_resumed"] == engine.last_run["shards"] - 1
     assert pq.read_table(score_files[0]).to_pydict() == kept
     assert np.array_equal(resumed[0], ray_scores[0])

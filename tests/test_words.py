@@ -3,12 +3,14 @@ sentence cut) on every text of the shared data and on generated strings."""
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -22,11 +24,17 @@ from tailsplit.io import load_examples
 from tailsplit.words import split_sentences, word_lengths, word_tokens
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
-nltk_tokenize = pytest.importorskip("nltk.tokenize")
+
+
+@functools.cache
+def nltk_tokenizer() -> Any:
+    """NLTK's tokenizer, imported by the first test that needs it (importing nltk takes about
+    5 s: a test worker that runs none of these tests does not pay it while collecting)."""
+    return pytest.importorskip("nltk.tokenize").NLTKWordTokenizer()
 
 
 def nltk_tokens(text: str) -> list[str]:
-    tokenizer = nltk_tokenize.NLTKWordTokenizer()
+    tokenizer = nltk_tokenizer()
     return [tok for sentence in split_sentences(text) for tok in tokenizer.tokenize(sentence)]
 
 

@@ -14,12 +14,17 @@ import numpy as np
 
 from tailsplit.analysis.null import NullComparison, is_share
 from tailsplit.analysis.split_analysis import AnalysisInputs, SplitAnalysis
-from tailsplit.render.figures import Figure, place_axes, pyplot, render_figure
+from tailsplit.render.figures import Figure, drawn_once, place_axes, pyplot, render_figure
 
 PART_COLOURS = {"train": "#8c96a0", "dev": "#2a7ab8", "test": "#d1495b"}
 
 
 def _part_histograms(values: dict[str, np.ndarray], xlabel: str, integer: bool = False) -> Figure:
+    inputs = [xlabel, integer, *(x for part, v in values.items() for x in (part, np.asarray(v)))]
+    return drawn_once("part histograms", inputs, lambda: _draw_part_histograms(values, xlabel, integer))
+
+
+def _draw_part_histograms(values: dict[str, np.ndarray], xlabel: str, integer: bool) -> Figure:
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 3.2))
     finite = np.concatenate([v[np.isfinite(v)] for v in values.values()]) if values else np.zeros(0)
@@ -70,13 +75,18 @@ def null_grid(analysis: SplitAnalysis, names: Sequence[str] | None = None, cols:
     the figure is saved at. (Every label is drawn as a path: without the count axis the figure
     draws about a fifth faster.) ``names``: only these statistics, in this order (the docs'
     front page shows four)."""
-    from matplotlib.ticker import MaxNLocator, PercentFormatter
-
-    plt = pyplot()
     comparisons = varying(analysis)[0]
     if names is not None:
         by_name = {c.name: c for c in comparisons}
         comparisons = [by_name[name] for name in names]
+    inputs = [cols, *(x for c in comparisons for x in (c.name, c.description, c.observed, c.percentile, c.null_values))]
+    return drawn_once("null grid", inputs, lambda: _draw_null_grid(comparisons, cols))
+
+
+def _draw_null_grid(comparisons: list[NullComparison], cols: int) -> Figure:
+    from matplotlib.ticker import MaxNLocator, PercentFormatter
+
+    plt = pyplot()
     titles = [textwrap.fill(c.description, 42) for c in comparisons]
     rows = max(1, int(np.ceil(len(comparisons) / cols)))
     above = TITLE_PAD + TITLE_LINE * max((t.count("\n") + 1 for t in titles), default=1)

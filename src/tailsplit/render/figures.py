@@ -7,11 +7,15 @@ Text is drawn as paths, so an SVG carries no markup from the data; PDFs embed Tr
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import re
-from collections.abc import Iterator
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from tailsplit.errors import MissingDependencyError
 
@@ -176,6 +180,35 @@ def render_figure(fig: Any, *, crop: bool = True) -> Figure:
     pyplot().close(fig)
     text = buffer.getvalue()
     return Figure(text[text.index("<svg") :], pdf.getvalue())
+
+
+_DRAWN: OrderedDict[str, Figure] = OrderedDict()
+_KEPT_FIGURES = 24  # the figures of a few analyses (~60 KB each)
+
+
+def drawn_once(kind: str, inputs: Sequence[Any], draw: Callable[[], Figure]) -> Figure:
+    """``draw()``, or the figure it drew before in this process from the same ``inputs``
+    (arrays by dtype, shape and bytes, anything else by ``repr``): a split analysed again —
+    ``analyze`` on the folder a ``run`` just wrote, one analysis shown in two reports — is not
+    drawn again (a split's figures take about 1.5 s). Figures are byte-identical from draw to
+    draw, so a kept one is the figure a new draw would make."""
+    digest = hashlib.sha256(kind.encode("utf-8"))
+    for item in inputs:
+        if isinstance(item, np.ndarray):
+            digest.update(f"{item.dtype.str}{item.shape}".encode())
+            digest.update(np.ascontiguousarray(item).tobytes())
+        else:
+            digest.update(repr(item).encode("utf-8"))
+        digest.update(b"\0")
+    key = digest.hexdigest()
+    if key in _DRAWN:
+        _DRAWN.move_to_end(key)
+        return _DRAWN[key]
+    figure = draw()
+    _DRAWN[key] = figure
+    if len(_DRAWN) > _KEPT_FIGURES:
+        _DRAWN.popitem(last=False)
+    return figure
 
 
 def slug(caption: str, limit: int = 60) -> str:

@@ -15,11 +15,8 @@ sha256 of its weight and tokenizer files — that, not the path, is what scores 
 
 from __future__ import annotations
 
-import functools
 import importlib.util
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +25,7 @@ from tailsplit.errors import ConfigError, MissingDependencyError, OutputError, S
 from tailsplit.fingerprint import sha256_file, sha256_text
 from tailsplit.io.outputs import replace_file_bytes, staged_cache_folder
 from tailsplit.log import logger
+from tailsplit.scoring.gguf_reading import gguf_read_once
 from tailsplit.torch_state import quiet_gguf_conversion, quiet_transformers
 
 BUNDLED = "smollm2"
@@ -330,37 +328,6 @@ def verify_converted(folder: Path) -> str | None:
         except OSError:
             pass  # a read-only cache: verified again (hashed) next time
     return None
-
-
-@contextmanager
-def gguf_read_once() -> Iterator[None]:
-    """While a GGUF model converts: one parse of its file, one tensor-name map per architecture.
-
-    transformers parses the file's header anew for the tokenizer, the config and the weights
-    (each parse walks the 49k-entry vocabulary in Python) and rebuilds gguf's tensor-name map
-    for each of the model's 397 modules: 24.5 s and 12.1 s of a 60 s conversion (profiled, 2
-    cores). A reader is a read-only memory map and the map a pure function of its arguments,
-    so sharing them within one conversion leaves every converted byte as it was (tested)."""
-    try:
-        import gguf as gguf_module
-    except ImportError:  # transformers says what is missing
-        yield
-        return
-    gguf: Any = gguf_module
-    reader_class, name_map = gguf.GGUFReader, gguf.get_tensor_name_map
-    readers: dict[tuple[str, str], Any] = {}
-
-    def reader(path: Any, mode: str = "r") -> Any:
-        key = (str(path), mode)
-        if key not in readers:
-            readers[key] = reader_class(path, mode)
-        return readers[key]
-
-    gguf.GGUFReader, gguf.get_tensor_name_map = reader, functools.lru_cache(maxsize=None)(name_map)
-    try:
-        yield
-    finally:
-        gguf.GGUFReader, gguf.get_tensor_name_map = reader_class, name_map
 
 
 @quiet_transformers()
