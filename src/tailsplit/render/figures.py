@@ -188,11 +188,15 @@ _KEPT_FIGURES = 24  # the figures of a few analyses (~60 KB each)
 
 def drawn_once(kind: str, inputs: Sequence[Any], draw: Callable[[], Figure]) -> Figure:
     """``draw()``, or the figure it drew before in this process from the same ``inputs``
-    (arrays by dtype, shape and bytes, anything else by ``repr``): a split analysed again —
-    ``analyze`` on the folder a ``run`` just wrote, one analysis shown in two reports — is not
-    drawn again (a split's figures take about 1.5 s). Figures are byte-identical from draw to
-    draw, so a kept one is the figure a new draw would make."""
+    (arrays by dtype, shape and bytes, anything else by ``repr``) and matplotlib settings: a
+    split analysed again — ``analyze`` on the folder a ``run`` just wrote, one analysis shown in
+    two reports — is not drawn again (a split's figures take about 1.5 s). Figures are
+    byte-identical from draw to draw, so a kept one is the figure a new draw would make."""
+    import matplotlib
+
+    pyplot()  # tailsplit's settings, then all of them (a notebook's style too) are part of the key
     digest = hashlib.sha256(kind.encode("utf-8"))
+    digest.update(repr(sorted(matplotlib.rcParams.items())).encode("utf-8"))
     for item in inputs:
         if isinstance(item, np.ndarray):
             digest.update(f"{item.dtype.str}{item.shape}".encode())
