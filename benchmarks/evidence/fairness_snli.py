@@ -193,8 +193,9 @@ def _train_apart(
 
 
 def _results(reports: dict[int, dict], seconds: dict[str, float]) -> dict:
-    first = reports[min(reports)]
-    results = evaluation_results(first, seconds)
+    """The first evaluated seed's results, with every seed's table (``reports`` in the order
+    the seeds were evaluated: ``--seeds``' first, then the others)."""
+    results = evaluation_results(next(iter(reports.values())), seconds)
     results["seeds"] = {
         str(seed): {"table": report["table"], "fairness": report.get("fairness"), "conclusions": report["conclusions"]}
         for seed, report in sorted(reports.items())

@@ -45,14 +45,6 @@ def _package(name: str) -> Path:
     return Path(list(spec.submodule_search_locations)[0])
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def pack(folder: Path, sizes_mb: list[float]) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     blob = bytearray()

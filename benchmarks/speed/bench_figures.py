@@ -49,7 +49,7 @@ def main() -> None:
         {
             "kept_subsets": lambda: drawn(kept),
             "matplotlib_subsets": lambda: drawn(_matplotlib_subsets),
-            "kept_figures": drawn_again,  # after a round of kept_subsets: the same figures
+            "kept_figures": drawn_again,  # the split's figures are kept from the draw before
         },
         given.rounds,
     )
