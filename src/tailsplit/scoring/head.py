@@ -10,8 +10,12 @@ available, the inputs are widened to float32 (one cached float32 copy of the hea
 multiplied there — the same arithmetic up to the order of the sums. ``head_dtype="model"``
 projects in the model's own precision (bf16 logits).
 
-log p(target) is ``logit − logsumexp``: on a CPU with ``torch.logsumexp``, on a GPU with one
-fused log-softmax kernel (``cross_entropy``) instead of logsumexp's chain of kernels.
+log p(target) is ``logit − logsumexp``: on a CPU with the operations of ``torch.logsumexp``
+in its order (so the numbers are the same to the bit), its shifted exponentials written over
+the logits, which go into a buffer the head keeps: a chunk's float32 logits are up to 128 MiB,
+and before, each chunk allocated them and logsumexp a second tensor of their size; on a GPU
+with one fused log-softmax kernel (``cross_entropy``) instead of logsumexp's chain of kernels.
+A head that is being trained (gradients on) allocates as before.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ class VocabularyHead:
         self.head_dtype = head_dtype
         self.float32_copy: Any = None  # (weight, its version, float32 weight, float32 bias)
         self.half_gemm: dict[tuple[str, str], bool] = {}  # (device, dtype) → has the float32-output product
+        self.buffer: Any = None  # float32 logits of one CPU chunk, reused chunk after chunk
 
     def target_logprobs(self, model: Any, hidden: Any, targets: Any, device_kind: str) -> Any:
         """log p(target) at each picked position, projecting to the vocabulary in chunks
@@ -40,27 +45,45 @@ class VocabularyHead:
         softcap = getattr(model.config, "final_logit_softcapping", None)
         budget = PROJECTION_ELEMENTS[device_kind]
         chunk = max(1, budget // head.weight.shape[0])
+        in_place = device_kind == "cpu" and not torch.is_grad_enabled()
         pieces = []
         for start in range(0, hidden.shape[0], chunk):
-            logits = self.project(head, hidden[start : start + chunk])
+            out = self.chunk_buffer(head, min(chunk, hidden.shape[0] - start)) if in_place else None
+            logits = self.project(head, hidden[start : start + chunk], out)
             if softcap:
-                logits = torch.tanh(logits / softcap) * softcap
+                logits = (
+                    logits.div_(softcap).tanh_().mul_(softcap) if in_place else torch.tanh(logits / softcap) * softcap
+                )
             chunk_targets = targets[start : start + chunk]
             if device_kind == "gpu":
                 pieces.append(-torch.nn.functional.cross_entropy(logits, chunk_targets, reduction="none"))
             else:
-                picked = logits.gather(1, chunk_targets[:, None])
-                pieces.append((picked - torch.logsumexp(logits, 1, keepdim=True))[:, 0])
+                picked = logits.gather(1, chunk_targets[:, None])[:, 0]
+                pieces.append(picked - (_logsumexp_over(logits) if in_place else torch.logsumexp(logits, 1)))
         return torch.cat(pieces) if pieces else torch.zeros(0)
 
-    def project(self, head: Any, hidden: Any) -> Any:
+    def chunk_buffer(self, head: Any, rows: int) -> Any:
+        """The first ``rows`` rows of the kept float32 buffer for one chunk's logits (grown
+        when a chunk needs more rows; its shifted exponentials are written over it)."""
+        import torch
+
+        vocabulary = head.weight.shape[0]
+        if self.buffer is None or self.buffer.shape[0] < rows or self.buffer.shape[1] != vocabulary:
+            self.buffer = torch.empty(rows, vocabulary, dtype=torch.float32, device=head.weight.device)
+        return self.buffer[:rows]
+
+    def project(self, head: Any, hidden: Any, out: Any = None) -> Any:
         """Float32 logits: from the model's own projection, or (``head_dtype="float32"``, the
-        default) float32-accumulated products of the half-precision inputs."""
+        default) float32-accumulated products of the half-precision inputs; written into
+        ``out`` when given (a CPU chunk's kept buffer)."""
         import torch
 
         weight = head.weight
+        if weight.dtype == torch.float32 and out is not None:
+            return _linear(hidden, weight, head.bias, out)
         if self.head_dtype == "model" or weight.dtype == torch.float32:
-            return head(hidden).float()
+            logits = head(hidden).float()
+            return logits if out is None else out.copy_(logits)
         if torch.is_grad_enabled() and weight.requires_grad:  # training through the head: keep the graph
             bias = None if head.bias is None else head.bias.float()
             return torch.nn.functional.linear(hidden.float(), weight.float(), bias)
@@ -72,7 +95,7 @@ class VocabularyHead:
         if cached is None or cached[0] is not weight or cached[1] != weight._version:
             bias = None if head.bias is None else head.bias.detach().float()
             cached = self.float32_copy = (weight, weight._version, weight.detach().float(), bias)
-        return torch.nn.functional.linear(hidden.float(), cached[2], cached[3])
+        return _linear(hidden.float(), cached[2], cached[3], out)
 
     def has_half_gemm(self, hidden: Any) -> bool:
         """Whether this torch and device multiply ``hidden``'s half-precision type into float32
@@ -90,3 +113,23 @@ class VocabularyHead:
             except (RuntimeError, TypeError):  # no kernel for this device and type, or a torch without out_dtype
                 self.half_gemm[key] = False
         return self.half_gemm[key]
+
+
+def _linear(hidden: Any, weight: Any, bias: Any, out: Any) -> Any:
+    """``torch.nn.functional.linear`` (the same product: ``mm``, or ``addmm`` with a bias),
+    written into ``out`` when given."""
+    import torch
+
+    if out is None:
+        return torch.nn.functional.linear(hidden, weight, bias)
+    if bias is None:
+        return torch.mm(hidden, weight.t(), out=out)
+    return torch.addmm(bias, hidden, weight.t(), out=out)
+
+
+def _logsumexp_over(logits: Any) -> Any:
+    """``torch.logsumexp(logits, 1)``, the same operations in the same order, with the shifted
+    exponentials written over ``logits`` instead of into a new tensor of its size."""
+    maxes = logits.amax(1)
+    maxes.masked_fill_(maxes.abs() == float("inf"), 0)
+    return logits.sub_(maxes[:, None]).exp_().sum(1).log_().add_(maxes)
