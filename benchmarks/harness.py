@@ -89,6 +89,32 @@ def with_provenance(result: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def machine() -> str:
+    """The CPU a timing ran on, in words: architecture, model, torch threads, whether it has
+    bfloat16 instructions (AVX-512 BF16 or AMX; without them bfloat16 is emulated), torch's
+    version. Machines of one type differ from run to run; a ratio is compared only within one."""
+    import platform
+
+    import torch
+
+    model = next(
+        (line.split(":", 1)[1].strip() for line in _cpuinfo().splitlines() if line.startswith("model name")), "?"
+    )
+    checks = [getattr(torch.cpu, name, None) for name in ("_is_avx512_bf16_supported", "_is_amx_tile_supported")]
+    bf16 = any(check() for check in checks if callable(check))
+    return (
+        f"{platform.machine()} {model}, {torch.get_num_threads()} torch threads, "
+        f"bfloat16 instructions: {'yes' if bf16 else 'no'}, torch {torch.__version__}"
+    )
+
+
+def _cpuinfo() -> str:
+    try:
+        return Path("/proc/cpuinfo").read_text(encoding="utf-8")
+    except OSError:
+        return ""
+
+
 def _relative(argument: str) -> str:
     """An absolute path argument as the path from the working folder (no machine paths)."""
     return os.path.relpath(argument) if os.path.isabs(argument) else argument

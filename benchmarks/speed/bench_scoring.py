@@ -29,7 +29,6 @@ Machines are noisy: compare the ratio, measured in one run, not absolute numbers
 from __future__ import annotations
 
 import json
-import platform
 from pathlib import Path
 
 import numpy as np
@@ -155,7 +154,7 @@ def main() -> None:
         "data": args.data.name,
         "pairs": len(requests),
         "tokens": n_tokens,
-        "machine": f"{platform.machine()}, {torch.get_num_threads()} torch threads, torch {torch.__version__}",
+        "machine": harness.machine(),
         **{f"{name}_tokens_per_s": round(r, 1) for name, r in rate.items()},
         "speedup_no_prefix_sharing": round(rate["tailsplit_no_prefix_sharing"] / rate["reference"], 2),
         "speedup": round(rate["tailsplit"] / rate["reference"], 2),

@@ -117,6 +117,7 @@ def main() -> None:
             args.json,
             {
                 "n": args.n,
+                "machine": harness.machine(),
                 "dtype": args.dtype,
                 "wait_policies": args.wait_policies,
                 "busy": args.busy,
