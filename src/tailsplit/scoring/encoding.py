@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tailsplit.collector import paused_gc
-from tailsplit.errors import ScoringError
+from tailsplit.errors import ConfigError, ScoringError
 from tailsplit.scoring.base import ScoreRequest
 from tailsplit.scoring.batching import Encoded
 
@@ -35,6 +35,35 @@ class TokenRules:
     end_id: int | None
     limit: int
     truncation: str
+
+
+def start_id(tokenizer: Any, start_token: str, model: str) -> int | None:
+    """The id ``start_token`` names in ``tokenizer`` (``bos``: its BOS token, else its EOS
+    token; ``eos``; ``none``: no start token; else one token of the vocabulary, literally);
+    ``model`` names the model in errors."""
+    if start_token == "none":
+        return None
+    if start_token == "bos" and tokenizer.bos_token_id is not None:
+        return int(tokenizer.bos_token_id)
+    return end_id(tokenizer, "eos" if start_token == "bos" else start_token, model)
+
+
+def end_id(tokenizer: Any, token: str, model: str) -> int:
+    """The id ``token`` names in ``tokenizer``: ``eos``, its EOS token; else one token of the
+    vocabulary, literally."""
+    if token == "eos":
+        if tokenizer.eos_token_id is None:
+            raise ScoringError(
+                f"--model={model!r} has no EOS token; use start_token='none' or name a token of its vocabulary"
+            )
+        return int(tokenizer.eos_token_id)
+    token_id = tokenizer.backend_tokenizer.token_to_id(token)
+    if token_id is None:
+        raise ConfigError(
+            f"{token!r} (start_token or end_token) is not a token of --model={model!r}'s "
+            "vocabulary; use bos, eos, none or one token (e.g. '<|endoftext|>')"
+        )
+    return int(token_id)
 
 
 def encode_requests(backend: Any, requests: Sequence[ScoreRequest], rules: TokenRules) -> list[Encoded]:

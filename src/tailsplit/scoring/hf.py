@@ -55,7 +55,7 @@ from tailsplit.errors import ConfigError, ScoringError
 from tailsplit.log import logger
 from tailsplit.scoring.base import Batch, BatchScores, ScoreRequest
 from tailsplit.scoring.batching import Encoded, plan_batches
-from tailsplit.scoring.encoding import TokenRules, encode_requests
+from tailsplit.scoring.encoding import TokenRules, encode_requests, end_id, start_id
 from tailsplit.scoring.head import PROJECTION_ELEMENTS, VocabularyHead
 from tailsplit.scoring.hf_options import check_options, warn_if_bfloat16_is_emulated
 from tailsplit.scoring.layout import (
@@ -178,6 +178,8 @@ class HFScorer:
                 self._identity["head_dtype"] = self.head_dtype
             if self.resolved_implementation() == "native":  # so caches made by transformers stay theirs
                 self._identity["implementation"] = "native"
+            if self.cpu_matmul():  # oneDNN's products sum in another order than MKL's
+                self._identity["matmul"] = self.cpu_matmul()
             if self.torch_compile:  # fused kernels round differently
                 self._identity["torch_compile"] = True
             if self.score_eos:  # only when on, so caches made before the option stay valid
@@ -226,6 +228,7 @@ class HFScorer:
                     dtype=getattr(torch, weights),
                     device=self.resolved_device(),
                     compiled=self.torch_compile,
+                    onednn=self.cpu_matmul() == "onednn",
                 ).eval()
             else:
                 self._model = self.transformers_model()
@@ -266,6 +269,13 @@ class HFScorer:
                     self._implementation = "native"
         return self._implementation
 
+    def cpu_matmul(self) -> str | None:
+        """``"onednn"`` where the native model's products run through oneDNN (:mod:`.llama`)."""
+        from tailsplit.scoring.llama import cpu_matmul  # imports torch
+
+        native = self.resolved_implementation() == "native"
+        return cpu_matmul(self.resolved_device(), self.dtype, self.torch_compile) if native else None
+
     def resolved_device(self) -> str:
         if self.device != "auto":
             return self.device
@@ -288,41 +298,13 @@ class HFScorer:
     def encode(self, requests: Sequence[ScoreRequest]) -> list[Encoded]:
         """Token ids (start token included) and the index of the first scored token of every
         request (:mod:`tailsplit.scoring.encoding`)."""
-        end_id = None
-        if self.score_eos:
-            end_id = self._special_id("eos") if self.end_token == "eos" else self._literal_token_id(self.end_token)
-        rules = TokenRules(self._start_token_id(), end_id, self.context_limit(), self.truncation)
+        rules = TokenRules(
+            start_id(self.tokenizer, self.start_token, self.model_spec),
+            end_id(self.tokenizer, self.end_token, self.model_spec) if self.score_eos else None,
+            self.context_limit(),
+            self.truncation,
+        )
         return encode_requests(self.tokenizer.backend_tokenizer, requests, rules)
-
-    def _start_token_id(self) -> int | None:
-        if self.start_token == "none":
-            return None
-        if self.start_token == "bos":
-            tok = self.tokenizer
-            if tok.bos_token_id is None:
-                return self._special_id("eos")
-            return int(tok.bos_token_id)
-        if self.start_token == "eos":
-            return self._special_id("eos")
-        return self._literal_token_id(self.start_token)
-
-    def _special_id(self, which: str) -> int:
-        token_id = getattr(self.tokenizer, f"{which}_token_id")
-        if token_id is None:
-            raise ScoringError(
-                f"--model={self.model_spec!r} has no {which.upper()} token; use start_token='none' "
-                "or name a token of its vocabulary"
-            )
-        return int(token_id)
-
-    def _literal_token_id(self, token: str) -> int:
-        token_id = self.tokenizer.backend_tokenizer.token_to_id(token)
-        if token_id is None:
-            raise ConfigError(
-                f"{token!r} (start_token or end_token) is not a token of --model={self.model_spec!r}'s "
-                "vocabulary; use bos, eos, none or one token (e.g. '<|endoftext|>')"
-            )
-        return int(token_id)
 
     # -- scoring ------------------------------------------------------------------------------
     def score_batch(self, batch: Batch) -> BatchScores:
