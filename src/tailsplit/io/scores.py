@@ -25,6 +25,7 @@ import numpy as np
 from tailsplit.core import Dataset, FieldMap, ScoreTable
 from tailsplit.errors import InputError
 from tailsplit.fields import field_value
+from tailsplit.io.arrow_columns import bool_column, number_column, string_column
 from tailsplit.io.arrow_files import read_parquet_table
 from tailsplit.io.examples import label_to_str
 from tailsplit.io.lm_eval_samples import is_lm_eval_sample, lm_eval_sample_columns
@@ -48,15 +49,15 @@ def score_file_bytes(
 
     unknown = None if scores.has_token_counts else np.ones(len(scores), dtype=bool)  # scored elsewhere, uncounted
     columns: dict[str, Any] = {
-        "id": pa.array(list(dataset.ids), pa.string()),
-        "logprob_sum": pa.array(scores.logprob_sum, pa.float64()),
-        "n_tokens": pa.array(scores.n_tokens, pa.int64(), mask=unknown),
-        "logprob_mean": pa.array(scores.logprob_mean, pa.float64(), mask=unknown),
-        "truncated": pa.array(scores.truncated, pa.bool_()),
-        "text_sha256": pa.array([text_digest(t) for t in dataset.texts], pa.string()),
+        "id": string_column(dataset.ids),
+        "logprob_sum": number_column(scores.logprob_sum, "float64"),
+        "n_tokens": number_column(scores.n_tokens, "int64", missing=unknown),
+        "logprob_mean": number_column(scores.logprob_mean, "float64", missing=unknown),
+        "truncated": bool_column(scores.truncated),
+        "text_sha256": string_column([text_digest(t) for t in dataset.texts]),
     }
     if part is not None:
-        columns["part"] = pa.array([str(p) for p in part], pa.string())
+        columns["part"] = string_column([str(p) for p in part])
     table = pa.table(columns).replace_schema_metadata({_META_KEY: json.dumps(meta, sort_keys=True)})
     sink = io.BytesIO()
     pq.write_table(table, sink)
