@@ -391,9 +391,11 @@ def test_light_tokenizer_matches_transformers(model_cache: Path) -> None:
 
 def test_native_llama_scores_equal_transformers(scorer: HFScorer, requests_100: list[ScoreRequest]) -> None:
     """On a CPU the bundled model runs tailsplit's plain-torch Llama; its scores equal
-    transformers' model's on the bundled weights — packed prefix groups and padded batches.
-    (Both padding sides, bfloat16 and autocast are checked on a small Llama, in
-    test_gpu_levers.py.)"""
+    transformers' model's on the bundled weights — packed prefix groups and padded batches —
+    to 2e-4 nats: its products run through oneDNN, transformers' through MKL, and the two sum
+    in different orders (about 5e-7 of a 200-nat sum; a wrong formula moves scores by 1e-2 and
+    more). (Both padding sides, bfloat16 and autocast are checked on a small Llama, in
+    test_gpu_levers.py; test_native_matmul.py holds oneDNN's products to F.linear's.)"""
     prompted = requests_100[:12]
     requests = prompted + [ScoreRequest("", r.prompt + r.query) for r in prompted[:4]]  # padded, no sharing
     native = scorer  # the default on a CPU
@@ -405,7 +407,7 @@ def test_native_llama_scores_equal_transformers(scorer: HFScorer, requests_100: 
     ours, counts = score_all(native, requests)
     theirs, their_counts = score_all(reference, requests)
     assert np.array_equal(counts, their_counts)
-    assert np.max(np.abs(ours - theirs)) < 1e-4
+    assert np.max(np.abs(ours - theirs)) < 2e-4
 
 
 def test_native_llama_is_refused_where_it_does_not_apply(model_cache: Path, tmp_path: Path) -> None:

@@ -33,12 +33,12 @@ def requests_30():
 def test_onednn_products_score_like_torchs_and_are_named(
     monkeypatch, tiny_llama: Path, tmp_path: Path, requests_30
 ) -> None:
-    calls: list[int] = []
+    calls: list[str] = []
     kernel = llama.onednn_linear
 
-    def counted(*args):
-        calls.append(1)
-        return kernel(*args)
+    def counted(x, weight, bias=None):
+        calls.append("head" if weight.shape[0] == 49152 else "layer")  # the vocabulary, or a layer's product
+        return kernel(x, weight, bias)
 
     monkeypatch.setattr(llama, "onednn_linear", counted)
     onednn = HFScorer(str(tiny_llama), cache_dir=tmp_path, device="cpu")
@@ -48,9 +48,12 @@ def test_onednn_products_score_like_torchs_and_are_named(
     plain._model = llama.NativeLlama(tiny_llama).eval()  # the same weights, F.linear's products
     assert not plain.model.body.onednn
     ours = score_all(onednn, requests_30)
-    assert len(calls) == 4 * 2 * len(onednn.plan(requests_30))  # four products a layer, two layers, every batch
+    batches = len(onednn.plan(requests_30))
+    assert calls.count("layer") == 4 * 2 * batches  # four products a layer, two layers, every batch
+    assert calls.count("head") >= batches and onednn.model.matmul == "onednn"  # and the vocabulary projection
+    made = len(calls)
     theirs = score_all(plain, requests_30)
-    assert len(calls) == 4 * 2 * len(onednn.plan(requests_30))  # none through oneDNN
+    assert len(calls) == made and plain.model.matmul is None  # none through oneDNN
     assert np.max(np.abs(ours - theirs)) <= 1e-4  # the same scores to 1e-4 nats, whatever the summation order
     assert np.array_equal(ours, score_all(onednn, requests_30))  # and the same numbers run after run
 

@@ -15,7 +15,9 @@ in its order (so the numbers are the same to the bit), its shifted exponentials 
 the logits, which go into a buffer the head keeps: a chunk's float32 logits are up to 128 MiB,
 and before, each chunk allocated them and logsumexp a second tensor of their size; on a GPU
 with one fused log-softmax kernel (``cross_entropy``) instead of logsumexp's chain of kernels.
-A head that is being trained (gradients on) allocates as before.
+A head that is being trained (gradients on) allocates as before. Where the model runs its
+products through oneDNN (``matmul == "onednn"``, :mod:`.llama`), so does the projection: on
+the CPU that was measured, oneDNN's product into a new tensor beat MKL's into the kept buffer.
 """
 
 from __future__ import annotations
@@ -46,10 +48,16 @@ class VocabularyHead:
         budget = PROJECTION_ELEMENTS[device_kind]
         chunk = max(1, budget // head.weight.shape[0])
         in_place = device_kind == "cpu" and not torch.is_grad_enabled()
+        onednn = in_place and getattr(model, "matmul", None) == "onednn" and head.weight.dtype == torch.float32
         pieces = []
         for start in range(0, hidden.shape[0], chunk):
-            out = self.chunk_buffer(head, min(chunk, hidden.shape[0] - start)) if in_place else None
-            logits = self.project(head, hidden[start : start + chunk], out)
+            if onednn:  # the model's own products' kernel (llama.py), into a new tensor
+                from tailsplit.scoring.llama import onednn_linear
+
+                logits = onednn_linear(hidden[start : start + chunk], head.weight, head.bias)
+            else:
+                out = self.chunk_buffer(head, min(chunk, hidden.shape[0] - start)) if in_place else None
+                logits = self.project(head, hidden[start : start + chunk], out)
             if softcap:
                 logits = (
                     logits.div_(softcap).tanh_().mul_(softcap) if in_place else torch.tanh(logits / softcap) * softcap

@@ -12,11 +12,12 @@ activations' type, grouped-query attention through ``scaled_dot_product_attentio
 residual stream in the weights' type — and the tests hold its scores equal to transformers'
 on the bundled model (float32, under autocast) and on a small random Llama (bfloat16).
 
-On a CPU with float32 weights the layers' matrix products run through oneDNN
+On a CPU with float32 weights the layers' matrix products (and the vocabulary projection:
+:mod:`.head`) run through oneDNN
 (``torch.ops.mkldnn._linear_pointwise``, the kernel torch's own CPU compiler emits for a
 linear layer) where this torch has it (:func:`cpu_matmul`): on an AMD EPYC it ran the
 model's products 13% faster than ``F.linear`` (MKL's) and a whole scoring pass about 10%
-faster, its sums in a different order (scores within 1e-4 nats of MKL's); the scorer's
+faster, its sums in a different order (scores within 2e-4 nats of MKL's); the scorer's
 identity names it (``"matmul": "onednn"``), so its scores are cached apart from MKL's
 (``benchmarks/speed/bench_matmul.py``).
 
@@ -254,6 +255,11 @@ class NativeLlama(torch.nn.Module):
         self.to(device)
         if compiled:
             self.body.compile_stack()
+
+    @property
+    def matmul(self) -> str | None:
+        """``"onednn"`` where the products (the vocabulary projection's too) run through oneDNN."""
+        return "onednn" if self.body.onednn else None
 
     @property
     def base_model(self) -> _Body:
