@@ -49,11 +49,11 @@ class VocabularyHead:
         chunk = max(1, budget // head.weight.shape[0])
         in_place = device_kind == "cpu" and not torch.is_grad_enabled()
         onednn = in_place and getattr(model, "matmul", None) == "onednn" and head.weight.dtype == torch.float32
+        if onednn:  # the model's own products' kernel, into a new tensor per chunk
+            from tailsplit.scoring.llama import onednn_linear
         pieces = []
         for start in range(0, hidden.shape[0], chunk):
-            if onednn:  # the model's own products' kernel (llama.py), into a new tensor
-                from tailsplit.scoring.llama import onednn_linear
-
+            if onednn:
                 logits = onednn_linear(hidden[start : start + chunk], head.weight, head.bias)
             else:
                 out = self.chunk_buffer(head, min(chunk, hidden.shape[0] - start)) if in_place else None
@@ -90,8 +90,7 @@ class VocabularyHead:
         if weight.dtype == torch.float32 and out is not None:
             return _linear(hidden, weight, head.bias, out)
         if self.head_dtype == "model" or weight.dtype == torch.float32:
-            logits = head(hidden).float()
-            return logits if out is None else out.copy_(logits)
+            return head(hidden).float()  # a new tensor (float32 weights with a buffer return above)
         if torch.is_grad_enabled() and weight.requires_grad:  # training through the head: keep the graph
             bias = None if head.bias is None else head.bias.float()
             return torch.nn.functional.linear(hidden.float(), weight.float(), bias)

@@ -178,8 +178,8 @@ class HFScorer:
                 self._identity["head_dtype"] = self.head_dtype
             if self.resolved_implementation() == "native":  # so caches made by transformers stay theirs
                 self._identity["implementation"] = "native"
-            if self.cpu_matmul():  # oneDNN's products sum in another order than MKL's
-                self._identity["matmul"] = self.cpu_matmul()
+            if matmul := self.cpu_matmul():  # oneDNN's products sum in another order than MKL's
+                self._identity["matmul"] = matmul
             if self.torch_compile:  # fused kernels round differently
                 self._identity["torch_compile"] = True
             if self.score_eos:  # only when on, so caches made before the option stay valid
