@@ -97,4 +97,4 @@ def test_bad_engine_or_shard_count_is_a_clear_error(tmp_path: Path) -> None:
     result = runner.invoke(app, common + ["--engine", "spark", "--shards", "2"])
     assert result.exit_code != 0 and "--engine='spark' is unknown; use one of ['local', 'ray']" in result.output
     result = runner.invoke(app, common + ["--shards", "0", "--engine", "local"])
-    assert result.exit_code != 0 and "shards=0 must be at least 1" in result.output
+    assert result.exit_code != 0 and "shards=0 must be between 1 and 1024" in result.output

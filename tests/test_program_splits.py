@@ -100,14 +100,14 @@ def test_atom_repair_moves_whole_units() -> None:
 
 def test_impossible_atom_constraint_is_a_clear_error() -> None:
     atoms = SparseSets.from_rows([["x"], ["y"], ["z"]])  # every atom occurs once
-    with pytest.raises(ConfigError, match="atom_constraint=True cannot be met"):
+    with pytest.raises(ConfigError, match="--atom-constraint cannot be met"):
         enforce_atom_constraint(np.array([True, False, False]), atoms, np.zeros(3))
 
 
 def test_program_splitters_need_programs() -> None:
     data = SplitInputs(n=10, word_lengths=np.ones(10, int))
     for splitter in (TemplateSplitter(), TmcdSplitter(), RandomSplitter(atom_constraint=True)):
-        with pytest.raises(ConfigError, match="--program"):
+        with pytest.raises(ConfigError, match="program='query'"):
             splitter.split(data)
 
 

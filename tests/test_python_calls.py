@@ -65,7 +65,7 @@ def test_every_input_form_gives_the_same_split(rows, tmp_path: Path) -> None:
 def test_keyword_errors_name_the_keyword(rows) -> None:
     with pytest.raises(ConfigError, match=r"lable='label' is not an option; did you mean label\?"):
         tailsplit.split(rows, "random", text="hypothesis", lable="label")
-    with pytest.raises(ConfigError, match="dev_size=-1 is negative"):
+    with pytest.raises(ConfigError, match="dev_size=-1 must be at least 0"):
         tailsplit.split(rows, "random", text="hypothesis", dev_size=-1)
     with pytest.raises(ConfigError, match="paths= is given as data"):
         tailsplit.split(rows, "random", paths=["x.jsonl"])

@@ -28,6 +28,22 @@ _SQLITE_DAMAGED = (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB
 HELD_SPLITS = "held-splits"
 
 
+# The folders tailsplit keeps in its cache (converted models, corpus indexes, held runs).
+CACHE_FOLDERS = ("models", "overlap", HELD_SPLITS)
+
+
+def check_cache_layout(cache: Path) -> None:
+    """Refuse, before any model loads, a cache whose own folders are files or links to nowhere
+    (the run would fail when it first writes there, after the model was loaded)."""
+    for name in CACHE_FOLDERS:
+        path = cache / name
+        if os.path.lexists(path) and not path.is_dir():
+            raise CacheError(
+                f"tailsplit's cache {str(cache)!r} has a file {name!r} where its {name} folder goes; "
+                "move that file away, or pass --cache-dir"
+            )
+
+
 def default_cache_dir() -> Path:
     """``$TAILSPLIT_CACHE_DIR``, else ``$XDG_CACHE_HOME/tailsplit``, else ``~/.cache/tailsplit``."""
     if env := os.environ.get("TAILSPLIT_CACHE_DIR"):

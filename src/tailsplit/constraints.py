@@ -175,7 +175,7 @@ def _least_count(train_counts: np.ndarray, atoms: SparseSets) -> np.ndarray:
 def _infeasible_message(atoms: SparseSets, missing: np.ndarray) -> str:
     still = [atoms.names[i] for i in np.flatnonzero(missing)[:5]]
     return (
-        "atom_constraint=True cannot be met: no training example can move to evaluation "
+        "--atom-constraint cannot be met: no training example can move to evaluation "
         "without leaving one of its atoms unseen in training"
         + (f" (atoms still missing from training: {still})" if still else "")
         + "; ask for smaller dev/test sizes or turn the atom constraint off"

@@ -104,9 +104,19 @@ F = TypeVar("F", bound=Callable[..., Any])
 _SWITCHES: set[str] = set()
 
 
+# flags whose keyword is another name (``--label-word`` sets ``label_words``), by the flag's name
+_KEYWORD_OF_FLAG: dict[str, str] = {}
+
+
 def declare_switches(names: Iterable[str]) -> None:
     """Record option names that are on/off switches, for :func:`keyword_text`."""
     _SWITCHES.update(names)
+
+
+def declare_flag_keywords(keywords: dict[str, str]) -> None:
+    """Record the keyword of each flag whose name is not its keyword's (``label-word`` →
+    ``label_words``), for :func:`keyword_text`."""
+    _KEYWORD_OF_FLAG.update(keywords)
 
 
 @contextlib.contextmanager
@@ -127,12 +137,12 @@ def keyword_text(text: str) -> str:
     "template='snli' uses {label}; name the field with label="
     >>> keyword_text("--k=0 must be at least 1; drop --no-syntax or pass --dev-size 0.1")
     'k=0 must be at least 1; drop syntax=False or pass dev_size=0.1'
-    >>> keyword_text("pass --label-word neutral=WORD, or --overwrite")
-    'pass label_word=neutral=WORD, or overwrite=True'
+    >>> keyword_text("pass --label-word neutral=WORD, or --overwrite; or --no-cache")
+    'pass label_words=neutral=WORD, or overwrite=True; or use_cache=False'
     """
 
     def spell(match: re.Match[str]) -> str:
-        name = match.group(2).replace("-", "_")
+        name = _KEYWORD_OF_FLAG.get(match.group(2), match.group(2).replace("-", "_"))
         if match.group(1):
             return f"{name}=False"
         if name in _SWITCHES and not match.group(0).endswith("=") and match.group(3) is None:

@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from tailsplit.errors import ConfigError
+from tailsplit.log import logger
 from tailsplit.rng import NULL_SPLITS, seeded_rng
 
 
@@ -158,6 +160,34 @@ def holm(comparisons: list[NullComparison]) -> list[NullComparison]:
     ]
 
 
+# The null distributions' evaluation rows (int64, one row per random split) are held in memory:
+# above this a run is refused before any work, naming how many random splits fit.
+MAX_NULL_BYTES = 2 << 30
+
+
+def check_null_size(n_splits: int, n_eval: int, option: str = "--null-splits") -> None:
+    """Refuse null distributions whose rows would not fit :data:`MAX_NULL_BYTES`; say what a
+    large one holds before it is drawn (its size is known exactly beforehand).
+
+    >>> check_null_size(500, 2000)
+    >>> check_null_size(100_000, 20_000)
+    Traceback (most recent call last):
+    tailsplit.errors.ConfigError: --null-splits=100000 would hold 100,000 random splits × 20,000 evaluation rows (14.9 GiB) in memory; give at most 13,421
+    """
+    need = 8 * n_splits * max(n_eval, 1)
+    if need > MAX_NULL_BYTES:
+        fits = MAX_NULL_BYTES // (8 * max(n_eval, 1))
+        raise ConfigError(
+            f"{option}={n_splits} would hold {n_splits:,} random splits × {n_eval:,} evaluation rows "
+            f"({need / (1 << 30):.1f} GiB) in memory; give at most {fits:,}"
+        )
+    if need > 256 << 20:
+        logger.info(
+            f"the null distributions: {n_splits:,} random splits × {n_eval:,} evaluation rows "
+            f"({need / (1 << 20):,.0f} MiB in memory)"
+        )
+
+
 def random_eval_rows(
     eval_mask: np.ndarray,
     strata: np.ndarray | None,
@@ -172,6 +202,7 @@ def random_eval_rows(
     ((4, 2), [1, 1, 1, 1])
     """
     n = len(eval_mask)
+    check_null_size(n_splits, int(eval_mask.sum()))
     if n_splits == 0:
         return np.zeros((0, int(eval_mask.sum())), dtype=np.int64)
     strata = np.zeros(n, dtype=np.int64) if strata is None else np.asarray(strata)

@@ -134,8 +134,8 @@ def _fields(folder: Path, data: dict[str, Any], text_kind: str, agreement_field:
         )
     if text_kind == "pair" and fields["context"] is None:
         raise ConfigError(
-            f"analysis_text='pair' needs a context field, and the split in {str(folder)!r} has none; "
-            "use analysis_text='query'"
+            f"--analysis-text='pair' needs a context field, and the split in {str(folder)!r} has none; "
+            "use --analysis-text='query'"
         )
     return fields
 

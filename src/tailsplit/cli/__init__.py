@@ -14,7 +14,7 @@ from tailsplit.cli import overlap  # noqa: F401
 from tailsplit.cli import shift  # noqa: F401
 from tailsplit.cli import evaluate  # noqa: F401
 from tailsplit.cli import export  # noqa: F401
-from tailsplit.cli.app import app
+from tailsplit.cli.app import app, usable_columns
 from tailsplit.cli.threads import set_wait_policy
 # isort: on
 
@@ -23,4 +23,5 @@ __all__ = ["app", "main"]
 
 def main() -> None:
     set_wait_policy()  # read by OpenMP when torch loads, later in the command
+    usable_columns()  # before the root's own --help is drawn
     app()

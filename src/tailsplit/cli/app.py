@@ -114,8 +114,28 @@ def _main(
     import logging
 
     _survive_any_locale()
+    usable_columns()
 
     configure(logging.DEBUG if verbose else logging.WARNING if quiet else logging.INFO)
+
+
+# The narrowest layout help and tables are drawn in: below it rich breaks words into letters.
+MIN_COLUMNS = 40
+
+
+def usable_columns() -> None:
+    """A ``COLUMNS`` that rich can lay out in: one that is not a whole number (``COLUMNS=0``,
+    ``abc``) is dropped — rich would print an empty help — and a narrower one than
+    :data:`MIN_COLUMNS` is raised to it."""
+    import os
+
+    value = os.environ.get("COLUMNS")
+    if value is None:
+        return
+    if not value.strip().isdigit() or int(value) < 1:
+        del os.environ["COLUMNS"]
+    elif int(value) < MIN_COLUMNS:
+        os.environ["COLUMNS"] = str(MIN_COLUMNS)
 
 
 def _survive_any_locale() -> None:

@@ -42,8 +42,11 @@ from tailsplit.config.declare import (
     Option,
     check_values,
     config_from_keywords,
+    declare_field_flags,
     declared_option,
+    field_types,
     flag_of,
+    keyword_values,
     option,
     path_text,
     refuse_unknown,
@@ -59,7 +62,7 @@ from tailsplit.config.run import (
     SplitConfig,
     describe_table,
 )
-from tailsplit.errors import declare_switches
+from tailsplit.errors import declare_flag_keywords, declare_switches
 
 COMMAND_CONFIGS: tuple[type, ...] = (
     DataConfig,
@@ -78,6 +81,25 @@ COMMAND_CONFIGS: tuple[type, ...] = (
 )
 
 declare_switches(f.name for cls in COMMAND_CONFIGS for f in dataclasses.fields(cls) if f.type in (bool, "bool"))
+
+
+def _flag_keywords() -> dict[str, str]:
+    """Each flag named otherwise than its field (``--label-word``: ``label_words``), unless
+    another field has the flag's name (``--encoder`` is curve's ``encoders`` and others' ``encoder``)."""
+    fields = {f.name: f for cls in COMMAND_CONFIGS for f in dataclasses.fields(cls)}
+    keywords: dict[str, str] = {}
+    for name, f in fields.items():
+        declared = declared_option(f)
+        if declared is None or declared.flag is None:
+            continue
+        flag = declared.flag.split("/")[0].removeprefix("--")
+        if flag.replace("-", "_") != name and flag.replace("-", "_") not in fields:
+            keywords[flag] = name
+    return keywords
+
+
+declare_flag_keywords(_flag_keywords())
+declare_field_flags({name: f"--{flag}" for flag, name in _flag_keywords().items()})
 
 __all__ = [
     "AnalyzeConfig",
@@ -101,6 +123,8 @@ __all__ = [
     "check_values",
     "config_from_keywords",
     "declared_option",
+    "field_types",
+    "keyword_values",
     "describe_table",
     "flag_of",
     "load_command_config",

@@ -18,9 +18,12 @@ from tailsplit.config.declare import (
     overwrite_option,
     seed_option,
 )
+from tailsplit.config.run import MAX_NULL_SPLITS
 from tailsplit.config.values import parse_orders
 
 BUNDLED_ENCODER = "bundled all-MiniLM-L6-v2"
+MAX_NGRAM_ORDER = 64  # overlap --ngram-orders: GPT-3's test used 13; a longer n-gram is a near-copy test
+MAX_SHARDS = 1024  # overlap --shards: a shard per worker core of a large cluster; each is a folder of files
 RAY_ADDRESS_HELP = "Ray cluster to join ('auto' finds a running one)."
 
 
@@ -32,7 +35,9 @@ class AnalyzeConfig(Checked):
 
     split_dir: str = option("", "A folder written by tailsplit run or split.", argument=True, metavar="DIR")
     compare: list[str] = option([], "Another split of the same examples (repeatable).", metavar="DIR")
-    null_splits: int | None = option(None, "Random splits in each null distribution.", low=1, shown_default="500")
+    null_splits: int | None = option(
+        None, "Random splits in each null distribution.", low=1, high=MAX_NULL_SPLITS, shown_default="500"
+    )
     seed: int = seed_option()
     analysis_text: str | None = option(
         None, "What text statistics read: query, or pair (context + query).", choices=ANALYSIS_TEXTS,
@@ -69,8 +74,9 @@ class OverlapConfig(Checked):
     window: int = option(10, "Most tokens between required phrases.", low=0)
     k: int = option(5, "Matches kept per test example.", low=1)
     ngram_orders: tuple[int, ...] = option(
-        (8, 13), "n-gram sizes, comma-separated.", low=1, parse=parse_orders, metavar="N,N"
-    )
+        (8, 13), "n-gram sizes, comma-separated (at least one).", low=1, high=MAX_NGRAM_ORDER, parse=parse_orders,
+        metavar="N,N",
+    )  # fmt: skip
     k1: float = option(1.5, "BM25 k1.", low=0)
     b: float = option(0.75, "BM25 b.", low=0, high=1)
     threshold: float | None = option(None, "BM25 score from which an example overlaps.", bounded=True)
@@ -79,7 +85,11 @@ class OverlapConfig(Checked):
     )
     predictions: str | None = option(None, "File of (id, prediction): accuracy per subset.", metavar="FILE")
     prediction_field: str = option("prediction", "Prediction field in --predictions.", metavar="FIELD")
-    shards: int = option(1, "Index the corpus in this many shards (map-reduce; same results).", low=1)
+    shards: int = option(
+        1,
+        "Index the corpus in this many shards (map-reduce; same results; at most one per corpus line).",
+        low=1, high=MAX_SHARDS,
+    )  # fmt: skip
     engine: str = option("local", "Where shards run: local (this process) or ray.", choices=ENGINES)
     ray_address: str | None = option(None, RAY_ADDRESS_HELP, shown_default="a running one, else a local one")
     seed: int = seed_option()
@@ -151,7 +161,7 @@ def _label_map_option() -> Any:
 
 
 def _id_test_size_option() -> Any:
-    return option(0.2, "ID file: share (or count, if ≥ 1) held out as the task model's ID test set.", low=0)
+    return option(0.2, "ID file: share (or count, if ≥ 1) held out as the task model's ID test set.", low=0, size=True)
 
 
 def _id_dev_size_option() -> Any:
@@ -159,6 +169,7 @@ def _id_dev_size_option() -> Any:
         0.1,
         "ID file: share (or count) of the rest kept out of training (ood-rank selects its checkpoint on it).",
         low=0,
+        size=True,
     )
 
 

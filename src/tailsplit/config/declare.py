@@ -11,10 +11,19 @@ import dataclasses
 import difflib
 import math
 import os
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from tailsplit.config.values import (
+    example,
+    is_list_type,
+    plain_value,
+    short_repr,
+    type_name,
+    value_has_type,
+)
 from tailsplit.errors import ConfigError, keyword_spelling
 
 
@@ -76,6 +85,7 @@ class Option:
     argument: bool = False
     command_line: bool = True
     applies: Applies | None = None
+    size: bool = False  # a fraction below 1 or a whole count: 1.5 is neither
 
 
 def option(
@@ -102,10 +112,31 @@ def declared_option(f: dataclasses.Field[Any]) -> Option | None:
     return f.metadata.get("option")
 
 
+# fields whose flag is not their name's (``label_words``: ``--label-word``), declared by tailsplit.config
+_FLAG_OF_FIELD: dict[str, str] = {}
+
+
 def flag_of(name: str) -> str:
-    """The flag that errors name for a field (``dev_size`` → ``--dev-size``); a message read
-    from Python spells it as the keyword again (:func:`tailsplit.errors.keyword_text`)."""
-    return "--" + name.replace("_", "-")
+    """The flag that errors name for a field (``dev_size`` → ``--dev-size``, ``label_words`` →
+    ``--label-word``); a message read from Python spells it as the keyword again
+    (:func:`tailsplit.errors.keyword_text`)."""
+    return _FLAG_OF_FIELD.get(name) or "--" + name.replace("_", "-")
+
+
+def declare_field_flags(flags: dict[str, str]) -> None:
+    """Record the flag of each field whose flag is not its name's, for :func:`flag_of`."""
+    _FLAG_OF_FIELD.update(flags)
+
+
+_FIELD_TYPES: dict[type, dict[str, Any]] = {}
+
+
+def field_types(cls: type) -> dict[str, Any]:
+    """Each field's type, resolved from the class's annotations (class variables left out)."""
+    if cls not in _FIELD_TYPES:
+        names = {f.name for f in dataclasses.fields(cls)}
+        _FIELD_TYPES[cls] = {name: hint for name, hint in typing.get_type_hints(cls).items() if name in names}
+    return _FIELD_TYPES[cls]
 
 
 def check_values(config: Any, *, effects: bool = True) -> None:
@@ -131,24 +162,55 @@ def _default(f: dataclasses.Field[Any]) -> Any:
 
 
 def _check_values(config: Any, effects: bool) -> None:
+    hints = field_types(type(config))
     for f in dataclasses.fields(config):
         declared = declared_option(f)
         if declared is None:
             continue
-        value = getattr(config, f.name)
+        value = plain_value(getattr(config, f.name))
+        if not value_has_type(value, hints[f.name]) and declared.metavar == "FIELD" and value is not None:
+            raise ConfigError(
+                f"{flag_of(f.name)}={short_repr(value)} is not text, so not a field name; name the field as text, "
+                f"e.g. {flag_of(f.name)}={str(value)!r} (a table's column names are read as text)"
+            )
+        if not value_has_type(value, hints[f.name]):
+            raise ConfigError(
+                f"{flag_of(f.name)}={short_repr(value)} is not {type_name(hints[f.name], 'python')}; "
+                f"give {example(hints[f.name], 'python')}"
+            )
+        if value is not getattr(config, f.name):
+            object.__setattr__(config, f.name, value)
         if effects and declared.applies and value != _default(f) and not declared.applies.when(config):
             raise ConfigError(
                 f"{flag_of(f.name)}={value!r} has an effect only {declared.applies.said}; drop it, or add what it needs"
             )
         for item in value if isinstance(value, (list, tuple)) else [value]:
+            if (
+                declared.metavar in ("DIR", "FILE")
+                and isinstance(item, str)
+                and not item.strip()
+                and value != _default(f)
+            ):
+                raise ConfigError(f"{flag_of(f.name)}={item!r} names no path; give a path")
             if declared.choices is not None and item is not None and item not in declared.choices:
                 raise ConfigError(f"{flag_of(f.name)}={item!r} is unknown; use one of {list(declared.choices)}")
             if declared.bounds is None or item is None or isinstance(item, bool):
                 continue
+            if declared.size and isinstance(item, float) and item >= 1 and not item.is_integer():
+                raise ConfigError(
+                    f"{flag_of(f.name)}={item!r} is neither a fraction below 1 nor a whole count; give e.g. 0.1 or 1000"
+                )
             if isinstance(item, (int, float)) and not declared.bounds.allows(item):
-                allowed = declared.bounds.describe()
-                finite = "" if math.isfinite(item) else "a finite number "
-                raise ConfigError(f"{flag_of(f.name)}={value!r} must be {finite}{allowed}; give a value {allowed}")
+                raise ConfigError(f"{flag_of(f.name)}={value!r} {_outside(declared.bounds, item)}")
+
+
+def _outside(bounds: Bounds, item: float) -> str:
+    """What is wrong with a number outside ``bounds``, and what to give instead."""
+    allowed = bounds.describe()
+    if bounds.low is None and bounds.high is None:
+        return f"is not a finite number; give {allowed}"
+    finite = "" if math.isfinite(item) else "a finite number "
+    return f"must be {finite}{allowed}; give a value {allowed}"
 
 
 def refuse_unknown(options: dict[str, Any], known: Any) -> None:
@@ -185,25 +247,56 @@ def path_text(options: dict[str, Any]) -> dict[str, Any]:
     return {name: text(value) for name, value in options.items()}
 
 
+def keyword_values(options: dict[str, Any], hints: dict[str, Any]) -> dict[str, Any]:
+    """Keyword values as config fields hold them: paths as text, and one item given to a list
+    option (``baselines="tfidf"``, ``corpus="c.txt"``) as a list of that item — never a string
+    read character by character. ``hints`` are the fields' types.
+
+    >>> keyword_values({"baselines": "tfidf", "seed": 3}, {"baselines": list[str], "seed": int})
+    {'baselines': ['tfidf'], 'seed': 3}
+    """
+    values = path_text(options)
+    for name, value in values.items():
+        if isinstance(value, str) and is_list_type(hints.get(name)):
+            values[name] = [value]
+    return values
+
+
 def config_from_keywords(
     cls: type, options: dict[str, Any], reserved: tuple[str, ...] = (), given: dict[str, Any] | None = None
 ) -> Any:
     """A command's config from Python keywords named after its fields, checked as the
-    command line's options are; ``given`` fields are set by the call itself (its positional
-    arguments) and, with ``reserved`` ones, are not keywords. Paths become text."""
+    command line's options are (each value against its field's type first); ``given``
+    fields are set by the call itself (its positional arguments) and, with ``reserved``
+    ones, are not keywords. Paths become text; one item given to a list option, a list."""
     known = [f.name for f in dataclasses.fields(cls) if f.name not in reserved and f.name not in (given or {})]
     refuse_unknown(options, known)
-    config = cls(**(given or {}), **path_text(options))
+    config = cls(**(given or {}), **keyword_values(options, field_types(cls)))
     check_values(config)
     return config
 
 
 class Checked:
     """Config classes check their declared values when built (and the pipeline checks them
-    again, since fields may be set afterwards)."""
+    again, since fields may be set afterwards); setting a name that is not a field is refused
+    (a misspelt option never passes silently).
+
+    >>> from tailsplit.config import SplitConfig
+    >>> SplitConfig().balance_label = True
+    Traceback (most recent call last):
+    tailsplit.errors.ConfigError: SplitConfig has no option 'balance_label'; did you mean balance_labels?
+    """
 
     def __post_init__(self) -> None:
         check_values(self, effects=False)  # fields may still be set one by one; the pipeline checks effects
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name not in field_types(type(self)):
+            known = list(field_types(type(self)))
+            close = difflib.get_close_matches(name, known, n=3)
+            hint = f"did you mean {', '.join(close)}?" if close else f"use one of {', '.join(sorted(known))}"
+            raise ConfigError(f"{type(self).__name__} has no option {name!r}; {hint}")
+        object.__setattr__(self, name, value)
 
 
 # Options that several commands share, declared once.

@@ -32,6 +32,7 @@ from tailsplit.core import FieldMap
 from tailsplit.errors import ConfigError
 
 NULL_SPLITS = 500  # random splits in each null distribution, unless asked otherwise
+MAX_NULL_SPLITS = 100_000  # a p-value's resolution of 1e-5; each split is analysed in full
 SIZE_HELP = "Fraction (0.1) or count (1000)."
 
 
@@ -245,12 +246,12 @@ class SplitConfig(Checked):
         "(adversarial filtering).",
         choices=SPLITTERS,
     )
-    dev_size: float | int = option(0.1, SIZE_HELP, metavar="SIZE", parse=parse_size)
-    test_size: float | int = option(0.1, SIZE_HELP, metavar="SIZE", parse=parse_size)
+    dev_size: float | int = option(0.1, SIZE_HELP, metavar="SIZE", parse=parse_size, size=True, low=0)
+    test_size: float | int = option(0.1, SIZE_HELP, metavar="SIZE", parse=parse_size, size=True, low=0)
     rank: str = option("logprob_sum", "logprob_sum (total) or logprob_mean (per token).", choices=RANKS)
     reverse: bool = option(False, "Most likely examples to evaluation (control split).", flag="--reverse/--no-reverse")
     length_buckets: int | str | None = option(
-        None, "N quantile buckets of word length, or 'exact'.", metavar="N|exact", parse=parse_length_buckets
+        None, "N quantile buckets of word length, or 'exact'.", metavar="N|exact", parse=parse_length_buckets, low=1
     )
     balance_labels: bool = option(
         False, "Keep label proportions in every part.", flag="--balance-labels/--no-balance-labels"
@@ -269,12 +270,12 @@ class SplitConfig(Checked):
     train_share: float = _aflite("share of each partition its classifier trains on.", 0.5, low=0.0, high=1.0)
     removals_per_round: float | int = _aflite(
         "most predictable examples removed per round (k), a fraction or a count.", 0.05, metavar="SIZE",
-        parse=parse_size,
+        parse=parse_size, size=True, low=0, exclusive=True,
     )  # fmt: skip
     predictability_threshold: float = _aflite(
         "only examples at least this predictable are removed (τ).", 0.75, low=0.0, high=1.0
     )
-    rounds: int | None = _aflite("most filtering rounds.", None, low=0, shown_default="until done")
+    rounds: int | None = _aflite("most filtering rounds.", None, low=1, shown_default="until done")
     encoder: str | None = _aflite(
         "sentence-transformers folder or hub id for its features.", None, shown_default="bundled all-MiniLM-L6-v2"
     )
@@ -305,7 +306,7 @@ class OutputConfig(Checked):
     out: str | None = out_option()
     overwrite: bool = overwrite_option()
     analyze: bool = option(True, "Write the analysis report (report.html, report.md).", flag="--analyze/--no-analyze")
-    null_splits: int = option(NULL_SPLITS, "Random splits in each null distribution.")
+    null_splits: int = option(NULL_SPLITS, "Random splits in each null distribution.", low=1, high=MAX_NULL_SPLITS)
     analysis_text: str = option(
         "query", "What text statistics read: query, or pair (context + query, as the paper's appendix).",
         choices=ANALYSIS_TEXTS,

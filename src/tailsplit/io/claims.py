@@ -9,6 +9,12 @@ container. The kernel drops the lock when the process ends, however it ends; the
 removed when the claim is given up (a killed run leaves it behind, and the next run on that
 output takes it over). A claim that cannot be taken — a folder that cannot be written, a full
 disk, a lock path that is not a plain file — refuses the run: no run proceeds unlocked.
+
+The claim never writes to a file tailsplit did not create: the lock is created exclusively
+(``O_EXCL``); a lock file already there (left by a killed run) is taken over only when, checked
+on the open file itself, it is a regular file with one link, owned by this user, holding
+nothing or a claim on this very output — a hard link to a data file, a file of another user or
+any other content is refused, untouched.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import re
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -87,20 +94,55 @@ def _remove_empty(created: list[Path]) -> None:
             return  # not empty (something else wrote there): keep it and its parents
 
 
-def _open_lock(lock: Path, option: str, out: str | Path) -> int:
+def _not_a_lock(option: str, out: str | Path, lock: Path, what: str) -> ConfigError:
+    return ConfigError(
+        f"{option}={str(out)!r} cannot be claimed: {str(lock)!r} is not tailsplit's lock file ({what}); "
+        "move it away and run again"
+    )
+
+
+def _open_lock(lock: Path, option: str, out: str | Path) -> tuple[int, bool]:
+    """The lock file opened for reading and writing, and whether this call created it: made
+    exclusively when absent; an existing one is opened without following a link."""
+    flags = os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
     try:
         info = os.lstat(lock)
     except FileNotFoundError:
         info = None
     if info is not None and not stat.S_ISREG(info.st_mode):
-        raise ConfigError(
-            f"{option}={str(out)!r} cannot be claimed: {str(lock)!r} is not tailsplit's lock file "
-            "(a folder, link or other special file); move it away and run again"
-        )
+        raise _not_a_lock(option, out, lock, "a folder, link or other special file")
     try:
-        return os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
+        if info is None:
+            try:
+                return os.open(lock, flags | os.O_CREAT | os.O_EXCL, 0o666), True
+            except FileExistsError:
+                pass  # another process made it meanwhile: open that one, checked as any existing lock
+        return os.open(lock, flags), False
     except OSError as exc:
         raise _refusal(option, out, exc, f"its lock {str(lock)!r} cannot be created") from None
+
+
+def _claim_text(resolved: Path, pid: int | None = None) -> bytes:
+    """What a lock file holds: the holder's process id and the output it claims."""
+    return b"%d %s\n" % (os.getpid() if pid is None else pid, os.fsencode(str(resolved)))
+
+
+def _lock_problem(fd: int, resolved: Path) -> str | None:
+    """Why the open lock file ``fd`` is not one tailsplit may take over (``None`` when it is):
+    checked on the file itself, after opening, so a file swapped in before the open is seen."""
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        return "a folder, link or other special file"
+    if info.st_nlink != 1:
+        return f"a file with {info.st_nlink} links: another name of the same data"
+    if info.st_uid != os.geteuid():
+        return "a file owned by another user"
+    if info.st_size > 4096:
+        return "a file larger than a claim"
+    text = os.pread(fd, 4096, 0)
+    if text and not re.fullmatch(rb"[0-9]+" + re.escape(_claim_text(resolved, 0)[1:]), text):
+        return "a file holding something other than a claim on this output"
+    return None
 
 
 def _holder(fd: int) -> str:
@@ -125,7 +167,7 @@ def claim_output(out: str | Path, option: str = "--out") -> None:
     created = _make_parents(lock.parent, option, out)
     try:
         for _ in range(8):  # a lock file removed between our open and flock: take the new one
-            fd = _open_lock(lock, option, out)
+            fd, made = _open_lock(lock, option, out)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
@@ -135,6 +177,10 @@ def claim_output(out: str | Path, option: str = "--out") -> None:
                     f"{option}={str(out)!r} is being written by another tailsplit run (process {holder}); "
                     "wait for it to finish, or choose another folder"
                 ) from None
+            problem = None if made else _lock_problem(fd, resolved)
+            if problem is not None:
+                os.close(fd)
+                raise _not_a_lock(option, out, lock, problem)
             try:
                 same = os.fstat(fd).st_ino == os.lstat(lock).st_ino
             except FileNotFoundError:
@@ -146,7 +192,7 @@ def claim_output(out: str | Path, option: str = "--out") -> None:
             raise ConfigError(f"{option}={str(out)!r} cannot be claimed: its lock keeps changing; run again")
         try:
             os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()} {resolved}\n".encode(), 0)
+            os.pwrite(fd, _claim_text(resolved), 0)
         except OSError as exc:
             with contextlib.suppress(OSError):
                 os.unlink(lock)  # held by us: no other process can be using it
@@ -189,3 +235,34 @@ def released_on_error(func: Callable[P, R]) -> Callable[P, R]:
             raise
 
     return wrapper
+
+
+def remove_stale_locks(folder: Path) -> list[Path]:
+    """Remove the lock files in ``folder`` (a folder of tailsplit's cache) that no process
+    holds — left by killed runs — each only when it is one tailsplit wrote (a regular file, one
+    link, this user's, holding a claim) and only while this process holds it, as
+    :func:`release_output` does."""
+    import fcntl
+
+    removed: list[Path] = []
+    if not folder.is_dir():
+        return removed
+    for entry in sorted(folder.iterdir()):
+        name = entry.name
+        if not (name.startswith(".") and name.endswith(LOCK_SUFFIX)):
+            continue
+        output = folder / name[1 : -len(LOCK_SUFFIX)]
+        try:
+            fd = os.open(entry, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if _lock_problem(fd, _resolved(output)) is None and os.fstat(fd).st_ino == os.lstat(entry).st_ino:
+                os.unlink(entry)
+                removed.append(entry)
+        except OSError:
+            pass  # held by a running process, or gone meanwhile
+        finally:
+            os.close(fd)
+    return removed

@@ -58,6 +58,18 @@ def special_file_problem(path: str | Path, *, folders: bool = False) -> str | No
     return f"is {file_kind(mode)}, which tailsplit does not read"
 
 
+def file_problem(path: str | Path) -> str | None:
+    """Why ``path`` cannot be read as a data file: it does not exist, is a folder, a FIFO, a
+    device...; ``None`` for a regular file.
+
+    >>> file_problem("/dev/null")
+    'is a character device, which tailsplit does not read'
+    """
+    if not os.path.lexists(path) or (os.path.islink(path) and not os.path.exists(path)):
+        return "does not exist"
+    return special_file_problem(path)
+
+
 def read_option_text(path: str | Path, option: str, what: str, limit: int = MAX_OPTION_FILE_BYTES) -> str:
     """The UTF-8 text of the small file an option names (a byte-order mark dropped), refused
     when it is missing, not a regular file, larger than ``limit`` bytes, or not UTF-8."""

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tailsplit.errors import ConfigError
+from tailsplit.errors import ConfigError, InputError
 from tailsplit.io.class_labels import class_label_names, decode_class_labels
 from tailsplit.io.readers import RawRecord
 from tailsplit.io.values import check_writable, text_problem
@@ -80,6 +80,7 @@ def read_memory(data: Any) -> MemoryTable:
         except (pa.ArrowException, UnicodeError, OverflowError):
             _refuse_frame(data, name)
             raise
+        _refuse_mixed_bytes(data, table, name)
         return _from_arrow(kind, table, name)
     if kind == "pyarrow.Table":
         return _from_arrow(kind, data, name)
@@ -119,6 +120,28 @@ def _refuse_frame(frame: Any, name: str) -> None:
         json_safe=True,
         arrow=lambda records: pa.Table.from_pandas(frame, preserve_index=False),
     )
+
+
+def _refuse_mixed_bytes(frame: Any, table: Any, name: str) -> None:
+    """A column of text and bytes, which Arrow reads as bytes throughout (so the first row would
+    be named for the bytes of another): refused at the first row whose kind differs from the
+    column's first value's, in the DataFrame's own row numbers."""
+    import pyarrow as pa
+
+    for field in table.schema:
+        if not (pa.types.is_binary(field.type) or pa.types.is_large_binary(field.type)):
+            continue
+        values = frame[field.name].tolist()
+        kinds = [(i, type(v).__name__) for i, v in enumerate(values) if v is not None and v == v]
+        other = next(((i, k) for i, k in kinds if k != kinds[0][1]), None) if kinds else None
+        if other is not None:
+            raise InputError(
+                f"is a {other[1]} here but a {kinds[0][1]} in row {kinds[0][0] + 1}",
+                path=name,
+                row=other[0] + 1,
+                field=str(field.name),
+                fix="give the column one type in every row (decode the bytes to text)",
+            )
 
 
 def _from_arrow(kind: str, table: Any, name: str) -> MemoryTable:

@@ -25,6 +25,7 @@ The rules every command follows (the documentation's Safety page):
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -92,9 +93,11 @@ def check_output_folder(
     inputs: Sequence[str | Path] = (),
     option: str = "--out",
     caches: Sequence[str | Path] = (),
+    held: bool = False,
 ) -> Path:
     """Refuse an output folder that cannot or must not be written; returns it as a Path,
-    claimed for this process (:func:`~tailsplit.io.claims.claim_output`).
+    claimed for this process (:func:`~tailsplit.io.claims.claim_output`). ``held``: the
+    folder tailsplit keeps a run held in memory in, in its cache (never a user's output).
 
     Checked: not a system folder, not the current folder or one above it, not a file, not
     an input nor holding one, not inside tailsplit's cache (or ``caches``) nor holding it,
@@ -104,7 +107,7 @@ def check_output_folder(
     out = Path(out)
     check_not_system(out, option)
     check_links(out, option)
-    check_apart_from_caches(out, caches, option)
+    check_apart_from_caches(out, caches, option, held=held)
     resolved = absolute(out)
     cwd = absolute(Path.cwd())
     if resolved == cwd or resolved in cwd.parents:
@@ -186,15 +189,17 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def remove_stale_staging(target: Path) -> list[Path]:
-    """Remove staging folders of ``target`` left by tailsplit processes that no longer run."""
+def remove_stale_staging(target: Path, *, any_name: bool = False) -> list[Path]:
+    """Remove staging folders of ``target`` left by tailsplit processes that no longer run;
+    with ``any_name``, those of every output beside it (for a folder of tailsplit's cache,
+    where a killed run's staging may be named for other settings than the next run's)."""
     removed: list[Path] = []
     parent = target.parent
     if not parent.is_dir():
         return removed
     for entry in parent.iterdir():
         match = _STAGING.match(entry.name)
-        if match and match["name"] == target.name and not _pid_alive(int(match["pid"])):
+        if match and (any_name or match["name"] == target.name) and not _pid_alive(int(match["pid"])):
             if entry.is_dir() and not entry.is_symlink():
                 shutil.rmtree(entry, ignore_errors=True)
             else:
@@ -208,9 +213,24 @@ def _staging_name(target: Path, kind: str) -> str:
 
 
 def write_failure(exc: OSError, what: Path) -> OutputError:
-    """An OS error while writing, as one line naming the path and what to do."""
+    """An OS error while writing, as one line naming the path and what to do (a file where a
+    folder on the way must be is named as such, not as "File exists")."""
+    blocking = _file_on_the_way(what) if exc.errno in (errno.EEXIST, errno.ENOTDIR) else None
+    if blocking is not None:
+        return OutputError(
+            f"could not write {str(what)!r}: {str(blocking)!r} is a file, where a folder must be; nothing was "
+            "written there; move that file away, or write elsewhere"
+        )
     reason = exc.strerror or str(exc)
     return OutputError(f"could not write {str(what)!r} ({reason}); nothing was written there; {write_fix(exc)}")
+
+
+def _file_on_the_way(path: Path) -> Path | None:
+    """The nearest folder above ``path`` (or ``path``'s parent itself) that exists as a file."""
+    for parent in Path(path).parents:
+        if os.path.lexists(parent):
+            return None if parent.is_dir() else parent
+    return None
 
 
 class OutputFolder:
@@ -273,7 +293,9 @@ def _staged(target: Path) -> Iterator[Path]:
 
 
 @contextmanager
-def staged_output(out: str | Path, *, overwrite: bool, inputs: Sequence[str | Path] = ()) -> Iterator[OutputFolder]:
+def staged_output(
+    out: str | Path, *, overwrite: bool, inputs: Sequence[str | Path] = (), held: bool = False
+) -> Iterator[OutputFolder]:
     """Yield an empty staging folder; on success it replaces ``out`` in one rename.
 
     The rules of :func:`check_output_folder` are checked again here (they were checked
@@ -281,7 +303,7 @@ def staged_output(out: str | Path, *, overwrite: bool, inputs: Sequence[str | Pa
     folder is removed and ``out`` is left as it was; an OS error becomes an
     :class:`OutputError` naming the path.
     """
-    out = check_output_folder(out, overwrite=overwrite, inputs=inputs)
+    out = check_output_folder(out, overwrite=overwrite, inputs=inputs, held=held)
     try:
         with _staged(out) as staging:
             yield OutputFolder(staging)

@@ -55,14 +55,15 @@ def check_links(out: Path, option: str) -> None:
             )
 
 
-def check_apart_from_caches(out: Path, caches: Sequence[str | Path], option: str) -> None:
+def check_apart_from_caches(out: Path, caches: Sequence[str | Path], option: str, *, held: bool = False) -> None:
     """An output never lies inside tailsplit's cache (``--overwrite`` there would replace
-    cached scores or models) nor holds it (replacing the output would delete the cache); the
-    cache's folder of held splits (:data:`~tailsplit.cache.HELD_SPLITS`) holds split folders only."""
+    cached scores or models, or a run held in memory) nor holds it (replacing the output would
+    delete the cache). Only tailsplit itself writes there: ``held`` is the split folder of a run
+    held in memory, directly in the cache's :data:`~tailsplit.cache.HELD_SPLITS` folder."""
     resolved = absolute(out)
     for cache in [default_cache_dir(), *caches]:
         folder = absolute(cache)
-        if folder / HELD_SPLITS in resolved.parents:
+        if held and resolved.parent == folder / HELD_SPLITS:
             continue
         if resolved == folder or folder in resolved.parents:
             raise ConfigError(

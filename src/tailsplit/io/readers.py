@@ -20,7 +20,7 @@ from typing import Any
 from tailsplit.collector import paused_gc
 from tailsplit.errors import InputError
 from tailsplit.io.arrow_files import read_hf_folder, read_parquet
-from tailsplit.io.files import MAX_RECORD_BYTES, special_file_problem
+from tailsplit.io.files import MAX_RECORD_BYTES, file_problem, special_file_problem
 from tailsplit.io.raw import RawRecord
 from tailsplit.io.values import first_problem, text_problem
 
@@ -59,6 +59,12 @@ def read_records(path: str | Path) -> Iterator[RawRecord]:
     if problem := special_file_problem(path, folders=True):
         raise InputError(problem, path=path, fix="give a data file or a datasets folder")
     fmt = detect_format(path)
+    if kind := _misnamed(path, fmt):
+        raise InputError(
+            f"holds {kind[0]} data, though its name ends in {path.suffix}",
+            path=path,
+            fix=f"rename it to end in {kind[1]}",
+        )
     reader = {
         "jsonl": _read_jsonl,
         "csv": _read_csv,
@@ -67,6 +73,23 @@ def read_records(path: str | Path) -> Iterator[RawRecord]:
         "hf": read_hf_folder,
     }[fmt]
     yield from reader(path)
+
+
+_MAGIC = ((b"PAR1", "Parquet", ".parquet"), (b"\x1f\x8b", "gzip", ".gz"), (b"PK\x03\x04", "zip", ".zip"))
+
+
+def _misnamed(path: Path, fmt: str) -> tuple[str, str] | None:
+    """(its format, the ending to give it) of a file named as text (.jsonl, .csv, .tsv) whose
+    first bytes are another format's (Parquet, gzip, zip): it would otherwise be refused as
+    text that is not UTF-8."""
+    if fmt not in ("jsonl", "csv", "tsv") or path.name.lower().endswith(".gz") or not path.is_file():
+        return None
+    with open(path, "rb") as handle:
+        head = handle.read(4)
+    for magic, kind, suffix in _MAGIC:
+        if head.startswith(magic):
+            return kind, path.suffix + suffix if suffix == ".gz" else suffix
+    return None
 
 
 def read_all(path: str | Path) -> list[RawRecord]:
@@ -90,13 +113,13 @@ def numbered_lines(path: Path) -> Iterator[tuple[int, bytes]]:
             while raw := handle.readline(MAX_RECORD_BYTES + 1):
                 line_no += 1
                 if len(raw) > MAX_RECORD_BYTES:
-                    raise _too_long(path, line_no)
+                    raise too_long(path, line_no)
                 yield line_no, raw
     except (OSError, EOFError, zlib.error) as exc:
         raise _damaged(path, line_no, exc) from None
 
 
-def _too_long(path: Path, line_no: int) -> InputError:
+def too_long(path: Path, line_no: int) -> InputError:
     return InputError(
         f"is longer than {MAX_RECORD_BYTES >> 20} MiB, the limit for one record",
         path=path,
@@ -240,9 +263,12 @@ def _decoded_blocks(path: Path) -> Iterator[tuple[int, str]]:
                 cut = len(data) if not chunk else data.rfind(b"\n") + 1
                 if chunk and cut == 0:  # no line ends yet: read on
                     if len(data) > MAX_RECORD_BYTES:
-                        raise _too_long(path, line_no)
+                        raise too_long(path, line_no)
                     pending = data
                     continue
+                # Only the block's first line can be longer than a block: it began in ``pending``.
+                if cut > MAX_RECORD_BYTES and data.find(b"\n", 0, MAX_RECORD_BYTES) < 0:
+                    raise too_long(path, line_no)
                 block, pending = data[:cut], data[cut:]
                 if line_no == 1 and block.startswith(b"\xef\xbb\xbf"):
                     block = block[3:]
@@ -361,8 +387,8 @@ def read_csv_table(path: str | Path) -> list[tuple[int, dict[str, str]]]:
     """(line number, row) of a small CSV table with a header (a command's own input, such as
     ood-rank's candidates), read as strictly as data files; names and values stripped."""
     path = Path(path)
-    if not path.is_file():
-        raise InputError("does not exist or is not a file", path=path, fix="check the path")
+    if problem := file_problem(path):
+        raise InputError(problem, path=path, fix="give a CSV file")
     return [(r.line or r.row, {k.strip(): v.strip() for k, v in r.record.items()}) for r in _read_csv(path)]
 
 

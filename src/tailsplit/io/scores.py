@@ -83,7 +83,7 @@ def read_score_file(
             fix="a score file needs id and logprob_sum (total log-probability of the query); n_tokens, "
             "truncated and text_sha256 are optional",
         )
-    order = _row_order(path, table, dataset)
+    order = _row_order(path, table, dataset, meta)
     if "text_sha256" in table:
         digests = np.asarray(table["text_sha256"], dtype=object)[order]
         for i, text in enumerate(dataset.texts):
@@ -116,7 +116,7 @@ def read_score_file(
     return scores, _model_of(path, meta, model_name)
 
 
-def _row_order(path: Path, table: Any, dataset: Dataset) -> np.ndarray:
+def _row_order(path: Path, table: Any, dataset: Dataset, meta: dict[str, Any]) -> np.ndarray:
     """The score file's row of each example of ``dataset``."""
     order = table.order(dataset)
     if order is not None:
@@ -127,7 +127,7 @@ def _row_order(path: Path, table: Any, dataset: Dataset) -> np.ndarray:
         seen: set[str] = set()
         repeated = next(i for i in ids if i in seen or seen.add(i))  # type: ignore[func-returns-value]
         raise InputError(f"repeats id {repeated!r}", path=path, field="id", fix="give each example one score")
-    return _align(path, ids, row_of, dataset)
+    return _align(path, ids, row_of, dataset, meta)
 
 
 def _model_of(path: Path, meta: dict[str, Any], model_name: str | None) -> dict[str, Any]:
@@ -372,14 +372,18 @@ def _numbers(path: Path, table: _Columns, name: str, order: np.ndarray) -> np.nd
     return np.asarray(values, dtype=np.float64)[order]
 
 
-def _align(path: Path, ids: list[str], row_of: dict[str, int], dataset: Dataset) -> np.ndarray:
+def _align(path: Path, ids: list[str], row_of: dict[str, int], dataset: Dataset, meta: dict[str, Any]) -> np.ndarray:
     extra = len(ids) - len(dataset)
     absent = next((i for i in dataset.ids if i not in row_of), None)
     if absent is not None:
+        other = _other_fields(meta, dataset)
         raise InputError(
-            f"has no score for id {absent!r} ({len(ids)} scores for {len(dataset)} examples)",
+            f"has no score for id {absent!r} ({len(ids)} scores for {len(dataset)} examples)"
+            + (f"; it was scored with {other[0]}, and this run reads {other[1]}" if other else ""),
             path=path,
-            fix="rescore this dataset, or pass the data it was made from",
+            fix="split with the fields it was scored with, or rescore with these"
+            if other
+            else "rescore this dataset, or pass the data it was made from",
         )
     if extra:
         raise InputError(
@@ -388,3 +392,17 @@ def _align(path: Path, ids: list[str], row_of: dict[str, int], dataset: Dataset)
             fix="pass the same data files that were scored",
         )
     return np.array([row_of[i] for i in dataset.ids], dtype=np.int64)
+
+
+def _other_fields(meta: dict[str, Any], dataset: Dataset) -> tuple[str, str] | None:
+    """(the roles a tailsplit score file was made with, this run's), where they differ: a
+    query or context field changes the generated ids, so no score matches."""
+    made = ((meta.get("config") or {}).get("data") or {}) if isinstance(meta.get("config"), dict) else {}
+    fields = dataset.fields.as_dict()
+    differ = [role for role in ("text", "context", "id") if role in made and made[role] != fields.get(role)]
+    if not differ:
+        return None
+    return (
+        " ".join(f"--{role}={made[role]!r}" for role in differ),
+        " ".join(f"--{role}={fields.get(role)!r}" for role in differ),
+    )

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tailsplit.errors import InputError
-from tailsplit.io.readers import numbered_lines
+from tailsplit.io.files import MAX_RECORD_BYTES
+from tailsplit.io.readers import numbered_lines, too_long
 
 TEXT_SUFFIXES = (".txt", ".txt.gz", ".text", ".text.gz")
 
@@ -78,9 +79,25 @@ def split_into_parts(paths: Sequence[str | Path], target_bytes: int) -> list[Cor
             parts.append(CorpusPart(str(path)))
             continue
         pieces = -(-size // max(target_bytes, 1))
-        bounds = [size * i // pieces for i in range(pieces + 1)]
+        with open(path, "rb") as handle:
+            bounds = sorted({_line_start(handle, size * i // pieces, size) for i in range(pieces + 1)})
         parts += [CorpusPart(str(path), start, end) for start, end in zip(bounds, bounds[1:])]
     return parts
+
+
+def _line_start(handle: io.BufferedReader, offset: int, size: int) -> int:
+    """The first line start at or after ``offset`` (``size`` past the last line): a part cut
+    there owns whole lines, and a part that would own no line start is never made."""
+    if offset <= 0 or offset >= size:
+        return min(max(offset, 0), size)
+    handle.seek(offset - 1)
+    position = offset - 1
+    while chunk := handle.read(1 << 16):
+        found = chunk.find(b"\n")
+        if found >= 0:
+            return position + found + 1
+        position += len(chunk)
+    return size
 
 
 def _kind(path: Path) -> str:
@@ -112,9 +129,11 @@ def _lines(path: Path, part: CorpusPart) -> Iterator[tuple[int, str]]:
             number += 1
         position = f.tell()
         while part.end is None or position < part.end:
-            line = f.readline()
+            line = f.readline(MAX_RECORD_BYTES + 1)
             if not line:
                 break
+            if len(line) > MAX_RECORD_BYTES:
+                raise too_long(path, number)
             yield number, _decode(line, path, number)
             number, position = number + 1, position + len(line)
 

@@ -32,7 +32,8 @@ from tailsplit.cache import default_cache_dir
 from tailsplit.config import OverlapConfig
 from tailsplit.errors import ConfigError
 from tailsplit.fingerprint import sha256_file, sha256_text
-from tailsplit.io.outputs import staged_cache_folder
+from tailsplit.io.claims import remove_stale_locks
+from tailsplit.io.outputs import remove_stale_staging, staged_cache_folder
 from tailsplit.log import logger
 from tailsplit.overlap.bm25 import CorpusStats, bm25_weights, bm25s_module, document_frequencies, save_retriever
 from tailsplit.overlap.corpus import CorpusEntry, iter_corpus
@@ -346,12 +347,23 @@ def index_key(config: OverlapConfig) -> str:
     return sha256_text(*parts)[:24]
 
 
+def index_folder(config: OverlapConfig, key: str) -> Path:
+    """Where the index of ``key`` lives: ``--index-dir``, else the cache's ``overlap`` folder,
+    cleared first of what killed runs left there (staging and locks, whatever their settings)."""
+    if config.index_dir:
+        return Path(config.index_dir)
+    folder = default_cache_dir() / "overlap" / key
+    remove_stale_staging(folder, any_name=True)
+    remove_stale_locks(folder.parent)
+    return folder
+
+
 def open_or_build_index(config: OverlapConfig, progress: bool = False) -> OverlapIndex:
     """The index of ``config.corpus``: reused from ``config.index_dir`` (or the cache) when
     its key matches, else built there (staged, so a failed build leaves nothing)."""
 
     key = index_key(config)
-    folder = Path(config.index_dir) if config.index_dir else default_cache_dir() / "overlap" / key
+    folder = index_folder(config, key)
     problem = index_problem(folder) if (folder / "index.json").exists() else None
     if problem is not None:
         logger.warning(f"the overlap index in {folder} is rebuilt: {problem}")

@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from tailsplit.cache import default_cache_dir
 from tailsplit.choices import ENGINES
 from tailsplit.errors import ConfigError
 from tailsplit.io.outputs import staged_cache_folder
@@ -44,6 +43,7 @@ from tailsplit.overlap.index import (
     OverlapIndex,
     collect,
     finish,
+    index_folder,
     index_key,
     index_problem,
 )
@@ -140,7 +140,7 @@ def open_or_build_sharded(config: OverlapConfig, executor: Any) -> ShardedIndex:
     when its key matches, else built there through ``executor`` (staged)."""
 
     key = f"{index_key(config)}-shards{config.shards}"
-    folder = Path(config.index_dir) if config.index_dir else default_cache_dir() / "overlap" / key
+    folder = index_folder(config, key)
     problem = sharded_problem(folder) if (folder / "shards.json").exists() else None
     if problem is not None:
         logger.warning(f"the sharded overlap index in {folder} is rebuilt: {problem}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import html
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +24,7 @@ from tailsplit.analysis.split_dir import describe_split, load_split_dir, pair_te
 from tailsplit.config import NULL_SPLITS, AnalyzeConfig, RunConfig, config_from_keywords
 from tailsplit.errors import ConfigError, MissingDependencyError, keyword_spelling
 from tailsplit.io.outputs import update_reports
-from tailsplit.pipeline.result import RunResult
+from tailsplit.pipeline.result import RunResult, folder_of
 from tailsplit.pipeline.split_folder import report_files
 
 if TYPE_CHECKING:
@@ -67,6 +68,7 @@ class AnalysisResult:
         ]
         return pandas.DataFrame(rows)
 
+    @keyword_spelling
     def write(self) -> Path:
         """report.md, report.html, analysis.json, figures and tables into the split folder
         analysed (never another: its reports are of this split), its manifest's hashes
@@ -125,6 +127,9 @@ def analyze(split: SplitSource, *, compare: Sequence[SplitSource] = (), **option
     >>> tailsplit.analyze("snli-likelihood", compare=["snli-random-0"]).to_pandas()  # doctest: +SKIP
     """
     settings = config_from_keywords(AnalyzeConfig, options, reserved=("split_dir", "compare"))
+    split = split if isinstance(split, RunResult) else folder_of(split)
+    compare = [c if isinstance(c, RunResult) else folder_of(c, "compare") for c in _one_or_list(compare)]
+    _refuse_self_comparison(split, compare)
     null_splits = NULL_SPLITS if settings.null_splits is None else settings.null_splits
     inputs, manifest, folder = _inputs(split, settings.analysis_text, settings.agreement_field, settings)
     syntax = settings.syntax
@@ -150,7 +155,7 @@ def _inputs(
     """What an analysis reads from a split folder or a run in memory, its manifest and folder."""
     if isinstance(split, RunResult):
         if agreement_field is not None:
-            raise ConfigError("agreement_field= reads a split folder; write the run first (result.write(out))")
+            raise ConfigError("--agreement-field= reads a split folder; write the run first (result.write(out))")
         config = RunConfig.from_dict(split.manifest.get("config", {}), strict=False)
         if text_kind is not None:
             config.output.analysis_text = text_kind
@@ -196,3 +201,18 @@ def analysis_of_run(result: RunResult, config: RunConfig, counts: TextCounts | N
         syntax=config.output.syntax,
         text=counts if inputs.texts is result.dataset.texts else None,
     )
+
+
+def _one_or_list(splits: Any) -> list[Any]:
+    """``compare=``: one split as itself, or a list of them (a string is one folder)."""
+    return list(splits) if isinstance(splits, (list, tuple)) else [splits]
+
+
+def _refuse_self_comparison(split: Any, compare: list[Any]) -> None:
+    """A split compared with itself (the same folder, however named, or the same run) says
+    nothing: refused, naming it."""
+    key = split if isinstance(split, RunResult) else os.path.realpath(split)
+    for other in compare:
+        if (other is key) if isinstance(other, RunResult) else os.path.realpath(other) == key:
+            shown = "the split itself" if isinstance(other, RunResult) else repr(other)
+            raise ConfigError(f"--compare={shown} is the split being analysed; compare it with another split")

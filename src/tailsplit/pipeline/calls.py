@@ -17,11 +17,13 @@ command line). The progress bar shows when a person is watching (a terminal, or 
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tailsplit.config import CONFIG_SECTIONS, RunConfig, path_text, refuse_unknown
+from tailsplit.config import CONFIG_SECTIONS, RunConfig, field_types, keyword_values, refuse_unknown
+from tailsplit.config.arguments import path_argument, switch_argument
 from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.pipeline.result import RunResult
 from tailsplit.pipeline.runs import run
@@ -32,6 +34,7 @@ from tailsplit.progress import watched
 SECTION_OF: dict[str, str] = {
     f.name: section for section, cls in CONFIG_SECTIONS.items() for f in dataclasses.fields(cls) if f.name != "table"
 }
+TYPE_OF: dict[str, Any] = {name: field_types(CONFIG_SECTIONS[section])[name] for name, section in SECTION_OF.items()}
 
 
 @keyword_spelling
@@ -45,6 +48,7 @@ def likelihood_split(data: Any, *, progress: bool | None = None, **options: Any)
     ...                           label="label", template="snli")  # doctest: +SKIP
     >>> result.to_pandas().part.value_counts()  # doctest: +SKIP
     """
+    switch_argument("progress", progress)
     config, analyze = run_config(data, {"splitter": "likelihood", **options})
     return run(config, progress=watched() if progress is None else progress, analyze_in_memory=analyze)
 
@@ -65,10 +69,11 @@ def split(
 
     >>> result = split("snli.jsonl", "random", text="hypothesis", label="label", seed=3)  # doctest: +SKIP
     """
+    switch_argument("progress", progress)
     config, analyze = run_config(data, {"splitter": splitter, **options})
     return run(
         config,
-        scores_path=scores,
+        scores_path=None if scores is None else path_argument("scores", scores, "a score file"),
         progress=watched() if progress is None else progress,
         score_missing=False,
         analyze_in_memory=analyze,
@@ -94,8 +99,10 @@ def score(
             f"{elsewhere[0]}= does not apply to score, which scores without splitting; split with "
             "tailsplit.split(data, 'likelihood', scores=...) or tailsplit.likelihood_split"
         )
+    switch_argument("progress", progress)
     config, _ = run_config(data, options)
-    config.output.overwrite = overwrite
+    config.output.overwrite = switch_argument("overwrite", overwrite) or False
+    out = None if out is None else path_argument("out", out, "a score file to write")
     return score_data(config, out_path=out, progress=watched() if progress is None else progress)
 
 
@@ -108,7 +115,7 @@ def run_config(data: Any, options: dict[str, Any]) -> tuple[RunConfig, bool]:
         if name in options:
             raise ConfigError(f"{name}= is given as data (the first argument); pass data={options[name]!r}")
     sections: dict[str, dict[str, Any]] = {section: {} for section in CONFIG_SECTIONS}
-    for name, value in path_text(options).items():
+    for name, value in keyword_values(options, TYPE_OF).items():
         sections[SECTION_OF[name]][name] = value
     sections["data"].update(_data_fields(data))
     config = RunConfig(**{section: CONFIG_SECTIONS[section](**values) for section, values in sections.items()})
@@ -117,10 +124,10 @@ def run_config(data: Any, options: dict[str, Any]) -> tuple[RunConfig, bool]:
 
 def _data_fields(data: Any) -> dict[str, Any]:
     """``paths`` for a path or a list of paths; ``table`` for anything else."""
-    if isinstance(data, (str, Path)):
-        return {"paths": [str(data)]}
-    if isinstance(data, Sequence) and data and all(isinstance(item, (str, Path)) for item in data):
-        return {"paths": [str(item) for item in data]}
+    if isinstance(data, (str, os.PathLike)):
+        return {"paths": [os.fspath(data)]}
+    if isinstance(data, Sequence) and data and all(isinstance(item, (str, os.PathLike)) for item in data):
+        return {"paths": [os.fspath(item) for item in data]}
     if data is None:
         raise ConfigError("data=None; pass a path, a list of paths, or a table (DataFrame, list of dicts, ...)")
     return {"table": data}

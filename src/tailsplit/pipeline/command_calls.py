@@ -22,6 +22,7 @@ from tailsplit.config import (
     SimilarityConfig,
 )
 from tailsplit.config import config_from_keywords as configured
+from tailsplit.config.arguments import path_argument, paths_argument, switch_argument
 from tailsplit.errors import keyword_spelling
 from tailsplit.pipeline import export as exports
 from tailsplit.pipeline.curve import curve_config
@@ -41,7 +42,8 @@ def audit_overlap(test: Paths, *, progress: bool | None = None, **options: Any) 
 
     >>> tailsplit.audit_overlap("test.jsonl", corpus=["train.jsonl"], text="question")  # doctest: +SKIP
     """
-    config = configured(OverlapConfig, options, given={"test": _list(test)})
+    switch_argument("progress", progress)
+    config = configured(OverlapConfig, options, given={"test": paths_argument("test", test, "test files")})
     config.ngram_orders = tuple(config.ngram_orders)
     return Findings("overlap", audit_overlap_config(config, progress=watched() if progress is None else progress))
 
@@ -50,7 +52,7 @@ def audit_overlap(test: Paths, *, progress: bool | None = None, **options: Any) 
 def similarity(datasets: Paths, **options: Any) -> Findings:
     """``tailsplit similarity``: centroid similarity and MMD between every pair of
     ``datasets`` (``NAME=FILE[:FIELD]`` or files), and between the parts of ``splits=``."""
-    config = configured(SimilarityConfig, options, given={"datasets": _list(datasets)})
+    config = configured(SimilarityConfig, options, given={"datasets": paths_argument("datasets", datasets, "datasets")})
     return Findings("similarity", similarity_config(config))
 
 
@@ -58,21 +60,25 @@ def similarity(datasets: Paths, **options: Any) -> Findings:
 def ood_rank(id: str | Path, candidates: str | Path, **options: Any) -> Findings:  # noqa: A002 - BOSS's name
     """``tailsplit ood-rank``: the ``candidates`` (a CSV of datasets) decided and ranked as
     out-of-distribution for the ID dataset by BOSS's criteria."""
-    given = {"id": str(id), "candidates": str(candidates)}
+    given = {
+        "id": path_argument("id", id, "the ID dataset"),
+        "candidates": path_argument("candidates", candidates, "a CSV file"),
+    }
     return Findings("ood-rank", ood_rank_config(configured(OodRankConfig, options, given=given)))
 
 
 @keyword_spelling
 def correlate(points: str | Path, **options: Any) -> Findings:
     """``tailsplit correlate``: Type I / II / III fits of (ID, OOD) accuracy points."""
-    return Findings("correlate", correlate_config(configured(CorrelateConfig, options, given={"points": str(points)})))
+    given = {"points": path_argument("points", points, "a CSV file of accuracy points")}
+    return Findings("correlate", correlate_config(configured(CorrelateConfig, options, given=given)))
 
 
 @keyword_spelling
 def curve(id: str | Path, ood: Paths, **options: Any) -> Findings:  # noqa: A002 - BOSS's name
     """``tailsplit curve``: a task model trained on ``id``, ID and OOD accuracy at each
     checkpoint, and the fitted relation (needs ``out=``: it writes its points and fits)."""
-    given = {"id": str(id), "ood": _list(ood)}
+    given = {"id": path_argument("id", id, "the ID dataset"), "ood": paths_argument("ood", ood, "OOD datasets")}
     return Findings("curve", curve_config(configured(CurveConfig, options, given=given)))
 
 
@@ -82,7 +88,9 @@ def export_hf(split: RunResult | str | Path, out: str | Path, **options: Any) ->
     as a Hugging Face ``DatasetDict`` folder with a dataset card (``license=``,
     ``citation_file=``, ``push_to_hub=``, ``class_labels=``, ``task_category=``, ``language=``, ``overwrite=``, ``accept_modified=``); the manifest
     written."""
-    config = configured(HfExportConfig, options, given={"split_dir": folder_of(split), "out": str(out)})
+    config = configured(
+        HfExportConfig, options, given={"split_dir": folder_of(split), "out": path_argument("out", out, "a folder")}
+    )
     return exports.export_hf(
         config.split_dir,
         str(config.out),
@@ -103,7 +111,10 @@ def export_lm_eval(
 ) -> dict[str, Any]:
     """``tailsplit export lm-eval``: a split as an lm-evaluation-harness task (``task_name=``,
     ``template=``, ``dataset_path=``, ``overwrite=``) whose scores reproduce tailsplit's; the manifest written."""
-    config = configured(LmEvalExportConfig, options, given={"split_dir": folder_of(split), "out": str(out)})
+    switch_argument("accept_modified", accept_modified)
+    config = configured(
+        LmEvalExportConfig, options, given={"split_dir": folder_of(split), "out": path_argument("out", out, "a folder")}
+    )
     return exports.export_lm_eval(
         config.split_dir,
         str(config.out),
@@ -113,7 +124,3 @@ def export_lm_eval(
         accept_modified=accept_modified,
         dataset_path=config.dataset_path,
     )
-
-
-def _list(paths: Paths) -> list[str]:
-    return [str(paths)] if isinstance(paths, (str, Path)) else [str(p) for p in paths]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +33,7 @@ from tailsplit.io.examples import label_to_str
 from tailsplit.io.outputs import check_output_folder
 from tailsplit.pipeline.evaluate_models import check_models
 from tailsplit.pipeline.evaluation import EvaluationResult
-from tailsplit.pipeline.result import folder_of
+from tailsplit.pipeline.result import folders_of
 from tailsplit.pipeline.scoring import template_for
 from tailsplit.registry import SCORERS
 
@@ -244,7 +243,7 @@ def check_comparable(split_dirs: list[str], manifests: list[dict[str, Any]]) -> 
         for key in (os.path.realpath(folder), json.dumps(parts, sort_keys=True)):
             if key in seen:
                 raise ConfigError(
-                    f"split_dirs names the same split twice ({seen[key]!r} and {folder!r}); "
+                    f"the split folders name the same split twice ({seen[key]!r} and {folder!r}); "
                     "give each split once (random baselines need different seeds)"
                 )
             seen[key] = folder
@@ -315,14 +314,14 @@ def _zero_shot(manifest: dict[str, Any], parts: dict[str, list[Any]], config: Ev
 
 
 @keyword_spelling
-def evaluate(splits: Sequence[Any], **options: Any) -> EvaluationResult:
+def evaluate(splits: Any, **options: Any) -> EvaluationResult:
     """``tailsplit evaluate``: baselines trained on each split's train part and scored on its
     test part, compared with the random splits among ``splits`` (split folders, or results of
-    :func:`~tailsplit.likelihood_split` / :func:`~tailsplit.split` once written). ``options``
+    :func:`~tailsplit.likelihood_split` / :func:`~tailsplit.split`; one split as itself). ``options``
     are ``evaluate``'s (``baselines``, ``max_train``, ``max_steps``, ``seed``, ``out``, ...);
     nothing is written unless ``out`` is given (or ``result.write(out)`` is called).
 
     >>> tailsplit.evaluate(["snli-ll", "snli-random-0"], baselines=["tfidf"]).to_pandas()  # doctest: +SKIP
     """
-    folders = [folder_of(split) for split in splits]
+    folders = folders_of(splits)
     return evaluate_config(config_from_keywords(EvaluateConfig, options, given={"split_dirs": folders}))

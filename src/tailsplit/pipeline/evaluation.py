@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from tailsplit.config import EvaluateConfig
-from tailsplit.errors import MissingDependencyError
+from tailsplit.config.arguments import path_argument, switch_argument
+from tailsplit.errors import MissingDependencyError, keyword_spelling
 from tailsplit.evaluation.conclusions import Conclusion, conclusions_markdown
 from tailsplit.evaluation.fairness import Fairness, fairness_csv, fairness_markdown
 from tailsplit.evaluation.report import evaluation_figures, evaluation_html, evaluation_markdown
@@ -56,11 +57,13 @@ class EvaluationResult:
 
         return pandas.DataFrame(self.table)
 
+    @keyword_spelling
     def write(self, out: str | Path, *, overwrite: bool = False, command: list[str] | None = None) -> EvaluationResult:
         """The evaluation folder — ``evaluation.json``, ``table.md``/``.csv``/``.tex``,
         ``report.html``, fairness tables, predictions, ``manifest.json`` — all or nothing,
         never over an input; the result with ``out_dir`` and ``outputs``."""
-        config = dataclasses.replace(self.config, out=str(out), overwrite=overwrite)
+        out = path_argument("out", out, "a folder to write")
+        config = dataclasses.replace(self.config, out=out, overwrite=bool(switch_argument("overwrite", overwrite)))
         check_output_folder(out, overwrite=overwrite, inputs=[*config.split_dirs, *config.predictions])
         outputs = _write_evaluation(Path(out), config, self.findings, self.predictions, self.files, command)
         return dataclasses.replace(self, config=config, out_dir=Path(out), outputs=outputs)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 from tailsplit._version import __version__
 from tailsplit.analysis.split_dir import describe_split, listed_json, read_split_parts
 from tailsplit.cache import default_cache_dir
+from tailsplit.config.values import short_repr
 from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.export.class_labels import parse_class_labels, with_class_labels
 from tailsplit.export.hf_card import CardSource, card_task_and_language, dataset_card, info_citation, info_description
@@ -264,6 +266,11 @@ def card_source(
             break
     if license is not None and not license.strip():
         raise ConfigError("--license is empty; give a licence id such as cc-by-sa-4.0")
+    if license is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9.+_-]{0,63}", license):
+        raise ConfigError(
+            f"--license={short_repr(license)} is not a licence id (letters, digits, '.', '+', '-', at most 64); "
+            "give one such as cc-by-sa-4.0, or 'other' and describe the licence in the card"
+        )
     template = (manifest.get("template") or {}).get("name")
     tasks, languages = card_task_and_language(template, task_category, language)
     return CardSource(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -16,13 +17,14 @@ from tailsplit.core import Dataset, FieldMap
 from tailsplit.errors import ConfigError, InputError, keyword_spelling
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.examples import load_examples
+from tailsplit.io.files import file_problem
 from tailsplit.io.outputs import check_cache_folder, check_output_folder, staged_output
 from tailsplit.io.readers import detect_format
 from tailsplit.io.writers import OUTPUT_SUFFIX, output_format_for, write_records
 from tailsplit.overlap.audit import ExampleAudit, audit_all, partition_overlap, subset_accuracies
 from tailsplit.overlap.index import INDEX_MARKERS, open_or_build_index
 from tailsplit.overlap.predictions import prediction_correctness
-from tailsplit.overlap.query import QUERY_EXTRACTORS
+from tailsplit.overlap.query import QUERY_EXTRACTORS, StructuredQuery
 from tailsplit.overlap.report import overlap_html, render_overlap_markdown
 from tailsplit.overlap.sharded import audit_sharded, make_executor, open_or_build_sharded
 from tailsplit.pipeline.manifest import command_provenance, input_records, recorded_command
@@ -47,7 +49,7 @@ def audit_overlap_config(
         window=config.window,
         **({"required_fields": config.required_fields} if config.required_fields else {}),
     )
-    queries = [extractor.query(record, text) for record, text in zip(test.records, test.texts)]
+    queries = _queries(extractor, test)
     audits, info, ngram_orders = _audits(config, test, queries, progress)
     built_s = info.pop("built_s") - started
     best = np.array([a.best_score for a in audits])
@@ -78,11 +80,13 @@ def _checked(config: OverlapConfig) -> OverlapConfig:
     the config with its default cut (the top half by BM25, unless a threshold is given)."""
     if not config.test or not config.corpus:
         raise ConfigError("tailsplit overlap needs --test FILE and at least one --corpus FILE")
+    if not config.ngram_orders:
+        raise ConfigError("--ngram-orders=() names no n-gram size; give at least one, e.g. --ngram-orders 8,13")
     if config.top_quantile is None and config.threshold is None:
         config = dataclasses.replace(config, top_quantile=0.5)  # the caller's config is left as given
     for path in config.corpus:
-        if not Path(path).is_file():
-            raise InputError("does not exist or is not a file", path=path, fix="check the --corpus path")
+        if problem := file_problem(path):
+            raise InputError(problem, path=path, fix="give corpus files with --corpus")
     if config.index_dir is not None:
         read = [*config.test, *config.corpus, *([config.predictions] if config.predictions else [])]
         check_cache_folder(
@@ -120,6 +124,21 @@ def _audits(
     finally:
         if hasattr(executor, "close"):
             executor.close()
+
+
+def _queries(extractor: Any, test: Dataset) -> list[StructuredQuery]:
+    """Each test record's structured query; a record the extractor cannot read is named by its
+    file and its row there."""
+    queries, rows = [], Counter[str]()
+    for record, text, source in zip(test.records, test.texts, test.sources):
+        rows[source] += 1
+        try:
+            queries.append(extractor.query(record, text))
+        except InputError as exc:
+            if exc.path is not None:
+                raise
+            raise InputError(exc.problem, path=source, row=rows[source], field=exc.field, fix=exc.fix) from None
+    return queries
 
 
 def overlap_inputs(config: OverlapConfig) -> list[str]:

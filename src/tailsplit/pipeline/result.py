@@ -7,6 +7,7 @@ import dataclasses
 import hashlib
 import html
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,15 +15,18 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tailsplit.analysis.program_metrics import ProgramMetrics, divergence_note, render_program_markdown
+from tailsplit.analysis.split_dir import load_split_dir, read_manifest
 from tailsplit.analysis.summary import PartStatistics, render_summary_markdown
 from tailsplit.cache import HELD_SPLITS, default_cache_dir
+from tailsplit.config.arguments import path_argument, paths_argument, switch_argument
 from tailsplit.core import SPLIT_PARTS, Dataset, ScoreTable, SplitIndices
-from tailsplit.errors import ConfigError
+from tailsplit.errors import ConfigError, TailsplitError, keyword_spelling
 from tailsplit.io.arrow import arrow_table
 from tailsplit.io.hf import hf_dataset, quiet_datasets
 from tailsplit.io.outputs import staged_output
 from tailsplit.io.scores import score_file_bytes
 from tailsplit.io.writers import OUTPUT_SUFFIX, write_records
+from tailsplit.log import logger
 from tailsplit.pipeline.split_folder import (
     added_columns,
     input_schema,
@@ -90,18 +94,24 @@ class RunResult:
                 }
             )
 
+    @keyword_spelling
     def write(self, out: str | Path, *, overwrite: bool = False) -> RunResult:
         """The split folder the command line writes — the parts, ``scores.parquet``,
         ``summary.md``, the reports when analysed, and ``manifest.json`` with every file's
         hash — all or nothing, never over an input; the result with ``out_dir`` and the
         manifest as written. ``overwrite`` replaces an earlier tailsplit folder only."""
+        out = path_argument("out", out, "a folder to write")
+        overwrite = bool(switch_argument("overwrite", overwrite))
+        return self._write(out, overwrite=overwrite)
+
+    def _write(self, out: str | Path, *, overwrite: bool, held: bool = False) -> RunResult:
         manifest = {**self.manifest}
         if isinstance(manifest.get("config"), dict) and isinstance(manifest["config"].get("output"), dict):
             output = {**manifest["config"]["output"], "out": str(out), "overwrite": overwrite}
             manifest["config"] = {**manifest["config"], "output": output}
         analysis = self.analysis and dataclasses.replace(self.analysis, name=Path(out).name)  # named by its folder
         named = dataclasses.replace(self, manifest=manifest, analysis=analysis)
-        out_dir, written = write_split(Path(out), named, overwrite=overwrite)
+        out_dir, written = write_split(Path(out), named, overwrite=overwrite, held=held)
         return dataclasses.replace(named, out_dir=out_dir, manifest=written)
 
     def __repr__(self) -> str:
@@ -143,31 +153,101 @@ class RunResult:
         return f"<p>Against random splits ({html.escape(self.analysis.correction())}):</p>{found}"
 
 
-def folder_of(split: RunResult | str | Path) -> str:
+SPLIT_WHAT = "a split folder or the result of tailsplit.split / likelihood_split"
+
+
+def folder_of(split: RunResult | str | Path, name: str = "split", what: str = SPLIT_WHAT) -> str:
     """The split folder a command reads: the path given, where a run was written, or — for a
-    run held in memory — :func:`held_folder`."""
+    run held in memory — :func:`held_folder`; anything else is refused, naming the argument."""
     if not isinstance(split, RunResult):
-        return str(split)
+        return path_argument(name, split, what)
     return str(split.out_dir if split.out_dir is not None else held_folder(split))
+
+
+def folders_of(splits: Any, name: str = "splits") -> list[str]:
+    """:func:`folder_of` of each split: one split as itself, or a list of them."""
+    if isinstance(splits, RunResult):
+        return [folder_of(splits, name)]
+    return paths_argument(
+        name,
+        splits,
+        "split folders or results of tailsplit.split",
+        item=lambda n, split, what: folder_of(split, n, what),
+    )
 
 
 def held_folder(result: RunResult) -> Path:
     """The folder in tailsplit's cache that holds a run kept in memory, for a command that reads
     split folders (evaluate, the exports): named by what the run is — its configuration, inputs,
-    parts and scores — written once, then read like any split folder (its manifest verified)."""
+    parts and scores — written once, then read like any split folder (its manifest verified).
+
+    A folder found under that name is used only when what it holds is this run (a real
+    folder, not a link, whose manifest's configuration and inputs, part ids and scores give
+    the same digest); anything else there is left untouched and the run is written beside it."""
     manifest = result.manifest
-    config = {k: v for k, v in (manifest.get("config") or {}).items() if k != "output"}
-    digest = hashlib.sha256(json.dumps([config, manifest.get("inputs")], sort_keys=True, default=str).encode())
-    for part, rows in sorted(result.split.parts().items()):
-        digest.update(json.dumps([part, [result.dataset.ids[i] for i in rows]]).encode())
-    if result.scores is not None:
-        digest.update(np.ascontiguousarray(result.scores.logprob_sum, dtype=np.float64).tobytes())
-    cache = (config.get("scoring") or {}).get("cache_dir") or default_cache_dir()
+    config = _held_config(manifest)
+    parts = {part: [result.dataset.ids[i] for i in rows] for part, rows in result.split.parts().items()}
+    scores = (
+        None if result.scores is None else {p: result.scores.logprob_sum[r] for p, r in result.split.parts().items()}
+    )
+    digest = _held_digest(config, manifest.get("inputs"), parts, scores)
+    cache = Path((config.get("scoring") or {}).get("cache_dir") or default_cache_dir()).expanduser()
     splitter = str((manifest.get("splitter") or {}).get("name", "split"))
-    folder = Path(cache).expanduser() / HELD_SPLITS / f"{splitter}-{digest.hexdigest()[:16]}"
-    if not (folder / "manifest.json").is_file():
-        result.write(folder)
-    return folder
+    for attempt in range(_HELD_ATTEMPTS):
+        folder = cache / HELD_SPLITS / (f"{splitter}-{digest[:16]}" + (f"-{attempt}" if attempt else ""))
+        if not os.path.lexists(folder):
+            result._write(folder, overwrite=False, held=True)
+            return folder
+        if _holds_run(folder, digest):
+            return folder
+        logger.warning(
+            f"{str(folder)!r} does not hold this run (changed since tailsplit wrote it); it is left as it is"
+        )
+    raise ConfigError(
+        f"tailsplit's cache {str(cache)!r} holds {_HELD_ATTEMPTS} folders named for this run that do not hold it; "
+        f"move its {HELD_SPLITS} folder away, or write the run with result.write(out) and pass that folder"
+    )
+
+
+_HELD_ATTEMPTS = 8
+
+
+def _held_config(manifest: dict[str, Any]) -> dict[str, Any]:
+    """A run's configuration without its output section (where it is written does not change it)."""
+    config = manifest.get("config") or {}
+    return {k: v for k, v in config.items() if k != "output"} if isinstance(config, dict) else {}
+
+
+def _held_digest(config: Any, inputs: Any, parts: dict[str, list[str]], scores: dict[str, np.ndarray] | None) -> str:
+    """What a held run is: its configuration and inputs, each part's ids in order, its scores."""
+    digest = hashlib.sha256(json.dumps([config, inputs], sort_keys=True, default=str).encode())
+    for part in sorted(parts):
+        digest.update(json.dumps([part, [str(i) for i in parts[part]]]).encode())
+        if scores is not None:
+            digest.update(np.ascontiguousarray(scores[part], dtype=np.float64).tobytes())
+    return digest.hexdigest()
+
+
+def _holds_run(folder: Path, digest: str) -> bool:
+    """Whether ``folder`` is a real folder holding the run of ``digest``: read from what it
+    holds (its verified manifest, part files and scores), never trusted by its name."""
+    if (
+        folder.is_symlink()
+        or not folder.is_dir()
+        or os.path.realpath(folder) != os.path.join(os.path.realpath(folder.parent), folder.name)
+    ):
+        return False
+    try:
+        manifest = read_manifest(folder)
+        inputs = load_split_dir(folder)
+    except (TailsplitError, OSError, ValueError, KeyError, TypeError):
+        return False
+    parts = {part: [i for i, p in zip(inputs.ids, inputs.parts) if p == part] for part in SPLIT_PARTS}
+    scores = None
+    if inputs.logprob_sum is not None:
+        scores = {part: inputs.logprob_sum[inputs.parts == part] for part in SPLIT_PARTS}
+    found = _held_digest(json.loads(json.dumps(_held_config(manifest))), manifest.get("inputs"), parts, scores)
+    return found == digest
 
 
 def _labels(counts: dict[str, int] | None) -> str:
@@ -177,7 +257,9 @@ def _labels(counts: dict[str, int] | None) -> str:
 assert set(HF_SPLIT_NAMES) == set(SPLIT_PARTS)
 
 
-def write_split(out_dir: Path, result: RunResult, *, overwrite: bool) -> tuple[Path, dict[str, Any]]:
+def write_split(
+    out_dir: Path, result: RunResult, *, overwrite: bool, held: bool = False
+) -> tuple[Path, dict[str, Any]]:
     """Write train/dev/test, scores.parquet, summary.md, reports and manifest.json, all or
     nothing; (the folder, the manifest as written)."""
     dataset, scores, split = result.dataset, result.scores, result.split
@@ -188,7 +270,7 @@ def write_split(out_dir: Path, result: RunResult, *, overwrite: bool) -> tuple[P
         *dataset.input_paths,
         *([result.manifest["scores_file"]["path"]] if "scores_file" in result.manifest else []),
     ]
-    with staged_output(out_dir, overwrite=overwrite, inputs=inputs) as folder:
+    with staged_output(out_dir, overwrite=overwrite, inputs=inputs, held=held) as folder:
         for part, idx in split.parts().items():
             part_added = {name: take(values, idx) for name, values in added.items()}
             records = [dataset.records[i] for i in idx]

@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tailsplit.analysis.null import check_null_size
 from tailsplit.analysis.program_metrics import program_metrics
 from tailsplit.analysis.summary import summarize_split
 from tailsplit.analysis.text_counts import compute_text_counts
-from tailsplit.config import NULL_SPLITS, RunConfig, SplitConfig, check_values
+from tailsplit.config import NULL_SPLITS, RunConfig, ScoringConfig, SplitConfig, check_values, flag_of
 from tailsplit.core import Dataset, ScoreTable, SplitIndices
 from tailsplit.errors import ConfigError, MissingDependencyError, keyword_spelling
 from tailsplit.fingerprint import sha256_file
@@ -36,6 +37,7 @@ from tailsplit.pipeline.split_folder import check_added_columns, check_parts_wri
 from tailsplit.programs.sets import ProgramFeatures, dataset_program_features
 from tailsplit.shift.encoder import EncoderSource, sentence_features
 from tailsplit.splits import SPLITTERS, SplitInputs, Splitter, make_splitter
+from tailsplit.splits.base import resolve_sizes
 from tailsplit.words import word_lengths
 
 if TYPE_CHECKING:
@@ -51,29 +53,18 @@ def check_before_work(
     splitter: Splitter | None = None,
     lengths: np.ndarray | None = None,
     scores: ScoreTable | None = None,
+    score_missing: bool = True,
 ) -> ScoringPlan | None:
     """Refuse, before any model loads, what would fail after scoring: the output folder,
-    added columns, output options, the scoring options, and the split itself (sizes, label
+    added columns, output options, the scoring options (with ``score_missing=False``, a split
+    that never scores, any scoring option set at all), and the split itself (sizes, label
     quotas, groups, atom coverage), tried on a placeholder score column. Returns the scoring
     plan when the run will score."""
-    output = config.output
-    if output.out is not None:
-        inputs = [*dataset.input_paths, *([scores_path] if scores_path is not None else [])]
-        caches = [config.scoring.cache_dir] if config.scoring.cache_dir else []
-        check_output_folder(output.out, overwrite=output.overwrite, inputs=inputs, caches=caches)
-    if output.format is not None:
-        check_output_format(output.format)
-    if output.out is not None:
-        check_parts_writable(dataset, output.format)
-    if output.analysis_text == "pair" and dataset.contexts is None:
-        raise ConfigError("--analysis-text pair reads context + query; name the context field with --context")
-    if output.analyze and output.null_splits < 1:
-        raise ConfigError(
-            f"--null-splits={output.null_splits!r} must be 1 or more ({NULL_SPLITS} is usual); "
-            "pass --no-analyze to skip the analysis"
-        )
+    check_output(dataset, config, scores_path)
     warn_repeated_queries(dataset, config)
     planned = build_splitter(config.split) if splitter is None else splitter
+    if not score_missing and not (planned.needs_scores and scores is None and scores_path is None):
+        refuse_unused_scoring(config.scoring)
     will_score = scores_path is not None or scores is not None or planned.needs_scores
     check_added_columns(dataset, with_scores=will_score)
     if planned.needs_scores and scores is not None:
@@ -90,6 +81,46 @@ def check_before_work(
         split_dataset(dataset, placeholder, config.split, programs, splitter=planned, lengths=lengths)
         return plan
     return None
+
+
+def check_output(dataset: Dataset, config: RunConfig, scores_path: str | Path | None) -> None:
+    """The output folder, its format, the analysis options and the size of its null distributions."""
+    output = config.output
+    if output.out is not None:
+        inputs = [*dataset.input_paths, *([scores_path] if scores_path is not None else [])]
+        caches = [config.scoring.cache_dir] if config.scoring.cache_dir else []
+        check_output_folder(output.out, overwrite=output.overwrite, inputs=inputs, caches=caches)
+    if output.format is not None:
+        check_output_format(output.format)
+    if output.out is not None:
+        check_parts_writable(dataset, output.format)
+    if output.analysis_text == "pair" and dataset.contexts is None:
+        raise ConfigError("--analysis-text pair reads context + query; name the context field with --context")
+    if output.analyze and output.null_splits < 1:
+        raise ConfigError(
+            f"--null-splits={output.null_splits!r} must be 1 or more ({NULL_SPLITS} is usual); "
+            "pass --no-analyze to skip the analysis"
+        )
+    if output.analyze:
+        n_dev, n_test = resolve_sizes(len(dataset), config.split.dev_size, config.split.test_size)
+        check_null_size(output.null_splits, n_dev + n_test)
+
+
+# Scoring options that a run reads without a model too (where scores and encoders are cached, on which device).
+_WITHOUT_A_MODEL = ("cache_dir", "use_cache", "device")
+
+
+def refuse_unused_scoring(scoring: ScoringConfig) -> None:
+    """A scoring option set (off its default) for a run that scores nothing — a split whose
+    scores come from a file or a field, or a splitter that reads none — is refused, not ignored."""
+    default = ScoringConfig()
+    for f in dataclasses.fields(scoring):
+        value = getattr(scoring, f.name)
+        if f.name not in _WITHOUT_A_MODEL and value != getattr(default, f.name):
+            raise ConfigError(
+                f"{flag_of(f.name)}={value!r} ([scoring] {f.name}) has an effect only when the run scores with a "
+                "model, and this one scores nothing; drop it, or use tailsplit run"
+            )
 
 
 def changed_options(config: RunConfig) -> str:
@@ -120,7 +151,7 @@ def build_splitter(config: SplitConfig, dataset: Dataset | None = None) -> Split
     if dataset is not None and splitter.needs_programs and dataset.programs is None:
         raise ConfigError(
             f"--splitter={config.splitter!r} with these options needs programs; name the "
-            "program field with --program (e.g. --program query for Spider)"
+            "program field with --program (e.g. --program 'query' for Spider)"
         )
     return splitter
 
@@ -167,9 +198,8 @@ def run(
     score_missing: bool = True,
     analyze_in_memory: bool = False,
 ) -> RunResult:
-    """``tailsplit run`` (score, then split) or ``tailsplit split`` (``scores_path``; with
-    ``score_missing=False`` a splitter that needs scores and has none is an error); with
-    ``analyze_in_memory``, the analysis is made even though nothing is written."""
+    """``tailsplit run`` (score, then split) or ``tailsplit split`` (``score_missing=False``: it
+    scores nothing; ``scores_path``); with ``analyze_in_memory``, the analysis is made in memory."""
     timings: dict[str, float] = {}
     clock = time.perf_counter()
     dataset = load_dataset(config)
@@ -189,6 +219,7 @@ def run(
         splitter=planned,
         lengths=lengths,
         scores=None if given_scores is None else given_scores[0],
+        score_missing=score_missing,
     )
     clock, scores, report = time.perf_counter(), None, None
     meta: dict[str, Any] = {}

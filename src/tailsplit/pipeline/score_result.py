@@ -10,8 +10,9 @@ from typing import Any
 
 import numpy as np
 
+from tailsplit.config.arguments import path_argument, switch_argument
 from tailsplit.core import Dataset, ScoreTable
-from tailsplit.errors import ConfigError
+from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.io.outputs import check_output_file, write_output_file
 from tailsplit.io.scores import score_file_bytes
 
@@ -43,9 +44,12 @@ class ScoreResult:
             }
         )
 
+    @keyword_spelling
     def write(self, out: str | Path, *, overwrite: bool = False) -> ScoreResult:
         """The score file at ``out`` (Parquet, written atomically; an input is never replaced),
         which ``tailsplit split --scores`` and ``split(..., scores=)`` read."""
+        out = path_argument("out", out, "a score file to write")
+        overwrite = bool(switch_argument("overwrite", overwrite))
         check_score_path(out, overwrite=overwrite, inputs=self.dataset.input_paths)
         data = score_file_bytes(self.dataset, self.scores, self.meta)
         path = write_output_file(out, data, overwrite=overwrite, inputs=self.dataset.input_paths)

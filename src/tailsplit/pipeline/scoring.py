@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from tailsplit._version import __version__
-from tailsplit.cache import ScoreCache, default_cache_dir
+from tailsplit.cache import ScoreCache, check_cache_layout, default_cache_dir
 from tailsplit.config import RunConfig, ScoringConfig, check_values
 from tailsplit.core import Dataset, ScoreTable
 from tailsplit.errors import ConfigError, keyword_spelling
@@ -128,6 +128,7 @@ def plan_scoring(dataset: Dataset, config: ScoringConfig) -> ScoringPlan:
     check_template_fields(dataset, template)
     if config.cache_dir is not None:
         check_cache_folder(config.cache_dir, markers=None, inputs=dataset.input_paths, option="--cache-dir")
+    check_cache_layout(Path(config.cache_dir).expanduser() if config.cache_dir else default_cache_dir())
     engine = scoring_engine(config)
     scorer = None
     if config.method != "ngram":  # the constructor checks its options; the model loads later

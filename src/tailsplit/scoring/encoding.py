@@ -54,7 +54,7 @@ def end_id(tokenizer: Any, token: str, model: str) -> int:
     if token == "eos":
         if tokenizer.eos_token_id is None:
             raise ScoringError(
-                f"--model={model!r} has no EOS token; use start_token='none' or name a token of its vocabulary"
+                f"--model={model!r} has no EOS token; use --start-token='none' or name a token of its vocabulary"
             )
         return int(tokenizer.eos_token_id)
     token_id = tokenizer.backend_tokenizer.token_to_id(token)
@@ -91,7 +91,7 @@ def encode_requests(backend: Any, requests: Sequence[ScoreRequest], rules: Token
             if first >= len(ids):
                 raise ScoringError(
                     f"query {request.query[:60]!r} has a single token and no prompt, "
-                    "so nothing conditions it; use start_token='bos'"
+                    "so nothing conditions it; use --start-token='bos'"
                 )
             out.append(Encoded(ids, first, False) if len(ids) <= limit else _cut(ids, first, rules, request))
     return out

@@ -22,7 +22,7 @@ SPLITTERS: dict[str, type[Splitter]] = {
 def make_splitter(name: str, **params: Any) -> Splitter:
     """Build a registered splitter by name; unknown names list the options."""
     if name not in SPLITTERS:
-        raise ConfigError(f"splitter={name!r} is unknown; use one of {sorted(SPLITTERS)}")
+        raise ConfigError(f"--splitter={name!r} is unknown; use one of {sorted(SPLITTERS)}")
     return SPLITTERS[name](**params)
 
 

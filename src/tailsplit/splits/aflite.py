@@ -76,26 +76,26 @@ class AfliteSplitter(Splitter):
         self.seed = seed
         validate_common(self)
         if isinstance(partitions, bool) or not isinstance(partitions, (int, np.integer)) or partitions < 1:
-            raise ConfigError(f"partitions={partitions!r} must be a whole number of at least 1 (the paper: 64)")
+            raise ConfigError(f"--partitions={partitions!r} must be a whole number of at least 1 (the paper: 64)")
         if not 0.0 < float(train_share) < 1.0:
-            raise ConfigError(f"train_share={train_share!r} must lie strictly between 0 and 1")
+            raise ConfigError(f"--train-share={train_share!r} must lie strictly between 0 and 1")
         if not 0.0 <= float(predictability_threshold) <= 1.0:
             raise ConfigError(
-                f"predictability_threshold={predictability_threshold!r} must lie in [0, 1] (the paper: 0.75)"
+                f"--predictability-threshold={predictability_threshold!r} must lie in [0, 1] (the paper: 0.75)"
             )
         if rounds is not None and (isinstance(rounds, bool) or not isinstance(rounds, (int, np.integer)) or rounds < 0):
-            raise ConfigError(f"rounds={rounds!r} must be a whole number of 0 or more, or None (until done)")
+            raise ConfigError(f"--rounds={rounds!r} must be a whole number of 0 or more, or None (until done)")
         if isinstance(removals_per_round, bool) or not float(removals_per_round) > 0:
-            raise ConfigError(f"removals_per_round={removals_per_round!r} must be a count or a fraction above 0")
+            raise ConfigError(f"--removals-per-round={removals_per_round!r} must be a count or a fraction above 0")
 
     def split(self, inputs: SplitInputs) -> SplitIndices:
         if inputs.features is None:
             raise ConfigError(
-                "splitter='aflite' needs feature vectors; tailsplit run and split compute sentence embeddings "
+                "--splitter='aflite' needs feature vectors; tailsplit run and split compute sentence embeddings "
                 "(--encoder), or pass features in SplitInputs"
             )
         if inputs.labels is None:
-            raise ConfigError("splitter='aflite' needs labels (its classifiers predict them); name them with --label")
+            raise ConfigError("--splitter='aflite' needs labels (its classifiers predict them); name them with --label")
         n_dev, n_test = resolve_sizes(inputs.n, self.dev_size, self.test_size)
         features = np.asarray(inputs.features, dtype=np.float64)
         keys, details = self.filter(features, inputs.labels, inputs.groups, n_dev + n_test)

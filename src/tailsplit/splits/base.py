@@ -16,8 +16,9 @@ from typing import Any
 
 import numpy as np
 
+from tailsplit.config.declare import flag_of
 from tailsplit.core import Dataset, ScoreTable, SplitIndices
-from tailsplit.errors import ConfigError
+from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.programs.sets import ProgramFeatures
 
 
@@ -58,7 +59,7 @@ class SplitInputs:
     def require_programs(self, purpose: str) -> ProgramFeatures:
         if self.programs is None:
             raise ConfigError(
-                f"{purpose} needs programs; name the program field with --program (e.g. --program query for Spider)"
+                f"{purpose} needs programs; name the program field with --program (e.g. --program 'query' for Spider)"
             )
         return self.programs
 
@@ -69,6 +70,15 @@ class Splitter(ABC):
     name: str = ""
     needs_scores: bool = False
     needs_features: bool = False  # feature vectors (sentence embeddings) in ``SplitInputs.features``
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A splitter's messages name its keyword arguments (``dev_size=``) when Python calls
+        it, and the flags (``--dev-size=``) when the command line does (:func:`keyword_spelling`)."""
+        super().__init_subclass__(**kwargs)
+        for name in ("__init__", "split"):
+            method = cls.__dict__.get(name)
+            if method is not None and not getattr(method, "__wrapped__", None):
+                setattr(cls, name, keyword_spelling(method))
 
     @property
     def needs_programs(self) -> bool:
@@ -95,14 +105,15 @@ def resolve_size(value: float | int, n: int, param: str) -> int:
     (1967, 1034)
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ConfigError(f"{param}={value!r} is not a number; give a fraction like 0.1 or a count like 1000")
+        raise ConfigError(f"{flag_of(param)}={value!r} is not a number; give a fraction like 0.1 or a count like 1000")
     if isinstance(value, numbers.Integral):
         if value < 0:
-            raise ConfigError(f"{param}={value!r} is negative; give a count of 0 or more")
+            raise ConfigError(f"{flag_of(param)}={value!r} is negative; give a count of 0 or more")
         return int(value)
     if not math.isfinite(value) or not 0.0 <= value < 1.0:
         raise ConfigError(
-            f"{param}={value!r} is not a fraction in [0, 1); give a fraction like 0.1, or a whole number for a count"
+            f"{flag_of(param)}={value!r} is not a fraction in [0, 1); give a fraction like 0.1, or a whole number "
+            "for a count"
         )
     return int(math.floor(value * n + 0.5))
 
@@ -113,11 +124,11 @@ def resolve_sizes(n: int, dev_size: float | int, test_size: float | int) -> tupl
     n_test = resolve_size(test_size, n, "test_size")
     if n_dev + n_test == 0:
         raise ConfigError(
-            f"dev_size={dev_size!r} and test_size={test_size!r} leave no evaluation examples out of {n}; ask for more"
+            f"--dev-size={dev_size!r} and --test-size={test_size!r} leave no evaluation examples out of {n}; ask for more"
         )
     if n_dev + n_test >= n:
         raise ConfigError(
-            f"dev_size={dev_size!r} and test_size={test_size!r} ask for "
+            f"--dev-size={dev_size!r} and --test-size={test_size!r} ask for "
             f"{n_dev + n_test} evaluation examples but there are only {n}; "
             "ask for fewer so that training keeps at least one"
         )

@@ -41,16 +41,24 @@ class LengthSplitter(Splitter):
         self.seed = seed
         validate_common(self)
         if length_of not in LENGTH_OF:
-            raise ConfigError(f"length_of={length_of!r} is unknown; use one of {list(LENGTH_OF)}")
+            raise ConfigError(f"--length-of={length_of!r} is unknown; use one of {list(LENGTH_OF)}")
 
     @property
     def needs_programs(self) -> bool:
         return self.atom_constraint or self.length_of == "program"
 
     def split(self, inputs: SplitInputs) -> SplitIndices:
-        lengths = (
-            inputs.word_lengths if self.length_of == "text" else inputs.require_programs("length_of='program'").n_tokens
+        lengths = np.asarray(
+            inputs.word_lengths
+            if self.length_of == "text"
+            else inputs.require_programs("--length-of='program'").n_tokens
         )
+        wrong = np.flatnonzero(~np.isfinite(lengths.astype(np.float64)) | (lengths < 0) | (lengths % 1 != 0))
+        if len(wrong):
+            raise ConfigError(
+                f"the lengths hold {lengths[wrong[0]]!r} at row {int(wrong[0]) + 1} ({len(wrong)} rows); "
+                "a length is a whole count of tokens, 0 or more: give word_lengths as whole numbers"
+            )
         tie_break = seeded_rng(self.seed, SPLIT_ORDER).permutation(inputs.n) / max(inputs.n, 1)
         keys = -np.asarray(lengths, dtype=np.float64) + tie_break  # in [−length, −length + 1)
         return split_by_keys(self, inputs, keys)

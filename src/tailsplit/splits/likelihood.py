@@ -52,14 +52,14 @@ class LikelihoodSplitter(Splitter):
         self.seed = seed
         validate_common(self)
         if rank not in RANKS:
-            raise ConfigError(f"rank={rank!r} is unknown; use one of {list(RANKS)}")
+            raise ConfigError(f"--rank={rank!r} is unknown; use one of {list(RANKS)}")
         if (
             length_buckets is not None
             and length_buckets != "exact"
             and not (isinstance(length_buckets, int) and not isinstance(length_buckets, bool) and length_buckets >= 1)
         ):
             raise ConfigError(
-                f"length_buckets={length_buckets!r} is not a bucket count; "
+                f"--length-buckets={length_buckets!r} is not a bucket count; "
                 "give a whole number ≥ 1 (quantile buckets) or 'exact'"
             )
 
@@ -70,18 +70,21 @@ class LikelihoodSplitter(Splitter):
     def _rank_keys(self, inputs: SplitInputs) -> np.ndarray:
         if inputs.logprob_sum is None:
             raise ConfigError(
-                "splitter='likelihood' needs scores; score the dataset first (tailsplit score) or use tailsplit run"
+                "--splitter='likelihood' needs scores; score the dataset first (tailsplit score) or use tailsplit run"
             )
         if self.rank == "logprob_sum":
             keys = inputs.logprob_sum
         elif inputs.n_tokens is None:
-            raise ConfigError("rank='logprob_mean' divides by token counts; give n_tokens, or rank by logprob_sum")
+            raise ConfigError(
+                "--rank='logprob_mean' divides by token counts, and these scores have none (every n_tokens is 0 "
+                "or missing: scores made elsewhere); give scores with each row's token count, or rank by logprob_sum"
+            )
         else:
             uncounted = np.flatnonzero(np.asarray(inputs.n_tokens) < 1)
             if len(uncounted):
                 raise ConfigError(
                     f"n_tokens is {int(inputs.n_tokens[uncounted[0]])} at row {int(uncounted[0]) + 1} "
-                    f"({len(uncounted)} rows below 1); rank='logprob_mean' divides logprob_sum by the "
+                    f"({len(uncounted)} rows below 1); --rank='logprob_mean' divides logprob_sum by the "
                     "scored tokens, so give every row its count of 1 or more, or rank by logprob_sum"
                 )
             keys = inputs.logprob_sum / inputs.n_tokens

@@ -102,7 +102,7 @@ def check_label_quotas(label_codes: np.ndarray, label_names: np.ndarray, n_eval:
     for name, count, want in zip(label_names.tolist(), counts, quota):
         if count > 0 and want >= count:
             raise ConfigError(
-                f"balance_labels=True: label {name!r} has only {count} example(s), and its share of "
+                f"--balance-labels: label {name!r} has only {count} example(s), and its share of "
                 f"the {n_eval} evaluation examples is {want}, leaving none for training; "
                 "remove that label, ask for smaller dev/test sizes, or turn off label balance"
             )
@@ -120,6 +120,18 @@ class Units:
         if groups is None:
             return Units(of_row=np.arange(n, dtype=np.int64), count=n)
         of_row, uniques = codes(groups)
+        firsts = np.unique(of_row, return_index=True)[1]  # a row of each group: its value as given
+        missing = [
+            int(of_row[i])
+            for i in firsts
+            if groups[i] is None or (isinstance(groups[i], float) and groups[i] != groups[i])
+        ]
+        if missing:
+            rows = np.flatnonzero(np.isin(of_row, missing))
+            raise ConfigError(
+                f"the groups hold {groups[rows[0]]!r} at row {int(rows[0]) + 1} ({len(rows)} rows): a missing "
+                "group keeps no examples together; give every row a group, or its own id as its group"
+            )
         return Units(of_row=of_row, count=len(uniques))
 
     @property
@@ -207,12 +219,18 @@ def check_whole_units(units: Units, n_dev: int, n_test: int, dev_mask: np.ndarra
     train_empty = not (~(dev_mask | test_mask)).any()
     if (n_dev and not dev_mask.any()) or (n_test and not test_mask.any()) or train_empty:
         sizes = np.bincount(units.of_row, minlength=units.count)
+        empty = "train" if train_empty else "dev" if n_dev and not dev_mask.any() else "test"
+        smallest = int(sizes.min())
+        if train_empty:
+            fix = "ask for smaller dev and test sizes, or use a finer group field"
+        elif min(n for n in (n_dev, n_test) if n) < smallest:
+            fix = f"every part needs at least one whole group, so ask for dev and test sizes of at least {smallest} examples each, or use a finer group field"
+        else:
+            fix = "the groups the sizes allow all went to the other part; ask for larger dev and test sizes, or use a finer group field"
         raise ConfigError(
-            f"the {units.count} groups (of {int(sizes.min())} to {int(sizes.max())} examples) cannot be divided "
+            f"the {units.count} groups (of {smallest} to {int(sizes.max())} examples) cannot be divided "
             f"into train, dev ≈ {n_dev} and test ≈ {n_test} examples without cutting a group: "
-            f"{'train' if train_empty else 'dev' if n_dev and not dev_mask.any() else 'test'} would be empty; "
-            f"every part needs at least one whole group, so ask for dev and test sizes of at least "
-            f"{int(sizes.min())} examples each, or use a finer group field"
+            f"{empty} would be empty; {fix}"
         )
 
 
@@ -260,9 +278,9 @@ def split_by_keys(
 def validate_common(splitter: Seeded) -> None:
     """Checks shared by every splitter with dev/test sizes, labels and a seed."""
     if isinstance(splitter.seed, bool) or not isinstance(splitter.seed, (int, np.integer)):
-        raise ConfigError(f"seed={splitter.seed!r} is not a whole number; pass e.g. seed=0")
+        raise ConfigError(f"--seed={splitter.seed!r} is not a whole number; pass e.g. --seed=0")
     if splitter.seed < 0:
-        raise ConfigError(f"seed={splitter.seed!r} is negative; pass a seed of 0 or more")
+        raise ConfigError(f"--seed={splitter.seed!r} is negative; pass a seed of 0 or more")
 
 
 def label_codes_for(splitter: Ranking, inputs: SplitInputs, n_eval: int) -> np.ndarray | None:
@@ -270,7 +288,7 @@ def label_codes_for(splitter: Ranking, inputs: SplitInputs, n_eval: int) -> np.n
     if not splitter.balance_labels:
         return None
     if inputs.labels is None:
-        raise ConfigError("balance_labels=True needs labels; name the label field with --label")
+        raise ConfigError("--balance-labels needs labels; name the label field with --label")
     label_codes, names = codes(inputs.labels)
     check_label_quotas(label_codes, names, n_eval)
     return label_codes

@@ -50,7 +50,7 @@ class TemplateSplitter(Splitter):
     def split(self, inputs: SplitInputs) -> SplitIndices:
         programs = inputs.require_programs("splitter='template'")
         if inputs.groups is not None:
-            raise ConfigError("splitter='template' groups examples by template already; drop --group")
+            raise ConfigError("--splitter='template' groups examples by template already; drop --group")
         n_dev, n_test = resolve_sizes(inputs.n, self.dev_size, self.test_size)
         templates = programs.template_codes()
         units = Units(of_row=templates, count=int(templates.max()) + 1)

@@ -63,7 +63,7 @@ class TmcdSplitter(Splitter):
             isinstance(max_iterations, bool) or not isinstance(max_iterations, int) or max_iterations < 0
         ):
             raise ConfigError(
-                f"max_iterations={max_iterations!r} is not a count; give a whole number ≥ 0 "
+                f"--max-iterations={max_iterations!r} is not a count; give a whole number ≥ 0 "
                 "or None (until no swap helps)"
             )
 
@@ -72,9 +72,9 @@ class TmcdSplitter(Splitter):
         return True
 
     def split(self, inputs: SplitInputs) -> SplitIndices:
-        programs = inputs.require_programs("splitter='tmcd'")
+        programs = inputs.require_programs("--splitter='tmcd'")
         if inputs.groups is not None:
-            raise ConfigError("splitter='tmcd' swaps single examples and cannot keep groups; drop --group")
+            raise ConfigError("--splitter='tmcd' swaps single examples and cannot keep groups; drop --group")
         n_dev, n_test = resolve_sizes(inputs.n, self.dev_size, self.test_size)
         units = Units.from_groups(None, inputs.n)
         label_codes = label_codes_for(self, inputs, n_dev + n_test)

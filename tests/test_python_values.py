@@ -1,0 +1,161 @@
+"""Strict values in Python: every keyword is checked by its declared type (a switch is a bool,
+a number a number, a list option a list — or one item as itself, never a string read by
+character), every positional path is a path (a DataFrame is not), and a wrong value is one
+line naming the keyword, with nothing written. Hypothesis draws the wrong values."""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from conftest import nli_pairs, write_jsonl
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import tailsplit
+from tailsplit.config import SplitConfig
+from tailsplit.errors import ConfigError, TailsplitError
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    return write_jsonl(tmp_path / "d.jsonl", nli_pairs(30))
+
+
+def files_under(folder: Path) -> list[str]:
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if ".tailsplit-lock" not in p.name)
+
+
+def test_overwrite_no_is_not_yes(data: Path, tmp_path: Path) -> None:
+    first = tailsplit.split(data, "random", text="hypothesis", out=tmp_path / "o", seed=2)
+    before = (tmp_path / "o" / "test.jsonl").read_bytes()
+    with pytest.raises(ConfigError, match=r"^overwrite='no' is not True or False"):
+        tailsplit.split(data, "random", text="hypothesis", out=tmp_path / "o", seed=3, overwrite="no")
+    with pytest.raises(ConfigError, match=r"^overwrite=1 is not True or False"):
+        first.write(tmp_path / "o", overwrite=1)
+    assert (tmp_path / "o" / "test.jsonl").read_bytes() == before
+
+
+def test_a_string_is_one_item_of_a_list_never_its_characters(data: Path, tmp_path: Path) -> None:
+    tailsplit.split(data, "random", text="hypothesis", label="label", out=tmp_path / "split-folder")
+    one = tailsplit.evaluate(str(tmp_path / "split-folder"), baselines="tfidf")
+    many = tailsplit.evaluate([tmp_path / "split-folder"], baselines=["tfidf"])
+    assert one.to_pandas().equals(many.to_pandas())
+    with pytest.raises(ConfigError, match="no manifest.json"):
+        tailsplit.evaluate(str(tmp_path / "no-such-split"))  # the folder named whole, not 'n', 'o', ...
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("".join(f"a person number {i} walks\n" for i in range(20)), encoding="utf-8")
+    audit = tailsplit.audit_overlap(data, corpus=str(corpus), text="premise")
+    assert int(audit.to_pandas()["examples"].iloc[0]) == 30
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda d: tailsplit.split(d, "random", text="hypothesis", seed=True), r"^seed=True is not a whole number"),
+        (
+            lambda d: tailsplit.split(d, "random", text="hypothesis", dev_size="0.1"),
+            r"^dev_size='0\.1' is not a number",
+        ),
+        (lambda d: tailsplit.split(d, "random", text=["hypothesis"]), r"^text=\['hypothesis'\] is not text"),
+        (
+            lambda d: tailsplit.split(d, "random", text="hypothesis", reverse="yes"),
+            r"^reverse='yes' is not True or False",
+        ),
+        (
+            lambda d: tailsplit.split(d, "random", text="hypothesis", progress="no"),
+            r"^progress='no' is not True or False",
+        ),
+        (lambda d: tailsplit.split(d, "random", text="hypothesis", scores=3), r"^scores=3 is not a path"),
+    ],
+)
+def test_a_value_of_the_wrong_type_is_refused_naming_the_keyword(data: Path, call: Any, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        call(data)
+
+
+def test_a_dataframe_is_not_a_path(tmp_path: Path) -> None:
+    import pandas as pd
+
+    frame = pd.DataFrame({"id_acc": [0.1, 0.2], "ood_acc": [0.2, 0.3]})
+    with pytest.raises(ConfigError) as caught:
+        tailsplit.correlate(frame)
+    text = str(caught.value)
+    assert text.startswith("points=<pandas.DataFrame> is not a path") and "\n" not in text
+    with pytest.raises(ConfigError, match="^test=<pandas.DataFrame> is not a path"):
+        tailsplit.audit_overlap(frame, corpus=["c.txt"])
+
+
+def test_numpy_numbers_are_numbers(data: Path) -> None:
+    result = tailsplit.split(data, "random", text="hypothesis", seed=np.int64(3), dev_size=np.float64(0.2))
+    assert result.manifest["config"]["split"]["seed"] == 3 and type(result.manifest["config"]["split"]["seed"]) is int
+
+
+def test_a_misspelt_attribute_is_refused() -> None:
+    config = SplitConfig()
+    with pytest.raises(ConfigError, match="SplitConfig has no option 'balance_label'; did you mean balance_labels"):
+        config.balance_label = True  # type: ignore[attr-defined]
+    config.balance_labels = True
+    assert config.balance_labels is True
+
+
+WRONG_VALUES = st.sampled_from(
+    ["no", "", "abc", 1, 0, 2.5, math.nan, math.inf, -1, 10**30, True, None, [], ["x"], {"a": 1}, object()]
+)
+KEYWORDS = ["seed", "dev_size", "test_size", "reverse", "balance_labels", "overwrite", "null_splits", "label",
+            "group", "length_buckets", "format", "analysis_text"]  # fmt: skip
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=st.sampled_from(KEYWORDS), value=WRONG_VALUES)
+def test_any_wrong_keyword_value_is_one_line_naming_it_with_nothing_written(
+    tmp_path: Path, name: str, value: Any
+) -> None:
+    """A value of the wrong type is refused first, naming the keyword in Python's spelling; a
+    value of the right type either works or is refused in one line; nothing is written either way."""
+    from tailsplit.config.values import value_has_type
+    from tailsplit.pipeline.calls import SECTION_OF, TYPE_OF
+
+    assert name in SECTION_OF
+    data = write_jsonl(tmp_path / "d.jsonl", nli_pairs(30))
+    out = Path(tempfile.mkdtemp(dir=tmp_path)) / "out"  # a new folder for each drawn case
+    try:
+        tailsplit.split(data, "random", text="hypothesis", analyze=False, out=out, **{name: value})
+    except TailsplitError as exc:
+        message = str(exc)
+        assert "\n" not in message and len(message) < 400, message
+        assert "--" not in message, message  # keywords, never flags, in Python
+        if not value_has_type(value, TYPE_OF[name]):
+            assert message.startswith(f"{name}="), message
+        assert not out.exists()
+    else:
+        assert value_has_type(value, TYPE_OF[name]), (name, value)
+
+
+PATH_VALUES = st.sampled_from([3, 2.5, None, True, {"a": 1}, object(), b"bytes"])
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    call=st.sampled_from(["correlate", "audit_overlap", "evaluate", "similarity", "ood_rank", "analyze", "export_hf"]),
+    value=PATH_VALUES,
+)
+def test_any_wrong_positional_path_is_one_line_naming_it(tmp_path: Path, call: str, value: Any) -> None:
+    calls = {
+        "correlate": lambda: tailsplit.correlate(value),
+        "audit_overlap": lambda: tailsplit.audit_overlap(value, corpus=["c.txt"]),
+        "evaluate": lambda: tailsplit.evaluate(value),
+        "similarity": lambda: tailsplit.similarity(value),
+        "ood_rank": lambda: tailsplit.ood_rank(value, "c.csv"),
+        "analyze": lambda: tailsplit.analyze(value),
+        "export_hf": lambda: tailsplit.export_hf(value, tmp_path / "hf"),
+    }
+    with pytest.raises(ConfigError) as caught:
+        calls[call]()
+    message = str(caught.value)
+    assert "is not a path" in message and "\n" not in message, message
+    assert not (tmp_path / "hf").exists()
