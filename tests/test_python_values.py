@@ -159,3 +159,96 @@ def test_any_wrong_positional_path_is_one_line_naming_it(tmp_path: Path, call: s
     message = str(caught.value)
     assert "is not a path" in message and "\n" not in message, message
     assert not (tmp_path / "hf").exists()
+
+
+def _public_calls() -> dict[str, tuple[Any, type | None, tuple[str, ...]]]:
+    """Each public command function: (a call with placeholder inputs, its config class —
+    ``None`` for the run's four sections — and the fields its positional arguments set)."""
+    from tailsplit import config as c
+
+    return {
+        "likelihood_split": (lambda **kw: tailsplit.likelihood_split("d.jsonl", **kw), None, ()),
+        "split": (lambda **kw: tailsplit.split("d.jsonl", "random", **kw), None, ("splitter",)),
+        "score": (lambda **kw: tailsplit.score("d.jsonl", **kw), c.ScoringConfig, ()),
+        "analyze": (lambda **kw: tailsplit.analyze("s", **kw), c.AnalyzeConfig, ("split_dir", "compare")),
+        "evaluate": (lambda **kw: tailsplit.evaluate("s", **kw), c.EvaluateConfig, ("split_dirs",)),
+        "audit_overlap": (lambda **kw: tailsplit.audit_overlap("t.jsonl", **kw), c.OverlapConfig, ("test",)),
+        "similarity": (lambda **kw: tailsplit.similarity("a.jsonl", **kw), c.SimilarityConfig, ("datasets",)),
+        "ood_rank": (lambda **kw: tailsplit.ood_rank("i.jsonl", "c.csv", **kw), c.OodRankConfig, ("id", "candidates")),
+        "correlate": (lambda **kw: tailsplit.correlate("p.csv", **kw), c.CorrelateConfig, ("points",)),
+        "curve": (lambda **kw: tailsplit.curve("i.jsonl", "o.jsonl", **kw), c.CurveConfig, ("id", "ood")),
+        "export_hf": (lambda **kw: tailsplit.export_hf("s", "hf", **kw), c.HfExportConfig, ("split_dir", "out")),
+        "export_lm_eval": (
+            lambda **kw: tailsplit.export_lm_eval("s", "lm", **kw),
+            c.LmEvalExportConfig,
+            ("split_dir", "out"),
+        ),
+    }
+
+
+CALLS = _public_calls()
+HOSTILE = st.sampled_from(
+    ["no", "abc", 1, 2.5, math.nan, -(10**40), 10**40, True, ["x", 1], {"a": 1}, object(), b"x", ("a", "b")]
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(call=st.sampled_from(sorted(CALLS)), data=st.data())
+def test_every_public_call_refuses_a_keyword_of_the_wrong_type_by_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, call: str, data: Any
+) -> None:
+    """For every public function, a keyword given a value its declared type does not take
+    (a string for a list, a truthy non-bool, a number for text, a huge or NaN number where text
+    goes, an object) is refused in one line that starts with the keyword — before any input
+    is read, so placeholder paths suffice — and nothing is written."""
+    import dataclasses
+
+    from tailsplit.config.declare import field_types
+    from tailsplit.config.values import value_has_type
+    from tailsplit.pipeline.calls import TYPE_OF
+
+    monkeypatch.chdir(tmp_path)
+    function, cls, given_fields = CALLS[call]
+    hints = TYPE_OF if cls is None else field_types(cls)
+    names = sorted(n for n in hints if n not in given_fields and n not in ("paths", "dataset"))
+    if cls is not None:
+        names = [n for n in names if n in {f.name for f in dataclasses.fields(cls)}]
+    name = data.draw(st.sampled_from(names), label="keyword")
+    value = data.draw(HOSTILE, label="value")
+    hint = hints[name]
+    if value_has_type(value, hint) or (isinstance(value, str) and "list" in str(hint)):
+        return  # a value of the right type (or one item of a list option): the inputs decide
+    with pytest.raises(ConfigError) as caught:
+        function(**{name: value})
+    message = str(caught.value)
+    assert message.startswith(f"{name}=") and "\n" not in message and len(message) < 300, message
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("call", sorted(CALLS))
+def test_every_keyword_of_every_public_call_refuses_every_wrong_type(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, call: str
+) -> None:
+    """The draws above, made exhaustively: every keyword of the call against every hostile value
+    its type does not take."""
+    import dataclasses
+
+    from tailsplit.config.declare import field_types
+    from tailsplit.config.values import value_has_type
+    from tailsplit.pipeline.calls import TYPE_OF
+
+    monkeypatch.chdir(tmp_path)
+    function, cls, given_fields = CALLS[call]
+    hints = TYPE_OF if cls is None else field_types(cls)
+    fields = set(hints) if cls is None else {f.name for f in dataclasses.fields(cls)}
+    values = ["no", "abc", 1, 2.5, math.nan, 10**40, True, ["x", 1], {"a": 1}, object(), b"x", ("a", "b")]
+    checked = 0
+    for name in sorted(fields - set(given_fields) - {"paths", "dataset", "table"}):
+        for value in values:
+            if value_has_type(value, hints[name]) or (isinstance(value, str) and "list" in str(hints[name])):
+                continue
+            with pytest.raises(ConfigError) as caught:
+                function(**{name: value})
+            assert str(caught.value).startswith(f"{name}="), (name, value, str(caught.value))
+            checked += 1
+    assert checked >= 10 and list(tmp_path.iterdir()) == []
