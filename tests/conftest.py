@@ -411,3 +411,17 @@ def assert_same_output(python: Path, cli: Path) -> None:
         rb"^- command: `tailsplit [^\n]*\n|<tr><th>command</th><td><code>tailsplit .*?</code></td></tr>", re.M
     )
     assert python.read_bytes() == typed.sub(b"", cli.read_bytes()), cli.name
+
+
+def snli_requests(n: int, unprompted: int) -> list[ScoreRequest]:
+    """The first ``n`` pairs of the bundled SNLI sample under the ``snli`` prompt, and the first
+    ``unprompted`` of them again without a prompt: plans then hold packed (shared-prefix) and
+    padded batches both."""
+    from tailsplit.core import FieldMap
+    from tailsplit.io import load_examples
+    from tailsplit.prompts import BUILTIN_TEMPLATES
+    from tailsplit.scoring.driver import build_requests
+
+    dataset = load_examples(SAMPLE, FieldMap(text="hypothesis", context="premise", label="label")).subset(range(n))
+    prompted = build_requests(dataset, BUILTIN_TEMPLATES["snli"])
+    return prompted + [ScoreRequest("", r.prompt + r.query) for r in prompted[:unprompted]]

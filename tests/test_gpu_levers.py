@@ -15,16 +15,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SAMPLE, score_all
+from conftest import score_all, snli_requests
 
-from tailsplit.core import FieldMap
 from tailsplit.errors import ConfigError, ScoringError
-from tailsplit.io import load_examples
-from tailsplit.prompts import BUILTIN_TEMPLATES
 from tailsplit.scoring import memory
 from tailsplit.scoring.base import Batch, ScoreRequest
 from tailsplit.scoring.batching import Encoded
-from tailsplit.scoring.driver import build_requests
 
 pytestmark = [pytest.mark.slow, pytest.mark.gpu]
 torch = pytest.importorskip("torch")
@@ -33,9 +29,7 @@ HFScorer = pytest.importorskip("tailsplit.scoring.hf").HFScorer
 
 @pytest.fixture(scope="module")
 def requests_60() -> list[ScoreRequest]:
-    dataset = load_examples(SAMPLE, FieldMap(text="hypothesis", context="premise", label="label")).subset(range(45))
-    prompted = build_requests(dataset, BUILTIN_TEMPLATES["snli"])
-    return prompted + [ScoreRequest("", r.prompt + r.query) for r in prompted[:15]]  # packed and padded batches
+    return snli_requests(45, 15)  # packed and padded batches
 
 
 def scorer_of(folder: Path, tmp_path: Path, **kwargs: object) -> HFScorer:
@@ -115,7 +109,7 @@ def test_a_batch_out_of_memory_is_scored_in_halves_with_the_same_scores(
     seen: list[int] = []
     failed: list[weakref.ref] = []
 
-    def small_card(layout, model, mixed=False):
+    def small_card(layout, model, mixed=False, segments=None):
         # a failed pass's tensors (held by its exception's frames) are freed before the halves run
         assert all(ref() is None for ref in failed), "the halves ran while the failed pass's memory was held"
         seen.append(len(layout.n_tokens))
@@ -123,7 +117,7 @@ def test_a_batch_out_of_memory_is_scored_in_halves_with_the_same_scores(
             activations = torch.empty(1024)
             failed.append(weakref.ref(activations))
             raise torch.OutOfMemoryError("CUDA out of memory (simulated)")
-        return forward(layout, model, mixed)
+        return forward(layout, model, mixed, segments)
 
     halved.layout_logprobs = small_card
     assert np.max(np.abs(score_all(halved, requests_60) - expected)) < 1e-4

@@ -73,7 +73,7 @@ def variant(base: HFScorer, **kwargs: object) -> HFScorer:
 
 def reference_logprob(scorer: HFScorer, request: ScoreRequest) -> tuple[float, int]:
     """Full forward pass of one sequence, full log-softmax: the textbook computation."""
-    (encoded,) = scorer.encode([request])
+    (encoded,) = scorer.planner().encode([request])
     with torch.inference_mode():
         logits = scorer.transformers_model()(input_ids=torch.tensor([encoded.ids])).logits[0].double()
     logprobs = torch.log_softmax(logits, -1)
@@ -149,11 +149,11 @@ def test_bfloat16_weights_project_through_one_cached_float32_head(scorer, reques
 def test_only_the_query_tokens_are_scored(scorer: HFScorer) -> None:
     tokenizer = scorer.tokenizer.backend_tokenizer
     plain = ScoreRequest("", "A man is sleeping on a bench.")
-    (encoded,) = scorer.encode([plain])
+    (encoded,) = scorer.planner().encode([plain])
     assert encoded.ids[0] == scorer.tokenizer.bos_token_id and encoded.first == 1
     assert len(encoded.ids) - encoded.first == len(tokenizer.encode(plain.query, add_special_tokens=False).ids)
     prompted = ScoreRequest("write a database question: ", "How many heads are older than 56?")
-    (encoded,) = scorer.encode([prompted])
+    (encoded,) = scorer.planner().encode([prompted])
     # the prompt's trailing space merges into the query's first token, which is scored
     first_token = tokenizer.decode([encoded.ids[encoded.first]])
     assert first_token == " How"
@@ -161,7 +161,7 @@ def test_only_the_query_tokens_are_scored(scorer: HFScorer) -> None:
     # a space the tokenizer keeps apart from the query (before a digit) is scored all the same,
     # as lm-eval scores the whitespace that ends its context
     digits = ScoreRequest("This hypothesis is entailed: ", "2 Men are making a pool.")
-    (encoded,) = scorer.encode([digits])
+    (encoded,) = scorer.planner().encode([digits])
     assert tokenizer.decode([encoded.ids[encoded.first]]) == " "
     assert tokenizer.decode(encoded.ids[encoded.first :]) == " 2 Men are making a pool."
     assert tokenizer.decode(encoded.ids[: encoded.first]).endswith("entailed:")
@@ -170,15 +170,15 @@ def test_only_the_query_tokens_are_scored(scorer: HFScorer) -> None:
 def test_start_token_policies_and_the_scored_end_token(scorer: HFScorer, requests_100) -> None:
     plain = ScoreRequest("", "A man is sleeping on a bench.")
     ids = {
-        policy: variant(scorer, start_token=policy).encode([plain])[0].ids[0]
+        policy: variant(scorer, start_token=policy).planner().encode([plain])[0].ids[0]
         for policy in ("bos", "eos", "<|endoftext|>")
     }
     assert ids == {"bos": 1, "eos": 2, "<|endoftext|>": 0}  # <|im_start|>, <|im_end|>, <|endoftext|>
     with pytest.raises(ConfigError, match="not a token"):
-        variant(scorer, start_token="<|no such token|>").encode([plain])
-    assert variant(scorer, score_eos=True, end_token="<|endoftext|>").encode([plain])[0].ids[-1] == 0
+        variant(scorer, start_token="<|no such token|>").planner().encode([plain])
+    assert variant(scorer, score_eos=True, end_token="<|endoftext|>").planner().encode([plain])[0].ids[-1] == 0
     with_eos = variant(scorer, score_eos=True)
-    (encoded,) = with_eos.encode([plain])
+    (encoded,) = with_eos.planner().encode([plain])
     assert encoded.ids[-1] == scorer.tokenizer.eos_token_id
     base, base_n = score_all(scorer, requests_100[:8])
     total, n = score_all(with_eos, requests_100[:8])

@@ -15,6 +15,7 @@ MODULES = sorted(SOURCE.rglob("*.py"))
 DEFERRED = {
     ("scoring/hf.py", "tailsplit.scoring.llama"): "torch",
     ("scoring/head.py", "tailsplit.scoring.llama"): "torch",
+    ("scoring/hf.py", "tailsplit.scoring.varlen"): "torch",
 }
 
 

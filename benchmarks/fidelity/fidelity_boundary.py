@@ -89,7 +89,7 @@ def _space_cost(scorer: HFScorer, requests: list) -> str:
     costs = []
     model = scorer.transformers_model()
     for request in requests:
-        (encoded,) = scorer.encode([request])
+        (encoded,) = scorer.planner().encode([request])
         backend = scorer.tokenizer.backend_tokenizer
         encoding = backend.encode(request.prompt + request.query, add_special_tokens=False)
         old_first = _first_token_after(encoding, len(request.prompt)) + 1

@@ -23,23 +23,26 @@ mkdir -p "$out"
 source benchmarks/gpu/gpu_setup.sh
 
 if [ "${SMOKE:-0}" = 1 ]; then
-  limits=(900 600 600 600 600)
+  limits=(900 600 600 600 600 600)
   gpu() { python3 -m benchmarks.speed.bench_gpu --tokenizer "$tokenizer" "${@:3}" --smoke --shape tiny --pairs 300 --check-pairs 20 \
             --warmup-pairs 20 --reference-pairs 40 --json "$out/$1"; }
   planning() { python3 -m benchmarks.speed.bench_planning --tokenizer "$tokenizer" --pairs 3000 --repeats 1 --json "$out/$1"; }
   echo "smoke, 0 MiB, none, 0 MHz" > "$out/gpu.csv"
 else
-  limits=(110 110 100 100 45)
+  limits=(100 200 80 90 80 45)
   nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv,noheader | tee "$out/gpu.csv" || true
   gpu() { python3 -m benchmarks.speed.bench_gpu --tokenizer "$tokenizer" --shape "$2" "${@:3}" --json "$out/$1"; }
   planning() { python3 -m benchmarks.speed.bench_planning --tokenizer "$tokenizer" --pairs 570000 --repeats 1 --json "$out/$1"; }
 fi
 export -f gpu planning
 export tokenizer out
-# eager native: measured faster than transformers' model and than compiled (H200); each run
-# also times its planned batches scored alone (MFU while scoring)
-fastest=(--variants native --numerics-variants native --skip-reference --skip-unshared --scoring-alone)
-
+# eager native (measured faster than transformers' model and than whole-model compiling on the
+# H200) against the levers (--fused, --attention varlen); each run also times its planned
+# batches scored alone (MFU while scoring) and checks every variant's numerics
+fastest=(--variants native native-all --numerics-variants native native-all --skip-reference --skip-unshared
+         --scoring-alone)
+levers=(--variants native-fused native-fused-varlen --numerics-variants native-fused native-fused-varlen
+        --skip-reference --skip-unshared)
 status=0
 # gpu FILE SHAPE [OPTION...] runs bench_gpu.py (the smoke run ignores SHAPE); planning FILE runs bench_planning.py
 step() {  # step LIMIT_S NAME COMMAND...: run with a time limit, log it, remember a failure
@@ -55,22 +58,28 @@ step() {  # step LIMIT_S NAME COMMAND...: run with a time limit, log it, remembe
 #    tokenizer); their report becomes gpu_<card>_tests.json
 step "${limits[0]}" tests env TAILSPLIT_TEST_TOKENIZER="$tokenizer" python3 -m pytest -q -p no:cacheprovider -m gpu \
   --device "$device" --junitxml "$out/gpu_tests.xml" -W ignore tests/test_gpu_device.py tests/test_gpu_levers.py \
+  tests/test_fused_regions.py tests/test_varlen_attention.py \
   tests/test_language_model.py
 python3 -m benchmarks.gpu.junit_results "$out/gpu_tests.xml" "$out/gpu.csv" --json "$out/gpu_${card}_tests.json" || status=1
-# 1. the 302M shape's MFU (goal: >= 35% end to end), 200,000 pairs (its numerics are measured:
-#    a few pairs here)
-step "${limits[1]}" gpt2-medium gpu "gpu_${card}_gpt2_medium.json" gpt2-medium --pairs 200000 "${fastest[@]}" --check-pairs 20
-# 2. a 1B shape, measured and reported (100,000 pairs)
-step "${limits[2]}" 1b gpu "gpu_${card}_1b.json" 1b --pairs 100000 "${fastest[@]}" --check-pairs 20 --warmup-pairs 1000
-# 3. the bundled shape on 570,000 pairs (goal: <= 15 s end to end): end to end, the batches
-#    alone, a profile of two batches from the middle of a plan
-step "${limits[3]}" bundled gpu "gpu_${card}_native.json" bundled --pairs 570000 "${fastest[@]}" --check-pairs 20 \
+# 1. the bundled shape on 570,000 pairs, today's eager native model against every lever
+#    (--fused, --attention varlen, --planner process; goal: <= 12 s end to end, element-wise
+#    kernels <= 25% of kernel time): end to end, the batches alone, a profile of batches from the
+#    middle of a plan (of the faster)
+step "${limits[1]}" bundled gpu "gpu_${card}_native.json" bundled --pairs 570000 "${fastest[@]}" --check-pairs 20 \
   --warmup-pairs 2000 --profile-batches 3
-# 4. tokenising and planning alone on the GPU machine's cores (goal: <= 4 s), when asked for
+# 2. each lever's share, at the bundled shape on 200,000 pairs: fused regions alone, then with
+#    variable-length attention (the planner's share is step 1's difference)
+step "${limits[2]}" levers gpu "gpu_${card}_levers.json" bundled --pairs 200000 "${levers[@]}" --check-pairs 20 \
+  --warmup-pairs 2000
+# 3. the 302M shape's MFU (goal: >= 35% end to end), 100,000 pairs per variant
+step "${limits[3]}" gpt2-medium gpu "gpu_${card}_gpt2_medium.json" gpt2-medium --pairs 100000 "${fastest[@]}" --check-pairs 20
+# 4. a 1B shape (goal: >= 45% end to end), 50,000 pairs per variant
+step "${limits[4]}" 1b gpu "gpu_${card}_1b.json" 1b --pairs 50000 "${fastest[@]}" --check-pairs 20 --warmup-pairs 1000
+# 5. tokenising and planning alone on the GPU machine's cores (goal: <= 4 s), when asked for
 if [ "${PLANNING:-0}" = 1 ] || [ "${SMOKE:-0}" = 1 ]; then
-  step "${limits[4]}" planning planning "planning_${card}_host.json"
+  step "${limits[5]}" planning planning "planning_${card}_host.json"
 fi
-# 5. the compiled native model at the bundled shape, when asked for
+# 6. the compiled native model at the bundled shape, when asked for
 if [ "${COMPILED:-0}" = 1 ]; then
   step 200 compiled gpu "gpu_${card}_bundled_compiled.json" bundled --pairs 570000 --variants native-compiled \
     --skip-reference --skip-unshared --check-pairs 20 --numerics-variants native

@@ -15,9 +15,15 @@ The ``--variants`` (each in ``--dtype``, bf16 by default):
 
 - ``transformers``: today's GPU default — transformers' model, eager;
 - ``native``: tailsplit's Llama on the GPU (fused QKV and gate/up products), eager;
-- ``native-compiled``: the same through ``torch.compile`` (``--compile``).
+- ``native-compiled``: the same through ``torch.compile`` (``--compile``);
+- ``native-fused``: the native model with its element-wise regions compiled (``--fused``:
+  residual add + RMSNorm, rotary, SiLU·up, one kernel each on flat token tensors);
+- ``native-fused-varlen``: the same on unpadded batches, attention by segments through
+  variable-length flash attention (``--fused --attention varlen``);
+- ``native-all``: every lever — and tokenising and planning in a child process, streamed to
+  the scorer chunk by chunk (``--fused --attention varlen --planner process``).
 
-All three run the head as a half-precision product with float32 output at scored positions,
+All of them run the head as a half-precision product with float32 output at scored positions,
 the GPU log-softmax kernel, one host-to-device copy per batch, a pinned device-to-host copy
 waited on by event, and the memory-sized batch budget (``--batch-tokens`` fixes it).
 
@@ -88,6 +94,9 @@ VARIANTS = {
     "transformers": {"implementation": "transformers"},
     "native": {"implementation": "native"},
     "native-compiled": {"implementation": "native", "torch_compile": True},
+    "native-fused": {"implementation": "native", "fused": True},
+    "native-fused-varlen": {"implementation": "native", "fused": True, "attention": "varlen"},
+    "native-all": {"implementation": "native", "fused": True, "attention": "varlen", "planner": "process"},
 }
 
 

@@ -48,7 +48,7 @@ from tailsplit.scoring.batching import (
     plan_batches,
     split_long_groups,
 )
-from tailsplit.scoring.encoding import TokenRules, encode_requests
+from tailsplit.scoring.encoding import TokenRules, encode_requests, start_id
 from tailsplit.scoring.hf import HFScorer
 
 BATCH_TOKENS, MAX_ROWS = 32768, 8192  # the GPU defaults where planning has no GPU
@@ -180,7 +180,12 @@ def main() -> None:
         build_model_folder(args.tokenizer, Path(model), 0, "tiny")
     scorer = HFScorer(model, device="cpu", batch_tokens=BATCH_TOKENS, max_batch_size=MAX_ROWS)
     backend = scorer.tokenizer.backend_tokenizer
-    rules = TokenRules(scorer._start_token_id(), None, scorer.context_limit(), scorer.truncation)
+    rules = TokenRules(
+        start_id(scorer.tokenizer, scorer.start_token, scorer.model_spec),
+        None,
+        scorer.context_limit(),
+        scorer.truncation,
+    )
     if args.tokenizer:
         shutil.rmtree(model)  # the tokenizer and the rules are read: the stand-in model is done with
     requests = synthetic_requests(DEFAULT_DATA, args.pairs, seed=0)

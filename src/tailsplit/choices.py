@@ -18,6 +18,11 @@ SHARE_PREFIX = ("auto", "always", "never")
 # device and weight type); "auto": native on a CPU for a plain Llama checkpoint with float32
 # weights (or when torch_compile asks for it), else transformers.
 IMPLEMENTATIONS = ("auto", "native", "transformers")
+ATTENTIONS = ("dense", "varlen")
+PLANNERS = (
+    "inline",
+    "process",
+)  # where a scorer tokenises and plans: in its own process, or a child beside it  # attention of a batch: dense masks over padded rows, or unpadded segments
 # "mixed-*": float32 weights, residual stream, norms and vocabulary projection; the layers'
 # matrix products in the named type (torch.autocast).
 DTYPES = ("float32", "bfloat16", "float16", "mixed-bfloat16", "mixed-float16")

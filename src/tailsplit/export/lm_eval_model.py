@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tailsplit.scoring.hf import SCORER_VERSION
+from tailsplit.scoring.hf_options import SCORER_VERSION
 from tailsplit.scoring.models import BUNDLED
 
 EXACT_DTYPES = ("float32", "bfloat16", "float16")

@@ -7,9 +7,10 @@ run) and committed to the cache before the next one starts.
 
 from __future__ import annotations
 
+import collections
 import json
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,11 +87,13 @@ def score_requests(
     ``engine`` (e.g. :class:`tailsplit.scoring.distributed.RayScoringEngine`) scores the
     planned batches elsewhere; by default they are scored here, one ahead in flight."""
     started = time.perf_counter()
-    namespace = scorer_key(scorer)
     unique: dict[ScoreRequest, int] = {}
     position = np.array([unique.setdefault(r, len(unique)) for r in requests], dtype=np.int64)
     unique_requests = list(unique)
-    keys = [sha256_text(namespace, r.prompt, r.query) for r in unique_requests]
+    keys: list[str] = []
+    if cache is not None or engine is not None:  # no key is hashed for a run that caches nothing
+        namespace = scorer_key(scorer)
+        keys = [sha256_text(namespace, r.prompt, r.query) for r in unique_requests]
     cached = cache.get_many(keys) if cache is not None else {}
 
     total = np.full(len(unique_requests), np.nan)
@@ -100,13 +103,21 @@ def score_requests(
         if key in cached:
             total[i], counts[i], cut[i] = cached[key]
 
-    todo = [b for b in scorer.plan(unique_requests) if not all(keys[i] in cached for i in b.indices)]
-    logger.debug(
-        "%d requests, %d unique, %d cached; %d batches to score (%d tokens)",
-        len(requests), len(unique_requests), len(cached), len(todo), sum(b.n_tokens for b in todo),
-    )  # fmt: skip
-    scored = engine.score(todo, scorer, keys) if engine is not None and todo else _scores_in_order(scorer, todo)
-    scored_tokens = _run_batches(todo, scored, cache, keys, (total, counts, cut), progress)
+    streamed = getattr(scorer, "planner_kind", "inline") == "process" and engine is None
+    planned = scorer.planned(unique_requests) if streamed else scorer.plan(unique_requests)  # type: ignore[attr-defined]
+    todo: Any = (b for b in planned if not cached or not all(keys[i] in cached for i in b.indices))
+    if streamed:
+        pairs = _paired(scorer, todo)
+    else:
+        todo = list(todo)
+        logger.debug(
+            "%d requests, %d unique, %d cached; %d batches to score (%d tokens)",
+            len(requests), len(unique_requests), len(cached), len(todo), sum(b.n_tokens for b in todo),
+        )  # fmt: skip
+        scored = engine.score(todo, scorer, keys) if engine is not None and todo else _scores_in_order(scorer, todo)
+        pairs = zip(todo, scored)
+    known = None if streamed else sum(b.n_tokens for b in todo)
+    scored_tokens, n_batches = _run_batches(pairs, known, cache, keys, (total, counts, cut), progress)
     bad = np.flatnonzero(~np.isfinite(total))
     if len(bad):
         first = unique_requests[int(bad[0])]
@@ -118,7 +129,7 @@ def score_requests(
         n_requests=len(requests),
         n_unique=len(unique_requests),
         n_cached=len(cached),
-        n_scored_batches=len(todo),
+        n_scored_batches=n_batches,
         n_tokens_scored=scored_tokens,
         seconds=round(time.perf_counter() - started, 3),
     )
@@ -126,17 +137,20 @@ def score_requests(
 
 
 def _run_batches(
-    batches: list[Batch],
-    scored: Iterator[BatchScores],
+    pairs: Iterable[tuple[Batch, BatchScores]],
+    known: int | None,
     cache: ScoreCache | None,
     keys: list[str],
     columns: tuple[np.ndarray, np.ndarray, np.ndarray],
     progress: bool,
-) -> int:
+) -> tuple[int, int]:
+    """Each batch's scores into ``columns`` (and the cache) as they come: (tokens, batches).
+    ``known``: the tokens to score, or ``None`` when the plan streams from a planning process
+    (the progress then counts without a total)."""
     total, counts, cut = columns
-    n_tokens = sum(b.n_tokens for b in batches)
-    with ProgressBar(progress, n_tokens, "scoring", "tokens") as advance:
-        for batch, scores in zip(batches, scored):
+    n_tokens, n_batches = 0, 0
+    with ProgressBar(progress, known, "scoring", "tokens") as advance:
+        for batch, scores in pairs:
             total[batch.indices] = scores.logprob_sum
             counts[batch.indices] = scores.n_tokens
             cut[batch.indices] = scores.truncated
@@ -145,10 +159,25 @@ def _run_batches(
                     zip((keys[i] for i in batch.indices), scores.logprob_sum, scores.n_tokens, scores.truncated)
                 )
             advance(batch.n_tokens)
-    return n_tokens
+            n_tokens, n_batches = n_tokens + batch.n_tokens, n_batches + 1
+    return n_tokens, n_batches
 
 
-def _scores_in_order(scorer: Scorer, batches: list[Batch]) -> Iterator[BatchScores]:
+def _paired(scorer: Scorer, batches: Iterator[Batch]) -> Iterator[tuple[Batch, BatchScores]]:
+    """(batch, its scores) of a stream of batches: the scorer pulls each batch (one ahead in
+    flight), and each is remembered until its scores come back."""
+    pending: collections.deque[Batch] = collections.deque()
+
+    def pulled() -> Iterator[Batch]:
+        for batch in batches:
+            pending.append(batch)
+            yield batch
+
+    for scores in _scores_in_order(scorer, pulled()):
+        yield pending.popleft(), scores
+
+
+def _scores_in_order(scorer: Scorer, batches: Iterable[Batch]) -> Iterator[BatchScores]:
     """The scorer's own pipelined ``score_batches`` when it has one, else batch by batch."""
     pipelined = getattr(scorer, "score_batches", None)
     if pipelined is not None:

@@ -14,7 +14,9 @@ log p(target) is ``logit − logsumexp``: on a CPU with the operations of ``torc
 in its order (so the numbers are the same to the bit), its shifted exponentials written over
 the logits, which go into a buffer the head keeps: a chunk's float32 logits are up to 128 MiB,
 and before, each chunk allocated them and logsumexp a second tensor of their size; on a GPU
-with one fused log-softmax kernel (``cross_entropy``) instead of logsumexp's chain of kernels.
+with one fused log-softmax kernel (``cross_entropy``) instead of logsumexp's chain of kernels,
+or — with ``--fused`` — one compiled pass of log-sum-exp and gather that writes no log-softmax
+(:func:`tailsplit.scoring.fused.target_logprobs`).
 A head that is being trained (gradients on) allocates as before. Where the model runs its
 products through oneDNN (``matmul == "onednn"``, :mod:`.llama`), so does the projection: on
 the CPU that was measured, oneDNN's product into a new tensor beat MKL's into the kept buffer.
@@ -48,6 +50,7 @@ class VocabularyHead:
         budget = PROJECTION_ELEMENTS[device_kind]
         chunk = max(1, budget // head.weight.shape[0])
         in_place = device_kind == "cpu" and not torch.is_grad_enabled()
+        regions = getattr(getattr(model, "body", None), "regions", None)  # the native model's (--fused)
         onednn = in_place and getattr(model, "matmul", None) == "onednn" and head.weight.dtype == torch.float32
         if onednn:  # the model's own products' kernel, into a new tensor per chunk
             from tailsplit.scoring.llama import onednn_linear
@@ -63,7 +66,9 @@ class VocabularyHead:
                     logits.div_(softcap).tanh_().mul_(softcap) if in_place else torch.tanh(logits / softcap) * softcap
                 )
             chunk_targets = targets[start : start + chunk]
-            if device_kind == "gpu":
+            if device_kind == "gpu" and regions is not None and regions.fused:
+                pieces.append(regions.target_logprobs(logits, chunk_targets))  # one pass (:mod:`.fused`)
+            elif device_kind == "gpu":
                 pieces.append(-torch.nn.functional.cross_entropy(logits, chunk_targets, reduction="none"))
             else:
                 picked = logits.gather(1, chunk_targets[:, None])[:, 0]

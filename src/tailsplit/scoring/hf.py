@@ -54,10 +54,14 @@ from tailsplit.choices import BATCH_TOKENS, MAX_BATCH_ROWS
 from tailsplit.errors import ConfigError, ScoringError
 from tailsplit.log import logger
 from tailsplit.scoring.base import Batch, BatchScores, ScoreRequest
-from tailsplit.scoring.batching import Encoded, plan_batches
-from tailsplit.scoring.encoding import TokenRules, encode_requests, end_id, start_id
+from tailsplit.scoring.batching import Encoded
+from tailsplit.scoring.encoding import TokenRules, end_id, start_id
 from tailsplit.scoring.head import PROJECTION_ELEMENTS, VocabularyHead
-from tailsplit.scoring.hf_options import check_options, warn_if_bfloat16_is_emulated
+from tailsplit.scoring.hf_options import (
+    check_options,
+    scorer_identity,
+    warn_if_bfloat16_is_emulated,
+)
 from tailsplit.scoring.layout import (
     BatchLayout,
     packed_attention_mask,
@@ -74,9 +78,10 @@ from tailsplit.scoring.models import (
     model_config,
     resolve_model,
 )
+from tailsplit.scoring.planner import Planner, planned_in_process
+from tailsplit.scoring.segments import flat_layout
 from tailsplit.scoring.transfer import HostCopy, to_device
 
-SCORER_VERSION = "hf-causal-lm/2"  # 2: the prompt's trailing whitespace is scored with the query
 START_TOKENS = ("bos", "eos", "none")  # or a literal token of the vocabulary
 
 
@@ -93,7 +98,8 @@ class HFScorer:
     on the bundled model, per-example error against float32 drops from 0.58 nats (pure
     bfloat16) to 0.25 (mixed bfloat16) and 0.046 (mixed float16). ``implementation`` picks
     tailsplit's native Llama or transformers' model (``auto``: native on a CPU with float32
-    weights); ``torch_compile`` runs the native model's layers through ``torch.compile``.
+    weights); ``torch_compile`` runs the native model's layers through ``torch.compile``;
+    ``fused`` compiles only their element-wise regions (:mod:`.fused`).
     """
 
     def __init__(
@@ -114,12 +120,17 @@ class HFScorer:
         head_dtype: str = "float32",
         implementation: str = "auto",
         torch_compile: bool = False,
+        fused: bool = False,
+        attention: str = "dense",
+        planner: str = "inline",
         cache_dir: str | Path | None = None,
     ) -> None:
         check_options(
             start_token=start_token, score_eos=score_eos, end_token=end_token, truncation=truncation,
             padding_side=padding_side, share_prefix=share_prefix, head_dtype=head_dtype, dtype=dtype,
-            implementation=implementation, torch_compile=torch_compile, device=device, batch_tokens=batch_tokens,
+            implementation=implementation, torch_compile=torch_compile, fused=fused, attention=attention,
+            planner=planner, device=device,
+            batch_tokens=batch_tokens,
             max_batch_size=max_batch_size, max_tokens=max_tokens,
         )  # fmt: skip
         self.model_spec = model
@@ -137,6 +148,9 @@ class HFScorer:
         self.head_dtype = head_dtype
         self.implementation = implementation
         self.torch_compile = torch_compile
+        self.fused = fused
+        self.attention = attention
+        self.planner_kind = planner
         self.head = VocabularyHead(head_dtype)
         self.cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
         self._source: ModelSource | None = None
@@ -153,7 +167,8 @@ class HFScorer:
         """The keyword arguments that rebuild this scorer elsewhere (a Ray worker, a fold's
         fine-tuned copy): every parameter of the constructor, read from its attribute."""
         names = [name for name in inspect.signature(HFScorer.__init__).parameters if name != "self"]
-        params = {name: getattr(self, "model_spec" if name == "model" else name) for name in names}
+        attribute = {"model": "model_spec", "planner": "planner_kind"}
+        params = {name: getattr(self, attribute.get(name, name)) for name in names}
         params["cache_dir"] = str(self.cache_dir)
         return params
 
@@ -166,25 +181,7 @@ class HFScorer:
 
     def identity(self) -> dict[str, Any]:
         if self._identity is None:
-            self._identity = {
-                **self.source.identity(),
-                "scorer": SCORER_VERSION,
-                "dtype": self.dtype,
-                "start_token": self.start_token,
-                "max_tokens": self.context_limit(),
-                "truncation": self.truncation,
-            }
-            if self.dtype != "float32":
-                self._identity["head_dtype"] = self.head_dtype
-            if self.resolved_implementation() == "native":  # so caches made by transformers stay theirs
-                self._identity["implementation"] = "native"
-            if matmul := self.cpu_matmul():  # oneDNN's products sum in another order than MKL's
-                self._identity["matmul"] = matmul
-            if self.torch_compile:  # fused kernels round differently
-                self._identity["torch_compile"] = True
-            if self.score_eos:  # only when on, so caches made before the option stay valid
-                self._identity["score_eos"] = True
-                self._identity["end_token"] = self.end_token
+            self._identity = scorer_identity(self)
         return self._identity
 
     def context_limit(self) -> int:
@@ -229,6 +226,7 @@ class HFScorer:
                     device=self.resolved_device(),
                     compiled=self.torch_compile,
                     onednn=self.cpu_matmul() == "onednn",
+                    fused=self.fused,
                 ).eval()
             else:
                 self._model = self.transformers_model()
@@ -259,13 +257,14 @@ class HFScorer:
                 from tailsplit.scoring.llama import unsupported  # imports torch
 
                 reason = unsupported(self.folder)
-                asked = "implementation=native" if self.implementation == "native" else "torch_compile"
-                if reason is not None and (self.implementation == "native" or self.torch_compile):
-                    fix = "use auto" if self.implementation == "native" else "leave torch_compile off"
+                compiles = self.torch_compile or self.fused or self.attention != "dense"
+                asked = "implementation=native" if self.implementation == "native" else "--compile or --fused"
+                if reason is not None and (self.implementation == "native" or compiles):
+                    fix = "use auto" if self.implementation == "native" else "leave --compile and --fused off"
                     raise ConfigError(f"{asked} cannot run --model={self.model_spec!r}: {reason}; {fix}")
                 device, half = self.resolved_device(), self.dtype in ("bfloat16", "float16")
                 measured = (device == "cpu" and not half) or (device.startswith("cuda") and half)
-                if reason is None and (self.implementation == "native" or self.torch_compile or measured):
+                if reason is None and (self.implementation == "native" or compiles or measured):
                     self._implementation = "native"
         return self._implementation
 
@@ -288,23 +287,31 @@ class HFScorer:
     # -- planning -----------------------------------------------------------------------------
     def plan(self, requests: Sequence[ScoreRequest]) -> list[Batch]:
         """Tokenise every request, then plan length-sorted (and shared-prefix) batches."""
-        return plan_batches(
-            self.encode(requests),
-            batch_tokens=self.resolved_batch_tokens(),
-            max_rows=self.resolved_max_rows(),
-            share_prefix=self.share_prefix,
-        )
+        return self.planner().plan(requests)
+
+    def planned(self, requests: Sequence[ScoreRequest]) -> Iterable[Batch]:
+        """The batches to score: :meth:`plan` (``planner="inline"``), or the chunked plan made
+        in a child process and handed over chunk by chunk (``"process"``, :mod:`.planner`)."""
+        if self.planner_kind == "process":
+            return planned_in_process(self.planner(), requests)
+        return self.plan(requests)
 
     def encode(self, requests: Sequence[ScoreRequest]) -> list[Encoded]:
-        """Token ids (start token included) and the index of the first scored token of every
-        request (:mod:`tailsplit.scoring.encoding`)."""
+        """Every request tokenised as scoring tokenises it (:meth:`.Planner.encode`)."""
+        return self.planner().encode(requests)
+
+    def planner(self) -> Planner:
+        """What tokenising and planning need (picklable: a planning process gets it whole)."""
         rules = TokenRules(
             start_id(self.tokenizer, self.start_token, self.model_spec),
             end_id(self.tokenizer, self.end_token, self.model_spec) if self.score_eos else None,
             self.context_limit(),
             self.truncation,
         )
-        return encode_requests(self.tokenizer.backend_tokenizer, requests, rules)
+        return Planner(
+            self.tokenizer.backend_tokenizer, rules, self.resolved_batch_tokens(), self.resolved_max_rows(),
+            self.share_prefix,
+        )  # fmt: skip
 
     # -- scoring ------------------------------------------------------------------------------
     def score_batch(self, batch: Batch) -> BatchScores:
@@ -333,9 +340,13 @@ class HFScorer:
         model = self.model  # load (or, for a fine-tuned scorer, train) outside inference mode
         try:
             kind, payload = batch.payload
-            layout = padded_layout(payload, self.padding_side) if kind == "plain" else packed_layout(payload)
+            segments = None
+            if self.attention == "varlen":
+                layout, segments = flat_layout(kind, payload)
+            else:
+                layout = padded_layout(payload, self.padding_side) if kind == "plain" else packed_layout(payload)
             with torch.inference_mode():
-                return Launched([(layout, HostCopy(self.layout_logprobs(layout, model, mixed=True)))])
+                return Launched([(layout, HostCopy(self.layout_logprobs(layout, model, True, segments)))])
         except torch.OutOfMemoryError:
             pass
         parts = halves(batch)
@@ -366,14 +377,15 @@ class HFScorer:
         layout = padded_layout(rows, self.padding_side)
         return self.layout_logprobs(layout, self.model if model is None else model), layout.example_idx
 
-    def layout_logprobs(self, layout: BatchLayout, model: Any, mixed: bool = False) -> Any:
+    def layout_logprobs(self, layout: BatchLayout, model: Any, mixed: bool = False, segments: Any = None) -> Any:
         """One forward pass over a laid-out batch; log p of each scored token, in order.
         ``mixed``: the layers run under autocast when ``dtype`` is ``mixed-*`` (scoring; a
         fine-tuning step trains the float32 weights as they are). The batch's arrays cross
-        to the device in one copy; a padded batch without padding passes no mask at all."""
+        to the device in one copy; a padded batch without padding passes no mask at all, an
+        unpadded one its attention ``segments`` (:mod:`.segments`)."""
         import torch
 
-        masked = layout.packed or not bool(layout.attention.all())
+        masked = segments is None and (layout.packed or not bool(layout.attention.all()))
         arrays = [layout.input_ids, layout.position_ids, layout.row_idx, layout.pos_idx, layout.targets]
         input_ids, position_ids, row_idx, pos_idx, targets, *mask = to_device(
             arrays + [layout.attention] * masked, self.resolved_device()
@@ -385,8 +397,13 @@ class HFScorer:
                 torch.device(self.resolved_device()).type, dtype=getattr(torch, self.dtype.removeprefix("mixed-"))
             )
         with autocast:
+            on_device = {}
+            if segments is not None:
+                from tailsplit.scoring.varlen import DeviceSegments  # imports torch, as this method does
+
+                on_device["segments"] = DeviceSegments.of(segments, input_ids.device)
             hidden = model.base_model(
-                input_ids=input_ids, attention_mask=attention, position_ids=position_ids, use_cache=False
+                input_ids=input_ids, attention_mask=attention, position_ids=position_ids, use_cache=False, **on_device
             ).last_hidden_state
         device_kind = "cpu" if self.resolved_device() == "cpu" else "gpu"
         return self.head.target_logprobs(model, hidden[row_idx, pos_idx], targets, device_kind)

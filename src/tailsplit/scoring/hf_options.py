@@ -4,10 +4,14 @@ and the warning an option earns on this machine (bfloat16 on a CPU that emulates
 
 from __future__ import annotations
 
-from tailsplit.choices import DTYPES, IMPLEMENTATIONS, SHARE_PREFIX, TRUNCATIONS
+from typing import Any
+
+from tailsplit.choices import ATTENTIONS, DTYPES, IMPLEMENTATIONS, PLANNERS, SHARE_PREFIX, TRUNCATIONS
 from tailsplit.errors import ConfigError
 from tailsplit.log import logger
 from tailsplit.scoring.models import check_device
+
+SCORER_VERSION = "hf-causal-lm/2"  # 2: the prompt's trailing whitespace is scored with the query
 
 PADDING_SIDES = ("right", "left")
 
@@ -24,6 +28,9 @@ def check_options(
     dtype: str,
     implementation: str,
     torch_compile: bool,
+    fused: bool,
+    attention: str,
+    planner: str,
     device: str,
     batch_tokens: int | None,
     max_batch_size: int | None,
@@ -47,6 +54,19 @@ def check_options(
         raise ConfigError(f"torch_compile={torch_compile!r} must be true or false")
     if torch_compile and implementation == "transformers":
         raise ConfigError("torch_compile compiles tailsplit's native model; use implementation auto or native")
+    if not isinstance(fused, bool):
+        raise ConfigError(f"--fused={fused!r} must be true or false")
+    if fused and implementation == "transformers":
+        raise ConfigError("--fused compiles regions of tailsplit's native model; use --implementation auto or native")
+    _check_choice("attention", attention, ATTENTIONS)
+    _check_choice("planner", planner, PLANNERS)
+    if attention != "dense" and (implementation == "transformers" or torch_compile):
+        raise ConfigError(
+            f"--attention={attention!r} runs in tailsplit's native model, eager; use --implementation auto or "
+            "native, without --compile"
+        )
+    if fused and torch_compile:
+        raise ConfigError("--fused and --compile both compile the layers' element-wise work; give one of them")
     check_device(device)
     for name, value in (("batch_tokens", batch_tokens), ("max_batch_size", max_batch_size)):
         if value is not None and (not isinstance(value, int) or value < 1):
@@ -74,3 +94,34 @@ def warn_if_bfloat16_is_emulated() -> None:
             "this CPU has no bfloat16 instructions (AVX-512 BF16 or AMX): bfloat16 arithmetic is emulated and "
             "runs several times slower than float32 here; leave --dtype at float32 on this machine"
         )
+
+
+def scorer_identity(scorer: Any) -> dict[str, Any]:
+    """What makes an :class:`~tailsplit.scoring.hf.HFScorer`'s scores what they are — the
+    cache namespace of its scores: the model, the scorer's version, precision and token rules,
+    and every choice that changes the arithmetic (each named only where it is not the
+    default, so caches made before it existed stay valid)."""
+    identity = {
+        **scorer.source.identity(),
+        "scorer": SCORER_VERSION,
+        "dtype": scorer.dtype,
+        "start_token": scorer.start_token,
+        "max_tokens": scorer.context_limit(),
+        "truncation": scorer.truncation,
+    }
+    if scorer.dtype != "float32":
+        identity["head_dtype"] = scorer.head_dtype
+    if scorer.resolved_implementation() == "native":  # so caches made by transformers stay theirs
+        identity["implementation"] = "native"
+    if matmul := scorer.cpu_matmul():  # oneDNN's products sum in another order than MKL's
+        identity["matmul"] = matmul
+    if scorer.torch_compile:  # fused kernels round differently
+        identity["torch_compile"] = True
+    if scorer.fused:  # so do the compiled element-wise regions
+        identity["kernels"] = "fused-regions"
+    if scorer.attention != "dense":  # and attention by segments
+        identity["attention"] = scorer.attention
+    if scorer.score_eos:
+        identity["score_eos"] = True
+        identity["end_token"] = scorer.end_token
+    return identity

@@ -49,7 +49,11 @@ class FinetunedScorer(HFScorer):
     def model(self) -> Any:
         if self._model is None:
             self._model, self.curve = finetune(
-                self, self.base.transformers_model(), self.encode(self.train), self.config, progress=self.progress
+                self,
+                self.base.transformers_model(),
+                self.planner().encode(self.train),
+                self.config,
+                progress=self.progress,
             )
         return self._model
 

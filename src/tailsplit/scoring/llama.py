@@ -24,6 +24,8 @@ identity names it (``"matmul": "onednn"``), so its scores are cached apart from 
 ``compiled=True`` runs the decoder layers through ``torch.compile`` (dynamic shapes, so batch
 widths do not recompile): the compiler fuses the norms, rotary embeddings, SiLU and casts
 that run as separate kernels in eager mode. The mask is decided outside the compiled part.
+``fused=True`` compiles only those element-wise regions, one kernel each on flat token tensors
+(:mod:`.fused`), and leaves the matrix products and attention to their own kernels.
 
 Only plain Llama checkpoints are taken (``unsupported``): SiLU MLP without biases, default
 rotary embeddings (no scaling), one ``model.safetensors`` file. Anything else — and
@@ -41,6 +43,9 @@ from typing import Any
 
 import torch
 import torch.nn.functional as F
+
+from tailsplit.scoring.fused import Regions
+from tailsplit.scoring.varlen import DeviceSegments, segment_attention
 
 WEIGHTS = "model.safetensors"
 
@@ -140,10 +145,16 @@ class _Body(torch.nn.Module):
     """The decoder stack: embeddings to final-norm hidden states (transformers' ``base_model``)."""
 
     def __init__(
-        self, config: dict[str, Any], weights: dict[str, torch.Tensor], dtype: torch.dtype, onednn: bool = False
+        self,
+        config: dict[str, Any],
+        weights: dict[str, torch.Tensor],
+        dtype: torch.dtype,
+        onednn: bool = False,
+        fused: bool = False,
     ) -> None:
         super().__init__()
         self.onednn = onednn
+        self.regions = Regions(fused)
         self.heads = int(config["num_attention_heads"])
         self.kv_heads = int(config.get("num_key_value_heads") or self.heads)
         self.head_dim = int(config.get("head_dim") or config["hidden_size"] // self.heads)
@@ -163,12 +174,6 @@ class _Body(torch.nn.Module):
         """Run the decoder layers through ``torch.compile`` with dynamic shapes."""
         self.stack = torch.compile(self._stack, dynamic=True)
 
-    def _rms(self, x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
-        dtype = x.dtype
-        x = x.float()
-        variance = x.pow(2).mean(-1, keepdim=True)
-        return weight * (x * torch.rsqrt(variance + self.eps)).to(dtype)
-
     @staticmethod
     def _mask(attention_mask: torch.Tensor | None) -> tuple[torch.Tensor | None, bool]:
         """SDPA's ``(attn_mask, is_causal)``: none (or none given) is causal; a 4-D boolean
@@ -185,14 +190,18 @@ class _Body(torch.nn.Module):
         return ((causal & attention_mask.bool()[:, None, :]) | itself)[:, None], False
 
     def forward(
-        self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None, position_ids: torch.Tensor, **_: Any
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor | None,
+        position_ids: torch.Tensor,
+        segments: DeviceSegments | None = None,
+        **_: Any,
     ) -> SimpleNamespace:
-        mask, is_causal = self._mask(attention_mask)
-        if self.onednn and not torch.is_autocast_enabled(input_ids.device.type):
-            return SimpleNamespace(
-                last_hidden_state=self.stack(input_ids, position_ids, mask, is_causal, onednn_linear)
-            )
-        return SimpleNamespace(last_hidden_state=self.stack(input_ids, position_ids, mask, is_causal))
+        """Hidden states of a padded or packed batch (``attention_mask``), or of one unpadded
+        row whose attention is ``segments`` (:mod:`.segments`)."""
+        mask, is_causal = self._mask(attention_mask) if segments is None else (None, False)
+        linear = onednn_linear if self.onednn and not torch.is_autocast_enabled(input_ids.device.type) else F.linear
+        return SimpleNamespace(last_hidden_state=self.stack(input_ids, position_ids, mask, is_causal, linear, segments))
 
     def _stack(
         self,
@@ -201,39 +210,44 @@ class _Body(torch.nn.Module):
         mask: torch.Tensor | None,
         is_causal: bool,
         linear: Callable[..., torch.Tensor] = F.linear,
+        segments: DeviceSegments | None = None,
     ) -> torch.Tensor:
+        """The layers on flat ``[tokens, width]`` activations; only attention sees the batch's
+        ``[rows, heads, positions, dim]`` (views of the same memory). The element-wise steps are
+        :mod:`.fused`'s regions: eager, or one compiled kernel each (``fused``)."""
         rows, width = input_ids.shape
-        heads, kv_heads, dim = self.heads, self.kv_heads, self.head_dim
-        x = F.embedding(input_ids, self.embed)
-        freqs = position_ids[:, :, None].float() * self.inv_freq[None, None, :]
+        tokens = rows * width
+        heads, kv_heads, dim, regions = self.heads, self.kv_heads, self.head_dim, self.regions
+        x = F.embedding(input_ids.reshape(tokens), self.embed)
+        freqs = position_ids.reshape(tokens, 1).float() * self.inv_freq[None, :]
         angles = torch.cat([freqs, freqs], -1)
-        cos, sin = angles.cos().to(x.dtype)[:, None], angles.sin().to(x.dtype)[:, None]
+        cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)
 
-        def rotate(t: torch.Tensor) -> torch.Tensor:
-            first, second = t[..., : dim // 2], t[..., dim // 2 :]
-            return t * cos + torch.cat([-second, first], -1) * sin
+        def batched(t: torch.Tensor, n: int) -> torch.Tensor:  # [tokens, n, dim] -> [rows, n, width, dim]
+            return t.view(rows, width, n, dim).transpose(1, 2)
 
+        delta = None
         for layer in self.layers:
-            q, k, v = linear(self._rms(x, layer.input_norm), layer.qkv).split(
-                [heads * dim, kv_heads * dim, kv_heads * dim], -1
-            )
-            q = rotate(q.view(rows, width, heads, dim).transpose(1, 2))
-            k = rotate(k.view(rows, width, kv_heads, dim).transpose(1, 2))
-            v = v.view(rows, width, kv_heads, dim).transpose(1, 2)
-            attended = F.scaled_dot_product_attention(
-                q, k, v, attn_mask=mask, is_causal=is_causal, enable_gqa=kv_heads != heads
-            )
-            x = x + linear(attended.transpose(1, 2).reshape(rows, width, heads * dim), layer.out)
-            gate, up = linear(self._rms(x, layer.post_norm), layer.gate_up).split(self.intermediate, -1)
-            x = x + linear(F.silu(gate) * up, layer.down)
-        return self._rms(x, self.norm)
+            x, h = regions.add_rms(x, delta, layer.input_norm, self.eps)
+            q, k, v = regions.rotary_qkv(linear(h, layer.qkv), cos, sin, heads, kv_heads, dim)
+            if segments is not None:
+                attended = segment_attention(q, k, v, segments).reshape(tokens, heads * dim)
+            else:
+                attended = F.scaled_dot_product_attention(
+                    batched(q, heads), batched(k, kv_heads), batched(v, kv_heads),
+                    attn_mask=mask, is_causal=is_causal, enable_gqa=kv_heads != heads,
+                ).transpose(1, 2).reshape(tokens, heads * dim)  # fmt: skip
+            delta = linear(attended, layer.out)
+            x, h = regions.add_rms(x, delta, layer.post_norm, self.eps)
+            delta = linear(regions.silu_mul(linear(h, layer.gate_up), self.intermediate), layer.down)
+        return regions.add_rms(x, delta, self.norm, self.eps)[1].view(rows, width, -1)
 
 
 class NativeLlama(torch.nn.Module):
     """The model as scoring uses it: ``base_model(...)``, ``get_output_embeddings()`` and
     ``config.final_logit_softcapping`` — the parts of transformers' interface it calls —
     with weights in ``dtype`` on ``device``; ``onednn``: float32 products through oneDNN
-    (:func:`cpu_matmul` says where)."""
+    (:func:`cpu_matmul` says where); ``fused``: the element-wise regions compiled (:mod:`.fused`)."""
 
     def __init__(
         self,
@@ -243,13 +257,14 @@ class NativeLlama(torch.nn.Module):
         device: str = "cpu",
         compiled: bool = False,
         onednn: bool = False,
+        fused: bool = False,
     ) -> None:
         super().__init__()
         from safetensors.torch import load_file
 
         config = _config(folder)
         weights = load_file(str(folder / WEIGHTS))
-        self.body = _Body(config, weights, dtype, onednn)
+        self.body = _Body(config, weights, dtype, onednn, fused)
         head = torch.nn.Linear(int(config["hidden_size"]), int(config["vocab_size"]), bias=False)
         tied = config.get("tie_word_embeddings", False)
         head.weight = self.body.embed if tied else _fixed(weights["lm_head.weight"], dtype)
