@@ -1,18 +1,7 @@
 """The only layer that wires steps together; one module per family of commands."""
 
-from tailsplit.pipeline.analyses import AnalysisResult, analyze
-from tailsplit.pipeline.calls import likelihood_split, score, split
-from tailsplit.pipeline.command_calls import (
-    audit_overlap,
-    correlate,
-    curve,
-    export_hf,
-    export_lm_eval,
-    ood_rank,
-    similarity,
-)
+from tailsplit.pipeline.analyses import AnalysisResult
 from tailsplit.pipeline.curve import curve_config
-from tailsplit.pipeline.evaluate import evaluate
 from tailsplit.pipeline.evaluation import EvaluationResult
 from tailsplit.pipeline.overlap import audit_overlap_config
 from tailsplit.pipeline.result import RunResult, write_split
@@ -20,6 +9,20 @@ from tailsplit.pipeline.runs import run, split_dataset
 from tailsplit.pipeline.score_result import ScoreResult
 from tailsplit.pipeline.scoring import load_dataset, score_data, score_dataset
 from tailsplit.pipeline.shift import correlate_config, ood_rank_config, similarity_config
+from tailsplit.pipeline.signatures import (
+    analyze,
+    audit_overlap,
+    correlate,
+    curve,
+    evaluate,
+    export_hf,
+    export_lm_eval,
+    likelihood_split,
+    ood_rank,
+    score,
+    similarity,
+    split,
+)
 from tailsplit.pipeline.split_folder import output_records
 
 __all__ = [

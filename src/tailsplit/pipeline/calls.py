@@ -19,7 +19,6 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from tailsplit.config import CONFIG_SECTIONS, RunConfig, field_types, keyword_values, refuse_unknown
@@ -58,7 +57,7 @@ def split(
     data: Any,
     splitter: str = "random",
     *,
-    scores: str | Path | None = None,
+    scores: str | os.PathLike[str] | None = None,
     progress: bool | None = None,
     **options: Any,
 ) -> RunResult:
@@ -82,7 +81,12 @@ def split(
 
 @keyword_spelling
 def score(
-    data: Any, *, out: str | Path | None = None, overwrite: bool = False, progress: bool | None = None, **options: Any
+    data: Any,
+    *,
+    out: str | os.PathLike[str] | None = None,
+    overwrite: bool = False,
+    progress: bool | None = None,
+    **options: Any,
 ) -> ScoreResult:
     """Score every example's query with a causal LM (the bundled SmolLM2 unless ``model=``), or
     cross-fitted (``method="kfold"`` or ``"ngram"``): ``tailsplit score``. ``options`` are the
