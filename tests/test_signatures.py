@@ -152,20 +152,16 @@ and a type checker see them. Generated from the config declarations by ``tests/t
 (``TAILSPLIT_UPDATE_SNAPSHOTS=1 pytest tests/test_signatures.py`` rewrites it; the test fails
 when it is out of date). Each function passes the options given — those not left at their
 default — to the command's own call (:mod:`.calls`, :mod:`.command_calls`, ...), which checks
-them as the command line's; an unknown keyword is refused naming the nearest ones.
+them as the command line's; an unknown keyword is refused naming the nearest ones (:mod:`.keywords`).
 """
 
 # fmt: off
 from __future__ import annotations
 
-import functools
-import inspect
 import os
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ParamSpec, TypeVar
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from tailsplit.config import refuse_unknown
-from tailsplit.errors import keyword_spelling
 from tailsplit.pipeline.analyses import AnalysisResult
 from tailsplit.pipeline.analyses import analyze as _analyze
 from tailsplit.pipeline.calls import likelihood_split as _likelihood_split
@@ -181,45 +177,13 @@ from tailsplit.pipeline.command_calls import similarity as _similarity
 from tailsplit.pipeline.evaluate import evaluate as _evaluate
 from tailsplit.pipeline.evaluation import EvaluationResult
 from tailsplit.pipeline.findings import Findings
+from tailsplit.pipeline.keywords import changed as _changed
+from tailsplit.pipeline.keywords import defaults_of as _defaults
+from tailsplit.pipeline.keywords import known_keywords as _known_keywords
 from tailsplit.pipeline.result import RunResult
 from tailsplit.pipeline.score_result import ScoreResult
 
-P = ParamSpec("P")
-R = TypeVar("R")
-_DEFAULTS: dict[str, dict[str, Any]] = {}
-
-
-def _known_keywords(explained_by: Callable[..., Any] | None = None) -> Callable[[Callable[P, R]], Callable[P, R]]:
-    """The function, refusing an unknown keyword as the command line refuses an unknown
-    option (naming the nearest options) rather than with Python's bare TypeError; with
-    ``explained_by``, that call refuses it (it says why a keyword of another command, or the
-    data given as a keyword, does not apply here), before any work."""
-
-    def decorate(func: Callable[P, R]) -> Callable[P, R]:
-        parameters = inspect.signature(func).parameters
-        options = [name for name, p in parameters.items() if p.kind is p.KEYWORD_ONLY]
-
-        @functools.wraps(func)
-        def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-            if set(kwargs) - set(parameters):
-                if explained_by is not None:
-                    explained_by(*args, **kwargs)
-                refuse_unknown({k: v for k, v in kwargs.items() if k not in parameters}, options)
-            return func(*args, **kwargs)
-
-        return keyword_spelling(wrapper)
-
-    return decorate
-
-
-def _defaults(func: Callable[..., Any], names: list[str]) -> dict[str, Any]:
-    parameters = inspect.signature(func).parameters
-    return {name: parameters[name].default for name in names}
-
-
-def _changed(values: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
-    """The options given other than as their defaults (the very default objects)."""
-    return {name: values[name] for name, default in defaults.items() if values[name] is not default}'''
+_DEFAULTS: dict[str, dict[str, Any]] = {}'''
 
 
 def render() -> str:
