@@ -51,3 +51,28 @@ def test_every_registered_splitter_keeps_groups_whole_or_refuses_them(case) -> N
     part_of = split.assignment(600)
     for group in np.unique(data.groups):
         assert len(set(part_of[data.groups == group])) == 1
+
+
+def test_one_list_of_splitter_names_and_one_rule_per_parameter() -> None:
+    """The registry is built from the config's choices (every class reachable, every name a
+    class), and a splitter built in Python checks its parameters by the config's declarations."""
+    import pytest
+
+    from tailsplit.choices import SPLITTERS as NAMES
+    from tailsplit.config import SplitConfig
+    from tailsplit.errors import ConfigError
+    from tailsplit.splits import SPLITTERS, AfliteSplitter, LikelihoodSplitter
+
+    assert tuple(SPLITTERS) == NAMES and all(cls.name == name for name, cls in SPLITTERS.items())
+    for value in (0.0, 1.0):  # the config and the splitter refuse the same train shares
+        with pytest.raises(ConfigError, match="train_share"):
+            SplitConfig(train_share=value)
+        with pytest.raises(ConfigError, match="train_share"):
+            AfliteSplitter(train_share=value)
+    for bad in ({"rounds": 0}, {"partitions": 0}, {"predictability_threshold": 1.5}):
+        with pytest.raises(ConfigError, match=next(iter(bad))):
+            AfliteSplitter(**bad)
+    with pytest.raises(ConfigError, match="length_buckets='ten' is unknown"):
+        LikelihoodSplitter(length_buckets="ten")
+    assert LikelihoodSplitter(length_buckets="exact").length_buckets == "exact"
+    assert LikelihoodSplitter(length_buckets=10).length_buckets == 10

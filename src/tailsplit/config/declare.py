@@ -192,7 +192,8 @@ def _check_values(config: Any, effects: bool) -> None:
                 and value != _default(f)
             ):
                 raise ConfigError(f"{flag_of(f.name)}={item!r} names no path; give a path")
-            if declared.choices is not None and item is not None and item not in declared.choices:
+            number = isinstance(item, (int, float)) and not isinstance(item, bool) and declared.bounds is not None
+            if declared.choices is not None and item is not None and item not in declared.choices and not number:
                 raise ConfigError(f"{flag_of(f.name)}={item!r} is unknown; use one of {list(declared.choices)}")
             if declared.bounds is None or item is None or isinstance(item, bool):
                 continue

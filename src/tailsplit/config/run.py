@@ -276,8 +276,9 @@ class SplitConfig(Checked):
     rank: str = option("logprob_sum", "logprob_sum (total) or logprob_mean (per token).", choices=RANKS)
     reverse: bool = option(False, "Most likely examples to evaluation (control split).", flag="--reverse/--no-reverse")
     length_buckets: int | str | None = option(
-        None, "N quantile buckets of word length, or 'exact'.", metavar="N|exact", parse=parse_length_buckets, low=1
-    )
+        None, "N quantile buckets of word length, or 'exact'.", metavar="N|exact", parse=parse_length_buckets, low=1,
+        choices=("exact",),
+    )  # fmt: skip
     balance_labels: bool = option(
         False, "Keep label proportions in every part.", flag="--balance-labels/--no-balance-labels"
     )
@@ -292,7 +293,9 @@ class SplitConfig(Checked):
         None, "tmcd splitter: most swaps.", low=0, shown_default="until the best swap stops helping"
     )
     partitions: int = _aflite("random partitions per round (m).", 64, low=1)
-    train_share: float = _aflite("share of each partition its classifier trains on.", 0.5, low=0.0, high=1.0)
+    train_share: float = _aflite(
+        "share of each partition its classifier trains on.", 0.5, low=0.0, high=1.0, exclusive=True
+    )
     removals_per_round: float | int = _aflite(
         "most predictable examples removed per round (k), a fraction or a count.", 0.05, metavar="SIZE",
         parse=parse_size, size=True, low=0, exclusive=True,

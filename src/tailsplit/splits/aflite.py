@@ -32,8 +32,8 @@ import numpy as np
 from tailsplit.core import SplitIndices
 from tailsplit.errors import ConfigError, MissingDependencyError
 from tailsplit.rng import AFLITE_PARTITIONS, seeded_rng
-from tailsplit.splits.base import SplitInputs, Splitter, resolve_sizes
-from tailsplit.splits.selection import Units, codes, split_by_keys, validate_common
+from tailsplit.splits.base import SplitInputs, Splitter, check_params, resolve_sizes
+from tailsplit.splits.selection import Units, codes, split_by_keys
 
 
 class AfliteSplitter(Splitter):
@@ -74,19 +74,7 @@ class AfliteSplitter(Splitter):
         self.rounds = rounds
         self.balance_labels = balance_labels
         self.seed = seed
-        validate_common(self)
-        if isinstance(partitions, bool) or not isinstance(partitions, (int, np.integer)) or partitions < 1:
-            raise ConfigError(f"--partitions={partitions!r} must be a whole number of at least 1 (the paper: 64)")
-        if not 0.0 < float(train_share) < 1.0:
-            raise ConfigError(f"--train-share={train_share!r} must lie strictly between 0 and 1")
-        if not 0.0 <= float(predictability_threshold) <= 1.0:
-            raise ConfigError(
-                f"--predictability-threshold={predictability_threshold!r} must lie in [0, 1] (the paper: 0.75)"
-            )
-        if rounds is not None and (isinstance(rounds, bool) or not isinstance(rounds, (int, np.integer)) or rounds < 0):
-            raise ConfigError(f"--rounds={rounds!r} must be a whole number of 0 or more, or None (until done)")
-        if isinstance(removals_per_round, bool) or not float(removals_per_round) > 0:
-            raise ConfigError(f"--removals-per-round={removals_per_round!r} must be a count or a fraction above 0")
+        check_params(self)
 
     def split(self, inputs: SplitInputs) -> SplitIndices:
         if inputs.features is None:

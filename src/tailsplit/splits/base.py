@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from tailsplit.config import SplitConfig
 from tailsplit.config.declare import flag_of
 from tailsplit.core import Dataset, ScoreTable, SplitIndices
 from tailsplit.errors import ConfigError, keyword_spelling
@@ -96,6 +97,20 @@ class Splitter(ABC):
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"{type(self).__name__}({args})"
+
+
+def check_params(splitter: Splitter) -> None:
+    """The splitter's parameters checked by the rules their options declare on
+    :class:`~tailsplit.config.SplitConfig` — type, range, allowed values, a size's form — so a
+    parameter has one rule whichever way it is set (a recipe, the command line, a splitter
+    built in Python).
+
+    >>> from tailsplit.splits import RandomSplitter
+    >>> RandomSplitter(seed=-1)
+    Traceback (most recent call last):
+    tailsplit.errors.ConfigError: seed=-1 must be at least 0; give a value at least 0
+    """
+    SplitConfig(splitter=splitter.name, **splitter.get_params())
 
 
 def resolve_size(value: float | int, n: int, param: str) -> int:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from tailsplit.choices import LENGTH_OF
 from tailsplit.core import SplitIndices
 from tailsplit.errors import ConfigError
 from tailsplit.rng import SPLIT_ORDER, seeded_rng
-from tailsplit.splits.base import SplitInputs, Splitter
-from tailsplit.splits.selection import split_by_keys, validate_common
+from tailsplit.splits.base import SplitInputs, Splitter, check_params
+from tailsplit.splits.selection import split_by_keys
 
 
 class LengthSplitter(Splitter):
@@ -39,9 +38,7 @@ class LengthSplitter(Splitter):
         self.balance_labels = balance_labels
         self.atom_constraint = atom_constraint
         self.seed = seed
-        validate_common(self)
-        if length_of not in LENGTH_OF:
-            raise ConfigError(f"--length-of={length_of!r} is unknown; use one of {list(LENGTH_OF)}")
+        check_params(self)
 
     @property
     def needs_programs(self) -> bool:

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from tailsplit.choices import RANKS
 from tailsplit.core import SplitIndices
 from tailsplit.errors import ConfigError
-from tailsplit.splits.base import SplitInputs, Splitter
-from tailsplit.splits.selection import length_bucket_codes, split_by_keys, validate_common
+from tailsplit.splits.base import SplitInputs, Splitter, check_params
+from tailsplit.splits.selection import length_bucket_codes, split_by_keys
 
 
 class LikelihoodSplitter(Splitter):
@@ -50,18 +49,7 @@ class LikelihoodSplitter(Splitter):
         self.balance_labels = balance_labels
         self.atom_constraint = atom_constraint
         self.seed = seed
-        validate_common(self)
-        if rank not in RANKS:
-            raise ConfigError(f"--rank={rank!r} is unknown; use one of {list(RANKS)}")
-        if (
-            length_buckets is not None
-            and length_buckets != "exact"
-            and not (isinstance(length_buckets, int) and not isinstance(length_buckets, bool) and length_buckets >= 1)
-        ):
-            raise ConfigError(
-                f"--length-buckets={length_buckets!r} is not a bucket count; "
-                "give a whole number ≥ 1 (quantile buckets) or 'exact'"
-            )
+        check_params(self)
 
     def split(self, inputs: SplitInputs) -> SplitIndices:
         keys = self._rank_keys(inputs)

@@ -6,8 +6,8 @@ import numpy as np
 
 from tailsplit.core import SplitIndices
 from tailsplit.rng import SPLIT_ORDER, seeded_rng
-from tailsplit.splits.base import SplitInputs, Splitter
-from tailsplit.splits.selection import Units, split_by_keys, validate_common
+from tailsplit.splits.base import SplitInputs, Splitter, check_params
+from tailsplit.splits.selection import Units, split_by_keys
 
 
 class RandomSplitter(Splitter):
@@ -35,7 +35,7 @@ class RandomSplitter(Splitter):
         self.balance_labels = balance_labels
         self.atom_constraint = atom_constraint
         self.seed = seed
-        validate_common(self)
+        check_params(self)
 
     def split(self, inputs: SplitInputs) -> SplitIndices:
         units = Units.from_groups(inputs.groups, inputs.n)

@@ -275,14 +275,6 @@ def split_by_keys(
     return SplitIndices.from_masks(eval_mask, test_mask, details)
 
 
-def validate_common(splitter: Seeded) -> None:
-    """Checks shared by every splitter with dev/test sizes, labels and a seed."""
-    if isinstance(splitter.seed, bool) or not isinstance(splitter.seed, (int, np.integer)):
-        raise ConfigError(f"--seed={splitter.seed!r} is not a whole number; pass e.g. --seed=0")
-    if splitter.seed < 0:
-        raise ConfigError(f"--seed={splitter.seed!r} is negative; pass a seed of 0 or more")
-
-
 def label_codes_for(splitter: Ranking, inputs: SplitInputs, n_eval: int) -> np.ndarray | None:
     """Label codes when ``balance_labels`` is on (and checked to be feasible), else ``None``."""
     if not splitter.balance_labels:

@@ -18,14 +18,13 @@ import numpy as np
 from tailsplit.core import SplitIndices
 from tailsplit.errors import ConfigError
 from tailsplit.rng import SPLIT_ORDER, seeded_rng
-from tailsplit.splits.base import SplitInputs, Splitter, resolve_sizes
+from tailsplit.splits.base import SplitInputs, Splitter, check_params, resolve_sizes
 from tailsplit.splits.selection import (
     Units,
     divide_evaluation,
     fill_quotas,
     repair_atoms,
     strata_quotas,
-    validate_common,
 )
 
 
@@ -41,7 +40,7 @@ class TemplateSplitter(Splitter):
         self.test_size = test_size
         self.atom_constraint = atom_constraint
         self.seed = seed
-        validate_common(self)
+        check_params(self)
 
     @property
     def needs_programs(self) -> bool:

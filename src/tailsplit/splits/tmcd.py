@@ -24,7 +24,7 @@ from tailsplit.errors import ConfigError
 from tailsplit.programs.divergence import COMPOUND_ALPHA
 from tailsplit.programs.sets import SparseSets
 from tailsplit.rng import SPLIT_ORDER, seeded_rng
-from tailsplit.splits.base import SplitInputs, Splitter, resolve_sizes
+from tailsplit.splits.base import SplitInputs, Splitter, check_params, resolve_sizes
 from tailsplit.splits.selection import (
     Units,
     divide_evaluation,
@@ -32,7 +32,6 @@ from tailsplit.splits.selection import (
     label_codes_for,
     repair_atoms,
     strata_quotas,
-    validate_common,
 )
 
 
@@ -58,14 +57,7 @@ class TmcdSplitter(Splitter):
         self.balance_labels = balance_labels
         self.max_iterations = max_iterations
         self.seed = seed
-        validate_common(self)
-        if max_iterations is not None and (
-            isinstance(max_iterations, bool) or not isinstance(max_iterations, int) or max_iterations < 0
-        ):
-            raise ConfigError(
-                f"--max-iterations={max_iterations!r} is not a count; give a whole number ≥ 0 "
-                "or None (until no swap helps)"
-            )
+        check_params(self)
 
     @property
     def needs_programs(self) -> bool:
