@@ -23,6 +23,11 @@ from tailsplit.pipeline import (
     EvaluationResult,
     RunResult,
     ScoreResult,
+    run,
+    score_dataset,
+    split_dataset,
+)
+from tailsplit.pipeline.signatures import (
     analyze,
     audit_overlap,
     correlate,
@@ -32,12 +37,9 @@ from tailsplit.pipeline import (
     export_lm_eval,
     likelihood_split,
     ood_rank,
-    run,
     score,
-    score_dataset,
     similarity,
     split,
-    split_dataset,
 )
 from tailsplit.prompts import BUILTIN_TEMPLATES, PromptTemplate, resolve_template
 from tailsplit.registry import SCORERS

@@ -14,6 +14,7 @@ from tailsplit.cli.declared import Given, declared_options
 from tailsplit.cli.render import print_analysis, print_summary
 from tailsplit.config import AnalyzeConfig, DataConfig, OutputConfig, ScoringConfig, SplitConfig
 from tailsplit.errors import ConfigError
+from tailsplit.pipeline.signatures import analyze as analyze_split_folder
 
 RUN_EXAMPLES = """
 **Examples**
@@ -130,7 +131,7 @@ def analyze(given: Given) -> None:
         raise ConfigError("analyze needs a split folder (as its argument or split_dir = ... in --config)")
     options = {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)}
     del options["split_dir"], options["compare"]
-    result = pipeline.analyze(settings.split_dir, compare=settings.compare, **options)
+    result = analyze_split_folder(settings.split_dir, compare=settings.compare, **options)
     result.write()
     print_analysis(result.analysis, result.comparisons)
     stdout.print(f"wrote {settings.split_dir}/report.html, report.md, analysis.json")
