@@ -173,3 +173,28 @@ def test_the_front_page_figure_is_the_demos_analysis_as_drawn_now() -> None:
     from benchmarks.evidence.demo_figure import demo_figure_svg
 
     assert demo_figure_svg() == (ROOT / "docs" / "assets" / "demo-against-random.svg").read_text(encoding="utf-8")
+
+
+def test_the_where_to_change_what_table_names_files_that_exist() -> None:
+    """Every module, test file and page the architecture page's table names is there."""
+    import re
+
+    root = Path(__file__).resolve().parents[1]
+    page = (root / "docs" / "architecture.md").read_text(encoding="utf-8")
+    table = page[page.index("## Where to change what") :]
+    paths = re.findall(r"`((?:src|tests|docs)/[^`]+)`", table)
+    assert len(paths) > 40
+    missing = [p for p in paths if not (root / p).exists()]
+    assert not missing, missing
+    listed = {p for p in paths if p.startswith("src/tailsplit/") and p.endswith(".py")}
+    for module in ("pipeline/signatures.py", "config/declare.py", "scoring/fused.py", "io/claims.py"):
+        assert f"src/tailsplit/{module}" in listed
+
+
+def test_the_python_reference_covers_every_export() -> None:
+    import tailsplit
+
+    root = Path(__file__).resolve().parents[1]
+    page = (root / "docs" / "reference" / "python.md").read_text(encoding="utf-8")
+    missing = [name for name in tailsplit.__all__ if f"tailsplit.{name}" not in page and name != "__version__"]
+    assert not missing, missing
