@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -156,6 +156,15 @@ def build_splitter(config: SplitConfig, dataset: Dataset | None = None) -> Split
     return splitter
 
 
+class DatasetSplit(NamedTuple):
+    """What splitting a dataset gives: the split, the splitter used and each example's word
+    length (unpacks as the three)."""
+
+    split: SplitIndices
+    splitter: Splitter
+    lengths: np.ndarray
+
+
 @keyword_spelling
 def split_dataset(
     dataset: Dataset,
@@ -165,9 +174,9 @@ def split_dataset(
     *,
     splitter: Splitter | None = None,
     lengths: np.ndarray | None = None,
-) -> tuple[SplitIndices, Splitter, np.ndarray]:
-    """(split, the splitter used, word length per example); ``splitter`` and ``lengths`` when
-    the caller has built them already."""
+) -> DatasetSplit:
+    """The split, the splitter used and the word length of each example; ``splitter`` and
+    ``lengths`` when the caller has built them already."""
     splitter = build_splitter(config) if splitter is None else splitter
     if splitter.needs_scores and scores is None:
         raise ConfigError(f"--splitter={config.splitter!r} needs scores; pass --scores or use tailsplit run")
@@ -183,8 +192,8 @@ def split_dataset(
         inputs = dataclasses.replace(inputs, features=sentence_features(dataset, config.encoder))
         split = splitter.split(inputs)
         details = {**split.details, "encoder": source.name, "encoder_sha256": source.identity}
-        return dataclasses.replace(split, details=details), splitter, lengths
-    return splitter.split(inputs), splitter, lengths
+        return DatasetSplit(dataclasses.replace(split, details=details), splitter, lengths)
+    return DatasetSplit(splitter.split(inputs), splitter, lengths)
 
 
 @released_on_error

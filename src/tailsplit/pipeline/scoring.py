@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from tailsplit._version import __version__
 from tailsplit.cache import ScoreCache, check_cache_layout, default_cache_dir
@@ -60,19 +60,28 @@ class ScoringPlan:
 
 
 @keyword_spelling
+class ScoredDataset(NamedTuple):
+    """What scoring a dataset gives: the scores, a report of the work done, and what the
+    manifest records about how the scores were made (unpacks as the three)."""
+
+    scores: ScoreTable
+    report: dict[str, Any]
+    meta: dict[str, Any]
+
+
 def score_dataset(
     dataset: Dataset,
     config: ScoringConfig,
     *,
     progress: bool = False,
     plan: ScoringPlan | None = None,
-) -> tuple[ScoreTable, dict[str, Any], dict[str, Any]]:
+) -> ScoredDataset:
     """Scores of every example, a report of the work done, and what the manifest records
     about how the scores were made (``plan``: from :func:`plan_scoring`, when checked already)."""
     plan = plan_scoring(dataset, config) if plan is None else plan
     template, scorer, engine = plan.template, plan.scorer, plan.engine
     if config.method != "prompted":
-        return cross_score_dataset(dataset, template, config, progress, base=scorer)
+        return ScoredDataset(*cross_score_dataset(dataset, template, config, progress, base=scorer))
     cache = ScoreCache(config.cache_dir or default_cache_dir()) if config.use_cache else None
     try:
         scores, report = score_examples(dataset, template, scorer, cache, progress=progress, engine=engine)
@@ -92,7 +101,7 @@ def score_dataset(
     details = report.as_dict()
     if engine is not None and engine.last_run:
         details["engine"] = engine.last_run
-    return scores, details, meta
+    return ScoredDataset(scores, details, meta)
 
 
 def scoring_engine(config: ScoringConfig) -> Any:
