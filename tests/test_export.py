@@ -106,7 +106,7 @@ def test_lm_eval_task_with_a_dataset_path_loads_its_data_from_that_repository(
 
 def test_the_lm_eval_export_called_from_python_names_keywords(snli_split: Path, tmp_path: Path) -> None:
     from tailsplit.errors import ConfigError
-    from tailsplit.pipeline.export import export_lm_eval
+    from tailsplit.pipeline.export import export_lm_eval_task as export_lm_eval
 
     with pytest.raises(ConfigError, match=r"^dataset_path='me/a/b' is not a hub repository id"):
         export_lm_eval(snli_split, tmp_path / "task", dataset_path="me/a/b")

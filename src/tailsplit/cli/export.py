@@ -10,7 +10,7 @@ from tailsplit.cli.app import app, stdout, typed_command
 from tailsplit.cli.declared import Given, declared_options
 from tailsplit.config import HfExportConfig, LmEvalExportConfig
 from tailsplit.errors import ConfigError
-from tailsplit.pipeline.export import export_hf, export_lm_eval
+from tailsplit.pipeline.export import export_hf_folder, export_lm_eval_task
 
 export_app = typer.Typer(
     help="Hand a split to other tools: an lm-evaluation-harness task, or a Hugging Face dataset folder with a card.",
@@ -43,7 +43,7 @@ def lm_eval(given: Given) -> None:
 
     settings = given.command_config(LmEvalExportConfig)
     split_dir, out = _split_and_out(settings, "lm-eval")
-    manifest = export_lm_eval(
+    manifest = export_lm_eval_task(
         split_dir, out, name=settings.task_name, template=settings.template, overwrite=settings.overwrite,
         command=typed_command(), dataset_path=settings.dataset_path,
     )  # fmt: skip
@@ -70,7 +70,7 @@ def hf(given: Given) -> None:
 
     settings = given.command_config(HfExportConfig)
     split_dir, out = _split_and_out(settings, "hf")
-    manifest = export_hf(
+    manifest = export_hf_folder(
         split_dir,
         out,
         overwrite=settings.overwrite,

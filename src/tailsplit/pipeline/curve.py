@@ -21,13 +21,15 @@ import numpy as np
 
 from tailsplit.analysis.shift_report import correlate_markdown, curve_figure, curve_runs_markdown
 from tailsplit.cache import default_cache_dir
-from tailsplit.config import CurveConfig, check_values
+from tailsplit.config import CurveConfig, check_values, config_from_keywords
+from tailsplit.config.arguments import path_argument, paths_argument
 from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.evaluation.encoder import EncoderRecipe, max_length_of, prepared_classifier
 from tailsplit.fingerprint import sha256_file, sha256_text
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.outputs import check_output_folder, replace_file_bytes
 from tailsplit.io.values import strict_json
+from tailsplit.pipeline.findings import Findings
 from tailsplit.pipeline.manifest import command_provenance, write_outputs
 from tailsplit.pipeline.task_model import TaskData, check_task_model, dataset_files, task_data
 from tailsplit.render import markdown_text
@@ -255,3 +257,11 @@ def _write(
         {},
         command,
     )
+
+
+@keyword_spelling
+def curve(id: str | Path, ood: Any, **options: Any) -> Findings:  # noqa: A002 - BOSS's name
+    """``tailsplit curve``: a task model trained on ``id``, ID and OOD accuracy at each
+    checkpoint, and the fitted relation (needs ``out=``: it writes its points and fits)."""
+    given = {"id": path_argument("id", id, "the ID dataset"), "ood": paths_argument("ood", ood, "OOD datasets")}
+    return Findings("curve", curve_config(config_from_keywords(CurveConfig, options, given=given)))

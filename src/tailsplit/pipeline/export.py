@@ -12,6 +12,8 @@ from typing import Any
 from tailsplit._version import __version__
 from tailsplit.analysis.split_dir import describe_split, listed_json, read_split_parts
 from tailsplit.cache import default_cache_dir
+from tailsplit.config import HfExportConfig, LmEvalExportConfig, config_from_keywords
+from tailsplit.config.arguments import path_argument, switch_argument
 from tailsplit.config.values import short_repr
 from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.export.class_labels import parse_class_labels, with_class_labels
@@ -42,6 +44,7 @@ from tailsplit.io.outputs import check_output_folder, staged_output
 from tailsplit.io.values import check_writable
 from tailsplit.io.writers import write_records
 from tailsplit.pipeline.manifest import recorded_command
+from tailsplit.pipeline.result import RunResult, folder_of
 from tailsplit.prompts import PromptTemplate, resolve_template
 
 
@@ -68,7 +71,7 @@ def _task_labels(data: dict[str, Any], prompt: PromptTemplate, parts: dict[str, 
 
 @released_on_error
 @keyword_spelling
-def export_lm_eval(
+def export_lm_eval_task(
     split_dir: str | Path,
     out: str | Path,
     *,
@@ -145,7 +148,7 @@ def _check_hf_writable(parts: dict[str, list[Any]]) -> None:
 
 @released_on_error
 @keyword_spelling
-def export_hf(
+def export_hf_folder(
     split_dir: str | Path,
     out: str | Path,
     *,
@@ -309,3 +312,47 @@ def _sha(path: Path) -> str:
 def _version() -> str:
 
     return __version__
+
+
+@keyword_spelling
+def export_hf(split: RunResult | str | Path, out: str | Path, **options: Any) -> dict[str, Any]:
+    """``tailsplit export hf``: a split (its folder, or a run written with ``result.write``)
+    as a Hugging Face ``DatasetDict`` folder with a dataset card (``license=``,
+    ``citation_file=``, ``push_to_hub=``, ``class_labels=``, ``task_category=``, ``language=``, ``overwrite=``, ``accept_modified=``); the manifest
+    written."""
+    config = config_from_keywords(
+        HfExportConfig, options, given={"split_dir": folder_of(split), "out": path_argument("out", out, "a folder")}
+    )
+    return export_hf_folder(
+        config.split_dir,
+        str(config.out),
+        overwrite=config.overwrite,
+        accept_modified=config.accept_modified,
+        license=config.license,
+        citation_file=None if config.citation_file is None else Path(config.citation_file),
+        push_to_hub=config.push_to_hub,
+        class_labels=config.class_labels,
+        task_category=config.task_category,
+        language=config.language,
+    )
+
+
+@keyword_spelling
+def export_lm_eval(
+    split: RunResult | str | Path, out: str | Path, *, accept_modified: bool = False, **options: Any
+) -> dict[str, Any]:
+    """``tailsplit export lm-eval``: a split as an lm-evaluation-harness task (``task_name=``,
+    ``template=``, ``dataset_path=``, ``overwrite=``) whose scores reproduce tailsplit's; the manifest written."""
+    switch_argument("accept_modified", accept_modified)
+    config = config_from_keywords(
+        LmEvalExportConfig, options, given={"split_dir": folder_of(split), "out": path_argument("out", out, "a folder")}
+    )
+    return export_lm_eval_task(
+        config.split_dir,
+        str(config.out),
+        name=config.task_name,
+        template=config.template,
+        overwrite=config.overwrite,
+        accept_modified=accept_modified,
+        dataset_path=config.dataset_path,
+    )

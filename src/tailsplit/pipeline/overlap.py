@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 
 from tailsplit._version import __version__
-from tailsplit.config import OverlapConfig
+from tailsplit.config import OverlapConfig, config_from_keywords
+from tailsplit.config.arguments import paths_argument, switch_argument
 from tailsplit.core import Dataset, FieldMap
 from tailsplit.errors import ConfigError, InputError, keyword_spelling
 from tailsplit.io.claims import released_on_error
@@ -27,8 +28,10 @@ from tailsplit.overlap.predictions import prediction_correctness
 from tailsplit.overlap.query import QUERY_EXTRACTORS, StructuredQuery
 from tailsplit.overlap.report import overlap_html, render_overlap_markdown
 from tailsplit.overlap.sharded import audit_sharded, make_executor, open_or_build_sharded
+from tailsplit.pipeline.findings import Findings
 from tailsplit.pipeline.manifest import command_provenance, input_records, recorded_command
 from tailsplit.pipeline.split_folder import check_parts_writable
+from tailsplit.progress import watched
 from tailsplit.render.provenance import with_provenance
 
 
@@ -217,3 +220,16 @@ def _write_overlap(
                 **summary,
             }
         )
+
+
+@keyword_spelling
+def audit_overlap(test: Any, *, progress: bool | None = None, **options: Any) -> Findings:
+    """``tailsplit overlap``: ``test`` (files) audited against ``corpus=`` (BM25 candidates,
+    then n-gram overlap); the clean / dirty partition and its counts.
+
+    >>> tailsplit.audit_overlap("test.jsonl", corpus=["train.jsonl"], text="question")  # doctest: +SKIP
+    """
+    switch_argument("progress", progress)
+    config = config_from_keywords(OverlapConfig, options, given={"test": paths_argument("test", test, "test files")})
+    config.ngram_orders = tuple(config.ngram_orders)
+    return Findings("overlap", audit_overlap_config(config, progress=watched() if progress is None else progress))

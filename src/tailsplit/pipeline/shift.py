@@ -18,13 +18,15 @@ from tailsplit.analysis.shift_report import (
     similarity_markdown,
 )
 from tailsplit.analysis.split_dir import load_split_dir
-from tailsplit.config import CorrelateConfig, OodRankConfig, SimilarityConfig, check_values
+from tailsplit.config import CorrelateConfig, OodRankConfig, SimilarityConfig, check_values, config_from_keywords
+from tailsplit.config.arguments import path_argument, paths_argument
 from tailsplit.errors import ConfigError, InputError, keyword_spelling
 from tailsplit.evaluation.encoder import EncoderRecipe
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.outputs import check_output_folder
 from tailsplit.io.values import strict_json
+from tailsplit.pipeline.findings import Findings
 from tailsplit.pipeline.manifest import command_provenance, write_outputs
 from tailsplit.pipeline.task_model import (
     TaskData,
@@ -348,3 +350,31 @@ def correlate_config(config: CorrelateConfig, *, command: list[str] | None = Non
             command,
         )
     return result
+
+
+@keyword_spelling
+def similarity(datasets: Any, **options: Any) -> Findings:
+    """``tailsplit similarity``: centroid similarity and MMD between every pair of
+    ``datasets`` (``NAME=FILE[:FIELD]`` or files), and between the parts of ``splits=``."""
+    config = config_from_keywords(
+        SimilarityConfig, options, given={"datasets": paths_argument("datasets", datasets, "datasets")}
+    )
+    return Findings("similarity", similarity_config(config))
+
+
+@keyword_spelling
+def ood_rank(id: str | Path, candidates: str | Path, **options: Any) -> Findings:  # noqa: A002 - BOSS's name
+    """``tailsplit ood-rank``: the ``candidates`` (a CSV of datasets) decided and ranked as
+    out-of-distribution for the ID dataset by BOSS's criteria."""
+    given = {
+        "id": path_argument("id", id, "the ID dataset"),
+        "candidates": path_argument("candidates", candidates, "a CSV file"),
+    }
+    return Findings("ood-rank", ood_rank_config(config_from_keywords(OodRankConfig, options, given=given)))
+
+
+@keyword_spelling
+def correlate(points: str | Path, **options: Any) -> Findings:
+    """``tailsplit correlate``: Type I / II / III fits of (ID, OOD) accuracy points."""
+    given = {"points": path_argument("points", points, "a CSV file of accuracy points")}
+    return Findings("correlate", correlate_config(config_from_keywords(CorrelateConfig, options, given=given)))

@@ -3,7 +3,7 @@ parameter with its type and the command line's default, so ``help()``, a noteboo
 and a type checker see them. Generated from the config declarations by ``tests/test_signatures.py``
 (``TAILSPLIT_UPDATE_SNAPSHOTS=1 pytest tests/test_signatures.py`` rewrites it; the test fails
 when it is out of date). Each function passes the options given — those not left at their
-default — to the command's own call (:mod:`.calls`, :mod:`.command_calls`, ...), which checks
+default — to the command's own call (in :mod:`.calls`, :mod:`.overlap`, :mod:`.shift`, ...), which checks
 them as the command line's; an unknown keyword is refused naming the nearest ones (:mod:`.keywords`).
 """
 
@@ -19,21 +19,21 @@ from tailsplit.pipeline.analyses import analyze as _analyze
 from tailsplit.pipeline.calls import likelihood_split as _likelihood_split
 from tailsplit.pipeline.calls import score as _score
 from tailsplit.pipeline.calls import split as _split
-from tailsplit.pipeline.command_calls import audit_overlap as _audit_overlap
-from tailsplit.pipeline.command_calls import correlate as _correlate
-from tailsplit.pipeline.command_calls import curve as _curve
-from tailsplit.pipeline.command_calls import export_hf as _export_hf
-from tailsplit.pipeline.command_calls import export_lm_eval as _export_lm_eval
-from tailsplit.pipeline.command_calls import ood_rank as _ood_rank
-from tailsplit.pipeline.command_calls import similarity as _similarity
+from tailsplit.pipeline.curve import curve as _curve
 from tailsplit.pipeline.evaluate import evaluate as _evaluate
 from tailsplit.pipeline.evaluation import EvaluationResult
+from tailsplit.pipeline.export import export_hf as _export_hf
+from tailsplit.pipeline.export import export_lm_eval as _export_lm_eval
 from tailsplit.pipeline.findings import Findings
 from tailsplit.pipeline.keywords import changed as _changed
 from tailsplit.pipeline.keywords import defaults_of as _defaults
 from tailsplit.pipeline.keywords import known_keywords as _known_keywords
+from tailsplit.pipeline.overlap import audit_overlap as _audit_overlap
 from tailsplit.pipeline.result import RunResult
 from tailsplit.pipeline.score_result import ScoreResult
+from tailsplit.pipeline.shift import correlate as _correlate
+from tailsplit.pipeline.shift import ood_rank as _ood_rank
+from tailsplit.pipeline.shift import similarity as _similarity
 
 _DEFAULTS: dict[str, dict[str, Any]] = {}
 
