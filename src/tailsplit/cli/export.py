@@ -10,7 +10,7 @@ from tailsplit.cli.app import app, stdout, typed_command
 from tailsplit.cli.declared import Given, declared_options
 from tailsplit.config import HfExportConfig, LmEvalExportConfig
 from tailsplit.errors import ConfigError
-from tailsplit.pipeline.export import export_hf_folder, export_lm_eval_task
+from tailsplit.pipeline.export import export_hf_config, export_lm_eval_config
 
 export_app = typer.Typer(
     help="Hand a split to other tools: an lm-evaluation-harness task, or a Hugging Face dataset folder with a card.",
@@ -42,11 +42,8 @@ def lm_eval(given: Given) -> None:
     """Write an lm-evaluation-harness task (YAML + data files) for the split."""
 
     settings = given.command_config(LmEvalExportConfig)
-    split_dir, out = _split_and_out(settings, "lm-eval")
-    manifest = export_lm_eval_task(
-        split_dir, out, name=settings.task_name, template=settings.template, overwrite=settings.overwrite,
-        command=typed_command(), dataset_path=settings.dataset_path,
-    )  # fmt: skip
+    _, out = _split_and_out(settings, "lm-eval")
+    manifest = export_lm_eval_config(settings, command=typed_command())
     model = manifest["lm_eval_model"]
     if model["model_args"] is None:
         said = f"no lm-eval model reproduces the split's scores ({model['note']})"
@@ -69,20 +66,8 @@ def hf(given: Given) -> None:
     """Write the split as a Hugging Face DatasetDict folder (train/validation/test) with a dataset card."""
 
     settings = given.command_config(HfExportConfig)
-    split_dir, out = _split_and_out(settings, "hf")
-    manifest = export_hf_folder(
-        split_dir,
-        out,
-        overwrite=settings.overwrite,
-        command=typed_command(),
-        accept_modified=settings.accept_modified,
-        license=settings.license,
-        citation_file=None if settings.citation_file is None else Path(settings.citation_file),
-        push_to_hub=settings.push_to_hub,
-        class_labels=settings.class_labels,
-        task_category=settings.task_category,
-        language=settings.language,
-    )
+    _, out = _split_and_out(settings, "hf")
+    manifest = export_hf_config(settings, command=typed_command())
     stdout.print(f"wrote {out} (datasets.load_from_disk reads it)", markup=False, highlight=False)
     if manifest.get("hub_url"):
         stdout.print(f"pushed to {manifest['hub_url']} (datasets.load_dataset reads it)", markup=False, highlight=False)

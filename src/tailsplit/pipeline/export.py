@@ -323,10 +323,17 @@ def export_hf(split: RunResult | str | Path, out: str | Path, **options: Any) ->
     config = config_from_keywords(
         HfExportConfig, options, given={"split_dir": folder_of(split), "out": path_argument("out", out, "a folder")}
     )
+    return export_hf_config(config)
+
+
+def export_hf_config(config: HfExportConfig, *, command: list[str] | None = None) -> dict[str, Any]:
+    """:func:`export_hf_folder` with a checked config's options (the command line and the
+    keyword call both come through here)."""
     return export_hf_folder(
         config.split_dir,
         str(config.out),
         overwrite=config.overwrite,
+        command=command,
         accept_modified=config.accept_modified,
         license=config.license,
         citation_file=None if config.citation_file is None else Path(config.citation_file),
@@ -347,12 +354,21 @@ def export_lm_eval(
     config = config_from_keywords(
         LmEvalExportConfig, options, given={"split_dir": folder_of(split), "out": path_argument("out", out, "a folder")}
     )
+    return export_lm_eval_config(config, accept_modified=accept_modified)
+
+
+def export_lm_eval_config(
+    config: LmEvalExportConfig, *, accept_modified: bool = False, command: list[str] | None = None
+) -> dict[str, Any]:
+    """:func:`export_lm_eval_task` with a checked config's options (the command line and the
+    keyword call both come through here)."""
     return export_lm_eval_task(
         config.split_dir,
         str(config.out),
         name=config.task_name,
         template=config.template,
         overwrite=config.overwrite,
+        command=command,
         accept_modified=accept_modified,
         dataset_path=config.dataset_path,
     )
