@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SAMPLE, chromium, headless_dom, write_jsonl
+from helpers import SAMPLE, chromium, headless_dom, write_jsonl
 from typer.testing import CliRunner
 
 from tailsplit import pipeline

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import write_jsonl
+from helpers import write_jsonl
 from typer.testing import CliRunner
 
 from tailsplit.cli import app

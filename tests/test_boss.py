@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import assert_same_output, nli_pairs, write_jsonl
+from helpers import assert_same_output, nli_pairs, write_jsonl
 from typer.testing import CliRunner
 
 import tailsplit

@@ -11,8 +11,8 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import nli_pairs, write_jsonl
-from test_trust import ok, refused
+from helpers import nli_pairs, write_jsonl
+from hostile import ok, refused
 
 from tailsplit.config import COMMAND_CONFIGS, declared_option
 from tailsplit.config.declare import field_types

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import write_jsonl
+from helpers import write_jsonl
 from typer.testing import CliRunner
 
 from tailsplit.cli import app

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 import typer
-from conftest import nli_pairs, split_args, write_jsonl
+from helpers import nli_pairs, split_args, write_jsonl
 from typer.testing import CliRunner
 
 from tailsplit.cli import app

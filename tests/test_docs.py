@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 import typer
-from conftest import chromium, headless_dom
+from helpers import chromium, headless_dom
 
 from tailsplit.cli import app
 from tailsplit.cli.reference import cli_reference_markdown

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLE, blocks, link_converted_models, pages, shell_lines
+from helpers import SAMPLE, blocks, link_converted_models, pages, shell_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"

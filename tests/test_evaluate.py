@@ -9,7 +9,7 @@ import random
 from pathlib import Path
 
 import pytest
-from conftest import write_jsonl
+from helpers import write_jsonl
 from typer.testing import CliRunner
 
 from tailsplit.cli import app

@@ -14,7 +14,7 @@ from tailsplit.cli import app
 
 @pytest.fixture(scope="module")
 def snli_split(tmp_path_factory: pytest.TempPathFactory, snli_600: Path) -> Path:
-    from conftest import FakeScorer
+    from helpers import FakeScorer
 
     from tailsplit.registry import SCORERS
 
@@ -240,7 +240,7 @@ def test_commands_are_recorded_as_typed_and_exports_carry_no_local_folder(tmp_pa
     import subprocess
     import sys
 
-    from conftest import SAMPLE
+    from helpers import SAMPLE
 
     import tailsplit
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SAMPLE, score_all
+from helpers import SAMPLE, score_all
 
 from tailsplit.core import FieldMap
 from tailsplit.io import load_examples

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import score_all, snli_requests
+from helpers import score_all, snli_requests
 
 from tailsplit.errors import ConfigError, ScoringError
 from tailsplit.scoring import memory

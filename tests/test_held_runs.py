@@ -10,8 +10,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import nli_pairs, split_args, write_jsonl
-from test_trust import refused
+from helpers import nli_pairs, split_args, write_jsonl
+from hostile import refused
 
 import tailsplit
 from tailsplit.cache import HELD_SPLITS

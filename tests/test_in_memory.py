@@ -11,7 +11,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from conftest import SAMPLE, write_jsonl
+from helpers import SAMPLE, write_jsonl
 from typer.testing import CliRunner
 
 from tailsplit import DataConfig, RunConfig, load_examples, run

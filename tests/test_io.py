@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, write_jsonl
+from helpers import FIXTURES, write_jsonl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

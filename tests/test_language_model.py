@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SAMPLE
+from helpers import SAMPLE
 from typer.testing import CliRunner
 
 from tailsplit.cli import app

@@ -17,7 +17,7 @@ import math
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLE, write_jsonl
+from helpers import SAMPLE, write_jsonl
 from typer.testing import CliRunner
 
 from tailsplit.cli import app

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 
-from conftest import write_jsonl
+from helpers import write_jsonl
 from typer.testing import CliRunner
 
 from tailsplit.cli import app

@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import nli_pairs, split_args, write_jsonl
-from test_trust import ok, refused
+from helpers import nli_pairs, split_args, write_jsonl
+from hostile import ok, refused
 
 import tailsplit
 from tailsplit.config import COMMAND_CONFIGS, declared_option

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import SAMPLE
+from helpers import SAMPLE
 
 from tailsplit import DataConfig, RunConfig, run
 from tailsplit.errors import ConfigError

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import write_jsonl
+from helpers import write_jsonl
 from typer.testing import CliRunner
 
 from tailsplit.cli import app

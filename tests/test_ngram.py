@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SAMPLE
+from helpers import SAMPLE
 
 from tailsplit import pipeline
 from tailsplit.config import DataConfig, RunConfig

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLE
+from helpers import SAMPLE
 
 pytestmark = [pytest.mark.slow, pytest.mark.model]
 

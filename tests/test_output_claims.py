@@ -9,8 +9,8 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import write_jsonl
-from test_trust import ok, pairs, refused
+from helpers import write_jsonl
+from hostile import ok, pairs, refused
 
 from tailsplit.io import claims
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from conftest import write_jsonl
+from helpers import write_jsonl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import write_jsonl
+from helpers import write_jsonl
 from typer.testing import CliRunner
 
 from tailsplit.analysis import plots
@@ -30,7 +30,7 @@ def snli_split(data: Path, out: Path, *extra: str) -> Path:
 
 @pytest.fixture(scope="module")
 def split(tmp_path_factory: pytest.TempPathFactory, snli_600: Path) -> Path:
-    from conftest import FakeScorer
+    from helpers import FakeScorer
 
     from tailsplit.registry import SCORERS
 
@@ -152,7 +152,7 @@ def test_latex_escaping() -> None:
 def test_provenance_header_in_what_chromium_renders(split: Path, tmp_path: Path) -> None:
     """Headless Chromium prints the report to PDF and takes a screenshot; the PDF's first page
     (its text extracted) opens with the provenance header, and the screenshot is not blank."""
-    from conftest import chromium
+    from helpers import chromium
 
     browser = chromium()
     if browser is None:

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, SAMPLE, FakeScorer, write_jsonl
+from helpers import FIXTURES, SAMPLE, FakeScorer, write_jsonl
 from typer.testing import CliRunner
 
 from tailsplit import pipeline

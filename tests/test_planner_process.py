@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import snli_requests
+from helpers import snli_requests
 
 from tailsplit.errors import ScoringError
 from tailsplit.scoring import planner as planning

@@ -6,7 +6,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from conftest import check_split, program_inputs, synthetic_programs
+from helpers import check_split, program_inputs, synthetic_programs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

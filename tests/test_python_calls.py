@@ -12,7 +12,7 @@ import types
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLE, assert_same_output
+from helpers import SAMPLE, assert_same_output
 from typer.testing import CliRunner
 
 import tailsplit
@@ -368,7 +368,7 @@ def test_a_likelihood_split_writes_what_tailsplit_run_writes(rows, tmp_path: Pat
 
 def test_score_is_one_call_whose_file_is_the_command_lines(rows, tmp_path: Path) -> None:
     import pyarrow.parquet as pq
-    from conftest import write_jsonl
+    from helpers import write_jsonl
 
     fields = dict(text="hypothesis", context="premise", label="label", template="snli", backend="fake")
     result = tailsplit.score(rows, **fields)

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import nli_pairs, write_jsonl
+from helpers import nli_pairs, write_jsonl
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

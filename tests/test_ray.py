@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
-from conftest import SAMPLE, write_jsonl
+from helpers import SAMPLE, write_jsonl
 from test_overlap_sharded import corpus_files
 from typer.testing import CliRunner
 

@@ -19,7 +19,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLE, blocks, pages, shell_lines
+from helpers import SAMPLE, blocks, pages, shell_lines
 
 ROOT = Path(__file__).parent.parent
 README = ROOT / "README.md"

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import nli_pairs, split_args, write_jsonl
-from test_trust import ok, refused
+from helpers import nli_pairs, split_args, write_jsonl
+from hostile import ok, refused
 
 import tailsplit
 from tailsplit.errors import ConfigError

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import NLI_LABELS, nli_pairs, write_jsonl
+from helpers import NLI_LABELS, nli_pairs, write_jsonl
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import write_jsonl
+from helpers import write_jsonl
 from typer.testing import CliRunner
 
 from tailsplit.cli import app

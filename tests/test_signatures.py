@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT_DIR
+from helpers import ROOT_DIR
 
 import tailsplit
 from tailsplit import config as c

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import check_split, program_inputs
+from helpers import check_split, program_inputs
 
 from tailsplit.errors import ConfigError
 from tailsplit.splits import SPLITTERS, make_splitter

@@ -6,7 +6,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from conftest import check_split
+from helpers import check_split
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -248,7 +248,7 @@ def test_property_size_resolution(n, value) -> None:
 def test_aflite_from_the_command_line_embeds_filters_and_records_its_settings(tmp_path) -> None:
     import json
 
-    from conftest import write_jsonl
+    from helpers import write_jsonl
     from typer.testing import CliRunner
 
     from tailsplit.cli import app
@@ -258,7 +258,7 @@ def test_aflite_from_the_command_line_embeds_filters_and_records_its_settings(tm
     runner = CliRunner()
     import gzip
 
-    from conftest import SAMPLE
+    from helpers import SAMPLE
 
     with gzip.open(SAMPLE, "rt", encoding="utf-8") as handle:
         rows = [json.loads(line) for _, line in zip(range(150), handle)]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import score_all, snli_requests
+from helpers import score_all, snli_requests
 
 from tailsplit.errors import ConfigError
 from tailsplit.scoring.base import ScoreRequest

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SAMPLE
+from helpers import SAMPLE
 
 from tailsplit.analysis.leakage import duplicate_views
 from tailsplit.analysis.split_analysis import AnalysisInputs, analyze_split

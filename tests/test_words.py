@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import SAMPLE
+from helpers import SAMPLE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import ROOT_DIR, external_tool, nli_pairs, write_jsonl
+from helpers import ROOT_DIR, external_tool, nli_pairs, write_jsonl
 from typer.testing import CliRunner
 
 from tailsplit.cli import app

@@ -1,7 +1,6 @@
-"""Trust, second round: each case of the second hostile-user review as a test — one claim per
-output wherever the cache is, only verified files read back, no input that hangs or exhausts,
-inert Markdown everywhere, strict values and messages that point the right way, and an audit
-that never calls a copy clean."""
+"""Hostile outputs and reads: one claim per output wherever the cache is, only verified files
+read back, no input that hangs or exhausts, inert Markdown everywhere, strict values and
+messages that point the right way, and an audit that never calls a copy clean."""
 
 from __future__ import annotations
 
@@ -18,10 +17,8 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from conftest import split_args, write_jsonl
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from test_trust import (
+from helpers import split_args, write_jsonl
+from hostile import (
     app,
     assert_refused_in_one_line,
     fresh_case,
@@ -32,6 +29,8 @@ from test_trust import (
     runner,
     write_raw_jsonl,
 )
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tailsplit.io import claims
 
