@@ -57,9 +57,9 @@ step() {  # step LIMIT_S NAME COMMAND...: run with a time limit, log it, remembe
 # 0. correct first: the tests of the GPU levers, on the device (tiny random Llama, the bundled
 #    tokenizer); their report becomes gpu_<card>_tests.json
 step "${limits[0]}" tests env TAILSPLIT_TEST_TOKENIZER="$tokenizer" python3 -m pytest -q -p no:cacheprovider -m gpu \
-  --device "$device" --junitxml "$out/gpu_tests.xml" -W ignore tests/test_gpu_device.py tests/test_gpu_levers.py \
-  tests/test_fused_regions.py tests/test_varlen_attention.py \
-  tests/test_language_model.py
+  --device "$device" --junitxml "$out/gpu_tests.xml" -W ignore tests/scoring/test_gpu_device.py tests/scoring/test_gpu_levers.py \
+  tests/scoring/test_fused_regions.py tests/scoring/test_varlen_attention.py \
+  tests/scoring/test_language_model.py
 python3 -m benchmarks.gpu.junit_results "$out/gpu_tests.xml" "$out/gpu.csv" --json "$out/gpu_${card}_tests.json" || status=1
 # 1. the bundled shape on 570,000 pairs, today's eager native model against every lever
 #    (--fused, --attention varlen, --planner process; goal: <= 12 s end to end, element-wise

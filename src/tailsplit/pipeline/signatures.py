@@ -1,7 +1,7 @@
 """Every command as one Python function with an explicit signature: each option a keyword
 parameter with its type and the command line's default, so ``help()``, a notebook's completion
-and a type checker see them. Generated from the config declarations by ``tests/test_signatures.py``
-(``TAILSPLIT_UPDATE_SNAPSHOTS=1 pytest tests/test_signatures.py`` rewrites it; the test fails
+and a type checker see them. Generated from the config declarations by ``tests/pipeline/test_signatures.py``
+(``TAILSPLIT_UPDATE_SNAPSHOTS=1 pytest tests/pipeline/test_signatures.py`` rewrites it; the test fails
 when it is out of date). Each function passes the options given — those not left at their
 default — to the command's own call (in :mod:`.calls`, :mod:`.overlap`, :mod:`.shift`, ...), which checks
 them as the command line's; an unknown keyword is refused naming the nearest ones (:mod:`.keywords`).

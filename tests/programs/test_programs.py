@@ -5,17 +5,17 @@ from __future__ import annotations
 import gzip
 import json
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import ROOT_DIR
 
 from tailsplit.analysis.program_metrics import novel_share, program_metrics
 from tailsplit.core import SplitIndices
 from tailsplit.programs import ProgramError, SparseSets, chernoff_divergence, extract_program_features
 from tailsplit.programs.sql import SqlExtractor
 
-SPIDER_DEV = Path(__file__).parent.parent / "examples" / "data" / "spider_dev.jsonl.gz"
+SPIDER_DEV = ROOT_DIR / "examples" / "data" / "spider_dev.jsonl.gz"
 
 
 def spider_dev_queries() -> list[str]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import SAMPLE, chromium, headless_dom, write_jsonl
+from helpers import ROOT_DIR, SAMPLE, chromium, headless_dom, write_jsonl
 from typer.testing import CliRunner
 
 from tailsplit import pipeline
@@ -319,7 +319,7 @@ def test_analyze_a_folder_that_is_not_a_split_is_a_clear_error(tmp_path: Path) -
 
 @pytest.mark.long
 def test_program_splits_report_program_metrics_against_the_null(tmp_path: Path) -> None:
-    spider = Path(__file__).parent.parent / "examples" / "data" / "spider_dev.jsonl.gz"
+    spider = ROOT_DIR / "examples" / "data" / "spider_dev.jsonl.gz"
     result = runner.invoke(
         app,
         [

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 import typer
-from helpers import nli_pairs, split_args, write_jsonl
+from helpers import ROOT_DIR, nli_pairs, split_args, write_jsonl
 from typer.testing import CliRunner
 
 from tailsplit.cli import app
@@ -36,7 +36,7 @@ from tailsplit.config import (
     declared_option,
 )
 
-SNAPSHOTS = Path(__file__).parent / "snapshots" / "help"
+SNAPSHOTS = ROOT_DIR / "tests" / "snapshots" / "help"
 # Each command: the config classes it reads, and its own options that are no config field
 # (the files a command reads or writes beside its config).
 COMMANDS: dict[tuple[str, ...], tuple[tuple[type, ...], set[str]]] = {

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import write_jsonl
+from helpers import ROOT_DIR, write_jsonl
 from typer.testing import CliRunner
 
 from tailsplit.analysis.leakage import DuplicateKeys, repeated_queries
@@ -19,7 +19,7 @@ from tailsplit.cli import app
 from tailsplit.evaluation.table import SplitScore, bootstrap_intervals, table_rows
 
 runner = CliRunner()
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "data"
+EXAMPLES = ROOT_DIR / "examples" / "data"
 
 
 # --- leakage ---------------------------------------------------------------------------------

@@ -9,14 +9,14 @@ import random
 from pathlib import Path
 
 import pytest
-from helpers import write_jsonl
+from helpers import ROOT_DIR, write_jsonl
 from typer.testing import CliRunner
 
 from tailsplit.cli import app
 from tailsplit.evaluation.table import SplitScore, table_rows
 
 runner = CliRunner()
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "data"
+EXAMPLES = ROOT_DIR / "examples" / "data"
 
 
 def test_table_pools_random_seeds_and_computes_relative_error_increase() -> None:

@@ -6,10 +6,10 @@ from __future__ import annotations
 import gzip
 import itertools
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import ROOT_DIR
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,7 +18,7 @@ from tailsplit.analysis.leakage import MATCHES, DuplicateKeys, duplicate_views
 from tailsplit.analysis.near_duplicates import bigram_sets, combined_sets, similar_pairs
 from tailsplit.words import normalized_queries
 
-SNLI_DEV = Path(__file__).resolve().parents[2] / "shared" / "data" / "snli" / "dev.jsonl.gz"
+SNLI_DEV = ROOT_DIR.parent / "shared" / "data" / "snli" / "dev.jsonl.gz"
 
 
 def shingles(normalized: str) -> set[str]:

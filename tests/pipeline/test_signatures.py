@@ -148,8 +148,8 @@ def render_function(name: str) -> str:
 
 HEADER = '''"""Every command as one Python function with an explicit signature: each option a keyword
 parameter with its type and the command line's default, so ``help()``, a notebook's completion
-and a type checker see them. Generated from the config declarations by ``tests/test_signatures.py``
-(``TAILSPLIT_UPDATE_SNAPSHOTS=1 pytest tests/test_signatures.py`` rewrites it; the test fails
+and a type checker see them. Generated from the config declarations by ``tests/pipeline/test_signatures.py``
+(``TAILSPLIT_UPDATE_SNAPSHOTS=1 pytest tests/pipeline/test_signatures.py`` rewrites it; the test fails
 when it is out of date). Each function passes the options given — those not left at their
 default — to the command's own call (in :mod:`.calls`, :mod:`.overlap`, :mod:`.shift`, ...), which checks
 them as the command line's; an unknown keyword is refused naming the nearest ones (:mod:`.keywords`).
@@ -195,7 +195,7 @@ def test_the_signatures_are_generated_from_the_declarations() -> None:
     if os.environ.get("TAILSPLIT_UPDATE_SNAPSHOTS"):
         GENERATED.write_text(text, encoding="utf-8")
     assert GENERATED.read_text(encoding="utf-8") == text, (
-        "tailsplit/pipeline/signatures.py is out of date: TAILSPLIT_UPDATE_SNAPSHOTS=1 pytest tests/test_signatures.py"
+        "tailsplit/pipeline/signatures.py is out of date: TAILSPLIT_UPDATE_SNAPSHOTS=1 pytest tests/pipeline/test_signatures.py"
     )
 
 

@@ -15,17 +15,16 @@ from __future__ import annotations
 
 import gzip
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import SAMPLE
+from helpers import FIXTURES, SAMPLE
 
 from tailsplit.analysis.leakage import duplicate_views
 from tailsplit.analysis.split_analysis import AnalysisInputs, analyze_split
 from tailsplit.analysis.text_counts import compute_text_counts
 
-FIXTURE = Path(__file__).parent / "fixtures" / "snli_sample_demo_split.jsonl.gz"
+FIXTURE = FIXTURES / "snli_sample_demo_split.jsonl.gz"
 RANDOM_SPLITS = 200
 
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import FIXTURES, SAMPLE, FakeScorer, write_jsonl
+from helpers import FIXTURES, ROOT_DIR, SAMPLE, FakeScorer, write_jsonl
 from typer.testing import CliRunner
 
 from tailsplit import pipeline
@@ -288,7 +288,7 @@ def test_cli_help_shows_worked_examples() -> None:
         assert result.exit_code == 0 and "Examples" in result.output
 
 
-SPIDER = Path(__file__).parent.parent / "examples" / "data" / "spider_dev.jsonl.gz"
+SPIDER = ROOT_DIR / "examples" / "data" / "spider_dev.jsonl.gz"
 
 
 @pytest.mark.parametrize(
