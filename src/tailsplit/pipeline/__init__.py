@@ -5,7 +5,7 @@ module's name (``tailsplit.pipeline.evaluate``, ``.curve``) is the module, not a
 
 from tailsplit.pipeline.analyses import AnalysisResult
 from tailsplit.pipeline.curve import curve_config
-from tailsplit.pipeline.evaluation import EvaluationResult
+from tailsplit.pipeline.evaluate_result import EvaluationResult
 from tailsplit.pipeline.overlap import audit_overlap_config
 from tailsplit.pipeline.result import RunResult, write_split
 from tailsplit.pipeline.runs import run, split_dataset

@@ -32,7 +32,7 @@ from tailsplit.io.claims import released_on_error
 from tailsplit.io.examples import label_to_str
 from tailsplit.io.outputs import check_output_folder
 from tailsplit.pipeline.evaluate_models import check_models
-from tailsplit.pipeline.evaluation import EvaluationResult
+from tailsplit.pipeline.evaluate_result import EvaluationResult
 from tailsplit.pipeline.result import folders_of
 from tailsplit.pipeline.scoring import template_for
 from tailsplit.registry import SCORERS

@@ -21,7 +21,7 @@ from tailsplit.pipeline.calls import score as _score
 from tailsplit.pipeline.calls import split as _split
 from tailsplit.pipeline.curve import curve as _curve
 from tailsplit.pipeline.evaluate import evaluate as _evaluate
-from tailsplit.pipeline.evaluation import EvaluationResult
+from tailsplit.pipeline.evaluate_result import EvaluationResult
 from tailsplit.pipeline.export import export_hf as _export_hf
 from tailsplit.pipeline.export import export_lm_eval as _export_lm_eval
 from tailsplit.pipeline.findings import Findings
