@@ -35,6 +35,8 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 LOCK_SUFFIX = ".tailsplit-lock"
+# The most a claim holds: a process id and a path (PATH_MAX is 4,096 bytes on Linux).
+_MAX_CLAIM_BYTES = 8192
 
 
 @dataclass
@@ -137,9 +139,9 @@ def _lock_problem(fd: int, resolved: Path) -> str | None:
         return f"a file with {info.st_nlink} links: another name of the same data"
     if info.st_uid != os.geteuid():
         return "a file owned by another user"
-    if info.st_size > 4096:
+    if info.st_size > _MAX_CLAIM_BYTES:
         return "a file larger than a claim"
-    text = os.pread(fd, 4096, 0)
+    text = os.pread(fd, _MAX_CLAIM_BYTES, 0)
     if text and not re.fullmatch(rb"[0-9]+" + re.escape(_claim_text(resolved, 0)[1:]), text):
         return "a file holding something other than a claim on this output"
     return None
