@@ -23,6 +23,7 @@ from tailsplit.fingerprint import sha256_file
 from tailsplit.io.outputs import check_output_folder
 from tailsplit.io.values import strict_json
 from tailsplit.pipeline.manifest import command_provenance, write_outputs
+from tailsplit.render import html_table
 from tailsplit.render.figures import figure_files
 from tailsplit.render.provenance import with_provenance
 
@@ -74,34 +75,13 @@ class EvaluationResult:
 
     def _repr_html_(self) -> str:
         rows = self.table
-        columns = list(rows[0]) if rows else []
-        head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
-        body = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(_cell(row.get(c)))}</td>" for c in columns) + "</tr>" for row in rows
-        )
+        table = html_table(rows, list(rows[0]) if rows else [])
         found = "".join(
             f"<li>{html.escape(c['baseline'])}: {html.escape(c['question'])} — <b>{html.escape(c['outcome'])}</b> "
             f"({html.escape(c['evidence'])})</li>"
             for c in self.conclusions
         )
-        return (
-            f"<div><b>tailsplit evaluation</b><table><tr>{head}</tr>{body}</table>"
-            f"{f'<ul>{found}</ul>' if found else ''}</div>"
-        )
-
-
-def _cell(value: Any) -> str:
-    """A table value as the notebook shows it: numbers to 4 significant digits, an interval
-    as ``[low, high]``.
-
-    >>> _cell(0.047619047619047616), _cell((0.047619047619047616, 0.4)), _cell(None)
-    ('0.04762', '[0.04762, 0.4]', '')
-    """
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    if isinstance(value, (tuple, list)) and value and all(isinstance(v, (int, float)) for v in value):
-        return "[" + ", ".join(_cell(float(v)) for v in value) + "]"
-    return "" if value is None else str(value)
+        return f"<div><b>tailsplit evaluation</b>{table}{f'<ul>{found}</ul>' if found else ''}</div>"
 
 
 def _write_evaluation(

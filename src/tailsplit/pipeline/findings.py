@@ -10,6 +10,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tailsplit.render import html_table
+
 
 def _rows_of(key: str) -> Callable[[Mapping[str, Any]], list[dict[str, Any]]]:
     """A list of dicts under ``key`` as rows; a mapping of dicts as rows keyed by its names."""
@@ -89,18 +91,4 @@ class Findings(Mapping[str, Any]):
         return f"Findings(command={self.command!r}, keys={list(self.content)})"
 
     def _repr_html_(self) -> str:
-        rows = self.rows()
-        columns = list(dict.fromkeys(c for row in rows for c in row))
-        head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
-        body = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(_cell(row.get(c)))}</td>" for c in columns) + "</tr>" for row in rows
-        )
-        return f"<div><b>tailsplit {html.escape(self.command)}</b><table><tr>{head}</tr>{body}</table></div>"
-
-
-def _cell(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    if isinstance(value, (dict, list)):
-        return "…" if value else ""
-    return "" if value is None else str(value)
+        return f"<div><b>tailsplit {html.escape(self.command)}</b>{html_table(self.rows())}</div>"

@@ -39,6 +39,35 @@ def number(value: Any, spec: str = ".4g") -> str:
     return format(value, spec)
 
 
+def table_cell(value: Any) -> str:
+    """A value as a result's table shows it in a notebook: numbers to 4 significant digits, a
+    pair of numbers as an interval, nested data as ``…``, nothing for a missing value.
+
+    >>> table_cell(0.047619047619047616), table_cell((0.047619047619047616, 0.4)), table_cell(None)
+    ('0.04762', '[0.04762, 0.4]', '')
+    >>> table_cell({"a": 1}), table_cell([]), table_cell("text")
+    ('…', '', 'text')
+    """
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, (tuple, list)) and value and all(isinstance(v, (int, float)) for v in value):
+        return "[" + ", ".join(table_cell(float(v)) for v in value) + "]"
+    if isinstance(value, (dict, list, tuple)):
+        return "…" if value else ""
+    return "" if value is None else str(value)
+
+
+def html_table(rows: list[dict[str, Any]], columns: list[str] | None = None) -> str:
+    """``rows`` as an HTML table of :func:`table_cell` values, every cell escaped (``columns``:
+    every key of the rows, in order of appearance, unless given)."""
+    columns = list(dict.fromkeys(c for row in rows for c in row)) if columns is None else columns
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(table_cell(row.get(c)))}</td>" for c in columns) + "</tr>" for row in rows
+    )
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
 def markdown_text(text: Any) -> str:
     """``text`` shown literally in Markdown and in the HTML made from it (one line: table
     cells and list items; pipes and line breaks neutralised). Quotes stay as they are: they
