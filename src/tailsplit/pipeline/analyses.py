@@ -26,6 +26,7 @@ from tailsplit.errors import ConfigError, MissingDependencyError, keyword_spelli
 from tailsplit.io.outputs import update_reports
 from tailsplit.pipeline.result import RunResult, folder_of
 from tailsplit.pipeline.split_folder import report_files
+from tailsplit.render import html_table
 
 if TYPE_CHECKING:
     from tailsplit.analysis.text_counts import TextCounts
@@ -92,15 +93,14 @@ class AnalysisResult:
 
     def _repr_html_(self) -> str:
         a = self.analysis
-        rows = "".join(
-            f"<tr><td>{html.escape(c.description)}</td><td>{c.observed:.4g}</td><td>{c.null_mean:.4g}</td>"
-            f"<td>{c.p_holm:.3g}</td><td>{'yes' if c.differs else ''}</td></tr>"
+        rows = [
+            {"statistic": c.description, "observed": c.observed, "random mean": c.null_mean, "Holm p": c.p_holm,
+             "differs": "yes" if c.differs else ""}
             for c in a.null
-        )
+        ]  # fmt: skip
         return (
             f"<div><b>tailsplit analysis</b> of {html.escape(a.name)} ({a.n:,} examples) against "
-            f"{a.n_null_splits:,} random splits<table><tr><th>statistic</th><th>observed</th>"
-            f"<th>random mean</th><th>Holm p</th><th>differs</th></tr>{rows}</table>"
+            f"{a.n_null_splits:,} random splits{html_table(rows, ['statistic', 'observed', 'random mean', 'Holm p', 'differs'])}"
             f"<p>{html.escape(a.correction())}</p>{self._figure_svg}</div>"
         )
 

@@ -37,6 +37,7 @@ from tailsplit.pipeline.split_folder import (
     take,
 )
 from tailsplit.programs.sets import ProgramFeatures
+from tailsplit.render import html_table
 
 if TYPE_CHECKING:
     from tailsplit.analysis.split_analysis import SplitAnalysis
@@ -122,22 +123,15 @@ class RunResult:
         return f"RunResult(splitter={splitter!r}, {sizes}, {scored}{where})"
 
     def _repr_html_(self) -> str:
-        rows = "".join(
-            "<tr>"
-            f"<td>{html.escape(s.part)}</td><td>{s.size:,}</td>"
-            f"<td>{s.mean_words:.1f}</td>"
-            f"<td>{'' if s.mean_logprob_mean is None else f'{s.mean_logprob_mean:.3f}'}</td>"
-            f"<td>{html.escape(_labels(s.label_counts))}</td>"
-            "</tr>"
+        rows = [
+            {"part": s.part, "examples": s.size, "mean words": s.mean_words,
+             "mean log-prob/token": s.mean_logprob_mean, "labels": _labels(s.label_counts)}
             for s in self.summaries
-        )
+        ]  # fmt: skip
         splitter = html.escape(str(self.manifest.get("splitter", {}).get("name", "?")))
         where = "" if self.out_dir is None else f" → <code>{html.escape(str(self.out_dir))}</code>"
-        return (
-            f"<div><b>tailsplit RunResult</b> ({splitter}){where}<table>"
-            "<tr><th>part</th><th>examples</th><th>mean words</th><th>mean log-prob/token</th><th>labels</th></tr>"
-            f"{rows}</table>{self._verdicts_html()}</div>"
-        )
+        table = html_table(rows, ["part", "examples", "mean words", "mean log-prob/token", "labels"])
+        return f"<div><b>tailsplit RunResult</b> ({splitter}){where}{table}{self._verdicts_html()}</div>"
 
     def _verdicts_html(self) -> str:
         """The analysis' statistics that differ from random splits, with the test named."""
