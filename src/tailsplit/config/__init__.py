@@ -48,7 +48,6 @@ from tailsplit.config.declare import (
     flag_of,
     keyword_values,
     option,
-    path_text,
     refuse_unknown,
 )
 from tailsplit.config.recipes import load_command_config, load_config
@@ -130,6 +129,5 @@ __all__ = [
     "load_command_config",
     "load_config",
     "option",
-    "path_text",
     "refuse_unknown",
 ]

@@ -14,7 +14,7 @@ tailsplit.errors.ConfigError: points=3 is not a path; give a CSV file (a str or 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 from tailsplit.config.values import short_repr
@@ -52,9 +52,3 @@ def switch_argument(name: str, value: Any) -> bool | None:
     if value is None or isinstance(value, bool):
         return value
     raise ConfigError(f"{name}={short_repr(value)} is not True or False; give True or False")
-
-
-def check_switches(values: Iterable[tuple[str, Any]]) -> None:
-    """:func:`switch_argument` of each (name, value)."""
-    for name, value in values:
-        switch_argument(name, value)

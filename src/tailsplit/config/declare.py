@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import math
-import os
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -168,12 +167,12 @@ def _check_values(config: Any, effects: bool) -> None:
         if declared is None:
             continue
         value = plain_value(getattr(config, f.name))
-        if not value_has_type(value, hints[f.name]) and declared.metavar == "FIELD" and value is not None:
-            raise ConfigError(
-                f"{flag_of(f.name)}={short_repr(value)} is not text, so not a field name; name the field as text, "
-                f"e.g. {flag_of(f.name)}={str(value)!r} (a table's column names are read as text)"
-            )
         if not value_has_type(value, hints[f.name]):
+            if declared.metavar == "FIELD" and value is not None:
+                raise ConfigError(
+                    f"{flag_of(f.name)}={short_repr(value)} is not text, so not a field name; name the field as "
+                    f"text, e.g. {flag_of(f.name)}={str(value)!r} (a table's column names are read as text)"
+                )
             raise ConfigError(
                 f"{flag_of(f.name)}={short_repr(value)} is not {type_name(hints[f.name], 'python')}; "
                 f"give {example(hints[f.name], 'python')}"
@@ -230,33 +229,17 @@ def refuse_unknown(options: dict[str, Any], known: Any) -> None:
         raise ConfigError(f"{name}={options[name]!r} is not an option; {hint}")
 
 
-def path_text(options: dict[str, Any]) -> dict[str, Any]:
-    """Keyword values with paths as the text config fields hold (a path, or paths in a list).
-
-    >>> from pathlib import Path
-    >>> path_text({"out": Path("a"), "corpus": [Path("b"), "c"], "k": 3})
-    {'out': 'a', 'corpus': ['b', 'c'], 'k': 3}
-    """
-
-    def text(value: Any) -> Any:
-        if isinstance(value, os.PathLike):
-            return os.fspath(value)
-        if isinstance(value, (list, tuple)) and any(isinstance(v, os.PathLike) for v in value):
-            return [os.fspath(v) if isinstance(v, os.PathLike) else v for v in value]
-        return value
-
-    return {name: text(value) for name, value in options.items()}
-
-
 def keyword_values(options: dict[str, Any], hints: dict[str, Any]) -> dict[str, Any]:
     """Keyword values as config fields hold them: paths as text, and one item given to a list
     option (``baselines="tfidf"``, ``corpus="c.txt"``) as a list of that item — never a string
     read character by character. ``hints`` are the fields' types.
 
-    >>> keyword_values({"baselines": "tfidf", "seed": 3}, {"baselines": list[str], "seed": int})
-    {'baselines': ['tfidf'], 'seed': 3}
+    >>> from pathlib import Path
+    >>> keyword_values({"baselines": "tfidf", "out": Path("a"), "corpus": (Path("b"),)},
+    ...                {"baselines": list[str], "out": str, "corpus": list[str]})
+    {'baselines': ['tfidf'], 'out': 'a', 'corpus': ['b']}
     """
-    values = path_text(options)
+    values = {name: plain_value(value) for name, value in options.items()}
     for name, value in values.items():
         if isinstance(value, str) and is_list_type(hints.get(name)):
             values[name] = [value]

@@ -29,8 +29,9 @@ def plain_value(value: Any) -> Any:
     if isinstance(value, numbers.Number) and not isinstance(value, (bool, int, float)):
         item = getattr(value, "item", None)
         return item() if callable(item) else value
-    if isinstance(value, list) and any(isinstance(v, (os.PathLike, numbers.Number)) for v in value):
-        return [plain_value(v) for v in value]
+    if isinstance(value, (list, tuple)) and any(isinstance(v, (os.PathLike, numbers.Number)) for v in value):
+        items = [plain_value(v) for v in value]
+        return items if isinstance(value, list) or any(isinstance(v, os.PathLike) for v in value) else tuple(items)
     return value
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tailsplit.analysis.program_metrics import ProgramMetrics, divergence_note, render_program_markdown
-from tailsplit.analysis.split_dir import load_split_dir, read_manifest
+from tailsplit.analysis.split_dir import load_split_dir
 from tailsplit.analysis.summary import PartStatistics, render_summary_markdown
 from tailsplit.cache import HELD_SPLITS, default_cache_dir
 from tailsplit.config.arguments import path_argument, paths_argument, switch_argument
@@ -223,25 +223,21 @@ def _held_digest(config: Any, inputs: Any, parts: dict[str, list[str]], scores: 
 
 
 def _holds_run(folder: Path, digest: str) -> bool:
-    """Whether ``folder`` is a real folder holding the run of ``digest``: read from what it
-    holds (its verified manifest, part files and scores), never trusted by its name."""
-    if (
-        folder.is_symlink()
-        or not folder.is_dir()
-        or os.path.realpath(folder) != os.path.join(os.path.realpath(folder.parent), folder.name)
-    ):
+    """Whether ``folder`` is a real folder (not a link) holding the run of ``digest``: read
+    from what it holds — its part files and scores, verified against its manifest's hashes as
+    they are read, and the manifest's configuration and inputs — never trusted by its name."""
+    if not folder.is_dir() or os.path.realpath(folder) != os.path.join(os.path.realpath(folder.parent), folder.name):
         return False
     try:
-        manifest = read_manifest(folder)
         inputs = load_split_dir(folder)
-    except (TailsplitError, OSError, ValueError, KeyError, TypeError):
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    except (TailsplitError, OSError, ValueError, KeyError, TypeError, AttributeError):
         return False
     parts = {part: [i for i, p in zip(inputs.ids, inputs.parts) if p == part] for part in SPLIT_PARTS}
     scores = None
     if inputs.logprob_sum is not None:
         scores = {part: inputs.logprob_sum[inputs.parts == part] for part in SPLIT_PARTS}
-    found = _held_digest(json.loads(json.dumps(_held_config(manifest))), manifest.get("inputs"), parts, scores)
-    return found == digest
+    return _held_digest(_held_config(manifest), manifest.get("inputs"), parts, scores) == digest
 
 
 def _labels(counts: dict[str, int] | None) -> str:

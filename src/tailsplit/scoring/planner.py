@@ -79,30 +79,32 @@ def prompt_order(requests: Sequence[ScoreRequest]) -> np.ndarray:
     return np.array(sorted(range(len(requests)), key=lambda i: requests[i].prompt), dtype=np.int64)
 
 
-def planned_in_chunks(
+def chunk_plans(
     plan: Callable[[Sequence[ScoreRequest]], list[Batch]], requests: Sequence[ScoreRequest], chunk: int
-) -> Iterator[Batch]:
-    """The chunked plan made here, chunk by chunk (what the process does, for the tests and
-    for one process): each batch's indices refer to ``requests``."""
+) -> Iterator[list[Batch]]:
+    """Each chunk's batches, chunk after chunk, their indices referring to ``requests``."""
     order = prompt_order(requests)
     for start, end in chunk_bounds(requests, order, chunk):
         members = order[start:end]
-        for batch in plan([requests[i] for i in members]):
-            yield Batch(indices=members[batch.indices], n_tokens=batch.n_tokens, payload=batch.payload)
+        yield [
+            Batch(indices=members[b.indices], n_tokens=b.n_tokens, payload=b.payload)
+            for b in plan([requests[i] for i in members])
+        ]
+
+
+def planned_in_chunks(
+    plan: Callable[[Sequence[ScoreRequest]], list[Batch]], requests: Sequence[ScoreRequest], chunk: int
+) -> Iterator[Batch]:
+    """The chunked plan made in this process (what the child makes, for the tests)."""
+    for batches in chunk_plans(plan, requests, chunk):
+        yield from batches
 
 
 def _plan_in_process(planner: Planner, requests: list[ScoreRequest], chunk: int, queue: Any) -> None:
-    """The child: plan every chunk and put its batches on ``queue``; an error goes there too."""
+    """The child: put each chunk's batches on ``queue`` as it is planned; an error goes there too."""
     try:
-        current: list[Batch] = []
-        order = prompt_order(requests)
-        for start, end in chunk_bounds(requests, order, chunk):
-            members = order[start:end]
-            current = [
-                Batch(indices=members[b.indices], n_tokens=b.n_tokens, payload=b.payload)
-                for b in planner.plan([requests[i] for i in members])
-            ]
-            queue.put(current)
+        for batches in chunk_plans(planner.plan, requests, chunk):
+            queue.put(batches)
         queue.put(_DONE)
     except BaseException as exc:  # noqa: BLE001 - whatever stopped the child is the parent's error
         queue.put(f"{type(exc).__name__}: {exc}")

@@ -29,15 +29,13 @@ class DeviceSegments:
     cu_k: torch.Tensor
     max_q: int
     max_k: int
-    bounds: tuple[tuple[int, int, int, int], ...]  # per segment (q start, q end, k start, k end), host ints
+    host: Segments  # the host arrays (the reference walks the segments there)
 
     @staticmethod
     def of(segments: Segments, device: torch.device | str) -> DeviceSegments:
         arrays = [torch.from_numpy(np.ascontiguousarray(a)) for a in (segments.key_index, segments.cu_q, segments.cu_k)]
         key_index, cu_q, cu_k = (a.to(device, non_blocking=True) for a in arrays)
-        q, k = segments.cu_q.tolist(), segments.cu_k.tolist()
-        bounds = tuple((q[s], q[s + 1], k[s], k[s + 1]) for s in range(segments.count))
-        return DeviceSegments(key_index, cu_q, cu_k, segments.max_q, segments.max_k, bounds)
+        return DeviceSegments(key_index, cu_q, cu_k, segments.max_q, segments.max_k, segments)
 
 
 def kernel_runs(device: torch.device) -> bool:
@@ -74,7 +72,8 @@ def segment_attention_reference(
     ``keys - n + i``)."""
     out = torch.empty_like(q)
     gqa = k.shape[1] != q.shape[1]
-    for q_start, q_end, k_start, k_end in segments.bounds:
+    q_cuts, k_cuts = segments.host.cu_q.tolist(), segments.host.cu_k.tolist()
+    for q_start, q_end, k_start, k_end in zip(q_cuts, q_cuts[1:], k_cuts, k_cuts[1:]):
         n_q, n_k = q_end - q_start, k_end - k_start
         index = segments.key_index[k_start:k_end]
         mask = torch.ones(n_q, n_k, dtype=torch.bool, device=q.device).tril_(n_k - n_q)
