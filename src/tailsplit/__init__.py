@@ -27,6 +27,12 @@ from tailsplit.pipeline import (
     score_dataset,
     split_dataset,
 )
+from tailsplit.pipeline.correlate import CorrelateResult
+from tailsplit.pipeline.curve import CurveResult
+from tailsplit.pipeline.export_hf import HfExportResult
+from tailsplit.pipeline.export_lm_eval import LmEvalExportResult
+from tailsplit.pipeline.ood_rank import OodRankResult
+from tailsplit.pipeline.overlap import OverlapResult
 from tailsplit.pipeline.signatures import (
     analyze,
     audit_overlap,
@@ -41,6 +47,7 @@ from tailsplit.pipeline.signatures import (
     similarity,
     split,
 )
+from tailsplit.pipeline.similarity import SimilarityResult
 from tailsplit.prompts import BUILTIN_TEMPLATES, PromptTemplate, resolve_template
 from tailsplit.registry import SCORERS
 from tailsplit.scoring import score_examples
@@ -50,6 +57,13 @@ __all__ = [
     "__version__",
     "AnalysisResult",
     "BUILTIN_TEMPLATES",
+    "CorrelateResult",
+    "CurveResult",
+    "HfExportResult",
+    "LmEvalExportResult",
+    "OodRankResult",
+    "OverlapResult",
+    "SimilarityResult",
     "ConfigError",
     "DataConfig",
     "Dataset",

@@ -187,13 +187,14 @@ def test_outputs_keep_folder_names_inert() -> None:
 
 def test_aflite_counts_as_built_by_the_evaluated_encoder_only_when_its_hash_matches() -> None:
     from tailsplit.config import EvaluateConfig
+    from tailsplit.io.manifest import Manifest
     from tailsplit.pipeline.evaluate import _same_encoder
 
-    def manifest(details: dict[str, str], encoder: str | None = None) -> dict[str, object]:
-        return {"splitter": {"name": "aflite", "details": details}, "config": {"split": {"encoder": encoder}}}
+    def manifest(details: dict[str, str], encoder: str | None = None) -> Manifest:
+        return Manifest({"splitter": {"name": "aflite", "details": details}, "config": {"split": {"encoder": encoder}}})
 
     config = EvaluateConfig(split_dirs=["a"])
-    random = {"splitter": {"name": "random", "details": {}}}
+    random = Manifest({"splitter": {"name": "random", "details": {}}})
     assert _same_encoder(config, "h1", [random, manifest({"encoder_sha256": "h1"})])
     assert not _same_encoder(config, "h1", [random, manifest({"encoder_sha256": "h2"})])
     # folders written before the hash was recorded: the option's value decides

@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tailsplit.cli import app
+from tailsplit.io.manifest import Manifest
 
 
 @pytest.fixture(scope="module")
@@ -106,7 +107,7 @@ def test_lm_eval_task_with_a_dataset_path_loads_its_data_from_that_repository(
 
 def test_the_lm_eval_export_called_from_python_names_keywords(snli_split: Path, tmp_path: Path) -> None:
     from tailsplit.errors import ConfigError
-    from tailsplit.pipeline.export import export_lm_eval_task as export_lm_eval
+    from tailsplit.pipeline.export_lm_eval import export_lm_eval_task as export_lm_eval
 
     with pytest.raises(ConfigError, match=r"^dataset_path='me/a/b' is not a hub repository id"):
         export_lm_eval(snli_split, tmp_path / "task", dataset_path="me/a/b")
@@ -205,10 +206,11 @@ def test_hf_card_takes_task_category_and_languages_and_refuses_malformed_ones(sn
         assert refused.exit_code == 2 and said in refused.output and not (tmp_path / "bad").exists(), refused.output
 
 
-def _manifest(**model: object) -> dict:
+def _manifest(method: str = "prompted", hub: str | None = None, **model: object) -> Manifest:
     identity = {"name": "m", "weights_sha256": "ab" * 32, "scorer": "hf-causal-lm/2", "dtype": "float32",
                 "start_token": "bos"} | model  # fmt: skip
-    return {"method": "prompted", "model": identity, "config": {"scoring": {"backend": "hf", "model": "smollm2"}}}
+    scoring = {"backend": "hf", "model": hub or "smollm2"}
+    return Manifest({"method": method, "model": identity, "config": {"scoring": scoring}})
 
 
 def test_lm_eval_model_arguments_say_what_reproduces_the_scores_and_what_cannot(tmp_path: Path) -> None:
@@ -225,11 +227,8 @@ def test_lm_eval_model_arguments_say_what_reproduces_the_scores_and_what_cannot(
                        ({"score_eos": True}, "end token"), ({"scorer": "hf-causal-lm/1"}, "rescore")]:  # fmt: skip
         found = lm_eval_model(_manifest(**model), tmp_path)
         assert not found.exact and found.model_args and why in found.note, (model, found)
-    kfold = {**_manifest(), "method": "kfold"}
-    assert lm_eval_model(kfold, tmp_path).model_args is None
-    hub = _manifest()
-    hub["config"]["scoring"]["model"] = "HuggingFaceTB/SmolLM2-360M"
-    from_hub = lm_eval_model(hub, tmp_path)
+    assert lm_eval_model(_manifest("kfold"), tmp_path).model_args is None
+    from_hub = lm_eval_model(_manifest(hub="HuggingFaceTB/SmolLM2-360M"), tmp_path)
     assert from_hub.model_args.startswith("pretrained=HuggingFaceTB/SmolLM2-360M,") and from_hub.local_weights is None
 
 

@@ -285,10 +285,11 @@ def test_the_exports_are_one_call_each_and_write_what_the_command_line_writes(ro
 
 
 def test_findings_table_each_commands_main_result() -> None:
-    from tailsplit.pipeline.findings import Findings
+    from tailsplit.pipeline.curve import CurveResult
+    from tailsplit.pipeline.ood_rank import OodRankResult
+    from tailsplit.pipeline.similarity import SimilarityResult
 
-    similarity = Findings(
-        "similarity",
+    similarity = SimilarityResult(
         {
             "names": ["a", "b", "c"],
             "centroid_similarity": [[100, 90, 80], [90, 100, 70], [80, 70, 100]],
@@ -300,12 +301,12 @@ def test_findings_table_each_commands_main_result() -> None:
         ("a", "c", 80),
         ("b", "c", 70),
     ]
-    ranked = Findings("ood-rank", {"decisions": [{"name": "anli", "kept": True}, {"name": "snli", "kept": False}]})
+    ranked = OodRankResult({"decisions": [{"name": "anli", "kept": True}, {"name": "snli", "kept": False}]})
     assert ranked.to_pandas()["kept"].tolist() == [True, False]
-    points = Findings("curve", {"points": [{"step": 1, "id_acc": 0.5}], "groups": {}})
+    points = CurveResult({"points": [{"step": 1, "id_acc": 0.5}], "groups": {}})
     assert (
         points.rows() == [{"step": 1, "id_acc": 0.5}]
-        and "<script>" not in Findings("ood-rank", {"decisions": [{"name": "<script>"}]})._repr_html_()
+        and "<script>" not in OodRankResult({"decisions": [{"name": "<script>"}]})._repr_html_()
     )
 
 

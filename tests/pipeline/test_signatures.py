@@ -47,16 +47,16 @@ COMMANDS: dict[str, tuple[str, str, tuple[type, ...], set[str], str, str]] = {
                 "compare: Any = ()", "AnalysisResult"),
     "evaluate": ("_evaluate", "splits: Any", (c.EvaluateConfig,), {"split_dirs"}, "", "EvaluationResult"),
     "audit_overlap": ("_audit_overlap", "test: Any", (c.OverlapConfig,), {"test"},
-                      "progress: bool | None = None", "Findings"),
-    "similarity": ("_similarity", "datasets: Any", (c.SimilarityConfig,), {"datasets"}, "", "Findings"),
+                      "progress: bool | None = None", "OverlapResult"),
+    "similarity": ("_similarity", "datasets: Any", (c.SimilarityConfig,), {"datasets"}, "", "SimilarityResult"),
     "ood_rank": ("_ood_rank", "id: Any, candidates: Any", (c.OodRankConfig,), {"id", "candidates"}, "",
-                 "Findings"),
-    "correlate": ("_correlate", "points: Any", (c.CorrelateConfig,), {"points"}, "", "Findings"),
-    "curve": ("_curve", "id: Any, ood: Any", (c.CurveConfig,), {"id", "ood"}, "", "Findings"),
+                 "OodRankResult"),
+    "correlate": ("_correlate", "points: Any", (c.CorrelateConfig,), {"points"}, "", "CorrelateResult"),
+    "curve": ("_curve", "id: Any, ood: Any", (c.CurveConfig,), {"id", "ood"}, "", "CurveResult"),
     "export_hf": ("_export_hf", "split: Any, out: Any", (c.HfExportConfig,), {"split_dir", "out"}, "",
-                  "dict[str, Any]"),
+                  "HfExportResult"),
     "export_lm_eval": ("_export_lm_eval", "split: Any, out: Any", (c.LmEvalExportConfig,),
-                       {"split_dir", "out"}, "accept_modified: bool = False", "dict[str, Any]"),
+                       {"split_dir", "out"}, "accept_modified: bool = False", "LmEvalExportResult"),
 }  # fmt: skip
 
 
@@ -167,21 +167,27 @@ from tailsplit.pipeline.analyses import analyze as _analyze
 from tailsplit.pipeline.calls import likelihood_split as _likelihood_split
 from tailsplit.pipeline.calls import score as _score
 from tailsplit.pipeline.calls import split as _split
+from tailsplit.pipeline.correlate import CorrelateResult
+from tailsplit.pipeline.correlate import correlate as _correlate
+from tailsplit.pipeline.curve import CurveResult
 from tailsplit.pipeline.curve import curve as _curve
 from tailsplit.pipeline.evaluate import evaluate as _evaluate
 from tailsplit.pipeline.evaluate_result import EvaluationResult
-from tailsplit.pipeline.export import export_hf as _export_hf
-from tailsplit.pipeline.export import export_lm_eval as _export_lm_eval
-from tailsplit.pipeline.findings import Findings
+from tailsplit.pipeline.export_hf import HfExportResult
+from tailsplit.pipeline.export_hf import export_hf as _export_hf
+from tailsplit.pipeline.export_lm_eval import LmEvalExportResult
+from tailsplit.pipeline.export_lm_eval import export_lm_eval as _export_lm_eval
 from tailsplit.pipeline.keywords import changed as _changed
 from tailsplit.pipeline.keywords import defaults_of as _defaults
 from tailsplit.pipeline.keywords import known_keywords as _known_keywords
+from tailsplit.pipeline.ood_rank import OodRankResult
+from tailsplit.pipeline.ood_rank import ood_rank as _ood_rank
+from tailsplit.pipeline.overlap import OverlapResult
 from tailsplit.pipeline.overlap import audit_overlap as _audit_overlap
 from tailsplit.pipeline.result import RunResult
 from tailsplit.pipeline.score_result import ScoreResult
-from tailsplit.pipeline.shift import correlate as _correlate
-from tailsplit.pipeline.shift import ood_rank as _ood_rank
-from tailsplit.pipeline.shift import similarity as _similarity
+from tailsplit.pipeline.similarity import SimilarityResult
+from tailsplit.pipeline.similarity import similarity as _similarity
 
 _DEFAULTS: dict[str, dict[str, Any]] = {}'''
 

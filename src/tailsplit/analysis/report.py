@@ -8,7 +8,7 @@ HTML page has no scripts and no external resources; figures are inline SVG.
 from __future__ import annotations
 
 import html
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,6 +20,7 @@ from tailsplit.analysis.program_metrics import render_program_markdown
 from tailsplit.analysis.split_analysis import SplitAnalysis
 from tailsplit.analysis.table_csv import null_csv_rows, parts_csv_rows
 from tailsplit.errors import MissingDependencyError
+from tailsplit.io.manifest import Manifest
 from tailsplit.render import markdown_text
 from tailsplit.render.pages import STYLE
 from tailsplit.render.provenance import provenance_html, provenance_markdown
@@ -76,7 +77,7 @@ def _value(name: str, value: float, spread: bool = False) -> str:
 def render_markdown(
     analysis: SplitAnalysis,
     comparisons: list[tuple[SplitComparison, SplitAnalysis]],
-    provenance: dict[str, Any] | None = None,
+    provenance: Manifest | None = None,
     figure_links: dict[str, str] | None = None,
 ) -> str:
     """report.md: the provenance header, the overview, links to the figure files, the details."""
@@ -343,7 +344,7 @@ def render_html(
     analysis: SplitAnalysis,
     comparisons: list[tuple[SplitComparison, SplitAnalysis]],
     figures: dict[str, Figure],
-    provenance: dict[str, Any] | None = None,
+    provenance: Manifest | None = None,
 ) -> str:
     """The whole page; ``figures`` maps a caption to a figure made by tailsplit (inlined as SVG)."""
     try:

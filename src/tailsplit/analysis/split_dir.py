@@ -17,30 +17,24 @@ from tailsplit.core import SPLIT_PARTS
 from tailsplit.errors import ConfigError, InputError
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.examples import label_to_str
+from tailsplit.io.manifest import MANIFEST, Manifest, read_manifest_file
 from tailsplit.io.readers import read_all
 from tailsplit.programs.sets import extract_program_features
 from tailsplit.registry import EXTRACTORS
 
 
-def read_manifest(folder: Path, *, accept_modified: bool = False) -> dict[str, Any]:
+def read_manifest(folder: Path, *, accept_modified: bool = False) -> Manifest:
     """The folder's manifest, after checking that every data file it lists (the parts and
     ``scores.parquet``) still has the hash tailsplit wrote: a split folder edited since (a row
     removed, a file emptied, a training row copied into dev) is refused, naming the file.
     ``accept_modified`` reads it anyway; the manifest returned then lists the changed files
     under ``modified_files`` (and the command's own manifest records them)."""
-    path = folder / "manifest.json"
+    path = folder / MANIFEST
     if not path.is_file():
         raise ConfigError(
             f"split_dir={str(folder)!r} has no manifest.json; give a folder written by tailsplit run or tailsplit split"
         )
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"is not valid JSON ({exc.msg})", path=path, line=exc.lineno, fix="rewrite the split with tailsplit split"
-        ) from None
-    if not isinstance(manifest, dict):
-        raise InputError("is not a tailsplit manifest", path=path, fix="rewrite the split with tailsplit split")
+    manifest = read_manifest_file(path)
     modified = modified_files(folder, manifest)
     if modified and not accept_modified:
         name, problem = modified[0]
@@ -49,20 +43,18 @@ def read_manifest(folder: Path, *, accept_modified: bool = False) -> dict[str, A
             path=folder / name,
             fix="rewrite the split with tailsplit split, or pass --accept-modified to use the edited folder",
         )
-    if modified:
-        manifest["modified_files"] = [name for name, _ in modified]
-    return manifest
+    return manifest.with_modified([name for name, _ in modified])
 
 
 def _is_data_file(name: str) -> bool:
     return name == "scores.parquet" or name.split("/")[0].split(".")[0] in SPLIT_PARTS
 
 
-def modified_files(folder: Path, manifest: dict[str, Any]) -> list[tuple[str, str]]:
+def modified_files(folder: Path, manifest: Manifest) -> list[tuple[str, str]]:
     """(file, what changed) for each data file the manifest lists whose content changed."""
 
     changed = []
-    for name, digest in (manifest.get("outputs") or {}).items():
+    for name, digest in manifest.outputs.items():
         if not _is_data_file(name):
             continue
         path = folder / name
@@ -87,8 +79,8 @@ def load_split_dir(
     without it, or with an empty list, are not annotated)."""
     folder = Path(folder)
     manifest = read_manifest(folder, accept_modified=accept_modified)
-    data = manifest.get("config", {}).get("data", {})
-    text_kind = text_kind or manifest.get("config", {}).get("output", {}).get("analysis_text", "query")
+    data = manifest.config.data
+    text_kind = text_kind or manifest.config.output.get("analysis_text", "query")
     fields = _fields(folder, data, text_kind, agreement_field)
     c = _read_columns(folder, manifest, fields, agreement_field)
     if agreement_field is not None and not any(np.isfinite(a[0]) for a in c["agreement"]):
@@ -107,7 +99,7 @@ def load_split_dir(
         programs=_programs(c["programs"], data.get("program_kind", "sql"), folder, data.get("count", "examples"))
         if program_field
         else None,
-        balance_labels=bool(manifest.get("config", {}).get("split", {}).get("balance_labels", False)),
+        balance_labels=bool(manifest.config.split.get("balance_labels", False)),
         text_kind=text_kind,
         queries=tuple(c["queries"]),
         contexts=tuple(c["contexts"]) if pair_field is not None else None,
@@ -141,7 +133,7 @@ def _fields(folder: Path, data: dict[str, Any], text_kind: str, agreement_field:
 
 
 def _read_columns(
-    folder: Path, manifest: dict[str, Any], fields: dict[str, Any], agreement_field: str | None
+    folder: Path, manifest: Manifest, fields: dict[str, Any], agreement_field: str | None
 ) -> dict[str, list[Any]]:
     """Each column the analysis reads, over train, dev and test in order."""
     out: dict[str, list[Any]] = {
@@ -214,23 +206,22 @@ def pair_text(context: str, text: str) -> str:
     return f"{context.rstrip()} {text.lstrip()}"
 
 
-def read_split_parts(
-    folder: str | Path, *, accept_modified: bool = False
-) -> tuple[dict[str, Any], dict[str, list[Any]]]:
+def read_split_parts(folder: str | Path, *, accept_modified: bool = False) -> tuple[Manifest, dict[str, list[Any]]]:
     """(manifest, raw records of each part) of a split folder (verified: :func:`read_manifest`)."""
     folder = Path(folder)
     manifest = read_manifest(folder, accept_modified=accept_modified)
     return manifest, {part: read_all(part_file(folder, manifest, part)) for part in SPLIT_PARTS}
 
 
-def describe_split(manifest: dict[str, Any]) -> str:
+def describe_split(manifest: Manifest) -> str:
     """A short name of how the split was made, e.g. ``likelihood (prompted, length-controlled)``."""
-    config = manifest.get("config", {})
-    split, scoring = config.get("split", {}), config.get("scoring", {})
+    split = manifest.config.split
     splitter = split.get("splitter", "?")
     if splitter != "likelihood":
         return f"{splitter} (seed {split.get('seed', 0)})" if splitter == "random" else splitter
-    notes = [manifest.get("method") or scoring.get("method") or "prompted"]  # the score file's own record first
+    notes = [
+        manifest.method or manifest.config.scoring.get("method") or "prompted"
+    ]  # the score file's own record first
     if split.get("length_buckets"):
         notes.append("length-controlled")
     if split.get("reverse"):
@@ -238,8 +229,8 @@ def describe_split(manifest: dict[str, Any]) -> str:
     return f"likelihood ({', '.join(notes)})"
 
 
-def part_file(folder: Path, manifest: dict[str, Any], part: str) -> Path:
-    outputs = manifest.get("outputs", {})
+def part_file(folder: Path, manifest: Manifest, part: str) -> Path:
+    outputs = manifest.outputs
     if any(name.startswith(f"{part}/") for name in outputs) and (folder / part).is_dir():
         return folder / part  # a save_to_disk folder (--format hf)
     names = [name for name in outputs if name.split(".")[0] == part]
@@ -251,37 +242,38 @@ def part_file(folder: Path, manifest: dict[str, Any], part: str) -> Path:
     return folder / names[0]
 
 
-def listed_file(folder: Path, manifest: dict[str, Any], name: str) -> Path | None:
+def listed_file(folder: Path, manifest: Manifest, name: str) -> Path | None:
     """``folder / name`` when the manifest lists it (its hash checked by :func:`read_manifest`
     for data files), else ``None``: a file tailsplit did not record is never read."""
-    if name not in (manifest.get("outputs") or {}):
+    if name not in manifest.outputs:
         return None
     path = folder / name
     return path if path.is_file() else None
 
 
-def listed_json(folder: Path, manifest: dict[str, Any], name: str, *, accept_modified: bool) -> Any:
-    """The JSON file ``name`` of a split folder (a report such as ``analysis.json``), read only
-    when the manifest lists it and its hash matches; a changed one is refused unless
-    ``accept_modified``, which reads it and adds it to the manifest's ``modified_files``."""
+def listed_json(folder: Path, manifest: Manifest, name: str, *, accept_modified: bool) -> tuple[Any, Manifest]:
+    """(the JSON file ``name`` of a split folder — a report such as ``analysis.json`` — or
+    ``None``, the manifest): read only when the manifest lists it and its hash matches; a
+    changed one is refused unless ``accept_modified``, which reads it and returns the manifest
+    with it under ``modified_files``."""
     path = listed_file(folder, manifest, name)
     if path is None:
-        return None
-    if sha256_file(path) != manifest["outputs"][name]:
+        return None, manifest
+    if sha256_file(path) != manifest.outputs[name]:
         if not accept_modified:
             raise InputError(
                 "was changed since tailsplit wrote it (its manifest.json records another sha256)",
                 path=path,
                 fix="run tailsplit analyze on the folder again, or pass --accept-modified",
             )
-        manifest["modified_files"] = [*manifest.get("modified_files", []), name]
+        manifest = manifest.with_modified([name])
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8")), manifest
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputError(f"cannot be read as JSON ({exc})", path=path, fix="run tailsplit analyze again") from None
 
 
-def _scores(folder: Path, manifest: dict[str, Any], ids: list[str]) -> tuple[np.ndarray | None, np.ndarray | None]:
+def _scores(folder: Path, manifest: Manifest, ids: list[str]) -> tuple[np.ndarray | None, np.ndarray | None]:
     path = listed_file(folder, manifest, "scores.parquet")
     if path is None:
         return None, None

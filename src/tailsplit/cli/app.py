@@ -16,8 +16,9 @@ from typer.core import TyperGroup
 
 from tailsplit._version import __version__
 from tailsplit.errors import TailsplitError, command_line_call
-from tailsplit.log import configure
+from tailsplit.log import configure, logger
 from tailsplit.render import console_text
+from tailsplit.render.console import print_view
 
 _TYPED: ContextVar[list[str] | None] = ContextVar("tailsplit_typed_args", default=None)
 
@@ -94,6 +95,11 @@ class _Console(Console):
 # Markup off: labels, ids, field names and messages are the user's text and print literally.
 stderr = _Console(stderr=True, markup=False)
 stdout = _Console(markup=False)
+
+
+def show(result: Any) -> None:
+    """Print a result's console view (every command prints through here)."""
+    print_view(stdout, result.console(), warn=logger.warning)
 
 
 def _print_version(value: bool) -> None:

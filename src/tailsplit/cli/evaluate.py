@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from tailsplit.cli.app import app, stdout, typed_command
+from tailsplit.cli.app import app, show, typed_command
 from tailsplit.cli.declared import Given, declared_options
 from tailsplit.config import EvaluateConfig
-from tailsplit.evaluation.fairness import fairness_console
-from tailsplit.evaluation.table import table_markdown
-from tailsplit.log import logger
 from tailsplit.pipeline.evaluate import evaluate_config
 
 EVALUATE_EXAMPLES = """
@@ -39,26 +36,4 @@ def evaluate(given: Given) -> None:
     """Train baselines on each split's train part and compare test scores with random splits (relative error increase)."""
 
     settings = given.command_config(EvaluateConfig)
-    evaluation = evaluate_config(settings, command=typed_command())
-    result = evaluation.findings
-    stdout.print(table_markdown(result["table"]), highlight=False, markup=False)
-    for warning in result["leakage_warnings"]:
-        logger.warning(warning.removeprefix("warning: "))
-    for found in result["conclusions"]:
-        stdout.print(
-            f"conclusion: {found['baseline']}: {found['question']} — {found['outcome']} ({found['evidence']}).",
-            highlight=False,
-            markup=False,
-        )
-    if result["fairness"] is not None:
-        stdout.print(fairness_console(result["fairness"]), highlight=False, markup=False)
-    for r in result["results"]:
-        if r.get("projected") is not None:
-            stdout.print(
-                f"{r['folder']}: {100 * r['test']:.1f} against {100 * r['projected']:.1f} projected from the "
-                "random splits' bucket accuracies",
-                highlight=False,
-                markup=False,
-            )
-    if settings.out is not None:
-        stdout.print(f"wrote {settings.out}/ ({', '.join(evaluation.outputs)}, manifest.json)", markup=False)
+    show(evaluate_config(settings, command=typed_command()))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tailsplit import pipeline
-from tailsplit.cli.app import app, stdout, typed_command
+from tailsplit.cli.app import app, show, typed_command
 from tailsplit.cli.declared import Given, declared_options
 from tailsplit.config import OverlapConfig
 
@@ -27,22 +27,4 @@ def overlap(given: Given) -> None:
 
     settings = given.command_config(OverlapConfig)
     settings.ngram_orders = tuple(settings.ngram_orders)
-    summary = pipeline.audit_overlap_config(settings, command=typed_command(), progress=not given.quiet)
-    stdout.print(
-        f"{summary['examples']} test examples: {summary['overlap']} overlapping (best BM25 ≥ "
-        f"{summary['threshold']}, or copied: {summary['verbatim']} verbatim, "
-        f"{summary['copied_below_threshold']} copied below the cut), {summary['clean']} clean; "
-        f"index of {summary['index']['entries']:,} entries",
-        highlight=False,
-    )
-    for n, count in summary["ngram_contaminated"].items():
-        stdout.print(f"sharing a {n}-gram with the corpus: {count}", highlight=False)
-    for a in summary["accuracy"]:
-        if a["n"]:
-            stdout.print(
-                f"accuracy {a['subset']}: {100 * a['accuracy']:.1f}% (95% CI {100 * a['ci_low']:.1f}–"
-                f"{100 * a['ci_high']:.1f}%, n = {a['n']})",
-                highlight=False,
-            )
-    if settings.out is not None:
-        stdout.print(f"wrote {settings.out}/ (overlap, clean, audit.jsonl, summary.md, manifest.json)")
+    show(pipeline.audit_overlap_config(settings, command=typed_command(), progress=not given.quiet))

@@ -9,9 +9,8 @@ from typing import Annotated
 import typer
 
 from tailsplit import pipeline
-from tailsplit.cli.app import app, stdout, typed_command
+from tailsplit.cli.app import app, show, typed_command
 from tailsplit.cli.declared import Given, declared_options
-from tailsplit.cli.render import print_analysis, print_summary
 from tailsplit.config import AnalyzeConfig, DataConfig, OutputConfig, ScoringConfig, SplitConfig
 from tailsplit.errors import ConfigError
 from tailsplit.pipeline.signatures import analyze as analyze_split_folder
@@ -64,7 +63,7 @@ A likelihood split of programs whose dev/test atoms all occur in train:
 def run(given: Given) -> None:
     """Score every example with a causal LM, then split: the least likely go to dev/test."""
 
-    print_summary(pipeline.run(given.run_config(), progress=not given.quiet, command=typed_command()))
+    show(pipeline.run(given.run_config(), progress=not given.quiet, command=typed_command()))
 
 
 # Fields of a run that scoring does not read.
@@ -87,9 +86,7 @@ def score(
 
     cfg = given.run_config()
     cfg.output.overwrite = overwrite
-    report = pipeline.score_data(cfg, out_path=out, progress=not given.quiet, command=typed_command()).report
-    cached = f" ({report['n_cached']} cached)" if "n_cached" in report else ""
-    stdout.print(f"scored {report['n_requests']} examples{cached} in {report['seconds']:.1f} s; wrote {out}")
+    show(pipeline.score_data(cfg, out_path=out, progress=not given.quiet, command=typed_command()))
 
 
 @app.command(epilog=SPLIT_EXAMPLES)
@@ -109,7 +106,7 @@ def split(
     """Split using an existing score file (or no scores: random, length, template, tmcd)."""
 
     cfg = given.run_config()
-    print_summary(pipeline.run(cfg, scores_path=scores, command=typed_command(), score_missing=False))
+    show(pipeline.run(cfg, scores_path=scores, command=typed_command(), score_missing=False))
 
 
 ANALYZE_EXAMPLES = """
@@ -133,5 +130,4 @@ def analyze(given: Given) -> None:
     del options["split_dir"], options["compare"]
     result = analyze_split_folder(settings.split_dir, compare=settings.compare, **options)
     result.write()
-    print_analysis(result.analysis, result.comparisons)
-    stdout.print(f"wrote {settings.split_dir}/report.html, report.md, analysis.json")
+    show(result)

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tailsplit.errors import ConfigError, MissingDependencyError
+from tailsplit.io.manifest import Manifest
 from tailsplit.registry import EXTRACTORS
 
 if TYPE_CHECKING:
@@ -254,7 +255,7 @@ class TrainingContext:
     ``fine_tuned(manifest, train, dev, test, which)``)."""
 
     data: dict[str, Any]
-    manifest: dict[str, Any]
+    manifest: Manifest
     models: Any
     seed: int
 

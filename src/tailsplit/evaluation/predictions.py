@@ -17,6 +17,7 @@ from tailsplit.errors import ConfigError
 from tailsplit.evaluation.table import SplitScore
 from tailsplit.fields import field_value
 from tailsplit.io.examples import label_to_str
+from tailsplit.io.manifest import Manifest
 from tailsplit.io.readers import read_records
 from tailsplit.programs.base import ProgramError
 from tailsplit.registry import EXTRACTORS
@@ -91,11 +92,11 @@ def predictions_markdown(rows: Sequence[dict[str, Any]], bucket_name: str) -> st
 
 
 def score_predictions(
-    folder: str, kind: str, manifest: dict[str, Any], test_records: list[Any], path: str, bucket: str | None
+    folder: str, kind: str, manifest: Manifest, test_records: list[Any], path: str, bucket: str | None
 ) -> ScoredPredictions:
     """Correctness and bucket of every test example of the split in ``folder`` (a split of
     ``kind``) under the predictions in ``path``: exact match of canonical programs, else of labels."""
-    data = manifest.get("config", {}).get("data", {})
+    data = manifest.config.data
     id_field, gold_field = data.get("id") or "id", data.get("program") or data.get("label")
     if gold_field is None:
         raise ConfigError(f"split_dir={folder!r} has neither labels nor programs to score predictions against")

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tailsplit.errors import ConfigError
+from tailsplit.io.manifest import Manifest
 
 
 def parse_class_labels(names: str | Sequence[str]) -> list[str]:
@@ -23,16 +24,16 @@ def parse_class_labels(names: str | Sequence[str]) -> list[str]:
 
 
 def with_class_labels(
-    manifest: Mapping[str, Any], parts: Mapping[str, Sequence[Any]], names: Sequence[str]
+    manifest: Manifest, parts: Mapping[str, Sequence[Any]], names: Sequence[str]
 ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, list[str]]]:
     """Each part's records with the label field as class names (an integer label is read as a
     class id), and the class labels to export. Refused, naming the file, line and field, when
     a label is not one of ``names``; refused when the input's own ClassLabel names differ."""
 
-    field = manifest.get("config", {}).get("data", {}).get("label")
+    field = manifest.config.data.get("label")
     if not field:
         raise ConfigError("--class-labels needs a split made with a label field (--label)")
-    existing = dict(manifest.get("class_labels") or {})
+    existing = manifest.class_labels
     if field in existing and list(existing[field]) != list(names):
         raise ConfigError(
             f"--class-labels {','.join(names)!r} differs from the input's own ClassLabel names for {field!r} "

@@ -6,6 +6,7 @@ split pushed to the hub carries its provenance."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shlex
@@ -15,6 +16,7 @@ from typing import Any
 
 from tailsplit._version import __version__
 from tailsplit.errors import ConfigError
+from tailsplit.io.manifest import Manifest
 from tailsplit.render import markdown_code, markdown_text, number
 
 
@@ -109,39 +111,39 @@ def card_task_and_language(
     return tasks, codes or (("en",) if derived else ())
 
 
-def method_paper(manifest: Mapping[str, Any]) -> tuple[str, str] | None:
+def method_paper(manifest: Manifest) -> tuple[str, str] | None:
     """(reference, BibTeX) of the paper that defined the split's method, if one did."""
-    splitter = manifest.get("config", {}).get("split", {}).get("splitter") or manifest.get("splitter", {}).get("name")
+    splitter = manifest.config.split.get("splitter") or manifest.splitter.name
     return METHOD_PAPERS.get(str(splitter))
 
 
 def info_description(
     description: str,
     source: CardSource,
-    manifest: Mapping[str, Any] | None = None,
+    manifest: Manifest | None = None,
     analysis: Mapping[str, Any] | None = None,
 ) -> str:
     """``DatasetInfo.description`` of the exported dataset: which split of what, by which model,
     its sizes and the analysis's first findings (plain text), then the source's own description."""
     text = f"A tailsplit re-split ({description}) of {source.name or 'the source dataset'}; made with tailsplit."
     if manifest is not None:
-        sizes = manifest.get("sizes", {})
+        sizes = manifest.sizes
         parts = ", ".join(f"{hf} {sizes[ours]}" for ours, hf in (("train", "train"), ("dev", "validation"),
                                                                    ("test", "test")) if ours in sizes)  # fmt: skip
-        text += f" Model: {model_description(manifest.get('model'))}." + (f" Sizes: {parts}." if parts else "")
+        text += f" Model: {model_description(manifest.model)}." + (f" Sizes: {parts}." if parts else "")
     found = headline(analysis)[:2]
     text += "".join(f" {line}." for line in found)
     return f"{text}\n\n{source.description}" if source.description else text
 
 
-def info_citation(manifest: Mapping[str, Any], source: CardSource) -> str:
+def info_citation(manifest: Manifest, source: CardSource) -> str:
     """``DatasetInfo.citation``: the source dataset's citation, then the method's paper."""
     paper = method_paper(manifest)
     return "\n\n".join(c for c in (source.citation, paper[1] if paper else None) if c)
 
 
 def dataset_card(
-    manifest: Mapping[str, Any],
+    manifest: Manifest,
     analysis: Mapping[str, Any] | None,
     description: str,
     source: CardSource | None = None,
@@ -166,10 +168,10 @@ def dataset_card(
     return "\n".join(lines)
 
 
-def _front_matter(manifest: Mapping[str, Any], description: str, source: CardSource) -> dict[str, Any]:
+def _front_matter(manifest: Manifest, description: str, source: CardSource) -> dict[str, Any]:
     """The card's YAML metadata: licence and source, then how the split was made."""
-    sizes = manifest.get("sizes", {})
-    model = manifest.get("model")
+    sizes = manifest.sizes
+    model = manifest.model
     front: dict[str, Any] = {}
     if source.license:
         front["license"] = source.license
@@ -182,16 +184,16 @@ def _front_matter(manifest: Mapping[str, Any], description: str, source: CardSou
     front |= {
         "pretty_name": f"tailsplit {description}",
         "tags": ["tailsplit", "likelihood-split", "challenge-split"],
-        "tailsplit_version": manifest.get("tailsplit_version", __version__),
+        "tailsplit_version": manifest.tailsplit_version or __version__,
         "split_method": description,
-        "splitter": manifest.get("splitter", {}),
-        "scoring_method": manifest.get("method"),
+        "splitter": dataclasses.asdict(manifest.splitter) if manifest.has_splitter else {},
+        "scoring_method": manifest.method,
         "model": model_description(model),
         "model_identity": model or {},
-        "template": manifest.get("template") or {},
-        "seed": manifest.get("seed"),
+        "template": manifest.template or {},
+        "seed": manifest.seed,
         "sizes": {"train": sizes.get("train"), "validation": sizes.get("dev"), "test": sizes.get("test")},
-        "inputs": manifest.get("inputs", []),
+        "inputs": manifest.input_records,
     }
     return front
 
@@ -204,13 +206,13 @@ def _made_with(version: str, command: Sequence[Any]) -> str:
 
 
 def _summary_lines(
-    manifest: Mapping[str, Any], analysis: Mapping[str, Any] | None, description: str, front: dict[str, Any]
+    manifest: Manifest, analysis: Mapping[str, Any] | None, description: str, front: dict[str, Any]
 ) -> list[str]:
     """The card's title, sizes, how the split was made, and the analysis' headline."""
     template = front["template"]
     lines = [f"# tailsplit split: {markdown_text(description)}", ""]
     lines += [
-        _made_with(front["tailsplit_version"], manifest.get("command") or []),
+        _made_with(front["tailsplit_version"], manifest.command),
         "",
         "| part | examples |",
         "|---|---:|",
@@ -226,8 +228,8 @@ def _summary_lines(
             f"{markdown_code(json.dumps(words, ensure_ascii=False)) if words else 'none'})."
         )
     lines += [f"- Input: {_input_text(i)}" for i in front["inputs"]]
-    if manifest.get("modified_files"):
-        changed = ", ".join(markdown_code(name) for name in manifest["modified_files"])
+    if manifest.modified_files:
+        changed = ", ".join(markdown_code(name) for name in manifest.modified_files)
         lines.append(
             f"- Edited since tailsplit wrote the split: {changed} (exported with `--accept-modified`; "
             "the sizes above count the rows as exported)."

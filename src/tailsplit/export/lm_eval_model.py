@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tailsplit.io.manifest import Manifest
 from tailsplit.scoring.hf_options import SCORER_VERSION
 from tailsplit.scoring.models import BUNDLED
 
@@ -47,11 +48,11 @@ class LmEvalModel:
         }
 
 
-def lm_eval_model(manifest: Mapping[str, Any], cache_dir: Path) -> LmEvalModel:
+def lm_eval_model(manifest: Manifest, cache_dir: Path) -> LmEvalModel:
     """What reproduces ``manifest``'s scores in lm-eval; ``cache_dir`` holds converted GGUF models."""
-    scoring = manifest.get("config", {}).get("scoring", {})
-    method = manifest.get("method") or scoring.get("method")
-    model = manifest.get("model") or {}
+    scoring = manifest.config.scoring
+    method = manifest.method or scoring.get("method")
+    model = manifest.model or {}
     backend = scoring.get("backend", "hf")
     if method != "prompted" or not model:
         return LmEvalModel(None, False, f"the split's scores come from {method or 'no'} scoring, not from one model")

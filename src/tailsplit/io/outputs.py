@@ -26,7 +26,6 @@ The rules every command follows (the documentation's Safety page):
 from __future__ import annotations
 
 import errno
-import json
 import os
 import re
 import shutil
@@ -36,9 +35,10 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
-from tailsplit.errors import ConfigError, OutputError, write_fix
+from tailsplit.errors import ConfigError, OutputError, TailsplitError, write_fix
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.claims import claim_output, release_output
+from tailsplit.io.manifest import MANIFEST, manifest_text, read_manifest_file
 from tailsplit.io.paths import (
     absolute,
     check_apart_from_caches,
@@ -47,9 +47,7 @@ from tailsplit.io.paths import (
     check_not_system,
     check_writable,
 )
-from tailsplit.io.values import strict_json
 
-MANIFEST = "manifest.json"
 # Files that `tailsplit analyze` adds to a folder after it was written.
 REPORT_FILES = ("report.html", "report.md", "analysis.json")
 _STAGING = re.compile(r"^\.(?P<name>.+)\.(?:tmp|old)-(?P<pid>\d+)-[A-Za-z0-9_]+$")
@@ -80,10 +78,9 @@ def file_mode() -> int:
 def is_tailsplit_folder(folder: Path) -> bool:
     """Whether ``folder`` holds a manifest that tailsplit wrote."""
     try:
-        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return read_manifest_file(folder / MANIFEST).tailsplit_version is not None
+    except (OSError, TailsplitError):
         return False
-    return isinstance(manifest, dict) and "tailsplit_version" in manifest
 
 
 def check_output_folder(
@@ -138,8 +135,7 @@ def check_output_folder(
 def _check_only_listed_files(folder: Path, option: str) -> None:
     """Refuse to replace a folder holding a file its manifest does not list (a file the user
     added): ``--overwrite`` replaces what tailsplit wrote, nothing else."""
-    manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-    listed = set(manifest.get("outputs") or {}) | {MANIFEST}
+    listed = set(read_manifest_file(folder / MANIFEST).outputs) | {MANIFEST}
     for path in sorted(folder.rglob("*")):
         if path.is_dir() and not path.is_symlink():
             continue
@@ -266,7 +262,7 @@ class OutputFolder:
     def write_manifest(self, manifest: dict[str, Any]) -> dict[str, Any]:
         """Write ``manifest.json`` with ``outputs`` = the hash of every other file; call it last."""
         manifest = {**manifest, "outputs": self.file_hashes()}
-        self.write_text(MANIFEST, strict_json(manifest))
+        self.write_text(MANIFEST, manifest_text(manifest))
         return manifest
 
 
@@ -406,14 +402,12 @@ def update_reports(
         )
     manifest_path = folder / MANIFEST
     try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        manifest = read_manifest_file(manifest_path)
         for name, content in files.items():
             (folder / name).parent.mkdir(parents=True, exist_ok=True)
             replace_file_bytes(folder / name, content if isinstance(content, bytes) else content.encode("utf-8"))
-        outputs = dict(manifest.get("outputs") or {})
-        outputs.update({name: sha256_file(folder / name) for name in files})
-        manifest["outputs"] = outputs
-        manifest.update(extra or {})
-        replace_file_bytes(manifest_path, strict_json(manifest).encode("utf-8"))
+        outputs = {**manifest.outputs, **{name: sha256_file(folder / name) for name in files}}
+        record = {**manifest.record, "outputs": outputs, **(extra or {})}
+        replace_file_bytes(manifest_path, manifest_text(record).encode("utf-8"))
     except OSError as exc:
         raise write_failure(exc, folder) from None

@@ -29,6 +29,7 @@ from tailsplit.io.arrow_columns import bool_column, number_column, string_column
 from tailsplit.io.arrow_files import read_parquet_table
 from tailsplit.io.examples import label_to_str
 from tailsplit.io.lm_eval_samples import is_lm_eval_sample, lm_eval_sample_columns
+from tailsplit.io.manifest import Manifest
 from tailsplit.io.readers import detect_format, read_all
 
 SCORE_COLUMNS = ("logprob_sum", "n_tokens", "logprob_mean", "truncated")
@@ -397,7 +398,7 @@ def _align(path: Path, ids: list[str], row_of: dict[str, int], dataset: Dataset,
 def _other_fields(meta: dict[str, Any], dataset: Dataset) -> tuple[str, str] | None:
     """(the roles a tailsplit score file was made with, this run's), where they differ: a
     query or context field changes the generated ids, so no score matches."""
-    made = ((meta.get("config") or {}).get("data") or {}) if isinstance(meta.get("config"), dict) else {}
+    made = Manifest.of(meta).config.data  # a score file records the run's configuration as a manifest does
     fields = dataset.fields.as_dict()
     differ = [role for role in ("text", "context", "id") if role in made and made[role] != fields.get(role)]
     if not differ:

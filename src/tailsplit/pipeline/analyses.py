@@ -23,10 +23,13 @@ from tailsplit.analysis.split_analysis import AnalysisInputs, SplitAnalysis, ana
 from tailsplit.analysis.split_dir import describe_split, load_split_dir, pair_text, read_manifest
 from tailsplit.config import NULL_SPLITS, AnalyzeConfig, RunConfig, config_from_keywords
 from tailsplit.errors import ConfigError, MissingDependencyError, keyword_spelling
+from tailsplit.io.manifest import Manifest
 from tailsplit.io.outputs import update_reports
 from tailsplit.pipeline.result import RunResult, folder_of
 from tailsplit.pipeline.split_folder import report_files
+from tailsplit.pipeline.views import analysis_view
 from tailsplit.render import html_table
+from tailsplit.render.console import Line, View
 
 if TYPE_CHECKING:
     from tailsplit.analysis.text_counts import TextCounts
@@ -35,7 +38,7 @@ if TYPE_CHECKING:
 SplitSource = RunResult | str | Path
 
 
-@dataclass(frozen=True)
+@dataclass
 class AnalysisResult:
     """An analysis (``analysis``), its comparisons with other splits of the same examples
     (each with the other's own analysis), the manifest of the split analysed and the folder it
@@ -43,10 +46,11 @@ class AnalysisResult:
 
     analysis: SplitAnalysis
     comparisons: list[tuple[SplitComparison, SplitAnalysis]]
-    manifest: dict[str, Any]
+    manifest: Manifest
     folder: Path | None = None
     figures: dict[str, Figure] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
+    written: bool = False  # whether write() has added the reports to the folder
 
     def to_pandas(self) -> Any:
         """One row per statistic tested against random splits: observed value, the random
@@ -82,7 +86,14 @@ class AnalysisResult:
         update_reports(
             target, report_files(self.analysis, self.comparisons, self.manifest, self.figures), extra=self.extra
         )
+        self.written = True
         return target
+
+    def console(self) -> View:
+        """What ``tailsplit analyze`` prints: the headlines, every statistic against random
+        splits, the comparisons, and the reports written."""
+        wrote = [Line(f"wrote {self.folder}/report.html, report.md, analysis.json")] if self.written else []
+        return [*analysis_view(self.analysis, self.comparisons), *wrote]
 
     def __repr__(self) -> str:
         differs = [c.name for c in self.analysis.null if c.differs]
@@ -134,7 +145,7 @@ def analyze(split: SplitSource, *, compare: Sequence[SplitSource] = (), **option
     inputs, manifest, folder = _inputs(split, settings.analysis_text, settings.agreement_field, settings)
     syntax = settings.syntax
     if syntax is None:
-        syntax = bool(manifest.get("config", {}).get("output", {}).get("syntax", True))
+        syntax = bool(manifest.config.output.get("syntax", True))
     analysis = analyze_split(inputs, null_splits=null_splits, seed=settings.seed, syntax=syntax)
     comparisons, figures = [], {}
     for other_split in compare:
@@ -145,22 +156,22 @@ def analyze(split: SplitSource, *, compare: Sequence[SplitSource] = (), **option
         figure = comparison_figure(inputs, other)
         if figure is not None:
             figures[f"Scores in {inputs.name} against scores in {other.name}"] = figure
-    extra = {"analyzed_modified_files": manifest["modified_files"]} if "modified_files" in manifest else {}
+    extra = {"analyzed_modified_files": manifest.modified_files} if manifest.modified_files else {}
     return AnalysisResult(analysis, comparisons, manifest, folder, figures, extra)
 
 
 def _inputs(
     split: SplitSource, text_kind: str | None, agreement_field: str | None, settings: AnalyzeConfig
-) -> tuple[AnalysisInputs, dict[str, Any], Path | None]:
+) -> tuple[AnalysisInputs, Manifest, Path | None]:
     """What an analysis reads from a split folder or a run in memory, its manifest and folder."""
     if isinstance(split, RunResult):
         if agreement_field is not None:
             raise ConfigError("--agreement-field= reads a split folder; write the run first (result.write(out))")
-        config = RunConfig.from_dict(split.manifest.get("config", {}), strict=False)
+        config = RunConfig.from_dict(dict(split.record.config.values), strict=False)
         if text_kind is not None:
             config.output.analysis_text = text_kind
         name = split.out_dir.name if split.out_dir is not None else "split"
-        return run_analysis_inputs(split, config, name), split.manifest, split.out_dir
+        return run_analysis_inputs(split, config, name), split.record, split.out_dir
     folder = Path(split)
     inputs = load_split_dir(folder, text_kind, agreement_field, accept_modified=settings.accept_modified)
     return inputs, read_manifest(folder, accept_modified=settings.accept_modified), folder
@@ -175,7 +186,7 @@ def run_analysis_inputs(result: RunResult, config: RunConfig, name: str) -> Anal
         texts = tuple(pair_text(c, t) for c, t in zip(dataset.contexts, dataset.texts))
     return AnalysisInputs(
         name=name,
-        kind=describe_split({**result.manifest, "config": dataclasses.asdict(config)}),
+        kind=describe_split(Manifest({**result.manifest, "config": dataclasses.asdict(config)})),
         ids=dataset.ids,
         texts=texts,
         parts=result.split.assignment(len(dataset)),

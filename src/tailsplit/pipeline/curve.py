@@ -29,10 +29,12 @@ from tailsplit.fingerprint import sha256_file, sha256_text
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.outputs import check_output_folder, replace_file_bytes
 from tailsplit.io.values import strict_json
-from tailsplit.pipeline.findings import Findings
+from tailsplit.pipeline.correlate import relation_line
+from tailsplit.pipeline.findings import Findings, rows_of
 from tailsplit.pipeline.manifest import command_provenance, write_outputs
 from tailsplit.pipeline.task_model import TaskData, check_task_model, dataset_files, task_data
 from tailsplit.render import markdown_text
+from tailsplit.render.console import Line, View
 from tailsplit.render.figures import figure_files
 from tailsplit.render.pages import html_page
 from tailsplit.render.provenance import with_provenance
@@ -41,6 +43,20 @@ from tailsplit.shift.datasets import DatasetSpec
 from tailsplit.shift.labelled import correct
 
 POINT_COLUMNS = ("group", "id_acc", "ood_acc", "encoder", "train_size", "step", "id_examples", "ood_examples")
+
+
+class CurveResult(Findings):
+    """ID and OOD accuracy at each checkpoint (``result["points"]``) and the relation fitted
+    per OOD dataset (``result["groups"]``); its table has one row per point."""
+
+    command = "curve"
+    written = "points.csv, curve.json, report.md, report.html, figures, manifest.json"
+
+    def rows(self) -> list[dict[str, Any]]:
+        return rows_of(self, "points")
+
+    def view(self) -> View:
+        return [Line(relation_line(name, rel)) for name, rel in self["groups"].items()]
 
 
 @dataclass(frozen=True)
@@ -163,7 +179,7 @@ def points_csv(points: list[dict[str, Any]]) -> str:
 
 @released_on_error
 @keyword_spelling
-def curve_config(config: CurveConfig, *, command: list[str] | None = None) -> dict[str, Any]:
+def curve_config(config: CurveConfig, *, command: list[str] | None = None) -> CurveResult:
     """Train on ID, evaluate ID test and every OOD set at each checkpoint, fit the relation."""
     check_values(config)
     if not config.id or not config.ood:
@@ -208,7 +224,7 @@ def curve_config(config: CurveConfig, *, command: list[str] | None = None) -> di
         },
     }
     _write(Path(config.out), config, result, points, relations, [id_spec.path, *(s.path for s in ood_specs)], command)
-    return {**result, "points": points}
+    return CurveResult({**result, "points": points}, Path(config.out))
 
 
 def _fits(points: list[dict[str, Any]]) -> dict[str, Any]:
@@ -260,8 +276,8 @@ def _write(
 
 
 @keyword_spelling
-def curve(id: str | Path, ood: Any, **options: Any) -> Findings:  # noqa: A002 - BOSS's name
+def curve(id: str | Path, ood: Any, **options: Any) -> CurveResult:  # noqa: A002 - BOSS's name
     """``tailsplit curve``: a task model trained on ``id``, ID and OOD accuracy at each
     checkpoint, and the fitted relation (needs ``out=``: it writes its points and fits)."""
     given = {"id": path_argument("id", id, "the ID dataset"), "ood": paths_argument("ood", ood, "OOD datasets")}
-    return Findings("curve", curve_config(config_from_keywords(CurveConfig, options, given=given)))
+    return curve_config(config_from_keywords(CurveConfig, options, given=given))

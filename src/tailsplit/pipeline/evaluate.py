@@ -30,6 +30,7 @@ from tailsplit.evaluation.zero_shot import check_zero_shot, zero_shot_classify
 from tailsplit.fields import field_value
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.examples import label_to_str
+from tailsplit.io.manifest import Manifest
 from tailsplit.io.outputs import check_output_folder
 from tailsplit.pipeline.evaluate_models import check_models
 from tailsplit.pipeline.evaluate_result import EvaluationResult
@@ -99,7 +100,7 @@ def evaluate_config(config: EvaluateConfig, *, command: list[str] | None = None)
 
 
 def _trained_baselines(
-    config: EvaluateConfig, folders: list[tuple[dict[str, Any], dict[str, list[Any]]]], models: Any
+    config: EvaluateConfig, folders: list[tuple[Manifest, dict[str, list[Any]]]], models: Any
 ) -> tuple[list[SplitScore], list[dict[str, Any]], list[dict[str, Any]], dict[str, dict[str, float]]]:
     """Every requested baseline trained on each split's train part and scored on its test
     part: (scores, per-result details, per-example predictions, test leakage per folder)."""
@@ -107,7 +108,7 @@ def _trained_baselines(
     scores, details, predictions = [], [], []
     leakage: dict[str, dict[str, float]] = {}
     for folder, (manifest, parts) in zip(config.split_dirs, folders):
-        data = manifest.get("config", {}).get("data", {})
+        data = manifest.config.data
         train, dev, test = (_part_inputs(parts[p], data, config.input_fields) for p in ("train", "dev", "test"))
         leakage[Path(folder).name] = _test_leakage(parts, data)
         test_ids = tuple(label_to_str(field_value(r.record, data.get("id") or "id", r.row)) for r in parts["test"])
@@ -132,7 +133,7 @@ def _trained_baselines(
 
 def _findings(
     config: EvaluateConfig,
-    folders: list[tuple[dict[str, Any], dict[str, list[Any]]]],
+    folders: list[tuple[Manifest, dict[str, list[Any]]]],
     scores: list[SplitScore],
     details: list[dict[str, Any]],
     leakage: dict[str, dict[str, float]],
@@ -164,11 +165,11 @@ def _findings(
     }
 
 
-def _check_trainable(config: EvaluateConfig, folders: list[tuple[dict[str, Any], dict[str, list[Any]]]]) -> None:
+def _check_trainable(config: EvaluateConfig, folders: list[tuple[Manifest, dict[str, list[Any]]]]) -> None:
     """Refuse, before any training, a classifier baseline on a split whose train part has no
     labels or a single label (a classifier needs two classes to learn anything)."""
     for folder, (manifest, parts) in zip(config.split_dirs, folders):
-        data = manifest.get("config", {}).get("data", {})
+        data = manifest.config.data
         classifiers = [b for b in baselines_for(data, config.baselines, config.input_fields) if b != "nn-sql"]
         if not classifiers:
             continue
@@ -185,23 +186,23 @@ def _check_trainable(config: EvaluateConfig, folders: list[tuple[dict[str, Any],
             )
 
 
-def _same_encoder(config: EvaluateConfig, identity: str, manifests: list[dict[str, Any]]) -> bool:
+def _same_encoder(config: EvaluateConfig, identity: str, manifests: list[Manifest]) -> bool:
     """Whether every AFLite split among ``manifests`` filtered with the encoder the embed and
     encoder baselines use (its recorded weights hash; the option's value for older folders)."""
     for manifest in manifests:
-        splitter = manifest.get("splitter") or {}
-        if splitter.get("name") != "aflite":
+        splitter = manifest.splitter
+        if splitter.name != "aflite":
             continue
-        recorded = (splitter.get("details") or {}).get("encoder_sha256")
+        recorded = splitter.details.get("encoder_sha256")
         if recorded is not None and recorded != identity:
             return False
-        if recorded is None and manifest.get("config", {}).get("split", {}).get("encoder") != config.encoder:
+        if recorded is None and manifest.config.split.get("encoder") != config.encoder:
             return False
     return True
 
 
 def _test_agreement(
-    config: EvaluateConfig, folders: list[tuple[dict[str, Any], dict[str, list[Any]]]]
+    config: EvaluateConfig, folders: list[tuple[Manifest, dict[str, list[Any]]]]
 ) -> list[SplitAgreement]:
     """Annotator agreement with gold of every test example (``--agreement-field``), read and
     checked before anything trains; a field no test example of any split holds is refused."""
@@ -210,7 +211,7 @@ def _test_agreement(
         return []
     out = []
     for folder, (manifest, parts) in zip(config.split_dirs, folders):
-        data = manifest.get("config", {}).get("data", {})
+        data = manifest.config.data
         if not data.get("label"):
             raise ConfigError(
                 f"--agreement-field={config.agreement_field!r} compares annotators with the gold label, but "
@@ -232,14 +233,14 @@ def _test_agreement(
     return out
 
 
-def check_comparable(split_dirs: list[str], manifests: list[dict[str, Any]]) -> None:
+def check_comparable(split_dirs: list[str], manifests: list[Manifest]) -> None:
     """Refuse a table that would compare what cannot be compared: one folder named twice (or
     two copies of one split), or splits of different data (their inputs' hashes differ)."""
     import os
 
     seen: dict[str, str] = {}
     for folder, manifest in zip(split_dirs, manifests):
-        parts = {k: v for k, v in (manifest.get("outputs") or {}).items() if k.split(".")[0] in SPLIT_PARTS}
+        parts = {k: v for k, v in manifest.outputs.items() if k.split(".")[0] in SPLIT_PARTS}
         for key in (os.path.realpath(folder), json.dumps(parts, sort_keys=True)):
             if key in seen:
                 raise ConfigError(
@@ -256,9 +257,9 @@ def check_comparable(split_dirs: list[str], manifests: list[dict[str, Any]]) -> 
             )
 
 
-def _data_identity(manifest: dict[str, Any]) -> list[str]:
+def _data_identity(manifest: Manifest) -> list[str]:
     """The sorted content hashes of a split's inputs (files or an in-memory table)."""
-    return sorted(str(i.get("sha256") or i.get("content_sha256")) for i in manifest.get("inputs") or [])
+    return sorted(i.identity for i in manifest.inputs)
 
 
 def _test_leakage(parts: dict[str, list[Any]], data: dict[str, Any]) -> dict[str, float]:
@@ -273,8 +274,8 @@ def _test_leakage(parts: dict[str, list[Any]], data: dict[str, Any]) -> dict[str
     return {match: round(keys.share(match, train, ~train), 6) for match in ("exact", "normalized")}
 
 
-def _text_field(folders: list[tuple[dict[str, Any], Any]]) -> str:
-    return next((m.get("config", {}).get("data", {}).get("text") for m, _ in folders), None) or "TEXT"
+def _text_field(folders: list[tuple[Manifest, Any]]) -> str:
+    return next((m.config.data.get("text") for m, _ in folders), None) or "TEXT"
 
 
 def leakage_warnings(
@@ -293,11 +294,11 @@ def leakage_warnings(
     return out
 
 
-def _zero_shot(manifest: dict[str, Any], parts: dict[str, list[Any]], config: EvaluateConfig) -> Any:
+def _zero_shot(manifest: Manifest, parts: dict[str, list[Any]], config: EvaluateConfig) -> Any:
     """The split's own LM, with the split's scoring settings, as a zero-shot classifier."""
 
-    data = manifest.get("config", {}).get("data", {})
-    scoring = RunConfig.from_dict(manifest.get("config", {}), strict=False).scoring
+    data = manifest.config.data
+    scoring = RunConfig.from_dict(dict(manifest.config.values), strict=False).scoring
     scoring.method = "prompted"
     if config.zero_shot_template:
         scoring.template = config.zero_shot_template

@@ -19,6 +19,7 @@ from tailsplit.evaluation.encoder import (
     finetune_encoder,
     store_run,
 )
+from tailsplit.io.manifest import Manifest
 from tailsplit.scoring.models import check_device, local_folder, resolve_model
 from tailsplit.shift.encoder import SentenceEncoder, encoder_name
 
@@ -53,7 +54,7 @@ class TaskModels:
         return self._sentence
 
     def fine_tuned(
-        self, manifest: dict[str, Any], train: PartInputs, dev: PartInputs, test: PartInputs, which: str = "encoder"
+        self, manifest: Manifest, train: PartInputs, dev: PartInputs, test: PartInputs, which: str = "encoder"
     ) -> BaselineResult:
         """The fine-tuned classifier's result (``which``: the cross-encoder, or the scoring LM
         with a classification head), from the cache when this split, model, input and recipe
@@ -62,7 +63,7 @@ class TaskModels:
         if train.labels is None:
             raise ConfigError(f"the {which} baseline needs labels; split with --label")
         location, identity = (self.location, self.identity) if which == "encoder" else self.lm
-        outputs = manifest.get("outputs", {})
+        outputs = manifest.outputs
         parts = [outputs[n] for p in ("train", "dev", "test") for n in sorted(outputs) if n.split(".")[0] == p]
         key = cache_key(parts, identity, [str(len(train.columns))], self.recipe)
         cache_dir = default_cache_dir()
@@ -102,11 +103,11 @@ class TaskModels:
             self._sentence.close()
 
 
-def check_models(config: EvaluateConfig, manifests: list[dict[str, Any]]) -> TaskModels:
+def check_models(config: EvaluateConfig, manifests: list[Manifest]) -> TaskModels:
     """Baselines, encoder, scoring LM, recipe and device checked before anything trains."""
 
     requested = set()
-    for data in (m.get("config", {}).get("data", {}) for m in manifests):
+    for data in (m.config.data for m in manifests):
         requested.update(baselines_for(data, config.baselines, config.input_fields))
     location = identity = ""
     recipe = None
@@ -119,19 +120,15 @@ def check_models(config: EvaluateConfig, manifests: list[dict[str, Any]]) -> Tas
     return TaskModels(config, location, identity, recipe, lm)
 
 
-def _scoring_lm(manifests: list[dict[str, Any]]) -> tuple[str, str]:
+def _scoring_lm(manifests: list[Manifest]) -> tuple[str, str]:
     """(folder, identity) of the one causal LM that scored the compared splits (random splits
     have none; they are trained with the likelihood split's model)."""
 
     found = {}
     for manifest in manifests:
-        scoring = manifest.get("config", {}).get("scoring", {})
-        model = manifest.get("model") or {}
-        if (
-            manifest.get("method") == "prompted"
-            and scoring.get("backend", "hf") == "hf"
-            and model.get("weights_sha256")
-        ):
+        scoring = manifest.config.scoring
+        model = manifest.model or {}
+        if manifest.method == "prompted" and scoring.get("backend", "hf") == "hf" and model.get("weights_sha256"):
             found[model["weights_sha256"]] = (str(scoring.get("model") or "smollm2"), scoring.get("cache_dir"))
     if not found:
         raise ConfigError(

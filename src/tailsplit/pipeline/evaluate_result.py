@@ -15,15 +15,17 @@ from tailsplit.config import EvaluateConfig
 from tailsplit.config.arguments import path_argument, switch_argument
 from tailsplit.errors import MissingDependencyError, keyword_spelling
 from tailsplit.evaluation.conclusions import Conclusion, conclusions_markdown
-from tailsplit.evaluation.fairness import Fairness, fairness_csv, fairness_markdown
+from tailsplit.evaluation.fairness import Fairness, fairness_console, fairness_csv, fairness_markdown
 from tailsplit.evaluation.report import evaluation_figures, evaluation_html, evaluation_markdown
 from tailsplit.evaluation.samples import predictions_jsonl
 from tailsplit.evaluation.table import table_csv, table_latex, table_markdown
 from tailsplit.fingerprint import sha256_file
+from tailsplit.io.manifest import Manifest
 from tailsplit.io.outputs import check_output_folder
 from tailsplit.io.values import strict_json
 from tailsplit.pipeline.manifest import command_provenance, write_outputs
 from tailsplit.render import html_table
+from tailsplit.render.console import Line, View
 from tailsplit.render.figures import figure_files
 from tailsplit.render.provenance import with_provenance
 
@@ -73,6 +75,30 @@ class EvaluationResult:
         where = f", out_dir={str(self.out_dir)!r}" if self.out_dir is not None else ""
         return f"EvaluationResult(splits={len(self.config.split_dirs)}, rows={len(self.table)}{where})"
 
+    def console(self) -> View:
+        """What ``tailsplit evaluate`` prints: the table, leakage warnings, the calibrated
+        conclusions, the fairness check, projections from bucket accuracies, what was written."""
+        found = self.findings
+        view: View = [Line(table_markdown(found["table"]))]
+        view += [Line(w.removeprefix("warning: "), warning=True) for w in found["leakage_warnings"]]
+        view += [
+            Line(f"conclusion: {c['baseline']}: {c['question']} — {c['outcome']} ({c['evidence']}).")
+            for c in found["conclusions"]
+        ]
+        if found["fairness"] is not None:
+            view.append(Line(fairness_console(found["fairness"])))
+        view += [
+            Line(
+                f"{r['folder']}: {100 * r['test']:.1f} against {100 * r['projected']:.1f} projected from the "
+                "random splits' bucket accuracies"
+            )
+            for r in found["results"]
+            if r.get("projected") is not None
+        ]
+        if self.out_dir is not None:
+            view.append(Line(f"wrote {self.out_dir}/ ({', '.join(self.outputs)}, manifest.json)"))
+        return view
+
     def _repr_html_(self) -> str:
         rows = self.table
         table = html_table(rows, list(rows[0]) if rows else [])
@@ -116,7 +142,7 @@ def _write_evaluation(
         **files,
     }
     manifest = write_outputs(out, config, outputs, inputs, {"models": result.get("models", {})}, command)
-    return list(manifest["outputs"])
+    return list(Manifest(manifest).outputs)
 
 
 def _html_report(rows: list[dict[str, Any]], provenance: dict[str, Any], body: str) -> dict[str, str | bytes]:

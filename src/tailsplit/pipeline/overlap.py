@@ -32,14 +32,50 @@ from tailsplit.pipeline.findings import Findings
 from tailsplit.pipeline.manifest import command_provenance, input_records, recorded_command
 from tailsplit.pipeline.split_folder import check_parts_writable
 from tailsplit.progress import watched
+from tailsplit.render.console import Line, View
 from tailsplit.render.provenance import with_provenance
+
+
+class OverlapResult(Findings):
+    """What the overlap audit found: the counts (``result["overlap"]``, ``["clean"]``, the
+    BM25 ``["threshold"]``), the n-gram counts and the accuracy by subset; its table is the
+    counts as one row."""
+
+    command = "overlap"
+    written = "overlap, clean, audit.jsonl, summary.md, manifest.json"
+
+    def rows(self) -> list[dict[str, Any]]:
+        keys = ("examples", "overlap", "clean", "verbatim", "copied_below_threshold", "threshold")
+        return [{k: self[k] for k in keys}]
+
+    def view(self) -> View:
+        lines: View = [
+            Line(
+                f"{self['examples']} test examples: {self['overlap']} overlapping (best BM25 ≥ "
+                f"{self['threshold']}, or copied: {self['verbatim']} verbatim, "
+                f"{self['copied_below_threshold']} copied below the cut), {self['clean']} clean; "
+                f"index of {self['index']['entries']:,} entries"
+            )
+        ]
+        lines += [
+            Line(f"sharing a {n}-gram with the corpus: {count}") for n, count in self["ngram_contaminated"].items()
+        ]
+        lines += [
+            Line(
+                f"accuracy {a['subset']}: {100 * a['accuracy']:.1f}% (95% CI {100 * a['ci_low']:.1f}–"
+                f"{100 * a['ci_high']:.1f}%, n = {a['n']})"
+            )
+            for a in self["accuracy"]
+            if a["n"]
+        ]
+        return lines
 
 
 @released_on_error
 @keyword_spelling
 def audit_overlap_config(
     config: OverlapConfig, *, command: list[str] | None = None, progress: bool = False
-) -> dict[str, Any]:
+) -> OverlapResult:
     """``tailsplit overlap``: audit a test set against a corpus; write the partition
     (``progress``: show the corpus being indexed)."""
     config = _checked(config)
@@ -75,7 +111,7 @@ def audit_overlap_config(
     }
     if config.out is not None:
         _write_overlap(Path(config.out), config, test, audits, queries, overlap, summary, command)
-    return summary
+    return OverlapResult(summary, None if config.out is None else Path(config.out))
 
 
 def _checked(config: OverlapConfig) -> OverlapConfig:
@@ -223,7 +259,7 @@ def _write_overlap(
 
 
 @keyword_spelling
-def audit_overlap(test: Any, *, progress: bool | None = None, **options: Any) -> Findings:
+def audit_overlap(test: Any, *, progress: bool | None = None, **options: Any) -> OverlapResult:
     """``tailsplit overlap``: ``test`` (files) audited against ``corpus=`` (BM25 candidates,
     then n-gram overlap); the clean / dirty partition and its counts.
 
@@ -232,4 +268,4 @@ def audit_overlap(test: Any, *, progress: bool | None = None, **options: Any) ->
     switch_argument("progress", progress)
     config = config_from_keywords(OverlapConfig, options, given={"test": paths_argument("test", test, "test files")})
     config.ngram_orders = tuple(config.ngram_orders)
-    return Findings("overlap", audit_overlap_config(config, progress=watched() if progress is None else progress))
+    return audit_overlap_config(config, progress=watched() if progress is None else progress)

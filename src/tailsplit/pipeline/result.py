@@ -23,6 +23,7 @@ from tailsplit.core import SPLIT_PARTS, Dataset, ScoreTable, SplitIndices
 from tailsplit.errors import ConfigError, TailsplitError, keyword_spelling
 from tailsplit.io.arrow import arrow_table
 from tailsplit.io.hf import hf_dataset, quiet_datasets
+from tailsplit.io.manifest import MANIFEST, Manifest, read_manifest_file
 from tailsplit.io.outputs import staged_output
 from tailsplit.io.scores import score_file_bytes
 from tailsplit.io.writers import OUTPUT_SUFFIX, write_records
@@ -36,8 +37,10 @@ from tailsplit.pipeline.split_folder import (
     scoring_note,
     take,
 )
+from tailsplit.pipeline.views import run_view
 from tailsplit.programs.sets import ProgramFeatures
 from tailsplit.render import html_table
+from tailsplit.render.console import View
 
 if TYPE_CHECKING:
     from tailsplit.analysis.split_analysis import SplitAnalysis
@@ -63,6 +66,11 @@ class RunResult:
     programs: ProgramFeatures | None = None
     program_metrics: list[ProgramMetrics] = field(default_factory=list)
     analysis: SplitAnalysis | None = None
+
+    @property
+    def record(self) -> Manifest:
+        """The manifest, typed (``manifest`` is it as the JSON the folder holds)."""
+        return Manifest(self.manifest)
 
     def _records(self) -> list[dict[str, Any]]:
         return output_records(self.dataset, self.scores)
@@ -106,18 +114,20 @@ class RunResult:
         return self._write(out, overwrite=overwrite)
 
     def _write(self, out: str | Path, *, overwrite: bool, held: bool = False) -> RunResult:
-        manifest = {**self.manifest}
-        if isinstance(manifest.get("config"), dict) and isinstance(manifest["config"].get("output"), dict):
-            output = {**manifest["config"]["output"], "out": str(out), "overwrite": overwrite}
-            manifest["config"] = {**manifest["config"], "output": output}
+        manifest = self.record.with_output(out=str(out), overwrite=overwrite).as_dict()
         analysis = self.analysis and dataclasses.replace(self.analysis, name=Path(out).name)  # named by its folder
         named = dataclasses.replace(self, manifest=manifest, analysis=analysis)
         out_dir, written = write_split(Path(out), named, overwrite=overwrite, held=held)
         return dataclasses.replace(named, out_dir=out_dir, manifest=written)
 
+    def console(self) -> View:
+        """What ``tailsplit run`` / ``split`` print: the split summary, program metrics, the
+        analysis' headlines and what was written."""
+        return run_view(self.summaries, self.record, self.program_metrics, self.programs, self.analysis, self.out_dir)
+
     def __repr__(self) -> str:
         sizes = ", ".join(f"{s.part}={s.size:,}" for s in self.summaries)
-        splitter = self.manifest.get("splitter", {}).get("name", "?")
+        splitter = self.record.splitter.name
         scored = "scored" if self.scores is not None else "unscored"
         where = f", out_dir={str(self.out_dir)!r}" if self.out_dir is not None else ""
         return f"RunResult(splitter={splitter!r}, {sizes}, {scored}{where})"
@@ -128,7 +138,7 @@ class RunResult:
              "mean log-prob/token": s.mean_logprob_mean, "labels": _labels(s.label_counts)}
             for s in self.summaries
         ]  # fmt: skip
-        splitter = html.escape(str(self.manifest.get("splitter", {}).get("name", "?")))
+        splitter = html.escape(self.record.splitter.name)
         where = "" if self.out_dir is None else f" → <code>{html.escape(str(self.out_dir))}</code>"
         table = html_table(rows, ["part", "examples", "mean words", "mean log-prob/token", "labels"])
         return f"<div><b>tailsplit RunResult</b> ({splitter}){where}{table}{self._verdicts_html()}</div>"
@@ -178,15 +188,15 @@ def held_folder(result: RunResult) -> Path:
     A folder found under that name is used only when what it holds is this run (a real
     folder, not a link, whose manifest's configuration and inputs, part ids and scores give
     the same digest); anything else there is left untouched and the run is written beside it."""
-    manifest = result.manifest
+    manifest = result.record
     config = _held_config(manifest)
     parts = {part: [result.dataset.ids[i] for i in rows] for part, rows in result.split.parts().items()}
     scores = (
         None if result.scores is None else {p: result.scores.logprob_sum[r] for p, r in result.split.parts().items()}
     )
-    digest = _held_digest(config, manifest.get("inputs"), parts, scores)
-    cache = Path((config.get("scoring") or {}).get("cache_dir") or default_cache_dir()).expanduser()
-    splitter = str((manifest.get("splitter") or {}).get("name", "split"))
+    digest = _held_digest(config, manifest.input_records, parts, scores)
+    cache = Path(manifest.config.scoring.get("cache_dir") or default_cache_dir()).expanduser()
+    splitter = manifest.splitter.name if manifest.has_splitter else "split"
     for attempt in range(_HELD_ATTEMPTS):
         folder = cache / HELD_SPLITS / (f"{splitter}-{digest[:16]}" + (f"-{attempt}" if attempt else ""))
         if not os.path.lexists(folder):
@@ -206,10 +216,9 @@ def held_folder(result: RunResult) -> Path:
 _HELD_ATTEMPTS = 8
 
 
-def _held_config(manifest: dict[str, Any]) -> dict[str, Any]:
+def _held_config(manifest: Manifest) -> dict[str, Any]:
     """A run's configuration without its output section (where it is written does not change it)."""
-    config = manifest.get("config") or {}
-    return {k: v for k, v in config.items() if k != "output"} if isinstance(config, dict) else {}
+    return {k: v for k, v in manifest.config.values.items() if k != "output"}
 
 
 def _held_digest(config: Any, inputs: Any, parts: dict[str, list[str]], scores: dict[str, np.ndarray] | None) -> str:
@@ -230,14 +239,14 @@ def _holds_run(folder: Path, digest: str) -> bool:
         return False
     try:
         inputs = load_split_dir(folder)
-        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        manifest = read_manifest_file(folder / MANIFEST)  # its data files verified just above
     except (TailsplitError, OSError, ValueError, KeyError, TypeError, AttributeError):
         return False
     parts = {part: [i for i, p in zip(inputs.ids, inputs.parts) if p == part] for part in SPLIT_PARTS}
     scores = None
     if inputs.logprob_sum is not None:
         scores = {part: inputs.logprob_sum[inputs.parts == part] for part in SPLIT_PARTS}
-    return _held_digest(_held_config(manifest), manifest.get("inputs"), parts, scores) == digest
+    return _held_digest(_held_config(manifest), manifest.input_records, parts, scores) == digest
 
 
 def _labels(counts: dict[str, int] | None) -> str:
@@ -253,12 +262,13 @@ def write_split(
     """Write train/dev/test, scores.parquet, summary.md, reports and manifest.json, all or
     nothing; (the folder, the manifest as written)."""
     dataset, scores, split = result.dataset, result.scores, result.split
-    fmt = output_format(dataset, result.manifest.get("config", {}).get("output", {}).get("format"))
+    recorded = result.record
+    fmt = output_format(dataset, recorded.config.output.get("format"))
     schema = input_schema(dataset) if fmt in ("parquet", "hf") else None
     added = added_columns(dataset, scores)
     inputs = [
         *dataset.input_paths,
-        *([result.manifest["scores_file"]["path"]] if "scores_file" in result.manifest else []),
+        *([recorded.scores_file["path"]] if recorded.scores_file else []),
     ]
     with staged_output(out_dir, overwrite=overwrite, inputs=inputs, held=held) as folder:
         for part, idx in split.parts().items():
@@ -266,13 +276,13 @@ def write_split(
             records = [dataset.records[i] for i in idx]
             write_records(folder / f"{part}{OUTPUT_SUFFIX[fmt]}", records, fmt, schema, part_added)
         if scores is not None:
-            meta = {k: result.manifest.get(k) for k in ("method", "model", "template", "backend", "folds")}
+            meta = recorded.scoring_meta()
             folder.write_bytes(
                 "scores.parquet", score_file_bytes(dataset, scores, meta, part=split.assignment(len(dataset)))
             )
         summary = render_summary_markdown(result.summaries)
-        if scoring_note(result.manifest):
-            summary += f"\n\nScores: {scoring_note(result.manifest)}."
+        if scoring_note(recorded):
+            summary += f"\n\nScores: {scoring_note(recorded)}."
         if result.program_metrics:
             summary += "\n\nPrograms (divergence and novelty against train):\n\n" + render_program_markdown(
                 result.program_metrics
@@ -281,7 +291,7 @@ def write_split(
                 summary += f"\n\n({divergence_note(result.programs.count, result.programs.extractor)})"
         folder.write_text("summary.md", summary + "\n")
         if result.analysis is not None:
-            for name, content in report_files(result.analysis, [], result.manifest).items():
+            for name, content in report_files(result.analysis, [], recorded).items():
                 if isinstance(content, bytes):
                     folder.write_bytes(name, content)
                 else:

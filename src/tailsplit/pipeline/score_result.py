@@ -15,6 +15,7 @@ from tailsplit.core import Dataset, ScoreTable
 from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.io.outputs import check_output_file, write_output_file
 from tailsplit.io.scores import score_file_bytes
+from tailsplit.render.console import Line, View
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,12 @@ class ScoreResult:
     def model_name(self) -> str:
         model = self.meta.get("model")
         return str(model.get("name", "?")) if isinstance(model, dict) else str(model or "?")
+
+    def console(self) -> View:
+        """What ``tailsplit score`` prints: how many examples were scored, in how long, and where."""
+        cached = f" ({self.report['n_cached']} cached)" if "n_cached" in self.report else ""
+        wrote = "" if self.path is None else f"; wrote {self.path}"
+        return [Line(f"scored {self.report['n_requests']} examples{cached} in {self.report['seconds']:.1f} s{wrote}")]
 
     def _repr_html_(self) -> str:
         sums = self.scores.logprob_sum

@@ -19,21 +19,27 @@ from tailsplit.pipeline.analyses import analyze as _analyze
 from tailsplit.pipeline.calls import likelihood_split as _likelihood_split
 from tailsplit.pipeline.calls import score as _score
 from tailsplit.pipeline.calls import split as _split
+from tailsplit.pipeline.correlate import CorrelateResult
+from tailsplit.pipeline.correlate import correlate as _correlate
+from tailsplit.pipeline.curve import CurveResult
 from tailsplit.pipeline.curve import curve as _curve
 from tailsplit.pipeline.evaluate import evaluate as _evaluate
 from tailsplit.pipeline.evaluate_result import EvaluationResult
-from tailsplit.pipeline.export import export_hf as _export_hf
-from tailsplit.pipeline.export import export_lm_eval as _export_lm_eval
-from tailsplit.pipeline.findings import Findings
+from tailsplit.pipeline.export_hf import HfExportResult
+from tailsplit.pipeline.export_hf import export_hf as _export_hf
+from tailsplit.pipeline.export_lm_eval import LmEvalExportResult
+from tailsplit.pipeline.export_lm_eval import export_lm_eval as _export_lm_eval
 from tailsplit.pipeline.keywords import changed as _changed
 from tailsplit.pipeline.keywords import defaults_of as _defaults
 from tailsplit.pipeline.keywords import known_keywords as _known_keywords
+from tailsplit.pipeline.ood_rank import OodRankResult
+from tailsplit.pipeline.ood_rank import ood_rank as _ood_rank
+from tailsplit.pipeline.overlap import OverlapResult
 from tailsplit.pipeline.overlap import audit_overlap as _audit_overlap
 from tailsplit.pipeline.result import RunResult
 from tailsplit.pipeline.score_result import ScoreResult
-from tailsplit.pipeline.shift import correlate as _correlate
-from tailsplit.pipeline.shift import ood_rank as _ood_rank
-from tailsplit.pipeline.shift import similarity as _similarity
+from tailsplit.pipeline.similarity import SimilarityResult
+from tailsplit.pipeline.similarity import similarity as _similarity
 
 _DEFAULTS: dict[str, dict[str, Any]] = {}
 
@@ -177,7 +183,7 @@ def audit_overlap(
     top_quantile: float | None = None, predictions: str | os.PathLike[str] | None = None,
     prediction_field: str = 'prediction', shards: int = 1, engine: str = 'local', ray_address: str | None = None,
     seed: int = 0, out: str | os.PathLike[str] | None = None, overwrite: bool = False, progress: bool | None = None,
-) -> Findings:
+) -> OverlapResult:
     given = _changed(locals(), _DEFAULTS['audit_overlap'])
     return _audit_overlap(test, progress=progress, **given)
 
@@ -192,7 +198,7 @@ def similarity(
     splits: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] = (), encoder: str | None = None,
     batch_size: int = 64, max_examples: int | None = None, mmd_sample: int = 1000, permutations: int = 200,
     seed: int = 0, out: str | os.PathLike[str] | None = None, overwrite: bool = False,
-) -> Findings:
+) -> SimilarityResult:
     given = _changed(locals(), _DEFAULTS['similarity'])
     return _similarity(datasets, **given)
 
@@ -209,7 +215,7 @@ def ood_rank(
     label_field: str = 'label', label_map: str | Sequence[str] = (), id_test_size: float = 0.2,
     id_dev_size: float = 0.1, task_encoder: str | None = None, max_steps: int = 800, max_train: int | None = None,
     device: str = 'auto', seed: int = 0, out: str | os.PathLike[str] | None = None, overwrite: bool = False,
-) -> Findings:
+) -> OodRankResult:
     given = _changed(locals(), _DEFAULTS['ood_rank'])
     return _ood_rank(id, candidates, **given)
 
@@ -222,7 +228,7 @@ def correlate(
     points: Any,
     *,
     group: str | None = None, out: str | os.PathLike[str] | None = None, overwrite: bool = False,
-) -> Findings:
+) -> CorrelateResult:
     given = _changed(locals(), _DEFAULTS['correlate'])
     return _correlate(points, **given)
 
@@ -238,7 +244,7 @@ def curve(
     id_dev_size: float = 0.1, encoders: str | Sequence[str] = (), train_sizes: int | Sequence[int] = (),
     max_steps: int = 800, checkpoint_every: int = 100, max_examples: int | None = None, device: str = 'auto',
     seed: int = 0, out: str | os.PathLike[str] | None = None, overwrite: bool = False,
-) -> Findings:
+) -> CurveResult:
     given = _changed(locals(), _DEFAULTS['curve'])
     return _curve(id, ood, **given)
 
@@ -253,7 +259,7 @@ def export_hf(
     license: str | None = None, citation_file: str | os.PathLike[str] | None = None, push_to_hub: str | None = None,
     class_labels: str | None = None, task_category: str | None = None, language: str | None = None,
     overwrite: bool = False, accept_modified: bool = False,
-) -> dict[str, Any]:
+) -> HfExportResult:
     given = _changed(locals(), _DEFAULTS['export_hf'])
     return _export_hf(split, out, **given)
 
@@ -267,7 +273,7 @@ def export_lm_eval(
     *,
     task_name: str | None = None, template: str | None = None, dataset_path: str | None = None,
     overwrite: bool = False, accept_modified: bool = False,
-) -> dict[str, Any]:
+) -> LmEvalExportResult:
     given = _changed(locals(), _DEFAULTS['export_lm_eval'])
     return _export_lm_eval(split, out, accept_modified=accept_modified, **given)
 

@@ -17,6 +17,7 @@ from tailsplit.errors import InputError
 from tailsplit.io.arrow import arrow_table
 from tailsplit.io.arrow_files import hf_folder_schema
 from tailsplit.io.examples import SOURCE_COLUMN, SPLIT_COLUMN
+from tailsplit.io.manifest import Manifest
 from tailsplit.io.readers import detect_format
 from tailsplit.io.scores import SCORE_COLUMNS
 from tailsplit.io.values import check_writable, strict_json
@@ -29,16 +30,16 @@ if TYPE_CHECKING:
     from tailsplit.render.figures import Figure
 
 
-def scoring_note(manifest: dict[str, Any]) -> str | None:
+def scoring_note(manifest: Manifest) -> str | None:
     """How fold models were trained, when the scores are k-fold fine-tuned (else ``None``)."""
-    recipe = (manifest.get("folds") or {}).get("recipe")
+    recipe = manifest.folds.get("recipe")
     return None if recipe is None else f"k-fold fine-tuned, {recipe}"
 
 
 def report_files(
     analysis: SplitAnalysis,
     comparisons: list[tuple[SplitComparison, SplitAnalysis]],
-    manifest: dict[str, Any],
+    manifest: Manifest,
     extra_figures: dict[str, Figure] | None = None,
 ) -> dict[str, str | bytes]:
     """report.md, report.html and analysis.json of an analysis, its figures (``figures/*.svg``,

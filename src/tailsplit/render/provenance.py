@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tailsplit._version import __version__
+from tailsplit.io.manifest import Manifest
 from tailsplit.render import markdown_code
 
 
@@ -29,42 +30,38 @@ def model_text(model: Mapping[str, Any] | None) -> str | None:
     return text
 
 
-def _inputs(manifest: Mapping[str, Any]) -> list[str]:
+def _inputs(manifest: Manifest) -> list[str]:
     out = []
-    for record in manifest.get("inputs") or []:
-        if not isinstance(record, Mapping):
-            continue
-        if "in_memory" in record:
-            out.append(
-                f"{record['in_memory']} ({record.get('rows')} rows), content sha256 {record.get('content_sha256')}"
-            )
+    for record in manifest.inputs:
+        if record.in_memory is not None:
+            out.append(f"{record.in_memory} ({record.rows} rows), content sha256 {record.content_sha256}")
         else:
-            rows = f", {record['rows']} rows" if "rows" in record else ""
-            out.append(f"{record.get('path')} (sha256 {record.get('sha256')}{rows})")
+            rows = f", {record.rows} rows" if record.rows is not None else ""
+            out.append(f"{record.path} (sha256 {record.sha256}{rows})")
     return out
 
 
-def provenance_items(manifest: Mapping[str, Any]) -> list[tuple[str, str]]:
+def provenance_items(manifest: Manifest | Mapping[str, Any]) -> list[tuple[str, str]]:
     """(label, value) pairs, in reading order; absent facts are left out."""
-    items = [("tailsplit", str(manifest.get("tailsplit_version") or __version__))]
-    command = manifest.get("command")
-    if command:
-        items.append(("command", shlex.join(str(c) for c in command)))
-    model = model_text(manifest.get("model"))
+    manifest = Manifest.of(manifest)
+    items = [("tailsplit", str(manifest.tailsplit_version or __version__))]
+    if manifest.command:
+        items.append(("command", shlex.join(manifest.command)))
+    model = model_text(manifest.model)
     if model:
         items.append(("model", model))
-    template = manifest.get("template")
-    if isinstance(template, Mapping) and template.get("template"):
+    template = manifest.template
+    if template is not None and template.get("template"):
         words = template.get("label_words") or {}
         items.append(("template", f"{template['template']}" + (f" (label words {dict(words)})" if words else "")))
-    seed = manifest.get("seed", (manifest.get("config") or {}).get("seed"))
+    seed = manifest.seed if manifest.has_seed else manifest.config.seed
     if seed is not None:
         items.append(("seed", str(seed)))
     items += [("input", text) for text in _inputs(manifest)]
     return items
 
 
-def provenance_markdown(manifest: Mapping[str, Any]) -> list[str]:
+def provenance_markdown(manifest: Manifest | Mapping[str, Any]) -> list[str]:
     """A Markdown block (values in code spans, so data paths are shown literally)."""
     lines = ["**Provenance**", ""]
     lines += [f"- {label}: {markdown_code(value)}" for label, value in provenance_items(manifest)]
@@ -84,7 +81,7 @@ def title_and_rest(markdown_text: str) -> tuple[str, str]:
     return "", markdown_text
 
 
-def with_provenance(markdown_text: str, manifest: Mapping[str, Any]) -> str:
+def with_provenance(markdown_text: str, manifest: Manifest | Mapping[str, Any]) -> str:
     """``markdown_text`` with the provenance block after its title (or first, without one)."""
     block = "\n".join(provenance_markdown(manifest))
     title, rest = title_and_rest(markdown_text)
@@ -93,7 +90,7 @@ def with_provenance(markdown_text: str, manifest: Mapping[str, Any]) -> str:
     return f"{block}\n{markdown_text}"
 
 
-def provenance_html(manifest: Mapping[str, Any]) -> str:
+def provenance_html(manifest: Manifest | Mapping[str, Any]) -> str:
     rows = "".join(
         f"<tr><th>{html.escape(label)}</th><td><code>{html.escape(value)}</code></td></tr>"
         for label, value in provenance_items(manifest)

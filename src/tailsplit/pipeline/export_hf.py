@@ -1,135 +1,61 @@
-"""``tailsplit export``: a split folder as an lm-evaluation-harness task or a Hugging Face dataset."""
+"""``tailsplit export hf``: a split folder as a Hugging Face ``DatasetDict`` folder with a dataset card."""
 
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tailsplit._version import __version__
 from tailsplit.analysis.split_dir import describe_split, listed_json, read_split_parts
-from tailsplit.cache import default_cache_dir
-from tailsplit.config import HfExportConfig, LmEvalExportConfig, config_from_keywords
-from tailsplit.config.arguments import path_argument, switch_argument
+from tailsplit.config import HfExportConfig, config_from_keywords
+from tailsplit.config.arguments import path_argument
 from tailsplit.config.values import short_repr
 from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.export.class_labels import parse_class_labels, with_class_labels
 from tailsplit.export.hf_card import CardSource, card_task_and_language, dataset_card, info_citation, info_description
 from tailsplit.export.hf_hub import HUB_FOLDER, check_repo_id, push_hub_folder, write_hub_folder
 from tailsplit.export.lm_eval import (
-    METRICS_MODULE,
-    METRICS_SOURCE,
     PARTS,
-    lm_eval_command,
-    local_parts,
-    portable,
-    task_name,
-    task_readme,
-    task_records,
-    task_yaml,
-    upload_command,
 )
-from tailsplit.export.lm_eval_model import lm_eval_model
-from tailsplit.fingerprint import sha256_file
 from tailsplit.io.arrow import arrow_table
 from tailsplit.io.claims import released_on_error
-from tailsplit.io.examples import label_to_str
 from tailsplit.io.files import read_option_text
 from tailsplit.io.hf import hf_dataset, quiet_datasets
+from tailsplit.io.manifest import Manifest
 from tailsplit.io.memory import HF_ABOUT
 from tailsplit.io.outputs import check_output_folder, staged_output
 from tailsplit.io.values import check_writable
-from tailsplit.io.writers import write_records
+from tailsplit.pipeline.export_lm_eval import ExportResult, split_manifest_sha256, tailsplit_version
 from tailsplit.pipeline.manifest import recorded_command
 from tailsplit.pipeline.result import RunResult, folder_of
-from tailsplit.prompts import PromptTemplate, resolve_template
+from tailsplit.render.console import Line, View
 
 
-def _split_template(manifest: dict[str, Any], template: str | None) -> Any:
-    """The template the split was scored with (or ``template``, or the run's configured one)."""
-    scoring = manifest.get("config", {}).get("scoring", {})
-    if template is not None:
-        return resolve_template(template, scoring.get("label_words") or {})
-    recorded = manifest.get("template")
-    if recorded:
-        return PromptTemplate(recorded["name"], recorded["template"], recorded.get("label_words") or {})
-    return resolve_template(scoring.get("template", "plain"), scoring.get("label_words") or {})
+class HfExportResult(ExportResult):
+    """The ``DatasetDict`` folder written, its licence (``result["license"]``), its
+    ``ClassLabel`` columns (``result["class_labels"]``) and, when pushed, ``result["hub_url"]``."""
 
+    command = "export hf"
 
-def _task_labels(data: dict[str, Any], prompt: PromptTemplate, parts: dict[str, list[Any]]) -> list[str] | None:
-    """The labels of a classification task (the template's words, else train's labels in
-    order); ``None`` for a likelihood task. A template's field the split lacks is refused."""
-    if prompt.needs("context") and not data.get("context"):
-        raise ConfigError(f"--template={prompt.name!r} uses {{context}} but the split has no context field")
-    if not (data.get("label") and prompt.needs("label")):
-        return None
-    return list(prompt.label_words) or sorted({label_to_str(r.value(data["label"])) for r in parts["train"]})
-
-
-@released_on_error
-@keyword_spelling
-def export_lm_eval_task(
-    split_dir: str | Path,
-    out: str | Path,
-    *,
-    name: str | None = None,
-    template: str | None = None,
-    overwrite: bool = False,
-    command: list[str] | None = None,
-    accept_modified: bool = False,
-    dataset_path: str | None = None,
-) -> dict[str, Any]:
-    """Write ``<name>.yaml`` and train/validation/test JSON Lines into ``out``; the manifest.
-    With ``dataset_path`` (a hub dataset repository), the YAML loads the data files from there."""
-
-    split_dir = Path(split_dir)
-    if dataset_path is not None:
-        check_repo_id(dataset_path, "--dataset-path")
-    check_output_folder(out, overwrite=overwrite, inputs=[split_dir])
-    manifest, parts = read_split_parts(split_dir, accept_modified=accept_modified)
-    data = manifest.get("config", {}).get("data", {})
-    prompt = _split_template(manifest, template)
-    task = task_name(name or f"tailsplit_{split_dir.name}")
-    labels = _task_labels(data, prompt, parts)
-    final = Path(os.path.realpath(os.path.expanduser(str(out))))
-    files = {PARTS[part]: str(final / f"{PARTS[part]}.jsonl") for part in parts}
-    scoring = manifest.get("config", {}).get("scoring", {})
-    reproduce = lm_eval_model(manifest, Path(scoring.get("cache_dir") or default_cache_dir()))
-    about = {
-        "split": describe_split(manifest),
-        "template": prompt.template,
-        "labels": labels or [],
-        "model_args": portable(reproduce).model_args,
-        "reproduces_logprob_sum": reproduce.exact,
-        "reproduction_note": reproduce.note,
-    }
-    with staged_output(Path(out), overwrite=overwrite, inputs=[split_dir]) as folder:
-        for part, records in parts.items():
-            write_records(folder / f"{PARTS[part]}.jsonl", task_records(records, data, prompt, labels), "jsonl")
-        folder.write_text(f"{task}.yaml", task_yaml(task, dataset_path or files, labels is not None, about))
-        if labels is None:
-            folder.write_text(f"{METRICS_MODULE}.py", METRICS_SOURCE)
-        folder.write_text(
-            "README.md", task_readme(task, describe_split(manifest), labels, reproduce, final.name, dataset_path)
-        )
-        return folder.write_manifest(
-            {
-                "tailsplit_version": _version(),
-                "command": recorded_command(command),
-                "export": "lm-eval",
-                "task": task,
-                "lm_eval_model": reproduce.describe(),
-                "lm_eval_command": lm_eval_command(task, final, reproduce),
-                "dataset_path": dataset_path,
-                "upload_command": upload_command(dataset_path, final.name) if dataset_path else None,
-                "local_to_this_machine": list(local_parts(dataset_path, reproduce).values()),
-                "split_dir": str(split_dir),
-                "split_manifest_sha256": _sha(split_dir / "manifest.json"),
-            }
-        )
+    def view(self) -> View:
+        lines: View = [Line(f"wrote {self.out_dir} (datasets.load_from_disk reads it)")]
+        if self.get("hub_url"):
+            lines.append(Line(f"pushed to {self['hub_url']} (datasets.load_dataset reads it)"))
+        field = self.get("label_field")
+        if field and field not in self["class_labels"]:
+            lines.append(
+                Line(
+                    f"note: label field {field!r} is exported as its values are; --class-labels NAMES (in id order) "
+                    "makes it a ClassLabel, as datasets ships NLI data"
+                )
+            )
+        if not self.get("license"):
+            lines.append(
+                Line("note: the card states no licence; the source dataset's applies — give it with --license")
+            )
+        return lines
 
 
 def _check_hf_writable(parts: dict[str, list[Any]]) -> None:
@@ -180,10 +106,10 @@ def export_hf_folder(
     records, classes = _part_records(manifest, parts, names)
     description = describe_split(manifest)
     source = card_source(manifest, license, citation, task_category, language)
-    analysis = listed_json(split_dir, manifest, "analysis.json", accept_modified=accept_modified)
-    sizes = {part: len(records) for part, records in parts.items()}  # what is exported, edited or not
-    dataset_dict = _dataset_dict({**manifest, "sizes": sizes}, records, classes, source, analysis)
-    card = dataset_card({**manifest, "sizes": sizes}, analysis, description, source)
+    analysis, manifest = listed_json(split_dir, manifest, "analysis.json", accept_modified=accept_modified)
+    exported = manifest.with_sizes({part: len(records) for part, records in parts.items()})  # edited or not
+    dataset_dict = _dataset_dict(exported, records, classes, source, analysis)
+    card = dataset_card(exported, analysis, description, source)
     with staged_output(Path(out), overwrite=overwrite, inputs=[split_dir]) as folder, quiet_datasets():
         dataset_dict.save_to_disk(str(folder.path))
         folder.write_text("README.md", card)
@@ -191,16 +117,16 @@ def export_hf_folder(
             write_hub_folder(folder / HUB_FOLDER, dataset_dict, card)
         written = folder.write_manifest(
             {
-                "tailsplit_version": _version(),
+                "tailsplit_version": tailsplit_version(),
                 "command": recorded_command(command),
                 "export": "hf",
                 "license": source.license,
                 "push_to_hub": push_to_hub,
-                "label_field": manifest.get("config", {}).get("data", {}).get("label"),
+                "label_field": manifest.config.data.get("label"),
                 "class_labels": classes,
                 "split_dir": str(split_dir),
-                "split_manifest_sha256": _sha(split_dir / "manifest.json"),
-                **({"modified_files": manifest["modified_files"]} if manifest.get("modified_files") else {}),
+                "split_manifest_sha256": split_manifest_sha256(split_dir / "manifest.json"),
+                **({"modified_files": manifest.modified_files} if manifest.modified_files else {}),
             }
         )
     if push_to_hub is not None:
@@ -210,17 +136,17 @@ def export_hf_folder(
 
 
 def _part_records(
-    manifest: dict[str, Any], parts: dict[str, Any], names: list[str] | None
+    manifest: Manifest, parts: dict[str, Any], names: list[str] | None
 ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, list[str]]]:
     """Each part's records and the ``ClassLabel`` columns to export: the input's own, and the
     label field when ``names`` are given."""
     if names is not None:
         return with_class_labels(manifest, parts, names)
-    return {part: [r.record for r in raws] for part, raws in parts.items()}, dict(manifest.get("class_labels") or {})
+    return {part: [r.record for r in raws] for part, raws in parts.items()}, manifest.class_labels
 
 
 def _dataset_dict(
-    manifest: dict[str, Any],
+    manifest: Manifest,
     records: dict[str, list[dict[str, Any]]],
     classes: dict[str, list[str]],
     source: Any,
@@ -253,7 +179,7 @@ def _citation(path: str | Path | None) -> str | None:
 
 
 def card_source(
-    manifest: dict[str, Any],
+    manifest: Manifest,
     license: str | None,
     citation: str | None,
     task_category: str | None = None,
@@ -263,8 +189,8 @@ def card_source(
     (a Hugging Face table's ``DatasetInfo``, or a ``save_to_disk`` folder's ``dataset_info.json``);
     task category and language from the options, else from the split's built-in template."""
     about: dict[str, str] = {}
-    for record in manifest.get("inputs", []):
-        about = dict(record.get("about") or {}) or _folder_about(record.get("path"))
+    for record in manifest.inputs:
+        about = dict(record.about) or _folder_about(record.path)
         if about:
             break
     if license is not None and not license.strip():
@@ -274,7 +200,7 @@ def card_source(
             f"--license={short_repr(license)} is not a licence id (letters, digits, '.', '+', '-', at most 64); "
             "give one such as cc-by-sa-4.0, or 'other' and describe the licence in the card"
         )
-    template = (manifest.get("template") or {}).get("name")
+    template = (manifest.template or {}).get("name")
     tasks, languages = card_task_and_language(template, task_category, language)
     return CardSource(
         task_categories=tasks,
@@ -304,18 +230,8 @@ def _folder_about(path: str | None) -> dict[str, str]:
     return {}
 
 
-def _sha(path: Path) -> str:
-
-    return sha256_file(path)
-
-
-def _version() -> str:
-
-    return __version__
-
-
 @keyword_spelling
-def export_hf(split: RunResult | str | Path, out: str | Path, **options: Any) -> dict[str, Any]:
+def export_hf(split: RunResult | str | Path, out: str | Path, **options: Any) -> HfExportResult:
     """``tailsplit export hf``: a split (its folder, or a run written with ``result.write``)
     as a Hugging Face ``DatasetDict`` folder with a dataset card (``license=``,
     ``citation_file=``, ``push_to_hub=``, ``class_labels=``, ``task_category=``, ``language=``, ``overwrite=``, ``accept_modified=``); the manifest
@@ -326,10 +242,10 @@ def export_hf(split: RunResult | str | Path, out: str | Path, **options: Any) ->
     return export_hf_config(config)
 
 
-def export_hf_config(config: HfExportConfig, *, command: list[str] | None = None) -> dict[str, Any]:
+def export_hf_config(config: HfExportConfig, *, command: list[str] | None = None) -> HfExportResult:
     """:func:`export_hf_folder` with a checked config's options (the command line and the
     keyword call both come through here)."""
-    return export_hf_folder(
+    written = export_hf_folder(
         config.split_dir,
         str(config.out),
         overwrite=config.overwrite,
@@ -342,33 +258,4 @@ def export_hf_config(config: HfExportConfig, *, command: list[str] | None = None
         task_category=config.task_category,
         language=config.language,
     )
-
-
-@keyword_spelling
-def export_lm_eval(
-    split: RunResult | str | Path, out: str | Path, *, accept_modified: bool = False, **options: Any
-) -> dict[str, Any]:
-    """``tailsplit export lm-eval``: a split as an lm-evaluation-harness task (``task_name=``,
-    ``template=``, ``dataset_path=``, ``overwrite=``) whose scores reproduce tailsplit's; the manifest written."""
-    switch_argument("accept_modified", accept_modified)
-    config = config_from_keywords(
-        LmEvalExportConfig, options, given={"split_dir": folder_of(split), "out": path_argument("out", out, "a folder")}
-    )
-    return export_lm_eval_config(config, accept_modified=accept_modified)
-
-
-def export_lm_eval_config(
-    config: LmEvalExportConfig, *, accept_modified: bool = False, command: list[str] | None = None
-) -> dict[str, Any]:
-    """:func:`export_lm_eval_task` with a checked config's options (the command line and the
-    keyword call both come through here)."""
-    return export_lm_eval_task(
-        config.split_dir,
-        str(config.out),
-        name=config.task_name,
-        template=config.template,
-        overwrite=config.overwrite,
-        command=command,
-        accept_modified=accept_modified,
-        dataset_path=config.dataset_path,
-    )
+    return HfExportResult(written, Path(str(config.out)))

@@ -1,0 +1,104 @@
+"""``tailsplit correlate``: BOSS's Type I / II / III from ID-vs-OOD accuracy points."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tailsplit.analysis.shift_report import (
+    correlate_markdown,
+    relation_figure,
+)
+from tailsplit.config import CorrelateConfig, config_from_keywords
+from tailsplit.config.arguments import path_argument
+from tailsplit.errors import ConfigError, InputError, keyword_spelling
+from tailsplit.fingerprint import sha256_file
+from tailsplit.io.claims import released_on_error
+from tailsplit.io.values import strict_json
+from tailsplit.pipeline.findings import Findings, rows_of
+from tailsplit.pipeline.manifest import command_provenance, write_outputs
+from tailsplit.pipeline.shift_common import check_out
+from tailsplit.render.console import Line, View
+from tailsplit.render.figures import figure_files
+from tailsplit.render.pages import html_page
+from tailsplit.render.provenance import with_provenance
+from tailsplit.shift.correlate import classify
+from tailsplit.shift.csv_inputs import read_points
+
+
+def relation_line(name: str, rel: Mapping[str, Any]) -> str:
+    """One group's relation in words: its type, why, the shape chosen, slopes and r²."""
+    if rel["type"] is None:
+        return f"{name}: {rel['reason']}"
+    chosen = rel["chosen"]
+    turning = "" if chosen["turning_point"] is None else f", turning point {chosen['turning_point']:.3f}"
+    label = f"Type {rel['type']}" if rel["type"] != "none" else "none of the types"
+    return (
+        f"{name}: {label}, {rel['reason']} ({rel['n']} points, {rel['shape']}{turning}; slopes "
+        f"{', '.join(f'{s:.3f}' for s in chosen['slopes'])}; r² {', '.join(f'{r:.3f}' for r in chosen['r2'])})"
+    )
+
+
+class CorrelateResult(Findings):
+    """The ID–OOD relation of each group (``result["groups"]``: BOSS's type, the fits and the
+    one chosen by BIC); its table has one row per group."""
+
+    command = "correlate"
+    written = "correlate.json, report.md, report.html, manifest.json"
+
+    def rows(self) -> list[dict[str, Any]]:
+        return rows_of(self, "groups")
+
+    def view(self) -> View:
+        return [Line(relation_line(name, rel)) for name, rel in self["groups"].items()]
+
+
+@released_on_error
+@keyword_spelling
+def correlate_config(config: CorrelateConfig, *, command: list[str] | None = None) -> CorrelateResult:
+    """Type I / II / III fits of the (id_acc, ood_acc) points, per group when given."""
+
+    check_out(config, [config.points])
+    points = read_points(config.points, config.group)
+    relations = {}
+    for group, pairs in points.items():
+        xy = np.array(pairs)
+        try:
+            relations[group] = classify(xy[:, 0], xy[:, 1])
+        except ConfigError as exc:
+            raise InputError(f"group {group!r}: {exc}", path=config.points, fix="add points to that group") from None
+    result = {"groups": {g: r.as_dict() for g, r in relations.items()}}
+    if config.out is not None:
+        markdown = correlate_markdown(result)
+        inputs = [{"path": config.points, "sha256": sha256_file(config.points)}]
+        provenance = command_provenance(command, inputs)
+        figures = {
+            f"group {g}: Type {r.type}": relation_figure(
+                np.array(points[g])[:, 0], np.array(points[g])[:, 1], r, f"Type {r.type}"
+            )
+            for g, r in relations.items()
+        }
+        write_outputs(
+            Path(config.out),
+            config,
+            {
+                "correlate.json": strict_json(result),
+                "report.md": with_provenance(markdown, provenance),
+                "report.html": html_page("ID–OOD accuracy", markdown, figures, provenance),
+                **figure_files(figures),
+            },
+            inputs,
+            {},
+            command,
+        )
+    return CorrelateResult(result, None if config.out is None else Path(config.out))
+
+
+@keyword_spelling
+def correlate(points: str | Path, **options: Any) -> CorrelateResult:
+    """``tailsplit correlate``: Type I / II / III fits of (ID, OOD) accuracy points."""
+    given = {"points": path_argument("points", points, "a CSV file of accuracy points")}
+    return correlate_config(config_from_keywords(CorrelateConfig, options, given=given))

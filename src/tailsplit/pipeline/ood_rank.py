@@ -1,0 +1,225 @@
+"""``tailsplit ood-rank``: OOD candidates for an ID dataset, decided and ranked by BOSS's criteria."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tailsplit.analysis.shift_report import (
+    ood_markdown,
+)
+from tailsplit.config import OodRankConfig, check_values, config_from_keywords
+from tailsplit.config.arguments import path_argument
+from tailsplit.errors import ConfigError, keyword_spelling
+from tailsplit.evaluation.encoder import EncoderRecipe
+from tailsplit.fingerprint import sha256_file
+from tailsplit.io.claims import released_on_error
+from tailsplit.io.values import strict_json
+from tailsplit.pipeline.findings import Findings, rows_of
+from tailsplit.pipeline.manifest import command_provenance, write_outputs
+from tailsplit.pipeline.shift_common import check_out, embed_texts, shift_encoder
+from tailsplit.pipeline.task_model import (
+    TaskData,
+    check_task_model,
+    dataset_files,
+    dataset_texts,
+    predictions,
+    task_data,
+)
+from tailsplit.render.console import Line, View
+from tailsplit.render.pages import html_page
+from tailsplit.render.provenance import with_provenance
+from tailsplit.shift.csv_inputs import read_candidates
+from tailsplit.shift.datasets import DatasetSpec, load_texts
+from tailsplit.shift.drops import RESAMPLES, Measured, accuracy_and_drops
+from tailsplit.shift.labelled import correct
+from tailsplit.shift.ood import Candidate, rank_candidates
+from tailsplit.shift.similarity import centroid_similarity
+
+
+class OodRankResult(Findings):
+    """Each candidate's decision (``result["decisions"]``: kept or not, its rank, similarity,
+    drop and the reasons), the names kept in rank order (``result["kept"]``) and the ID
+    accuracy; its table has one row per decision."""
+
+    command = "ood-rank"
+    written = "ood.json, report.md, report.html, manifest.json"
+
+    def rows(self) -> list[dict[str, Any]]:
+        return rows_of(self, "decisions")
+
+    def view(self) -> View:
+        lines: View = []
+        task = self["task_model"]
+        if task["measured"]:
+            low, high = self["id"]["accuracy_ci"]
+            origin = "cached" if task["cached"] else f"{task['training']['steps']} steps"
+            lines.append(
+                Line(
+                    f"ID test accuracy {self['id']['accuracy']:.3f} (95% CI {low:.3f} to {high:.3f}; "
+                    f"{self['id']['examples']:,} examples; {task['encoder']}, {origin})"
+                )
+            )
+        for d in self["decisions"]:
+            mark = f"#{d['rank']}" if d["kept"] else "--"
+            lines.append(
+                Line(
+                    f"{mark:>4} {d['name']} ({d['source']}, similarity {d['similarity']:.1f}): {'; '.join(d['reasons'])}"
+                )
+            )
+        return lines
+
+
+@released_on_error
+@keyword_spelling
+def ood_rank_config(config: OodRankConfig, *, command: list[str] | None = None) -> OodRankResult:
+    """Embed the ID dataset and every candidate; measure the task model's drop on each (unless
+    accuracies are given); decide and rank by BOSS's criteria."""
+    check_values(config)
+
+    id_spec = DatasetSpec.parse(config.id)
+    check_out(config, [id_spec.path, config.candidates])
+    listed = read_candidates(config.candidates)
+    check_out(config, [c.dataset.path for c in listed])
+    specs = [c.dataset for c in listed]
+    data, model, texts = _ood_inputs(config, id_spec, specs, _measures_drops(config, id_spec, listed))
+    encoder = shift_encoder(config)
+    try:
+        vectors, embedding = embed_texts(encoder, texts)
+    finally:
+        encoder.close()
+    similarity_to_id = centroid_similarity(vectors)[0, 1:]
+    task: dict[str, Any] = {"measured": False}
+    id_accuracy = config.id_accuracy
+    if data is not None:
+        recipe = EncoderRecipe(max_steps=config.max_steps, max_train=config.max_train, seed=config.seed)
+        task, id_measure, candidates = _measured_candidates(data, model, recipe, config, listed, similarity_to_id)
+        id_accuracy = id_measure.value
+    else:
+        candidates = [
+            Candidate(c.dataset.name, c.source, float(sim), c.accuracy) for c, sim in zip(listed, similarity_to_id)
+        ]
+    decisions = rank_candidates(
+        candidates, id_accuracy=id_accuracy, max_similarity=config.max_similarity, min_drop=config.min_drop
+    )
+    result = {
+        "id": {
+            "name": id_spec.name,
+            "path": id_spec.path,
+            "fields": list(id_spec.fields),
+            "accuracy": task["id_accuracy"]["value"] if data else id_accuracy,
+            **({"accuracy_ci": task["id_accuracy"]["ci"], "examples": task["id_accuracy"]["n"]} if data else {}),
+        },
+        "encoder": dataclasses.asdict(encoder.source),
+        "task_model": task,
+        "decisions": [d.as_dict() for d in decisions],
+        "kept": [d.candidate.name for d in sorted((d for d in decisions if d.kept), key=lambda d: d.rank or 0)],
+    }
+    if config.out is not None:
+        paths = [*dataset_files(id_spec.path), *(s.path for s in specs)]
+        _write_ood(Path(config.out), config, result, paths, embedding, command)
+    return OodRankResult({**result, "embedding": embedding}, None if config.out is None else Path(config.out))
+
+
+def _measures_drops(config: OodRankConfig, id_spec: DatasetSpec, listed: list[Any]) -> bool:
+    """Whether the task model is trained: unless accuracies are given (they win) or
+    ``--skip-training``; names checked distinct."""
+    names = [id_spec.name]
+    for spec in (c.dataset for c in listed):
+        if spec.name in names:
+            raise ConfigError(f"candidate name {spec.name!r} is used twice (or is the ID dataset's); names must differ")
+        names.append(spec.name)
+    measure = not config.skip_training and all(c.accuracy is None for c in listed)
+    if measure and config.id_accuracy is not None:
+        raise ConfigError(
+            "--id-accuracy goes with the accuracies of a candidates CSV; without them ood-rank measures both "
+            "(or pass --skip-training to rank by similarity alone)"
+        )
+    return measure
+
+
+def _ood_inputs(
+    config: OodRankConfig, id_spec: DatasetSpec, specs: list[DatasetSpec], measure: bool
+) -> tuple[TaskData | None, tuple[str, str, str], dict[str, list[str]]]:
+    """The task data and model (when drops are measured; everything checked before a model
+    loads) and the texts to embed, per dataset."""
+    if not measure:
+        texts = {id_spec.name: dataset_texts(id_spec, config.max_examples, config.seed)}
+        return None, ("", "", ""), texts | {s.name: load_texts(s, config.max_examples, config.seed) for s in specs}
+    data = task_data(config, id_spec, specs)
+    model = check_task_model(config.device, config.task_encoder)
+    return (
+        data,
+        model,
+        {id_spec.name: data.parts.whole().sample(config.max_examples, config.seed).texts()}
+        | {s.name: s.texts() for s in data.ood},
+    )
+
+
+def _write_ood(
+    out: Path,
+    config: OodRankConfig,
+    result: dict[str, Any],
+    paths: list[str],
+    embedding: dict[str, Any],
+    command: list[str] | None,
+) -> None:
+    inputs = [{"path": p, "sha256": sha256_file(p)} for p in [config.candidates, *paths]]
+    markdown = ood_markdown(result)
+    provenance = command_provenance(command, inputs, model=result["encoder"], seed=config.seed)
+    files: dict[str, str | bytes] = {
+        "ood.json": strict_json(result),
+        "report.md": with_provenance(markdown, provenance),
+        "report.html": html_page("OOD candidates", markdown, {}, provenance),
+    }
+    cached = result["task_model"].get("cached")
+    write_outputs(out, config, files, inputs, {"embedding": embedding, "task_model_cached": cached}, command)
+
+
+def _measured_candidates(
+    data: TaskData,
+    model: tuple[str, str, str],
+    recipe: EncoderRecipe,
+    config: OodRankConfig,
+    listed: list[Any],
+    similarity_to_id: np.ndarray,
+) -> tuple[dict[str, Any], Measured, list[Candidate]]:
+    """Train (or read the cache), then ID accuracy and each candidate's accuracy and drop with
+    their bootstrap intervals."""
+    location, identity, name = model
+    training, id_predicted, ood_predicted, cached = predictions(
+        data, location=location, identity=identity, recipe=recipe, device=config.device
+    )
+    id_correct = correct(id_predicted, data.parts.test.labels, {})
+    ood_correct = [correct(p, s.labels, data.label_map) for p, s in zip(ood_predicted, data.ood)]
+    id_measure, measured = accuracy_and_drops(id_correct, ood_correct, seed=config.seed)
+    candidates = [
+        Candidate(c.dataset.name, c.source, float(sim), acc.value, (acc.low, acc.high), (drop.low, drop.high), acc.n)
+        for c, sim, (acc, drop) in zip(listed, similarity_to_id, measured)
+    ]
+    task = {
+        "measured": True,
+        "encoder": name,
+        "encoder_identity": identity,
+        "recipe": recipe.as_dict(),
+        "training": training,
+        "cached": cached,
+        "id_accuracy": id_measure.as_dict(),
+        "interval": f"95% percentile bootstrap, {RESAMPLES} resamples of each test set independently",
+        **data.describe(),
+    }
+    return task, id_measure, candidates
+
+
+@keyword_spelling
+def ood_rank(id: str | Path, candidates: str | Path, **options: Any) -> OodRankResult:  # noqa: A002 - BOSS's name
+    """``tailsplit ood-rank``: the ``candidates`` (a CSV of datasets) decided and ranked as
+    out-of-distribution for the ID dataset by BOSS's criteria."""
+    given = {
+        "id": path_argument("id", id, "the ID dataset"),
+        "candidates": path_argument("candidates", candidates, "a CSV file"),
+    }
+    return ood_rank_config(config_from_keywords(OodRankConfig, options, given=given))

@@ -1,0 +1,40 @@
+"""What the dataset-shift commands share: the sentence encoder, embedding texts with the
+cost recorded, and the output-folder check."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+import numpy as np
+
+from tailsplit.io.outputs import check_output_folder
+from tailsplit.shift.encoder import SentenceEncoder
+
+
+def shift_encoder(config: Any) -> Any:
+    """The sentence encoder ``config`` names (progress shown on a terminal)."""
+    return SentenceEncoder(config.encoder, batch_size=config.batch_size, progress=sys.stderr.isatty())
+
+
+def embed_texts(encoder: Any, texts: dict[str, list[str]]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """Embeddings per dataset, and what it took (texts, how many encoded, seconds, texts/s)."""
+    started, before = time.perf_counter(), encoder.encoded
+    vectors = {name: encoder.encode(t) for name, t in texts.items()}
+    seconds = time.perf_counter() - started
+    encoded = encoder.encoded - before
+    total = sum(len(t) for t in texts.values())
+    return vectors, {
+        "texts": total,
+        "encoded": encoded,
+        "cached": total - encoded,
+        "seconds": round(seconds, 3),
+        "texts_per_second": round(encoded / seconds, 1) if encoded and seconds > 0 else None,
+    }
+
+
+def check_out(config: Any, inputs: list[str]) -> None:
+    """Refuse ``config.out`` before any work when it cannot be written (or is one of ``inputs``)."""
+    if config.out is not None:
+        check_output_folder(config.out, overwrite=config.overwrite, inputs=inputs)

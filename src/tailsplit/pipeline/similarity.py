@@ -1,0 +1,172 @@
+"""``tailsplit similarity``: centroid similarity and MMD between datasets (BOSS)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tailsplit.analysis.shift_report import (
+    heatmap_figure,
+    similarity_markdown,
+)
+from tailsplit.analysis.split_dir import load_split_dir
+from tailsplit.config import SimilarityConfig, check_values, config_from_keywords
+from tailsplit.config.arguments import paths_argument
+from tailsplit.errors import ConfigError, keyword_spelling
+from tailsplit.fingerprint import sha256_file
+from tailsplit.io.claims import released_on_error
+from tailsplit.io.values import strict_json
+from tailsplit.pipeline.findings import Findings
+from tailsplit.pipeline.manifest import command_provenance, write_outputs
+from tailsplit.pipeline.shift_common import check_out, embed_texts, shift_encoder
+from tailsplit.render.console import Line, Table, View
+from tailsplit.render.figures import figure_files
+from tailsplit.render.pages import html_page
+from tailsplit.render.provenance import with_provenance
+from tailsplit.render.tables import csv_table, latex_table
+from tailsplit.shift.datasets import DatasetSpec, load_texts
+from tailsplit.shift.similarity import centroid_similarity, mmd_matrix
+
+
+class SimilarityResult(Findings):
+    """Centroid similarity ×100 (``result["centroid_similarity"]``) and MMD² with permutation
+    p-values (``result["mmd"]``) between every pair of ``result["names"]``; its table has one
+    row per pair."""
+
+    command = "similarity"
+    written = "similarity.json, report.md, report.html, manifest.json"
+
+    def rows(self) -> list[dict[str, Any]]:
+        names, similarity, mmd = self["names"], self["centroid_similarity"], self["mmd"]
+        return [
+            {
+                "a": names[i],
+                "b": names[j],
+                "centroid_similarity": similarity[i][j],
+                "mmd2": mmd["mmd2"][i][j],
+                "p_value": mmd["p_value"][i][j],
+            }
+            for i in range(len(names))
+            for j in range(i + 1, len(names))
+        ]
+
+    def view(self) -> View:
+        names, e = self["names"], self["embedding"]
+        table = Table(
+            "centroid similarity (cosine × 100)",
+            ["dataset", *(str(i) for i in range(1, len(names) + 1))],
+            [
+                [f"{i} {name}", *(f"{v:.1f}" for v in row)]
+                for i, (name, row) in enumerate(zip(names, self["centroid_similarity"]), start=1)
+            ],
+            plain=True,
+        )
+        speed = f", {e['texts_per_second']:,.0f} texts/s" if e["texts_per_second"] else ""
+        return [table, Line(f"embedded {e['encoded']:,} texts ({e['cached']:,} cached) in {e['seconds']:.1f} s{speed}")]
+
+
+def _split_part_texts(folder: str) -> dict[str, list[str]]:
+
+    inputs = load_split_dir(folder)
+    return {
+        f"{Path(folder).name}:{part}": [t for t, p in zip(inputs.texts, inputs.parts) if p == part]
+        for part in ("train", "dev", "test")
+        if (inputs.parts == part).any()
+    }
+
+
+@released_on_error
+@keyword_spelling
+def similarity_config(config: SimilarityConfig, *, command: list[str] | None = None) -> SimilarityResult:
+    """Centroid cosine ×100 and MMD between every pair of datasets (and split parts)."""
+    check_values(config)
+
+    specs = [DatasetSpec.parse(s) for s in config.datasets]
+    check_out(config, [s.path for s in specs] + list(config.splits))
+    texts = {s.name: load_texts(s, config.max_examples, config.seed) for s in specs}
+    described = [
+        {"name": s.name, "path": s.path, "fields": list(s.fields), "examples": len(texts[s.name])} for s in specs
+    ]
+    for folder in config.splits:
+        for name, part in _split_part_texts(folder).items():
+            texts[name] = part
+            described.append({"name": name, "path": folder, "fields": ["(split text)"], "examples": len(part)})
+    if len(texts) < 2 or len(texts) != len(described):
+        raise ConfigError("similarity needs at least two datasets with distinct names; name them NAME=PATH")
+    encoder = shift_encoder(config)
+    try:
+        vectors, embedding = embed_texts(encoder, texts)
+    finally:
+        encoder.close()
+    mmd = mmd_matrix(vectors, sample=config.mmd_sample, permutations=config.permutations, seed=config.seed)
+    result = {
+        "names": list(texts),
+        "datasets": described,
+        "encoder": dataclasses.asdict(encoder.source),
+        "embedded": embedding["encoded"],
+        "cached": embedding["cached"],
+        "embedding": embedding,
+        "centroid_similarity": np.round(centroid_similarity(vectors), 2).tolist(),
+        "mmd": {
+            "mmd2": np.round(mmd.mmd2, 5).tolist(),
+            "p_value": np.round(mmd.p_value, 4).tolist(),
+            "bandwidth": round(mmd.bandwidth, 5),
+            "sample": mmd.sample,
+            "permutations": mmd.permutations,
+            "sizes": mmd.sizes,
+        },
+    }
+    if config.out is not None:
+        _write_similarity(Path(config.out), config, result, command)
+    return SimilarityResult(result, None if config.out is None else Path(config.out))
+
+
+def _write_similarity(out: Path, config: SimilarityConfig, result: dict[str, Any], command: list[str] | None) -> None:
+
+    stable = {k: v for k, v in result.items() if k not in ("embedded", "cached", "embedding")}
+    markdown = similarity_markdown({**result, "embedded": result["embedding"]["texts"], "cached": 0})
+    names = result["names"]
+    figures = {
+        "Centroid similarity (cosine × 100)": heatmap_figure(
+            names, np.array(result["centroid_similarity"]), "centroid similarity"
+        ),
+        "MMD² (Gaussian kernel)": heatmap_figure(
+            names, np.array(result["mmd"]["mmd2"]), "MMD²", fmt="{:.3f}", cmap="magma"
+        ),
+    }
+    inputs = [{"path": d["path"], "sha256": sha256_file(d["path"])} for d in result["datasets"]]
+    provenance = command_provenance(command, inputs, model=result["encoder"], seed=config.seed)
+    pictures = figure_files(figures)
+    links = "".join(
+        f"- [{caption}]({path})\n" for caption, path in zip(figures, [p for p in pictures if p.endswith(".svg")])
+    )
+    matrices = {
+        "centroid-similarity": ("Centroid similarity (cosine × 100)", result["centroid_similarity"]),
+        "mmd2": ("MMD² (Gaussian kernel), row against column", result["mmd"]["mmd2"]),
+    }
+    tables: dict[str, str] = {}
+    for stem, (caption, matrix) in matrices.items():
+        rows = [[name, *[str(v) for v in row]] for name, row in zip(names, matrix)]
+        tables[f"tables/{stem}.tex"] = latex_table(["", *names], rows, caption, stem, align="l" + "r" * len(names))
+        tables[f"tables/{stem}.csv"] = csv_table(["", *names], rows)
+    files: dict[str, str | bytes] = {
+        "similarity.json": strict_json(stable),
+        "report.md": with_provenance(markdown, provenance) + "\n## Figures\n\n" + links,
+        "report.html": html_page("Dataset similarity", markdown, figures, provenance),
+        **pictures,
+        **tables,
+    }
+    write_outputs(out, config, files, inputs, {"embedding": result["embedding"]}, command)
+
+
+@keyword_spelling
+def similarity(datasets: Any, **options: Any) -> SimilarityResult:
+    """``tailsplit similarity``: centroid similarity and MMD between every pair of
+    ``datasets`` (``NAME=FILE[:FIELD]`` or files), and between the parts of ``splits=``."""
+    config = config_from_keywords(
+        SimilarityConfig, options, given={"datasets": paths_argument("datasets", datasets, "datasets")}
+    )
+    return similarity_config(config)
