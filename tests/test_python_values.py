@@ -118,7 +118,7 @@ def test_any_wrong_keyword_value_is_one_line_naming_it_with_nothing_written(
     """A value of the wrong type is refused first, naming the keyword in Python's spelling; a
     value of the right type either works or is refused in one line; nothing is written either way."""
     from tailsplit.config.values import value_has_type
-    from tailsplit.pipeline.calls import SECTION_OF, TYPE_OF
+    from tailsplit.pipeline.split import SECTION_OF, TYPE_OF
 
     assert name in SECTION_OF
     data = write_jsonl(tmp_path / "d.jsonl", nli_pairs(30))
@@ -205,7 +205,7 @@ def test_every_public_call_refuses_a_keyword_of_the_wrong_type_by_name(
 
     from tailsplit.config.declare import field_types
     from tailsplit.config.values import value_has_type
-    from tailsplit.pipeline.calls import TYPE_OF
+    from tailsplit.pipeline.split import TYPE_OF
 
     monkeypatch.chdir(tmp_path)
     function, cls, given_fields = CALLS[call]
@@ -235,7 +235,7 @@ def test_every_keyword_of_every_public_call_refuses_every_wrong_type(
 
     from tailsplit.config.declare import field_types
     from tailsplit.config.values import value_has_type
-    from tailsplit.pipeline.calls import TYPE_OF
+    from tailsplit.pipeline.split import TYPE_OF
 
     monkeypatch.chdir(tmp_path)
     function, cls, given_fields = CALLS[call]

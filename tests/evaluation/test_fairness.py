@@ -188,15 +188,15 @@ def test_outputs_keep_folder_names_inert() -> None:
 def test_aflite_counts_as_built_by_the_evaluated_encoder_only_when_its_hash_matches() -> None:
     from tailsplit.config import EvaluateConfig
     from tailsplit.io.manifest import Manifest
-    from tailsplit.pipeline.evaluate import _same_encoder
+    from tailsplit.pipeline.evaluate_checks import same_encoder
 
     def manifest(details: dict[str, str], encoder: str | None = None) -> Manifest:
         return Manifest({"splitter": {"name": "aflite", "details": details}, "config": {"split": {"encoder": encoder}}})
 
     config = EvaluateConfig(split_dirs=["a"])
     random = Manifest({"splitter": {"name": "random", "details": {}}})
-    assert _same_encoder(config, "h1", [random, manifest({"encoder_sha256": "h1"})])
-    assert not _same_encoder(config, "h1", [random, manifest({"encoder_sha256": "h2"})])
+    assert same_encoder(config, "h1", [random, manifest({"encoder_sha256": "h1"})])
+    assert not same_encoder(config, "h1", [random, manifest({"encoder_sha256": "h2"})])
     # folders written before the hash was recorded: the option's value decides
-    assert _same_encoder(config, "h1", [manifest({})])
-    assert not _same_encoder(config, "h1", [manifest({}, encoder="other/encoder")])
+    assert same_encoder(config, "h1", [manifest({})])
+    assert not same_encoder(config, "h1", [manifest({}, encoder="other/encoder")])

@@ -14,17 +14,17 @@ import pytest
 from rich.console import Console
 
 import tailsplit
-from tailsplit.pipeline.analyses import AnalysisResult
+from tailsplit.pipeline.analyze import AnalysisResult
 from tailsplit.pipeline.correlate import CorrelateResult
 from tailsplit.pipeline.curve import CurveResult
-from tailsplit.pipeline.evaluate_result import EvaluationResult
+from tailsplit.pipeline.evaluate import EvaluationResult
 from tailsplit.pipeline.export_hf import HfExportResult
 from tailsplit.pipeline.export_lm_eval import LmEvalExportResult
 from tailsplit.pipeline.findings import Findings
 from tailsplit.pipeline.ood_rank import OodRankResult
 from tailsplit.pipeline.overlap import OverlapResult
 from tailsplit.pipeline.result import RunResult
-from tailsplit.pipeline.score_result import ScoreResult
+from tailsplit.pipeline.score import ScoreResult
 from tailsplit.pipeline.similarity import SimilarityResult
 from tailsplit.render.console import Line, Table, print_view
 
@@ -102,3 +102,10 @@ def test_findings_are_abstract_each_command_names_its_table_and_view() -> None:
     with pytest.raises(TypeError):
         Findings({})  # type: ignore[abstract]
     assert all(not inspect.isabstract(r) for r in RESULTS)
+
+
+def test_no_exported_name_shadows_a_module_of_the_orchestration_layer() -> None:
+    import tailsplit.pipeline as pipeline
+
+    modules = {path.stem for path in Path(pipeline.__file__).parent.glob("*.py")}
+    assert not modules & set(pipeline.__all__), modules & set(pipeline.__all__)

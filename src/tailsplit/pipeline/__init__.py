@@ -1,18 +1,19 @@
-"""The only layer that wires steps together; one module per family of commands. The commands'
+"""The only layer that wires steps together; one module per command, holding its function and
+its result type (``similarity.py``: ``similarity`` and ``SimilarityResult``). The commands'
 Python functions, with their explicit signatures, are :mod:`.signatures` (``tailsplit``
 exports them); this package exports the config-level calls the command line uses, so each
 module's name (``tailsplit.pipeline.evaluate``, ``.curve``) is the module, not a function."""
 
-from tailsplit.pipeline.analyses import AnalysisResult
+from tailsplit.pipeline.analyze import AnalysisResult
 from tailsplit.pipeline.correlate import correlate_config
 from tailsplit.pipeline.curve import curve_config
-from tailsplit.pipeline.evaluate_result import EvaluationResult
+from tailsplit.pipeline.evaluate import EvaluationResult
 from tailsplit.pipeline.ood_rank import ood_rank_config
 from tailsplit.pipeline.overlap import audit_overlap_config
 from tailsplit.pipeline.result import RunResult, write_split
 from tailsplit.pipeline.runs import run, split_dataset
-from tailsplit.pipeline.score_result import ScoreResult
-from tailsplit.pipeline.scoring import load_dataset, score_data, score_dataset
+from tailsplit.pipeline.score import ScoreResult, score_data
+from tailsplit.pipeline.scoring import load_dataset, score_dataset
 from tailsplit.pipeline.similarity import similarity_config
 from tailsplit.pipeline.split_folder import output_records
 

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import json
+import dataclasses
+import html
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from tailsplit.analysis.leakage import DuplicateKeys
-from tailsplit.analysis.split_dir import describe_split, no_annotations, read_split_parts, record_agreement
+from tailsplit.analysis.split_dir import describe_split, read_split_parts
 from tailsplit.cache import ScoreCache, default_cache_dir
 from tailsplit.config import EvaluateConfig, RunConfig, check_values, config_from_keywords
-from tailsplit.core import SPLIT_PARTS
-from tailsplit.errors import ConfigError, keyword_spelling
+from tailsplit.config.arguments import path_argument, switch_argument
+from tailsplit.errors import ConfigError, MissingDependencyError, keyword_spelling
 from tailsplit.evaluation.baselines import (
     TRAINERS,
     PartInputs,
@@ -21,22 +20,172 @@ from tailsplit.evaluation.baselines import (
     baselines_for,
     reference_results,
 )
-from tailsplit.evaluation.conclusions import conclusions
-from tailsplit.evaluation.fairness import SplitAgreement, fairness
+from tailsplit.evaluation.conclusions import Conclusion, conclusions, conclusions_markdown
+from tailsplit.evaluation.fairness import (
+    Fairness,
+    SplitAgreement,
+    fairness,
+    fairness_console,
+    fairness_csv,
+    fairness_markdown,
+)
 from tailsplit.evaluation.predictions import given_prediction_rows, score_predictions
-from tailsplit.evaluation.samples import below_chance_warnings, prediction_rows
-from tailsplit.evaluation.table import SplitScore, table_rows
+from tailsplit.evaluation.report import evaluation_figures, evaluation_html, evaluation_markdown
+from tailsplit.evaluation.samples import below_chance_warnings, prediction_rows, predictions_jsonl
+from tailsplit.evaluation.table import SplitScore, table_csv, table_latex, table_markdown, table_rows
 from tailsplit.evaluation.zero_shot import check_zero_shot, zero_shot_classify
 from tailsplit.fields import field_value
+from tailsplit.fingerprint import sha256_file
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.examples import label_to_str
 from tailsplit.io.manifest import Manifest
 from tailsplit.io.outputs import check_output_folder
-from tailsplit.pipeline.evaluate_models import check_models
-from tailsplit.pipeline.evaluate_result import EvaluationResult
+from tailsplit.io.values import strict_json
+from tailsplit.pipeline.baseline_models import check_models
+from tailsplit.pipeline.evaluate_checks import (
+    check_comparable,
+    check_trainable,
+    leakage_of_test,
+    leakage_warnings,
+    same_encoder,
+    split_agreements,
+    text_field_of,
+)
+from tailsplit.pipeline.manifest import command_provenance, write_outputs
 from tailsplit.pipeline.result import folders_of
 from tailsplit.pipeline.scoring import template_for
 from tailsplit.registry import SCORERS
+from tailsplit.render import html_table
+from tailsplit.render.console import Line, View
+from tailsplit.render.figures import figure_files
+from tailsplit.render.provenance import with_provenance
+
+
+@dataclass(frozen=True)
+class EvaluationResult:
+    """An evaluation of split folders: ``findings`` (``table``, ``results``,
+    ``conclusions``, ``fairness``, ``leakage_warnings``, as ``evaluation.json`` holds them),
+    the options it ran with, and what its folder would hold besides (per-example predictions,
+    given predictions' files); ``out_dir`` and ``outputs`` once written."""
+
+    config: EvaluateConfig
+    findings: dict[str, Any]
+    predictions: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    files: dict[str, str | bytes] = field(default_factory=dict, repr=False)
+    out_dir: Path | None = None
+    outputs: list[str] = field(default_factory=list)
+
+    @property
+    def table(self) -> list[dict[str, Any]]:
+        """One row per split and baseline: test score, interval, relative error increase."""
+        return list(self.findings["table"])
+
+    @property
+    def conclusions(self) -> list[dict[str, Any]]:
+        """Each calibrated conclusion (question, outcome, evidence, test)."""
+        return list(self.findings["conclusions"])
+
+    def to_pandas(self) -> Any:
+        """The comparison table as a DataFrame (the rows of :attr:`table`)."""
+        import pandas
+
+        return pandas.DataFrame(self.table)
+
+    @keyword_spelling
+    def write(self, out: str | Path, *, overwrite: bool = False, command: list[str] | None = None) -> EvaluationResult:
+        """The evaluation folder — ``evaluation.json``, ``table.md``/``.csv``/``.tex``,
+        ``report.html``, fairness tables, predictions, ``manifest.json`` — all or nothing,
+        never over an input; the result with ``out_dir`` and ``outputs``."""
+        out = path_argument("out", out, "a folder to write")
+        config = dataclasses.replace(self.config, out=out, overwrite=bool(switch_argument("overwrite", overwrite)))
+        check_output_folder(out, overwrite=overwrite, inputs=[*config.split_dirs, *config.predictions])
+        outputs = _write_evaluation(Path(out), config, self.findings, self.predictions, self.files, command)
+        return dataclasses.replace(self, config=config, out_dir=Path(out), outputs=outputs)
+
+    def __repr__(self) -> str:
+        where = f", out_dir={str(self.out_dir)!r}" if self.out_dir is not None else ""
+        return f"EvaluationResult(splits={len(self.config.split_dirs)}, rows={len(self.table)}{where})"
+
+    def console(self) -> View:
+        """What ``tailsplit evaluate`` prints: the table, leakage warnings, the calibrated
+        conclusions, the fairness check, projections from bucket accuracies, what was written."""
+        found = self.findings
+        view: View = [Line(table_markdown(found["table"]))]
+        view += [Line(w.removeprefix("warning: "), warning=True) for w in found["leakage_warnings"]]
+        view += [
+            Line(f"conclusion: {c['baseline']}: {c['question']} — {c['outcome']} ({c['evidence']}).")
+            for c in found["conclusions"]
+        ]
+        if found["fairness"] is not None:
+            view.append(Line(fairness_console(found["fairness"])))
+        view += [
+            Line(
+                f"{r['folder']}: {100 * r['test']:.1f} against {100 * r['projected']:.1f} projected from the "
+                "random splits' bucket accuracies"
+            )
+            for r in found["results"]
+            if r.get("projected") is not None
+        ]
+        if self.out_dir is not None:
+            view.append(Line(f"wrote {self.out_dir}/ ({', '.join(self.outputs)}, manifest.json)"))
+        return view
+
+    def _repr_html_(self) -> str:
+        rows = self.table
+        table = html_table(rows, list(rows[0]) if rows else [])
+        found = "".join(
+            f"<li>{html.escape(c['baseline'])}: {html.escape(c['question'])} — <b>{html.escape(c['outcome'])}</b> "
+            f"({html.escape(c['evidence'])})</li>"
+            for c in self.conclusions
+        )
+        return f"<div><b>tailsplit evaluation</b>{table}{f'<ul>{found}</ul>' if found else ''}</div>"
+
+
+def _write_evaluation(
+    out: Path,
+    config: EvaluateConfig,
+    result: dict[str, Any],
+    predictions: list[dict[str, Any]],
+    files: dict[str, str | bytes],
+    command: list[str] | None,
+) -> list[str]:
+    """The evaluation folder (tables, reports, predictions, manifest); the files it holds."""
+
+    inputs = [
+        {"path": str(Path(f) / "manifest.json"), "sha256": sha256_file(Path(f) / "manifest.json")}
+        for f in config.split_dirs
+    ]
+    provenance = command_provenance(command, inputs, seed=config.seed)
+    rows, warnings = result["table"], result["leakage_warnings"]
+    found = [Conclusion(**c) for c in result["conclusions"]]
+    fair = None if result["fairness"] is None else Fairness.from_dict(result["fairness"])
+    fairness_text = fairness_markdown(fair)
+    body = evaluation_markdown(rows, table_markdown(rows), conclusions_markdown(found), warnings, fairness_text)
+    outputs: dict[str, str | bytes] = {
+        "evaluation.json": strict_json(result),
+        "table.md": with_provenance(body, provenance),
+        "table.csv": table_csv(rows),
+        "table.tex": table_latex(rows),
+        **({"fairness.md": with_provenance(fairness_text, provenance)} if fair else {}),
+        **({"fairness.csv": fairness_csv(fair)} if fair else {}),
+        **_html_report(rows, provenance, body),
+        **({"predictions.jsonl": predictions_jsonl(predictions)} if predictions else {}),
+        **files,
+    }
+    manifest = write_outputs(out, config, outputs, inputs, {"models": result.get("models", {})}, command)
+    return list(Manifest(manifest).outputs)
+
+
+def _html_report(rows: list[dict[str, Any]], provenance: dict[str, Any], body: str) -> dict[str, str | bytes]:
+    """``report.html`` (the same text as ``table.md``, with the charts) and its figures as files,
+    when the analysis extra (matplotlib, markdown) is installed."""
+    if not rows:
+        return {}
+    try:
+        figures = evaluation_figures(rows)
+        return {"report.html": evaluation_html(body, figures, provenance), **figure_files(figures)}
+    except MissingDependencyError:
+        return {}
 
 
 def _part_inputs(records: list[Any], data: dict[str, Any], input_fields: list[str]) -> PartInputs:
@@ -74,8 +223,8 @@ def evaluate_config(config: EvaluateConfig, *, command: list[str] | None = None)
     folders = [read_split_parts(folder, accept_modified=config.accept_modified) for folder in config.split_dirs]
     check_comparable(config.split_dirs, [manifest for manifest, _ in folders])  # every folder read before training
     if not config.predictions:
-        _check_trainable(config, folders)
-    agreement = _test_agreement(config, folders)
+        check_trainable(config, folders)
+    agreement = split_agreements(config, folders)
     models = check_models(config, [m for m, _ in folders])
     files: dict[str, str | bytes] = {}
     leakage: dict[str, dict[str, float]] = {}
@@ -110,7 +259,7 @@ def _trained_baselines(
     for folder, (manifest, parts) in zip(config.split_dirs, folders):
         data = manifest.config.data
         train, dev, test = (_part_inputs(parts[p], data, config.input_fields) for p in ("train", "dev", "test"))
-        leakage[Path(folder).name] = _test_leakage(parts, data)
+        leakage[Path(folder).name] = leakage_of_test(parts, data)
         test_ids = tuple(label_to_str(field_value(r.record, data.get("id") or "id", r.row)) for r in parts["test"])
         context = TrainingContext(data, manifest, models, config.seed)
         results = [_zero_shot(manifest, parts, config)] if config.zero_shot else []
@@ -144,7 +293,7 @@ def _findings(
     for d in details:
         d["test_queries_in_train"] = leakage.get(Path(d["folder"]).name)
     rows = table_rows(scores)
-    warnings = leakage_warnings(scores, leakage, config.leakage_threshold, data_text=_text_field(folders))
+    warnings = leakage_warnings(scores, leakage, config.leakage_threshold, data_text=text_field_of(folders))
     test_sizes = {Path(d["folder"]).name: d["sizes"][2] for d in details if d.get("sizes")}
     found = conclusions(rows, test_sizes, [w for w in warnings if "inflates" in w], config.leakage_threshold)
     warnings += below_chance_warnings(rows, test_sizes)
@@ -153,7 +302,7 @@ def _findings(
         agreement,
         test_sizes,
         margin=config.fairness_margin,
-        aflite_encoder_matches=_same_encoder(config, models.identity, [m for m, _ in folders]),
+        aflite_encoder_matches=same_encoder(config, models.identity, [m for m, _ in folders]),
     )
     return {
         "models": models.describe(),
@@ -163,135 +312,6 @@ def _findings(
         "fairness": None if fair is None else fair.as_dict(),
         "leakage_warnings": warnings,
     }
-
-
-def _check_trainable(config: EvaluateConfig, folders: list[tuple[Manifest, dict[str, list[Any]]]]) -> None:
-    """Refuse, before any training, a classifier baseline on a split whose train part has no
-    labels or a single label (a classifier needs two classes to learn anything)."""
-    for folder, (manifest, parts) in zip(config.split_dirs, folders):
-        data = manifest.config.data
-        classifiers = [b for b in baselines_for(data, config.baselines, config.input_fields) if b != "nn-sql"]
-        if not classifiers:
-            continue
-        if not data.get("label"):
-            raise ConfigError(
-                f"--baseline={classifiers[0]!r} and the other baselines that classify labels need a label field, "
-                f"but {folder!r} was split without --label; split with --label, or use --predictions"
-            )
-        labels = {label_to_str(raw.value(data["label"])) for raw in parts["train"] if raw.has(data["label"])}
-        if len(labels) < 2:
-            raise ConfigError(
-                f"the train part of {folder!r} holds {len(labels)} label(s) ({sorted(labels)!r}); "
-                f"--baseline={classifiers[0]!r} needs at least two classes to learn; split more data"
-            )
-
-
-def _same_encoder(config: EvaluateConfig, identity: str, manifests: list[Manifest]) -> bool:
-    """Whether every AFLite split among ``manifests`` filtered with the encoder the embed and
-    encoder baselines use (its recorded weights hash; the option's value for older folders)."""
-    for manifest in manifests:
-        splitter = manifest.splitter
-        if splitter.name != "aflite":
-            continue
-        recorded = splitter.details.get("encoder_sha256")
-        if recorded is not None and recorded != identity:
-            return False
-        if recorded is None and manifest.config.split.get("encoder") != config.encoder:
-            return False
-    return True
-
-
-def _test_agreement(
-    config: EvaluateConfig, folders: list[tuple[Manifest, dict[str, list[Any]]]]
-) -> list[SplitAgreement]:
-    """Annotator agreement with gold of every test example (``--agreement-field``), read and
-    checked before anything trains; a field no test example of any split holds is refused."""
-
-    if config.agreement_field is None:
-        return []
-    out = []
-    for folder, (manifest, parts) in zip(config.split_dirs, folders):
-        data = manifest.config.data
-        if not data.get("label"):
-            raise ConfigError(
-                f"--agreement-field={config.agreement_field!r} compares annotators with the gold label, but "
-                f"{folder!r} was split without --label; split with --label"
-            )
-        test = parts["test"]
-        out.append(
-            SplitAgreement(
-                Path(folder).name,
-                describe_split(manifest),
-                tuple(label_to_str(field_value(r.record, data.get("id") or "id", r.row)) for r in test),
-                tuple(
-                    record_agreement(r, config.agreement_field, label_to_str(r.value(data["label"])))[0] for r in test
-                ),
-            )
-        )
-    if not any(a.annotated for a in out):
-        raise no_annotations(config.agreement_field, "test example of any split")
-    return out
-
-
-def check_comparable(split_dirs: list[str], manifests: list[Manifest]) -> None:
-    """Refuse a table that would compare what cannot be compared: one folder named twice (or
-    two copies of one split), or splits of different data (their inputs' hashes differ)."""
-    import os
-
-    seen: dict[str, str] = {}
-    for folder, manifest in zip(split_dirs, manifests):
-        parts = {k: v for k, v in manifest.outputs.items() if k.split(".")[0] in SPLIT_PARTS}
-        for key in (os.path.realpath(folder), json.dumps(parts, sort_keys=True)):
-            if key in seen:
-                raise ConfigError(
-                    f"the split folders name the same split twice ({seen[key]!r} and {folder!r}); "
-                    "give each split once (random baselines need different seeds)"
-                )
-            seen[key] = folder
-    inputs = [_data_identity(m) for m in manifests]
-    for folder, identity in zip(split_dirs[1:], inputs[1:]):
-        if identity != inputs[0]:
-            raise ConfigError(
-                f"{folder!r} splits other data than {split_dirs[0]!r} (the inputs' hashes differ); "
-                "evaluate compares splits of one dataset, so give splits made from the same data"
-            )
-
-
-def _data_identity(manifest: Manifest) -> list[str]:
-    """The sorted content hashes of a split's inputs (files or an in-memory table)."""
-    return sorted(i.identity for i in manifest.inputs)
-
-
-def _test_leakage(parts: dict[str, list[Any]], data: dict[str, Any]) -> dict[str, float]:
-    """Share of the test part whose query occurs in train, exactly and normalised."""
-
-    text = data.get("text")
-    if not text:
-        return {}
-    records = [r for p in ("train", "test") for r in parts[p]]
-    keys = DuplicateKeys.build([str(field_value(r.record, text, "")) for r in records], near=False)
-    train = np.arange(len(records)) < len(parts["train"])
-    return {match: round(keys.share(match, train, ~train), 6) for match in ("exact", "normalized")}
-
-
-def _text_field(folders: list[tuple[Manifest, Any]]) -> str:
-    return next((m.config.data.get("text") for m, _ in folders), None) or "TEXT"
-
-
-def leakage_warnings(
-    scores: list[SplitScore], leakage: dict[str, dict[str, float]], threshold: float, *, data_text: str
-) -> list[str]:
-    """One line per random split whose test queries occur in train (normalised) beyond ``threshold``."""
-    out = []
-    for folder in dict.fromkeys(s.folder for s in scores if s.is_random):
-        share = leakage.get(folder, {}).get("normalized")
-        if share is not None and share > threshold:
-            out.append(
-                f"warning: random split {folder}: {100 * share:.1f}% of its test queries also occur in train "
-                f"(normalised; threshold {100 * threshold:.1f}%), which inflates its baselines and every "
-                f"increase measured against it; split with --group {data_text}"
-            )
-    return out
 
 
 def _zero_shot(manifest: Manifest, parts: dict[str, list[Any]], config: EvaluateConfig) -> Any:

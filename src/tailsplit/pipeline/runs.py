@@ -28,7 +28,7 @@ from tailsplit.io.outputs import (
 from tailsplit.io.scores import read_score_file, scores_from_column
 from tailsplit.io.writers import check_output_format
 from tailsplit.log import logger
-from tailsplit.pipeline.analyses import analysis_of_run
+from tailsplit.pipeline.analyze import analysis_of_run
 from tailsplit.pipeline.checks import warn_repeated_queries
 from tailsplit.pipeline.manifest import run_manifest
 from tailsplit.pipeline.result import RunResult

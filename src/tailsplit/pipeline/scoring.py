@@ -7,18 +7,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from tailsplit._version import __version__
 from tailsplit.cache import ScoreCache, check_cache_layout, default_cache_dir
 from tailsplit.config import RunConfig, ScoringConfig, check_values
 from tailsplit.core import Dataset, ScoreTable
 from tailsplit.errors import ConfigError, keyword_spelling
-from tailsplit.io.claims import released_on_error
 from tailsplit.io.examples import load_examples
 from tailsplit.io.hf import load_hub_dataset
 from tailsplit.io.outputs import check_cache_folder
 from tailsplit.pipeline.checks import check_template_fields
-from tailsplit.pipeline.manifest import input_records, recorded_command
-from tailsplit.pipeline.score_result import ScoreResult, check_score_path
 from tailsplit.prompts import PromptTemplate, resolve_template
 from tailsplit.registry import SCORERS
 from tailsplit.scoring.crossfit import cross_score_dataset
@@ -143,29 +139,3 @@ def plan_scoring(dataset: Dataset, config: ScoringConfig) -> ScoringPlan:
     if config.method != "ngram":  # the constructor checks its options; the model loads later
         scorer = SCORERS.create(config.backend, **config.scorer_params(SCORERS.get(config.backend)))
     return ScoringPlan(template, scorer, engine)
-
-
-@released_on_error
-@keyword_spelling
-def score_data(
-    config: RunConfig, *, out_path: str | Path | None = None, progress: bool = False, command: list[str] | None = None
-) -> ScoreResult:
-    """``tailsplit score``: every example of the data scored; with ``out_path``, the score file
-    written (atomically; checked before any model loads). ``config.output.overwrite`` allows
-    replacing an existing file; an input never is."""
-    dataset = load_dataset(config)
-    caches = [config.scoring.cache_dir] if config.scoring.cache_dir else []
-    if out_path is not None:
-        check_score_path(out_path, overwrite=config.output.overwrite, inputs=dataset.input_paths, caches=caches)
-    plan = plan_scoring(dataset, config.scoring)
-    scores, report, meta = score_dataset(dataset, config.scoring, progress=progress, plan=plan)
-    meta = {
-        **meta,
-        "tailsplit_version": __version__,
-        "command": recorded_command(command),
-        "inputs": input_records(dataset),
-        "config": config.as_dict(),
-        "scoring": report,
-    }
-    result = ScoreResult(dataset, scores, report, meta)
-    return result if out_path is None else result.write(out_path, overwrite=config.output.overwrite)

@@ -14,17 +14,14 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tailsplit.pipeline.analyses import AnalysisResult
-from tailsplit.pipeline.analyses import analyze as _analyze
-from tailsplit.pipeline.calls import likelihood_split as _likelihood_split
-from tailsplit.pipeline.calls import score as _score
-from tailsplit.pipeline.calls import split as _split
+from tailsplit.pipeline.analyze import AnalysisResult
+from tailsplit.pipeline.analyze import analyze as _analyze
 from tailsplit.pipeline.correlate import CorrelateResult
 from tailsplit.pipeline.correlate import correlate as _correlate
 from tailsplit.pipeline.curve import CurveResult
 from tailsplit.pipeline.curve import curve as _curve
+from tailsplit.pipeline.evaluate import EvaluationResult
 from tailsplit.pipeline.evaluate import evaluate as _evaluate
-from tailsplit.pipeline.evaluate_result import EvaluationResult
 from tailsplit.pipeline.export_hf import HfExportResult
 from tailsplit.pipeline.export_hf import export_hf as _export_hf
 from tailsplit.pipeline.export_lm_eval import LmEvalExportResult
@@ -37,9 +34,12 @@ from tailsplit.pipeline.ood_rank import ood_rank as _ood_rank
 from tailsplit.pipeline.overlap import OverlapResult
 from tailsplit.pipeline.overlap import audit_overlap as _audit_overlap
 from tailsplit.pipeline.result import RunResult
-from tailsplit.pipeline.score_result import ScoreResult
+from tailsplit.pipeline.score import ScoreResult
+from tailsplit.pipeline.score import score as _score
 from tailsplit.pipeline.similarity import SimilarityResult
 from tailsplit.pipeline.similarity import similarity as _similarity
+from tailsplit.pipeline.split import likelihood_split as _likelihood_split
+from tailsplit.pipeline.split import split as _split
 
 _DEFAULTS: dict[str, dict[str, Any]] = {}
 

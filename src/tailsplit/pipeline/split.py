@@ -26,8 +26,6 @@ from tailsplit.config.arguments import path_argument, switch_argument
 from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.pipeline.result import RunResult
 from tailsplit.pipeline.runs import run
-from tailsplit.pipeline.score_result import ScoreResult
-from tailsplit.pipeline.scoring import score_data
 from tailsplit.progress import watched
 
 SECTION_OF: dict[str, str] = {
@@ -77,37 +75,6 @@ def split(
         score_missing=False,
         analyze_in_memory=analyze,
     )
-
-
-@keyword_spelling
-def score(
-    data: Any,
-    *,
-    out: str | os.PathLike[str] | None = None,
-    overwrite: bool = False,
-    progress: bool | None = None,
-    **options: Any,
-) -> ScoreResult:
-    """Score every example's query with a causal LM (the bundled SmolLM2 unless ``model=``), or
-    cross-fitted (``method="kfold"`` or ``"ngram"``): ``tailsplit score``. ``options`` are the
-    data and scoring config fields (``text``, ``context``, ``template``, ``model``, ``dtype``,
-    ...). With ``out``, the score file is written there (Parquet), as the command writes it;
-    ``result.write(out)`` writes it later.
-
-    >>> scores = score("snli.jsonl", text="hypothesis", context="premise", template="snli")  # doctest: +SKIP
-    >>> scores.to_pandas().sort_values("logprob_sum").head()  # doctest: +SKIP
-    """
-    elsewhere = sorted(name for name in options if SECTION_OF.get(name) in ("split", "output"))
-    if elsewhere:
-        raise ConfigError(
-            f"{elsewhere[0]}= does not apply to score, which scores without splitting; split with "
-            "tailsplit.split(data, 'likelihood', scores=...) or tailsplit.likelihood_split"
-        )
-    switch_argument("progress", progress)
-    config, _ = run_config(data, options)
-    config.output.overwrite = switch_argument("overwrite", overwrite) or False
-    out = None if out is None else path_argument("out", out, "a score file to write")
-    return score_data(config, out_path=out, progress=watched() if progress is None else progress)
 
 
 def run_config(data: Any, options: dict[str, Any]) -> tuple[RunConfig, bool]:

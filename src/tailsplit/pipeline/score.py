@@ -1,20 +1,29 @@
-"""``tailsplit score`` as a result: every example's scores, the scoring report, and the score
-file they make (``write``: the bytes the command writes, but for the command it records)."""
+"""``tailsplit score``: every example scored (:func:`score`, and :func:`score_data` the command
+line calls), and its result: the scores, the scoring report, and the score file they make
+(``write``: the bytes the command writes, but for the command it records)."""
 
 from __future__ import annotations
 
 import html
+import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from tailsplit._version import __version__
+from tailsplit.config import RunConfig
 from tailsplit.config.arguments import path_argument, switch_argument
 from tailsplit.core import Dataset, ScoreTable
 from tailsplit.errors import ConfigError, keyword_spelling
+from tailsplit.io.claims import released_on_error
 from tailsplit.io.outputs import check_output_file, write_output_file
 from tailsplit.io.scores import score_file_bytes
+from tailsplit.pipeline.manifest import input_records, recorded_command
+from tailsplit.pipeline.scoring import load_dataset, plan_scoring, score_dataset
+from tailsplit.pipeline.split import SECTION_OF, run_config
+from tailsplit.progress import watched
 from tailsplit.render.console import Line, View
 
 
@@ -90,3 +99,60 @@ def check_score_path(out: str | Path, *, overwrite: bool, inputs: Any, caches: A
             f"is Parquet; name it {Path(out).stem + '.parquet'!r}"
         )
     return path
+
+
+@released_on_error
+@keyword_spelling
+def score_data(
+    config: RunConfig, *, out_path: str | Path | None = None, progress: bool = False, command: list[str] | None = None
+) -> ScoreResult:
+    """``tailsplit score``: every example of the data scored; with ``out_path``, the score file
+    written (atomically; checked before any model loads). ``config.output.overwrite`` allows
+    replacing an existing file; an input never is."""
+    dataset = load_dataset(config)
+    caches = [config.scoring.cache_dir] if config.scoring.cache_dir else []
+    if out_path is not None:
+        check_score_path(out_path, overwrite=config.output.overwrite, inputs=dataset.input_paths, caches=caches)
+    plan = plan_scoring(dataset, config.scoring)
+    scores, report, meta = score_dataset(dataset, config.scoring, progress=progress, plan=plan)
+    meta = {
+        **meta,
+        "tailsplit_version": __version__,
+        "command": recorded_command(command),
+        "inputs": input_records(dataset),
+        "config": config.as_dict(),
+        "scoring": report,
+    }
+    result = ScoreResult(dataset, scores, report, meta)
+    return result if out_path is None else result.write(out_path, overwrite=config.output.overwrite)
+
+
+@keyword_spelling
+def score(
+    data: Any,
+    *,
+    out: str | os.PathLike[str] | None = None,
+    overwrite: bool = False,
+    progress: bool | None = None,
+    **options: Any,
+) -> ScoreResult:
+    """Score every example's query with a causal LM (the bundled SmolLM2 unless ``model=``), or
+    cross-fitted (``method="kfold"`` or ``"ngram"``): ``tailsplit score``. ``options`` are the
+    data and scoring config fields (``text``, ``context``, ``template``, ``model``, ``dtype``,
+    ...). With ``out``, the score file is written there (Parquet), as the command writes it;
+    ``result.write(out)`` writes it later.
+
+    >>> scores = score("snli.jsonl", text="hypothesis", context="premise", template="snli")  # doctest: +SKIP
+    >>> scores.to_pandas().sort_values("logprob_sum").head()  # doctest: +SKIP
+    """
+    elsewhere = sorted(name for name in options if SECTION_OF.get(name) in ("split", "output"))
+    if elsewhere:
+        raise ConfigError(
+            f"{elsewhere[0]}= does not apply to score, which scores without splitting; split with "
+            "tailsplit.split(data, 'likelihood', scores=...) or tailsplit.likelihood_split"
+        )
+    switch_argument("progress", progress)
+    config, _ = run_config(data, options)
+    config.output.overwrite = switch_argument("overwrite", overwrite) or False
+    out = None if out is None else path_argument("out", out, "a score file to write")
+    return score_data(config, out_path=out, progress=watched() if progress is None else progress)
