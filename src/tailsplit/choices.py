@@ -34,3 +34,6 @@ OUTPUT_FORMATS = tuple(OUTPUT_SUFFIX)
 # free memory — scoring/memory.py — the "gpu" value only where planning has no GPU).
 BATCH_TOKENS = {"cpu": 1024, "gpu": 32768}
 MAX_BATCH_ROWS = {"cpu": 64, "gpu": 8192}
+
+# BOSS's tasks the task model of ood-rank and curve learns (tailsplit.shift.tasks reads them).
+SHIFT_TASKS = ("classification", "ner", "qa")

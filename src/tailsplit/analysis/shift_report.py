@@ -64,8 +64,8 @@ def relation_figure(x: np.ndarray, y: np.ndarray, relation: Any, title: str) -> 
     return render_figure(fig)
 
 
-def curve_figure(points: Sequence[dict[str, Any]], relations: dict[str, Any]) -> Figure:
-    """ID against OOD accuracy, one colour per OOD set, each set's chosen fit drawn over its points."""
+def curve_figure(points: Sequence[dict[str, Any]], relations: dict[str, Any], metric: str = "accuracy") -> Figure:
+    """ID against OOD ``metric``, one colour per OOD set, each set's chosen fit drawn over its points."""
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(5.6, 4.0))
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
@@ -80,19 +80,20 @@ def curve_figure(points: Sequence[dict[str, Any]], relations: dict[str, Any]) ->
         if relation is not None:
             grid = np.linspace(float(x.min()), float(x.max()), 200)
             ax.plot(grid, relation.chosen.predict(grid), color=colour, lw=1.6)
-    ax.set_xlabel("ID accuracy")
-    ax.set_ylabel("OOD accuracy")
+    ax.set_xlabel(f"ID {metric}")
+    ax.set_ylabel(f"OOD {metric}")
     ax.legend(fontsize=7, loc="upper left")  # where OOD-below-ID points leave room; "best" searches every point
     return render_figure(fig)
 
 
 def curve_runs_markdown(result: dict[str, Any], points: Sequence[dict[str, Any]]) -> str:
-    """The runs, and each checkpoint's ID accuracy and every OOD set's accuracy."""
+    """The runs, and each checkpoint's ID metric and every OOD set's."""
     groups = list(dict.fromkeys(p["group"] for p in points))
     parts = result["id_parts"]
     lines = [
         f"Task model trained on ID train ({parts['origin']}: {parts['train']:,} train, {parts['test']:,} test "
-        f"examples), evaluated at every checkpoint on ID test and {len(groups)} OOD set(s).",
+        f"examples), evaluated at every checkpoint on ID test and {len(groups)} OOD set(s); the measure is "
+        f"{result.get('metric', 'accuracy')}.",
         "",
         "| encoder | train size | step | ID | " + " | ".join(markdown_text(g) for g in groups) + " |",
         "|---|---:|---:|---:|" + "---:|" * len(groups),
@@ -162,6 +163,7 @@ def _ci(bounds: Sequence[float] | None) -> str:
 
 def ood_markdown(result: dict[str, Any]) -> str:
     ident, task = result["id"], result.get("task_model") or {}
+    metric = result.get("metric", "accuracy")
     lines = [f"# OOD candidates for {markdown_text(ident['name'])}", ""]
     if task.get("measured"):
         parts = task["id_parts"]
@@ -169,7 +171,7 @@ def ood_markdown(result: dict[str, Any]) -> str:
         lines += [
             f"The task model — {markdown_text(task['encoder'])} fine-tuned on {training['train_examples']:,} ID "
             f"training examples ({parts['origin']}; {training['steps']} steps, checkpoint of step "
-            f"{training['best_step']} chosen on {parts['dev']:,} dev examples) — reaches "
+            f"{training['best_step']} chosen on {parts['dev']:,} dev examples) — reaches {metric} "
             f"**{ident['accuracy']:.3f}**{_ci(ident['accuracy_ci'])} on {parts['test']:,} ID test examples. "
             f"Intervals: {task['interval']}; they cover the test sets' sampling error, not training runs.",
             "",
@@ -180,9 +182,9 @@ def ood_markdown(result: dict[str, Any]) -> str:
             )
             lines += [f"Label map (gold labels and predictions): {mapping}.", ""]
     elif ident["accuracy"] is not None:
-        lines += [f"ID accuracy (given): {ident['accuracy']:.3f}.", ""]
+        lines += [f"ID {metric} (given): {ident['accuracy']:.3f}.", ""]
     lines += [
-        "| rank | candidate | source | similarity | accuracy (95% CI) | drop (95% CI) | decision |",
+        f"| rank | candidate | source | similarity | {metric} (95% CI) | drop (95% CI) | decision |",
         "|---:|---|---|---:|---:|---:|---|",
     ]
     for d in result["decisions"]:

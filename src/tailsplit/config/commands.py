@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from tailsplit.choices import ANALYSIS_TEXTS, ENGINES
+from tailsplit.choices import ANALYSIS_TEXTS, ENGINES, SHIFT_TASKS
 from tailsplit.config.declare import (
     Applies,
     Checked,
@@ -150,12 +150,23 @@ def _id_dataset_option() -> Any:
 
 
 def _label_field_option() -> Any:
-    return option("label", "Gold label field of the ID data and of every OOD set.", metavar="FIELD")
+    return option(
+        "label", "Gold label field of the ID data and of every OOD set (--task ner: the IOB2 tags, read from "
+        "ner_tags unless named; --task qa: the answers, read from answers unless named).", metavar="FIELD",
+    )  # fmt: skip
+
+
+def _task_option() -> Any:
+    return option(
+        "classification", "BOSS's task: classification (accuracy), ner (a tokens field and IOB2 tags; entity F1) or "
+        "qa (question + context fields and answers; SQuAD F1).", choices=SHIFT_TASKS,
+    )  # fmt: skip
 
 
 def _label_map_option() -> Any:
     return option(
-        [], "An OOD label in ID's terms, FROM=TO (repeatable; predictions are renamed too; TO empty drops).",
+        [], "An OOD label (or NER entity type; FROM may end in *) in ID's terms, FROM=TO (repeatable; predictions "
+        "are renamed too; TO empty drops).",
         metavar="FROM=TO",
     )  # fmt: skip
 
@@ -183,6 +194,7 @@ class OodRankConfig(Checked):
     PANEL: ClassVar[str | None] = None
 
     id: str = _id_dataset_option()
+    task: str = _task_option()
     candidates: str = option("", "CSV of candidates: name,path,fields,source[,accuracy] (required).", metavar="FILE")
     id_accuracy: float | None = option(
         None, "The model's accuracy on the ID test set (with accuracies in the CSV; else it is measured).",
@@ -218,6 +230,7 @@ class CurveConfig(Checked):
     PANEL: ClassVar[str | None] = None
 
     id: str = _id_dataset_option()
+    task: str = _task_option()
     ood: list[str] = option([], "An OOD dataset, [NAME=]PATH[@FIELDS] (repeatable; required).", metavar="DATASET")
     label_field: str = _label_field_option()
     label_map: list[str] = _label_map_option()

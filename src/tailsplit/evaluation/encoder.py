@@ -21,7 +21,6 @@ encoder's identity, the input fields and the recipe, so a rerun costs nothing.
 from __future__ import annotations
 
 import copy
-import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -32,8 +31,6 @@ import numpy as np
 
 from tailsplit.errors import ConfigError, MissingDependencyError
 from tailsplit.evaluation.training_state import resume_state, save_state
-from tailsplit.fingerprint import sha256_text
-from tailsplit.io.outputs import replace_file_bytes
 from tailsplit.shift.encoder import EncoderSource
 from tailsplit.torch_state import forked_torch_rng, quiet_transformers
 
@@ -134,11 +131,17 @@ def padding_id(tokenizer: Any, config: Any) -> int:
 
 
 class PairClassifier:
-    """Tokenised parts, the model and the training loop."""
+    """Tokenised parts, the model and the training loop. A task with another head (tokens,
+    spans: :mod:`~tailsplit.evaluation.token_head`, :mod:`~tailsplit.evaluation.span_head`)
+    names its model class, encodes its own rows and scores dev its own way; the recipe, the
+    seeds, the batching, early stopping and resumable checkpoints are this class's."""
+
+    auto_class = "AutoModelForSequenceClassification"
+    head = "a classifier"
 
     def __init__(self, location: str, labels: Sequence[str], recipe: EncoderRecipe, device: str = "auto") -> None:
         torch = _torch()
-        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+        import transformers
 
         self.torch = torch
         self.recipe = recipe
@@ -148,17 +151,26 @@ class PairClassifier:
         )
         try:
             with quiet_transformers(), forked_torch_rng(recipe.seed):  # the fresh head's initialisation
-                self.tokenizer = AutoTokenizer.from_pretrained(location)
-                self.model = AutoModelForSequenceClassification.from_pretrained(location, num_labels=len(self.labels))
+                self.tokenizer = transformers.AutoTokenizer.from_pretrained(location)
+                model_class = getattr(transformers, self.auto_class)
+                self.model = model_class.from_pretrained(location, **self.model_options())
         except Exception as exc:  # missing files, network, unknown architecture
             first = (str(exc).strip().splitlines() or [""])[0][:300]
             raise ConfigError(
-                f"--encoder={location!r} could not be loaded as a classifier ({type(exc).__name__}: "
+                f"--encoder={location!r} could not be loaded as {self.head} ({type(exc).__name__}: "
                 f"{first}); give a transformers encoder folder, or a hub id with network"
             ) from None
         self.pad_id = padding_id(self.tokenizer, self.model.config)
         self.model.config.pad_token_id = self.pad_id  # where a causal LM's head finds each row's last token
         self.model.to(self.device)
+
+    def model_options(self) -> dict[str, Any]:
+        """What the model class is built with: a head of one output per label."""
+        return {"num_labels": len(self.labels)}
+
+    def dev_score(self, dev: Sequence[list[int]], dev_labels: Any) -> float:
+        """What selects the checkpoint kept: dev accuracy."""
+        return float(np.mean(self.predict(dev) == dev_labels)) if len(dev) else 0.0
 
     def encode(self, columns: Sequence[Sequence[str]], max_length: int) -> list[list[int]]:
         """Token ids (with token types packed as a second list) of every example."""
@@ -293,7 +305,7 @@ class PairClassifier:
                 seen += len(batch)
                 step += 1
             train_seconds += time.perf_counter() - started
-            accuracy = float(np.mean(self.predict(dev) == dev_labels)) if len(dev) else 0.0
+            accuracy = self.dev_score(dev, dev_labels)
             if accuracy > best[0]:
                 best = (accuracy, step, copy.deepcopy(self.model.state_dict()))
                 checks_without_gain = 0
@@ -411,33 +423,3 @@ def finetune_encoder(
         tuple(str(labels[i]) for i in predicted),
         tuple(round(float(probabilities[k, i]), 6) for k, i in enumerate(predicted)),
     )
-
-
-def cache_key(part_hashes: Sequence[str], identity: str, fields: Sequence[str], recipe: EncoderRecipe) -> str:
-
-    return sha256_text(
-        "encoder-baseline-v2", *part_hashes, identity, *fields, json.dumps(recipe.as_dict(), sort_keys=True)
-    )
-
-
-def cached_run(cache_dir: Path, key: str) -> EncoderRun | None:
-    path = cache_dir / "evaluations" / f"{key}.json"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return EncoderRun(
-            **{
-                **data,
-                "test_correct": tuple(bool(c) for c in data["test_correct"]),
-                "test_predicted": tuple(data["test_predicted"]),
-                "test_probability": tuple(data["test_probability"]),
-            }
-        )
-    except (OSError, ValueError, TypeError, KeyError):
-        return None  # absent or damaged: train again
-
-
-def store_run(cache_dir: Path, key: str, run: EncoderRun) -> None:
-
-    folder = cache_dir / "evaluations"
-    folder.mkdir(parents=True, exist_ok=True)
-    replace_file_bytes(folder / f"{key}.json", json.dumps(run.as_dict()).encode("utf-8"))

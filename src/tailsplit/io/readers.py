@@ -20,8 +20,10 @@ from typing import Any
 from tailsplit.collector import paused_gc
 from tailsplit.errors import InputError
 from tailsplit.io.arrow_files import read_hf_folder, read_parquet
+from tailsplit.io.conll import conll_records
 from tailsplit.io.files import MAX_RECORD_BYTES, file_problem, special_file_problem
 from tailsplit.io.raw import RawRecord
+from tailsplit.io.squad import is_squad, squad_records
 from tailsplit.io.values import first_problem, text_problem
 
 __all__ = ["RawRecord", "detect_format", "numbered_lines", "read_all", "read_csv_table", "read_records"]
@@ -35,7 +37,9 @@ def detect_format(path: Path) -> str:
     for suffix, fmt in (
         (".jsonl", "jsonl"),
         (".ndjson", "jsonl"),
-        (".json", "jsonl"),
+        (".json", "json"),
+        (".conll", "conll"),
+        (".txt", "conll"),
         (".csv", "csv"),
         (".tsv", "tsv"),
         (".parquet", "parquet"),
@@ -45,8 +49,8 @@ def detect_format(path: Path) -> str:
     raise InputError(
         "has an unknown format",
         path=path,
-        fix="use .jsonl, .csv, .tsv, .parquet (optionally .gz for text formats) or a folder "
-        "written by datasets' save_to_disk",
+        fix="use .jsonl, .csv, .tsv, .parquet, a NER column file (.conll, .txt), SQuAD's .json (optionally .gz "
+        "for text formats) or a folder written by datasets' save_to_disk",
     )
 
 
@@ -67,6 +71,8 @@ def read_records(path: str | Path) -> Iterator[RawRecord]:
         )
     reader = {
         "jsonl": _read_jsonl,
+        "json": _read_json,
+        "conll": lambda p: conll_records(p, _text_lines(p)),
         "csv": _read_csv,
         "tsv": _read_tsv,
         "parquet": read_parquet,
@@ -82,7 +88,7 @@ def _misnamed(path: Path, fmt: str) -> tuple[str, str] | None:
     """(its format, the ending to give it) of a file named as text (.jsonl, .csv, .tsv) whose
     first bytes are another format's (Parquet, gzip, zip): it would otherwise be refused as
     text that is not UTF-8."""
-    if fmt not in ("jsonl", "csv", "tsv") or path.name.lower().endswith(".gz") or not path.is_file():
+    if fmt not in ("jsonl", "json", "conll", "csv", "tsv") or path.name.lower().endswith(".gz") or not path.is_file():
         return None
     with open(path, "rb") as handle:
         head = handle.read(4)
@@ -330,6 +336,29 @@ def _read_jsonl(path: Path) -> Iterator[RawRecord]:
                 yield RawRecord(record, name, row, line_no)
             pos = stop + 1
             line_no += 1
+
+
+def _text_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """(line number, text) of every line, decoded as UTF-8."""
+    for first, text in _decoded_blocks(path):
+        pieces = text.split("\n")
+        for offset, line in enumerate(pieces[:-1] if text.endswith("\n") else pieces):
+            yield first + offset, line.rstrip("\r")
+
+
+def _read_json(path: Path) -> Iterator[RawRecord]:
+    """A ``.json`` file: SQuAD's nested layout when the whole file is that document, else
+    JSON Lines (one object per line), as a ``.jsonl`` file."""
+    text = _decode_whole(path)
+    if text.lstrip().startswith("{"):
+        try:
+            document = json.loads(text)
+        except (json.JSONDecodeError, RecursionError):
+            document = None
+        if is_squad(document):
+            yield from squad_records(path, document)
+            return
+    yield from _read_jsonl(path)
 
 
 def _decode_whole(path: Path) -> str:

@@ -11,14 +11,8 @@ from tailsplit.cache import default_cache_dir
 from tailsplit.config import EvaluateConfig
 from tailsplit.errors import ConfigError
 from tailsplit.evaluation.baselines import BaselineResult, PartInputs, baselines_for
-from tailsplit.evaluation.encoder import (
-    EncoderRecipe,
-    cache_key,
-    cached_run,
-    check_encoder_spec,
-    finetune_encoder,
-    store_run,
-)
+from tailsplit.evaluation.encoder import EncoderRecipe, check_encoder_spec, finetune_encoder
+from tailsplit.evaluation.encoder_cache import cache_key, cached_run, store_run
 from tailsplit.io.manifest import Manifest
 from tailsplit.scoring.models import check_device, local_folder, resolve_model
 from tailsplit.shift.encoder import SentenceEncoder, encoder_name

@@ -24,7 +24,7 @@ from tailsplit.cache import default_cache_dir
 from tailsplit.config import CurveConfig, check_values, config_from_keywords
 from tailsplit.config.arguments import path_argument, paths_argument
 from tailsplit.errors import ConfigError, keyword_spelling
-from tailsplit.evaluation.encoder import EncoderRecipe, max_length_of, prepared_classifier
+from tailsplit.evaluation.encoder import EncoderRecipe
 from tailsplit.fingerprint import sha256_file, sha256_text
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.outputs import check_output_folder, replace_file_bytes
@@ -32,6 +32,7 @@ from tailsplit.io.values import strict_json
 from tailsplit.pipeline.correlate import relation_line
 from tailsplit.pipeline.findings import Findings, rows_of
 from tailsplit.pipeline.manifest import command_provenance, write_outputs
+from tailsplit.pipeline.task_heads import as_prediction, task_model
 from tailsplit.pipeline.task_model import TaskData, check_task_model, dataset_files, task_data
 from tailsplit.render import markdown_text
 from tailsplit.render.console import Line, View
@@ -40,7 +41,7 @@ from tailsplit.render.pages import html_page
 from tailsplit.render.provenance import with_provenance
 from tailsplit.shift.correlate import classify
 from tailsplit.shift.datasets import DatasetSpec
-from tailsplit.shift.labelled import correct
+from tailsplit.shift.tasks import METRIC_NAMES, example_stats, metric_value
 
 POINT_COLUMNS = ("group", "id_acc", "ood_acc", "encoder", "train_size", "step", "id_examples", "ood_examples")
 
@@ -81,41 +82,42 @@ def checkpoints(max_steps: int, every: int) -> list[int]:
 
 def _run_key(data: TaskData, run: Run) -> str:
     sets = (data.parts.train, data.parts.test, *data.ood)
+    version = "curve-run-v1" if data.task == "classification" else f"curve-run-v1-{data.task}"
     return sha256_text(
-        "curve-run-v1", *(s.fingerprint() for s in sets), run.identity, json.dumps(run.recipe.as_dict(), sort_keys=True)
+        version, *(s.fingerprint() for s in sets), run.identity, json.dumps(run.recipe.as_dict(), sort_keys=True)
     )
 
 
-def _cached(folder: Path, step: int, sizes: list[int]) -> list[tuple[str, ...]] | None:
+def _cached(folder: Path, step: int, sizes: list[int], task: str) -> list[tuple[Any, ...]] | None:
     try:
-        predicted = [tuple(p) for p in json.loads((folder / f"step-{step}.json").read_text(encoding="utf-8"))]
+        stored = json.loads((folder / f"step-{step}.json").read_text(encoding="utf-8"))
+        predicted = [tuple(as_prediction(task, v) for v in p) for p in stored]
     except (OSError, ValueError, TypeError):
         return None
     return predicted if [len(p) for p in predicted] == sizes else None
 
 
-def _train(data: TaskData, run: Run, steps: list[int], folder: Path, device: str) -> dict[int, list[tuple[str, ...]]]:
+def _train(data: TaskData, run: Run, steps: list[int], folder: Path, device: str) -> dict[int, list[tuple[Any, ...]]]:
     """Every checkpoint's predictions on [ID test, *OOD sets]: from the cache, or by training
     (continuing from a saved state when there is one)."""
     sets = [data.parts.test, *data.ood]
     sizes = [len(s) for s in sets]
-    found = {step: _cached(folder, step, sizes) for step in steps}
+    found = {step: _cached(folder, step, sizes, data.task) for step in steps}
     if all(p is not None for p in found.values()):
         return found  # type: ignore[return-value]
-    classifier, train_rows, y_train = prepared_classifier(
-        data.parts.train.columns, data.parts.train.labels, location=run.location, recipe=run.recipe, device=device
+    model = task_model(
+        data.task, data.parts.train, data.parts.dev, location=run.location, recipe=run.recipe, device=device
     )
-    max_length = max_length_of(train_rows)
-    rows = [classifier.encode(s.columns, max_length) for s in sets]
+    encoded = [model.encode(s) for s in sets]
 
     def on_checkpoint(step: int) -> None:
-        predicted = [tuple(classifier.labels[i] for i in classifier.predict(r).tolist()) for r in rows]
+        predicted = [model.decode(e, s) for e, s in zip(encoded, sets)]
         folder.mkdir(parents=True, exist_ok=True)
         replace_file_bytes(folder / f"step-{step}.json", json.dumps(predicted).encode("utf-8"))
         found[step] = predicted
 
     state = folder / "state.pt"
-    classifier.fit_checkpoints(train_rows, y_train, steps, on_checkpoint, state)
+    model.model.fit_checkpoints(model.rows, model.labels, steps, on_checkpoint, state)
     state.unlink(missing_ok=True)  # the run is complete: its points are cached
     missing = [s for s, p in found.items() if p is None]
     if missing:  # cached before a state that was deleted by hand: they are older than the state
@@ -148,17 +150,19 @@ def _runs(config: CurveConfig, data: TaskData) -> list[Run]:
     ]
 
 
-def _points(data: TaskData, run: Run, by_step: dict[int, list[tuple[str, ...]]]) -> list[dict[str, Any]]:
+def _points(data: TaskData, run: Run, by_step: dict[int, list[tuple[Any, ...]]]) -> list[dict[str, Any]]:
+    """One point per checkpoint and OOD set: the task's metric on ID test and on the set (for
+    NER and QA the columns named ``id_acc`` and ``ood_acc`` hold entity F1 and F1)."""
     points = []
     for step in sorted(by_step):
         id_predicted, *ood_predicted = by_step[step]
-        id_acc = float(correct(id_predicted, data.parts.test.labels, {}).mean())
+        id_acc = metric_value(data.task, example_stats(data.task, id_predicted, data.parts.test.labels, {}))
         for s, predicted in zip(data.ood, ood_predicted):
             points.append(
                 {
                     "group": s.name,
                     "id_acc": id_acc,
-                    "ood_acc": float(correct(predicted, s.labels, data.label_map).mean()),
+                    "ood_acc": metric_value(data.task, example_stats(data.task, predicted, s.labels, data.label_map)),
                     "encoder": run.name,
                     "train_size": run.train_size,
                     "step": step,
@@ -208,6 +212,7 @@ def curve_config(config: CurveConfig, *, command: list[str] | None = None) -> Cu
     relations = _fits(points)
     result = {
         "id": {"name": id_spec.name, "path": id_spec.path, "fields": list(id_spec.fields)},
+        **({} if data.task == "classification" else {"metric": METRIC_NAMES[data.task]}),
         "runs": [
             {
                 "encoder": r.name,
@@ -252,13 +257,14 @@ def _write(
     provenance = command_provenance(command, inputs, seed=config.seed)
     fitted = {g: r for g, r in relations.items() if not isinstance(r, str)}
     markdown = (
-        f"# ID–OOD accuracy through training: {markdown_text(result['id']['name'])}\n\n"
+        f"# ID–OOD {result.get('metric', 'accuracy')} through training: {markdown_text(result['id']['name'])}\n\n"
         + curve_runs_markdown(result, points)
         + "\n"
         + correlate_markdown({"groups": {g: r.as_dict() for g, r in fitted.items()}})
         + "".join(f"\n{markdown_text(g)}: {markdown_text(r)}\n" for g, r in relations.items() if isinstance(r, str))
     )
-    figures = {"ID vs OOD accuracy": curve_figure(points, fitted)}
+    metric = result.get("metric", "accuracy")
+    figures = {f"ID vs OOD {metric}": curve_figure(points, fitted, metric)}
     write_outputs(
         out,
         config,

@@ -34,10 +34,10 @@ from tailsplit.render.pages import html_page
 from tailsplit.render.provenance import with_provenance
 from tailsplit.shift.csv_inputs import read_candidates
 from tailsplit.shift.datasets import DatasetSpec, load_texts
-from tailsplit.shift.drops import RESAMPLES, Measured, accuracy_and_drops
-from tailsplit.shift.labelled import correct
+from tailsplit.shift.drops import RESAMPLES, Measured, metric_and_drops
 from tailsplit.shift.ood import Candidate, rank_candidates
 from tailsplit.shift.similarity import centroid_similarity
+from tailsplit.shift.tasks import METRIC_NAMES, example_stats, task_fields, task_metric
 
 
 class OodRankResult(Findings):
@@ -59,7 +59,7 @@ class OodRankResult(Findings):
             origin = "cached" if task["cached"] else f"{task['training']['steps']} steps"
             lines.append(
                 Line(
-                    f"ID test accuracy {self['id']['accuracy']:.3f} (95% CI {low:.3f} to {high:.3f}; "
+                    f"ID test {self.get('metric', 'accuracy')} {self['id']['accuracy']:.3f} (95% CI {low:.3f} to {high:.3f}; "
                     f"{self['id']['examples']:,} examples; {task['encoder']}, {origin})"
                 )
             )
@@ -106,6 +106,7 @@ def ood_rank_config(config: OodRankConfig, *, command: list[str] | None = None) 
         candidates, id_accuracy=id_accuracy, max_similarity=config.max_similarity, min_drop=config.min_drop
     )
     result = {
+        **({} if config.task == "classification" else {"task": config.task, "metric": METRIC_NAMES[config.task]}),
         "id": {
             "name": id_spec.name,
             "path": id_spec.path,
@@ -147,6 +148,7 @@ def _ood_inputs(
     """The task data and model (when drops are measured; everything checked before a model
     loads) and the texts to embed, per dataset."""
     if not measure:
+        id_spec, *specs = (task_fields(config.task, s, config.label_field)[0] for s in (id_spec, *specs))
         texts = {id_spec.name: dataset_texts(id_spec, config.max_examples, config.seed)}
         return None, ("", "", ""), texts | {s.name: load_texts(s, config.max_examples, config.seed) for s in specs}
     data = task_data(config, id_spec, specs)
@@ -157,6 +159,15 @@ def _ood_inputs(
         {id_spec.name: data.parts.whole().sample(config.max_examples, config.seed).texts()}
         | {s.name: s.texts() for s in data.ood},
     )
+
+
+def _exact_match(id_stats: np.ndarray, ood_stats: list[np.ndarray], data: TaskData) -> dict[str, float]:
+    """SQuAD's exact match beside its F1: on ID test and each candidate."""
+    sets = [data.parts.test.name, *(s.name for s in data.ood)]
+    return {
+        name: round(float(stats[:, 1].mean()), 4) if len(stats) else float("nan")
+        for name, stats in zip(sets, [id_stats, *ood_stats])
+    }
 
 
 def _write_ood(
@@ -187,15 +198,15 @@ def _measured_candidates(
     listed: list[Any],
     similarity_to_id: np.ndarray,
 ) -> tuple[dict[str, Any], Measured, list[Candidate]]:
-    """Train (or read the cache), then ID accuracy and each candidate's accuracy and drop with
+    """Train (or read the cache), then the ID metric and each candidate's metric and drop with
     their bootstrap intervals."""
     location, identity, name = model
     training, id_predicted, ood_predicted, cached = predictions(
         data, location=location, identity=identity, recipe=recipe, device=config.device
     )
-    id_correct = correct(id_predicted, data.parts.test.labels, {})
-    ood_correct = [correct(p, s.labels, data.label_map) for p, s in zip(ood_predicted, data.ood)]
-    id_measure, measured = accuracy_and_drops(id_correct, ood_correct, seed=config.seed)
+    id_stats = example_stats(data.task, id_predicted, data.parts.test.labels, {})
+    ood_stats = [example_stats(data.task, p, s.labels, data.label_map) for p, s in zip(ood_predicted, data.ood)]
+    id_measure, measured = metric_and_drops(id_stats, ood_stats, metric=task_metric(data.task), seed=config.seed)
     candidates = [
         Candidate(c.dataset.name, c.source, float(sim), acc.value, (acc.low, acc.high), (drop.low, drop.high), acc.n)
         for c, sim, (acc, drop) in zip(listed, similarity_to_id, measured)
@@ -208,6 +219,7 @@ def _measured_candidates(
         "training": training,
         "cached": cached,
         "id_accuracy": id_measure.as_dict(),
+        **({"exact_match": _exact_match(id_stats, ood_stats, data)} if data.task == "qa" else {}),
         "interval": f"95% percentile bootstrap, {RESAMPLES} resamples of each test set independently",
         **data.describe(),
     }

@@ -1,7 +1,8 @@
 """The task model BOSS's measurements need, shared by ``ood-rank`` and ``curve``: the ID
 dataset's parts and the OOD sets read and checked (labels mapped) before any model loads, and
-one fine-tuning of the ``encoder`` recipe on ID train whose predictions on ID test and every
-OOD set are cached."""
+one fine-tuning of the ``encoder`` recipe on ID train — a classifier, a token tagger (NER) or a
+span extractor (QA), as ``--task`` says — whose predictions on ID test and every OOD set are
+cached."""
 
 from __future__ import annotations
 
@@ -11,31 +12,35 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from tailsplit.analysis.split_dir import part_file, read_manifest
 from tailsplit.cache import default_cache_dir
 from tailsplit.core import SPLIT_PARTS
 from tailsplit.errors import ConfigError
-from tailsplit.evaluation.encoder import EncoderRecipe, check_encoder_spec, max_length_of, prepared_classifier
+from tailsplit.evaluation.encoder import EncoderRecipe, check_encoder_spec
+from tailsplit.evaluation.token_head import tag_labels
 from tailsplit.fingerprint import sha256_text
 from tailsplit.io.outputs import replace_file_bytes
+from tailsplit.pipeline.task_heads import as_prediction, task_model
 from tailsplit.scoring.models import check_device
 from tailsplit.shift.datasets import DatasetSpec, load_texts, sample_indices
 from tailsplit.shift.encoder import EncoderSource
-from tailsplit.shift.labelled import IdParts, LabelledSet, id_parts, mapped, parse_label_map, read_labelled
+from tailsplit.shift.labelled import IdParts, LabelledSet, id_parts, parse_label_map
+from tailsplit.shift.tasks import METRIC_NAMES, mapped_candidate, read_examples, task_fields
 
 
 @dataclass(frozen=True)
 class TaskData:
-    """The ID parts, the OOD sets in ID's label terms, and the label map."""
+    """The ID parts, the OOD sets in ID's label terms, the label map and the task."""
 
     parts: IdParts
     ood: list[LabelledSet]
     label_map: dict[str, str]
+    task: str = "classification"
 
     def describe(self) -> dict[str, Any]:
+        named = {} if self.task == "classification" else {"task": self.task, "metric": METRIC_NAMES[self.task]}
         return {
+            **named,
             "id_parts": self.parts.describe(),
             "label_map": self.label_map,
             "ood": [{"name": s.name, "examples": len(s), "dropped_by_label_map": s.dropped} for s in self.ood],
@@ -44,37 +49,45 @@ class TaskData:
 
 def task_data(config: Any, id_spec: DatasetSpec, ood_specs: Sequence[DatasetSpec]) -> TaskData:
     """Every file read and checked: fields, labels, label map, the ID division."""
+    task = config.task
     label_map = parse_label_map(config.label_map)
+    if task == "qa" and label_map:
+        raise ConfigError("--label-map renames labels or entity types; a QA task has neither, so leave it out")
     if config.id_test_size <= 0:
         raise ConfigError(f"--id-test-size={config.id_test_size:g} must be positive; the task model needs an ID test")
-    parts = _id_parts(id_spec, config)
-    id_labels = sorted(set(parts.train.labels))
-    if len(id_labels) < 2:
-        raise ConfigError(f"ID train of {id_spec.path!r} has one label ({id_labels}); the task model needs two or more")
+    id_spec, label_field = task_fields(task, id_spec, config.label_field)
+    parts = _id_parts(id_spec, label_field, config)
+    if task == "classification" and len(set(parts.train.labels)) < 2:
+        raise ConfigError(
+            f"ID train of {id_spec.path!r} has one label ({sorted(set(parts.train.labels))}); the task model needs two or more"
+        )
+    if task == "ner":
+        tag_labels(parts.train.labels)  # refuses a train part without entities
     ood = []
     for spec in ood_specs:
+        spec, _ = task_fields(task, spec, config.label_field)
         if len(spec.fields) != len(id_spec.fields):
             raise ConfigError(
                 f"{spec.name!r} gives {len(spec.fields)} text field(s) ({'+'.join(spec.fields)}) and the ID "
                 f"data {len(id_spec.fields)} ({'+'.join(id_spec.fields)}); the task model reads the same number"
             )
-        labelled = mapped(read_labelled(spec, config.label_field), id_labels, label_map)
+        labelled = mapped_candidate(task, read_examples(task, spec, label_field), parts.train, label_map)
         if not len(labelled):
             raise ConfigError(f"{spec.name!r} ({spec.path}) has no example left after the label map drops its labels")
         ood.append(labelled.sample(config.max_examples, config.seed))
-    return TaskData(parts, ood, label_map)
+    return TaskData(parts, ood, label_map, task)
 
 
-def _id_parts(spec: DatasetSpec, config: Any) -> IdParts:
+def _id_parts(spec: DatasetSpec, label_field: str, config: Any) -> IdParts:
     """A split folder's own parts, or the ID file divided by a seeded random split."""
     folder = Path(spec.path)
     if not folder.is_dir():
-        whole = read_labelled(spec, config.label_field)
+        whole = read_examples(config.task, spec, label_field)
         return id_parts(whole, test_size=config.id_test_size, dev_size=config.id_dev_size, seed=config.seed)
     manifest = read_manifest(folder)
     parts = {
         p: replace(
-            read_labelled(spec, config.label_field, part_file(folder, manifest, p), allow_empty=True),
+            read_examples(config.task, spec, label_field, part_file(folder, manifest, p), allow_empty=True),
             name=f"{spec.name}:{p}",
         )
         for p in SPLIT_PARTS
@@ -113,65 +126,60 @@ def check_task_model(device: str, encoder: str | None) -> tuple[str, str, str]:
 
 
 def fit_and_predict(
-    train_columns: Sequence[Sequence[str]],
-    train_labels: Sequence[str],
-    dev_columns: Sequence[Sequence[str]],
-    dev_labels: Sequence[str],
-    evaluations: Mapping[str, Sequence[Sequence[str]]],
+    task: str,
+    train: LabelledSet,
+    dev: LabelledSet,
+    evaluations: Mapping[str, LabelledSet],
     *,
     location: str,
     recipe: EncoderRecipe,
     device: str = "auto",
-) -> tuple[dict[str, Any], dict[str, tuple[str, ...]]]:
-    """Fine-tune on train, select on dev (as :func:`finetune_encoder`), then predict a label
-    for every example of every set in ``evaluations``. Returns (what training did, the
-    predictions by set)."""
-    classifier, train_rows, y_train = prepared_classifier(
-        train_columns, train_labels, location=location, recipe=recipe, device=device
-    )
-    index = {label: i for i, label in enumerate(classifier.labels)}
-    max_length = max_length_of(train_rows)
-    dev_rows = classifier.encode(dev_columns, max_length)
-    dev_y = np.asarray([index.get(v, -1) for v in dev_labels], dtype=np.int64)
-    dev_acc, steps, best_step, train_rate = classifier.fit(train_rows, y_train, dev_rows, dev_y)
-    predictions = {name: classifier.predicted_labels(columns, max_length) for name, columns in evaluations.items()}
+) -> tuple[dict[str, Any], dict[str, tuple[Any, ...]]]:
+    """Fine-tune on train, select on dev (as :func:`finetune_encoder`), then predict every
+    example of every set in ``evaluations``. Returns (what training did, the predictions by set)."""
+    model = task_model(task, train, dev, location=location, recipe=recipe, device=device)
+    dev_score, steps, best_step, train_rate = model.model.fit(model.rows, model.labels, *model.dev)
+    predictions = {name: model.predict(s) for name, s in evaluations.items()}
     training = {
-        "dev_accuracy": round(dev_acc, 4),
+        f"dev_{METRIC_NAMES[task].replace(' ', '_').lower()}": round(dev_score, 4),
         "steps": steps,
         "best_step": best_step,
-        "max_length": max_length,
-        "train_examples": len(train_rows),
+        "max_length": model.max_length,
+        "train_examples": len(model.rows),
         "train_examples_per_s": round(train_rate, 2),
     }
     return training, predictions
 
 
-def predictions(
-    data: TaskData, *, location: str, identity: str, recipe: EncoderRecipe, device: str
-) -> tuple[dict[str, Any], tuple[str, ...], list[tuple[str, ...]], bool]:
-    """(what training did, predictions on ID test, predictions per OOD set, from the cache)."""
-    parts = data.parts
-    sets = [parts.test, *data.ood]
-    key = sha256_text(
-        "ood-task-model-v1",
-        *(s.fingerprint() for s in (parts.train, parts.dev, *sets)),
+def _prediction_key(data: TaskData, sets: Sequence[LabelledSet], identity: str, recipe: EncoderRecipe) -> str:
+    version = "ood-task-model-v1" if data.task == "classification" else f"ood-task-model-v1-{data.task}"
+    return sha256_text(
+        version,
+        *(s.fingerprint() for s in (data.parts.train, data.parts.dev, *sets)),
         identity,
         json.dumps(recipe.as_dict(), sort_keys=True),
     )
-    path = default_cache_dir() / "evaluations" / f"ood-{key}.json"
+
+
+def predictions(
+    data: TaskData, *, location: str, identity: str, recipe: EncoderRecipe, device: str
+) -> tuple[dict[str, Any], tuple[Any, ...], list[tuple[Any, ...]], bool]:
+    """(what training did, predictions on ID test, predictions per OOD set, from the cache)."""
+    parts = data.parts
+    sets = [parts.test, *data.ood]
+    path = default_cache_dir() / "evaluations" / f"ood-{_prediction_key(data, sets, identity, recipe)}.json"
     try:
         stored = json.loads(path.read_text(encoding="utf-8"))
-        predicted = [tuple(p) for p in stored["predictions"]]
+        predicted = [tuple(as_prediction(data.task, v) for v in p) for p in stored["predictions"]]
         if [len(p) for p in predicted] == [len(s) for s in sets]:
             return stored["training"], predicted[0], predicted[1:], True
     except (OSError, ValueError, KeyError, TypeError):
         pass  # absent or damaged: train
     training, by_set = fit_and_predict(
-        parts.train.columns,
-        parts.train.labels,
-        parts.dev.columns,
-        parts.dev.labels,
-        {str(i): s.columns for i, s in enumerate(sets)},
+        data.task,
+        parts.train,
+        parts.dev,
+        {str(i): s for i, s in enumerate(sets)},
         location=location,
         recipe=recipe,
         device=device,

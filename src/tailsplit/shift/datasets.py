@@ -49,8 +49,11 @@ def sample_indices(n: int, max_examples: int | None, seed: int) -> np.ndarray | 
 
 
 def text_field(raw: Any, spec: DatasetSpec, field: str) -> str:
-    """A record's text field, stripped; a located error when it is missing or not text."""
+    """A record's text field, stripped (a list of words, as NER data gives a sentence, joined by
+    spaces); a located error when it is missing or not text."""
     value = raw.value(field) if raw.has(field) else None
+    if isinstance(value, list) and value and all(isinstance(w, str) for w in value):
+        value = " ".join(value)  # a NER sentence's tokens: embedded as the sentence
     if not isinstance(value, str):
         raise raw.error(
             "is missing or not text",

@@ -19,6 +19,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -38,8 +39,9 @@ class LabelledSet:
     name: str
     path: str
     columns: tuple[tuple[str, ...], ...]
-    labels: tuple[str, ...]
+    labels: tuple[Any, ...]  # a label; NER: a sentence's tags; QA: a question's (answer, start) pairs
     dropped: int = 0  # examples whose gold label the label map drops
+    words: tuple[tuple[str, ...], ...] = ()  # NER: each sentence's tokens (its column joins them)
 
     def __len__(self) -> int:
         return len(self.labels)
@@ -56,6 +58,7 @@ class LabelledSet:
             tuple(tuple(c[i] for i in rows) for c in self.columns),
             tuple(self.labels[i] for i in rows),
             self.dropped,
+            tuple(self.words[i] for i in rows) if self.words else (),
         )
 
     def sample(self, max_examples: int | None, seed: int) -> LabelledSet:
@@ -66,7 +69,7 @@ class LabelledSet:
 
     def fingerprint(self) -> str:
         """sha256 of the texts and labels (what a task model's cache key holds)."""
-        return sha256_text(json.dumps([self.columns, self.labels]))
+        return sha256_text(json.dumps([self.columns, self.labels, *([self.words] if self.words else [])]))
 
 
 def parse_label_map(items: Sequence[str]) -> dict[str, str]:
@@ -127,7 +130,8 @@ class IdParts:
         """Train, dev and test together (the ID data the sentence encoder embeds)."""
         parts = (self.train, self.dev, self.test)
         columns = tuple(sum(field, ()) for field in zip(*(p.columns for p in parts)))
-        return replace(self.train, columns=columns, labels=sum((p.labels for p in parts), ()))
+        words = sum((p.words for p in parts), ())
+        return replace(self.train, columns=columns, labels=sum((p.labels for p in parts), ()), words=words)
 
 
 def id_parts(whole: LabelledSet, *, test_size: float, dev_size: float, seed: int) -> IdParts:

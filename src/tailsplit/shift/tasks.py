@@ -1,0 +1,212 @@
+"""BOSS's tasks as ``ood-rank`` and ``curve`` read them: classification, named-entity recognition
+and extractive question answering — each dataset's examples read and checked, a candidate's
+labels put in the ID dataset's terms, and the metric each example contributes to.
+
+- ``classification``: text fields and a label (:mod:`~tailsplit.shift.labelled`); accuracy.
+- ``ner``: a tokens field (a list of words) and a tags field (IOB2: ``B-X`` begins an entity,
+  ``I-X`` continues one of type ``X``, ``O`` is outside); entity-level micro F1. A label map
+  renames entity types (``group=organization``; ``location-*=location`` renames every type
+  that begins ``location-``; an empty target removes those entities); a candidate type that
+  is neither an ID type nor mapped onto one is refused, named.
+- ``qa``: a question and a context field, and an answers field (``{"text": [...],
+  "answer_start": [...]}`` or a list of ``{"text", "answer_start"}``), every answer found at
+  its offset in the context; SQuAD's F1 (exact match beside it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tailsplit.errors import ConfigError, InputError
+from tailsplit.io.readers import read_records
+from tailsplit.shift.datasets import DatasetSpec
+from tailsplit.shift.drops import Metric, mean_metric
+from tailsplit.shift.labelled import LabelledSet, correct, mapped, read_labelled
+from tailsplit.shift.task_metrics import answer_scores, entity_counts, entity_f1
+
+# What each task's measure is called wherever it is printed.
+METRIC_NAMES = {"classification": "accuracy", "ner": "entity F1", "qa": "F1"}
+# The fields a dataset's examples are read from unless named (``@FIELDS``, ``--label-field``).
+DEFAULT_FIELDS = {"classification": ("text",), "ner": ("tokens",), "qa": ("question", "context")}
+DEFAULT_LABEL_FIELDS = {"classification": "label", "ner": "ner_tags", "qa": "answers"}
+
+
+def task_fields(task: str, spec: DatasetSpec, label_field: str) -> tuple[DatasetSpec, str]:
+    """The spec and label field a task reads: the task's own defaults where none were named."""
+    fields = DEFAULT_FIELDS[task] if spec.fields == ("text",) else spec.fields
+    if task == "ner" and len(fields) != 1:
+        raise ConfigError(f"{spec.name!r}: a NER dataset names one tokens field (@tokens), not {'+'.join(fields)}")
+    if task == "qa" and len(fields) != 2:
+        raise ConfigError(f"{spec.name!r}: a QA dataset names its question and context fields (@question+context)")
+    label = DEFAULT_LABEL_FIELDS[task] if label_field == "label" else label_field
+    return replace(spec, fields=fields), label
+
+
+def _words(raw: Any, field: str) -> tuple[str, ...]:
+    value = raw.value(field) if raw.has(field) else None
+    if not isinstance(value, list) or not value or not all(isinstance(w, str) for w in value):
+        raise raw.error("is missing or not a list of words", field=field, fix="give each sentence's tokens as a list")
+    return tuple(value)
+
+
+def check_iob2(raw: Any, field: str, tags: Any, n_words: int) -> tuple[str, ...]:
+    """The tags of one sentence, checked: one per word, each ``O``, ``B-X`` or ``I-X`` after
+    ``B-X``/``I-X`` of the same type."""
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        raise raw.error("is missing or not a list of tags", field=field, fix="give each sentence's IOB2 tags as a list")
+    if len(tags) != n_words:
+        raise raw.error(f"has {len(tags)} tags for {n_words} tokens", field=field, fix="give one tag per token")
+    previous = "O"
+    for i, tag in enumerate(tags):
+        if tag != "O" and (tag[:2] not in ("B-", "I-") or len(tag) < 3):
+            raise raw.error(
+                f"tag {tag!r} (token {i + 1}) is not O, B-TYPE or I-TYPE", field=field, fix="give IOB2 tags"
+            )
+        if tag.startswith("I-") and previous[2:] != tag[2:]:
+            raise raw.error(
+                f"tag {tag!r} (token {i + 1}) follows {previous!r}: an entity begins with B-",
+                field=field,
+                fix="give IOB2 tags (convert IOB1 or IO tags: an entity's first tag is B-TYPE)",
+            )
+        previous = tag
+    return tuple(tags)
+
+
+def _answers(raw: Any, field: str, context: str) -> tuple[tuple[str, int], ...]:
+    """The gold answers of one question, each checked at its offset in the context."""
+    value = raw.value(field) if raw.has(field) else None
+    if isinstance(value, Mapping):
+        texts, starts = value.get("text"), value.get("answer_start")
+        pairs = (
+            list(zip(texts, starts))
+            if isinstance(texts, list) and isinstance(starts, list) and len(texts) == len(starts)
+            else None
+        )
+    elif isinstance(value, list) and all(isinstance(a, Mapping) for a in value):
+        pairs = [(a.get("text"), a.get("answer_start")) for a in value]
+    else:
+        pairs = None
+    if not pairs:
+        raise raw.error(
+            "is missing or not a list of answers",
+            field=field,
+            fix='give {"text": [...], "answer_start": [...]} with one start per answer (SQuAD v1.1: answerable questions)',
+        )
+    for text, start in pairs:
+        if not isinstance(text, str) or not text or isinstance(start, bool) or not isinstance(start, int):
+            raise raw.error(f"holds answer {text!r} at {start!r}: not a text and a character offset", field=field)
+        if context[start : start + len(text)] != text:
+            raise raw.error(
+                f"answer {text!r} is not at offset {start} of the context (it reads {context[start : start + len(text)]!r})",
+                field=field,
+                fix="give each answer's start as its character offset in the context",
+            )
+    return tuple((t, s) for t, s in pairs)
+
+
+def read_examples(
+    task: str, spec: DatasetSpec, label_field: str, path: str | Path | None = None, *, allow_empty: bool = False
+) -> LabelledSet:
+    """Every example of a dataset (or a split folder's part at ``path``), read and checked."""
+    if task == "classification":
+        return read_labelled(spec, label_field, path, allow_empty=allow_empty)
+    location = Path(path or spec.path)
+    if not location.exists():
+        raise InputError("does not exist", path=location, fix="check the dataset path")
+    columns: list[list[str]] = [[] for _ in spec.fields]
+    labels: list[Any] = []
+    words: list[tuple[str, ...]] = []
+    for raw in read_records(location):
+        if task == "ner":
+            tokens = _words(raw, spec.fields[0])
+            value = raw.value(label_field) if raw.has(label_field) else None
+            labels.append(check_iob2(raw, label_field, value, len(tokens)))
+            words.append(tokens)
+            columns[0].append(" ".join(tokens))
+        else:
+            question, context = (raw.value(f) if raw.has(f) else None for f in spec.fields)
+            for f, v in zip(spec.fields, (question, context)):
+                if not isinstance(v, str) or not v.strip():
+                    raise raw.error(
+                        "is missing or not text", field=f, fix="name the question and context fields after @"
+                    )
+            labels.append(_answers(raw, label_field, context))  # type: ignore[arg-type]
+            columns[0].append(question)  # type: ignore[arg-type]
+            columns[1].append(context)  # type: ignore[arg-type]
+    if not labels and not allow_empty:
+        raise InputError("holds no records", path=location, fix="check that it is the right file")
+    return LabelledSet(spec.name, str(location), tuple(tuple(c) for c in columns), tuple(labels), words=tuple(words))
+
+
+def entity_types(tags_of: Sequence[Sequence[str]]) -> set[str]:
+    return {tag[2:] for tags in tags_of for tag in tags if tag != "O"}
+
+
+def map_type(name: str, label_map: Mapping[str, str]) -> str:
+    """An entity type in ID's terms: its own entry, else the longest ``PREFIX*`` entry it matches.
+
+    >>> map_type("location-GPE", {"location-*": "location"}), map_type("person", {})
+    ('location', 'person')
+    """
+    if name in label_map:
+        return label_map[name]
+    prefixes = [k for k in label_map if k.endswith("*") and name.startswith(k[:-1])]
+    return label_map[max(prefixes, key=len)] if prefixes else name
+
+
+def map_tags(tags: Sequence[str], label_map: Mapping[str, str]) -> tuple[str, ...]:
+    """Tags with their types mapped (an entity mapped to nothing becomes ``O``)."""
+    out = []
+    for tag in tags:
+        target = "" if tag == "O" else map_type(tag[2:], label_map)
+        out.append(f"{tag[:2]}{target}" if target else "O")
+    return tuple(out)
+
+
+def mapped_candidate(
+    task: str, candidate: LabelledSet, id_set: LabelledSet, label_map: Mapping[str, str]
+) -> LabelledSet:
+    """The candidate's gold labels in ID's terms (see the module's docstring)."""
+    if task == "classification":
+        return mapped(candidate, sorted(set(id_set.labels)), label_map)
+    if task == "qa":
+        return candidate
+    known = {map_type(t, label_map) for t in entity_types(id_set.labels)}
+    gold = [map_tags(tags, label_map) for tags in candidate.labels]
+    unmapped = sorted(
+        t for t in entity_types(candidate.labels) if map_type(t, label_map) and map_type(t, label_map) not in known
+    )
+    if unmapped:
+        raise ConfigError(
+            f"candidate {candidate.name!r} ({candidate.path}) has entity types the ID data does not: "
+            f"{', '.join(map(repr, unmapped))}; the ID types are {sorted(known)}; map each with --label-map "
+            "FROM=TO (FROM may end in *; TO empty removes those entities)"
+        )
+    return replace(candidate, labels=tuple(gold))
+
+
+def example_stats(task: str, predicted: Sequence[Any], gold: Sequence[Any], label_map: Mapping[str, str]) -> np.ndarray:
+    """What each example contributes to the metric: correct (classification), (entities right,
+    predicted, gold) for NER, (exact match, F1) for QA."""
+    if task == "classification":
+        return correct(predicted, gold, label_map).astype(np.float64)[:, None]
+    if task == "ner":
+        rows = [entity_counts(map_tags(p, label_map), g) for p, g in zip(predicted, gold)]
+        return np.array(rows, dtype=np.float64).reshape(len(rows), 3)
+    rows2 = [answer_scores(p, [text for text, _ in g]) for p, g in zip(predicted, gold)]
+    return np.array([(f1, em) for em, f1 in rows2], dtype=np.float64).reshape(len(rows2), 2)
+
+
+def task_metric(task: str) -> Metric:
+    """The metric of summed example statistics: accuracy and QA's F1 are means, NER's F1 is micro."""
+    return (lambda sums, n: entity_f1(sums)) if task == "ner" else mean_metric
+
+
+def metric_value(task: str, stats: np.ndarray) -> float:
+    """The metric of a whole set."""
+    return float(task_metric(task)(np.asarray(stats).sum(axis=0), len(stats))) if len(stats) else float("nan")
