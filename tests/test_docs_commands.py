@@ -2,7 +2,7 @@
 
 The folder holds shrunken copies of the data the pages name — the first
 ``TAILSPLIT_DOCS_ROWS`` rows (default 80) of the bundled SNLI and Spider samples as
-``snli/…`` and ``spider/…``, of the shared MNLI, ANLI, SemEval, BoolQ and WSC273 files, and the
+``snli/…`` and ``spider/…``, of the shared MNLI, ANLI, SemEval, BoolQ, WSC273, WNUT-17, E-NER and SQuAD files, and the
 recipe ``examples/snli.toml`` over its shrunken sample — plus stand-ins for the files a user
 brings (a sentence corpus, WSC predictions, a BibTeX file). A block may hold ``tailsplit``
 commands and ``cat > FILE <<'TAG'`` here-documents, nothing else (so every step is one a reader
@@ -93,6 +93,8 @@ def workspace(tmp_path_factory: pytest.TempPathFactory, model_cache: Path) -> Pa
     _head(SHARED / "semeval2017_sentiment" / "test.jsonl.gz", ws / "semeval" / "test.jsonl.gz", ROWS)
     _head(SHARED / "boolq" / "dev.jsonl.gz", ws / "boolq" / "dev.jsonl.gz", ROWS)
     _head(SHARED / "wsc273" / "test.jsonl.gz", ws / "wsc273.jsonl.gz", ROWS)
+    for name in ("wnut17/train", "wnut17/dev", "wnut17/test", "ener/test", "squad/train", "squad/dev"):
+        _head(SHARED / f"{name}.jsonl.gz", ws / f"{name}.jsonl.gz", ROWS)
     _head(SAMPLE, ws / "examples" / "data" / SAMPLE.name, ROWS * 2)
     shutil.copy(ROOT / "examples" / "snli.toml", ws / "examples" / "snli.toml")
     with gzip.open(SAMPLE, "rt", encoding="utf-8") as f, gzip.open(ws / "sentences.txt.gz", "wt") as out:

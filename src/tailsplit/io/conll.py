@@ -1,4 +1,5 @@
-"""NER column files as they are published (CoNLL-2003, WNUT-17, Few-NERD): one token per line,
+"""NER column files as they are published (CoNLL-2003, WNUT-17, Few-NERD; ``.conll``, or
+``.txt`` where the task is NER): one token per line,
 the token first and its tag last (columns between them — part of speech, chunk — are read
 past), a blank line between sentences, ``-DOCSTART-`` lines skipped. Each sentence becomes a
 record ``{"tokens": [...], "ner_tags": [...]}`` located at its first line.

@@ -39,7 +39,6 @@ def detect_format(path: Path) -> str:
         (".ndjson", "jsonl"),
         (".json", "json"),
         (".conll", "conll"),
-        (".txt", "conll"),
         (".csv", "csv"),
         (".tsv", "tsv"),
         (".parquet", "parquet"),
@@ -49,20 +48,21 @@ def detect_format(path: Path) -> str:
     raise InputError(
         "has an unknown format",
         path=path,
-        fix="use .jsonl, .csv, .tsv, .parquet, a NER column file (.conll, .txt), SQuAD's .json (optionally .gz "
+        fix="use .jsonl, .csv, .tsv, .parquet, a NER column file (.conll), SQuAD's .json (optionally .gz "
         "for text formats) or a folder written by datasets' save_to_disk",
     )
 
 
-def read_records(path: str | Path) -> Iterator[RawRecord]:
+def read_records(path: str | Path, fmt: str | None = None) -> Iterator[RawRecord]:
     """Yield the records of one file or folder, in file order (only a regular file or a
-    folder is read: a FIFO or a device would block or never end)."""
+    folder is read: a FIFO or a device would block or never end); ``fmt`` names the format
+    where the name does not (a NER task's ``.txt`` column file)."""
     path = Path(path)
     if not path.exists():
         raise InputError("does not exist", path=path, fix="check the path")
     if problem := special_file_problem(path, folders=True):
         raise InputError(problem, path=path, fix="give a data file or a datasets folder")
-    fmt = detect_format(path)
+    fmt = fmt or detect_format(path)
     if kind := _misnamed(path, fmt):
         raise InputError(
             f"holds {kind[0]} data, though its name ends in {path.suffix}",

@@ -19,6 +19,7 @@ from tailsplit.errors import ConfigError
 from tailsplit.evaluation.encoder import EncoderRecipe, check_encoder_spec
 from tailsplit.evaluation.token_head import tag_labels
 from tailsplit.fingerprint import sha256_text
+from tailsplit.io.manifest import MANIFEST
 from tailsplit.io.outputs import replace_file_bytes
 from tailsplit.pipeline.task_heads import as_prediction, task_model
 from tailsplit.scoring.models import check_device
@@ -78,10 +79,44 @@ def task_data(config: Any, id_spec: DatasetSpec, ood_specs: Sequence[DatasetSpec
     return TaskData(parts, ood, label_map, task)
 
 
+def published_parts(folder: Path) -> dict[str, Path] | None:
+    """A folder's own train, dev (or validation) and test files, as many datasets ship (WNUT-17,
+    CoNLL-2003): ``None`` unless it holds a train and a test file, one of each name.
+
+    >>> published_parts(Path("no-such-folder")) is None
+    True
+    """
+    if not folder.is_dir() or (folder / MANIFEST).is_file():
+        return None
+    found: dict[str, list[Path]] = {}
+    for path in sorted(folder.iterdir()):
+        stem = path.name.split(".")[0].lower()
+        part = {"validation": "dev", "valid": "dev"}.get(stem, stem)
+        if path.is_file() and part in SPLIT_PARTS:
+            found.setdefault(part, []).append(path)
+    if "train" not in found or "test" not in found:
+        return None
+    repeated = next((part for part, paths in found.items() if len(paths) > 1), None)
+    if repeated is not None:
+        raise ConfigError(f"the ID folder {str(folder)!r} holds {len(found[repeated])} {repeated} files; keep one")
+    return {part: paths[0] for part, paths in found.items()}
+
+
 def _id_parts(spec: DatasetSpec, label_field: str, config: Any) -> IdParts:
-    """A split folder's own parts, or the ID file divided by a seeded random split."""
+    """A split folder's own parts, a folder's published train/dev/test files, or the ID file
+    divided by a seeded random split (a published split without dev: dev drawn from train)."""
     folder = Path(spec.path)
-    if not folder.is_dir():
+    published = published_parts(folder)
+    if published is not None:
+        read = {
+            p: replace(read_examples(config.task, spec, label_field, path), name=f"{spec.name}:{p}")
+            for p, path in published.items()
+        }
+        if "dev" not in read:
+            drawn = id_parts(read["train"], test_size=config.id_dev_size, dev_size=0, seed=config.seed)
+            read["train"], read["dev"] = drawn.train, replace(drawn.test, name=f"{spec.name}:dev")
+        return IdParts(read["train"], read["dev"], read["test"], "the dataset's own train, dev and test files")
+    if not (folder.is_dir() and (folder / MANIFEST).is_file()):
         whole = read_examples(config.task, spec, label_field)
         return id_parts(whole, test_size=config.id_test_size, dev_size=config.id_dev_size, seed=config.seed)
     manifest = read_manifest(folder)
@@ -99,13 +134,18 @@ def _id_parts(spec: DatasetSpec, label_field: str, config: Any) -> IdParts:
 
 
 def dataset_texts(spec: DatasetSpec, max_examples: int | None, seed: int) -> list[str]:
-    """The texts of a dataset path — a data file, a datasets folder, or a split folder (its
-    train, dev and test parts, verified against its manifest) — sampled as :func:`load_texts`."""
+    """The texts of a dataset path — a data file, a datasets folder, a folder of published
+    train/dev/test files, or a split folder (its parts, verified against its manifest) —
+    sampled as :func:`load_texts`."""
     folder = Path(spec.path)
-    if not (folder.is_dir() and (folder / "manifest.json").is_file()):
+    published = published_parts(folder)
+    if published is not None:
+        texts = [t for path in published.values() for t in load_texts(replace(spec, path=str(path)))]
+    elif not (folder.is_dir() and (folder / MANIFEST).is_file()):
         return load_texts(spec, max_examples, seed)
-    manifest = read_manifest(folder)
-    texts = [t for p in SPLIT_PARTS for t in load_texts(replace(spec, path=str(part_file(folder, manifest, p))))]
+    else:
+        manifest = read_manifest(folder)
+        texts = [t for p in SPLIT_PARTS for t in load_texts(replace(spec, path=str(part_file(folder, manifest, p))))]
     keep = sample_indices(len(texts), max_examples, seed)
     return texts if keep is None else [texts[i] for i in keep.tolist()]
 

@@ -121,7 +121,8 @@ def read_examples(
     columns: list[list[str]] = [[] for _ in spec.fields]
     labels: list[Any] = []
     words: list[tuple[str, ...]] = []
-    for raw in read_records(location):
+    columns_file = task == "ner" and location.name.lower().removesuffix(".gz").endswith(".txt")
+    for raw in read_records(location, "conll" if columns_file else None):
         if task == "ner":
             tokens = _words(raw, spec.fields[0])
             value = raw.value(label_field) if raw.has(label_field) else None
