@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -94,9 +95,39 @@ def test_cross_validate_and_grid_search(snli: pd.DataFrame) -> None:
     scores = cross_validate(model, snli["hypothesis"], snli["label"], cv=cv_on(snli, cv))
     assert len(scores["test_score"]) == 1 and 0.0 <= scores["test_score"][0] <= 1.0
     search = GridSearchCV(model, {"logisticregression__C": [0.1, 1.0]}, cv=cv_on(snli, cv))
-    with pytest.warns(TuningOnTestWarning):  # the evaluation part handed to a search: warned of
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the default hands a search dev only: nothing to warn of
         search.fit(snli["hypothesis"], snli["label"])
     assert set(search.cv_results_["param_logisticregression__C"]) == {0.1, 1.0}
+    parts = cv_on(snli, cv).split_indices(snli)
+    assert search.cv_results_["split0_test_score"].size == 2  # scored on dev: the test part never seen
+    told = GridSearchCV(model, {"logisticregression__C": [0.1, 1.0]}, cv=cv_on(snli, cv).set_params(part="eval"))
+    with pytest.warns(TuningOnTestWarning):  # asked for dev + test explicitly: warned of
+        told.fit(snli["hypothesis"], snli["label"])
+    assert len(next(cv_on(snli, cv).split(snli))[1]) == len(parts.eval_idx)  # outside a search: dev + test
+
+
+def test_a_search_validates_on_dev_only(snli: pd.DataFrame) -> None:
+    seen: list[int] = []
+
+    class Spy(LogisticRegression):
+        def score(self, X, y, sample_weight=None):  # noqa: N803 - scikit-learn's name
+            seen.append(X.shape[0])
+            return super().score(X, y, sample_weight)
+
+    cv = LikelihoodSplit(scores=snli["logprob_sum"].to_numpy(), dev_size=40, test_size=60)
+    features = TfidfVectorizer().fit_transform(snli["hypothesis"])
+    GridSearchCV(Spy(max_iter=200), {"C": [0.1, 1.0]}, cv=cv).fit(features, snli["label"])
+    assert seen == [40, 40]  # each candidate validated on the 40 dev rows, never on the 60 of test
+
+
+def test_errors_speak_scikit_learns_words_and_params_stay_readable(snli: pd.DataFrame) -> None:
+    cv = LikelihoodSplit(scores=snli["logprob_sum"].to_numpy(), balance_labels=True)
+    with pytest.raises(ConfigError, match=r"balance_labels=True\) balances the labels: pass y to split\(X, y\)"):
+        next(cv.split(snli))
+    shown = repr(cv.get_params())
+    assert f"array of {len(snli)} values in [" in shown and len(shown) < 600
+    assert clone(cv).get_params()["scores"].tolist() == snli["logprob_sum"].tolist()  # clone keeps the column
 
 
 def cv_on(df: pd.DataFrame, cv: TailsplitCV) -> TailsplitCV:
@@ -182,8 +213,8 @@ def test_aflite_split_takes_x_as_features_and_holds_out_what_classifiers_cannot_
 
 
 def test_a_search_handed_the_test_part_is_warned_of() -> None:
-    """GridSearchCV(cv=LikelihoodSplit()) selected on dev + test in silence; now it is warned
-    of, and tuning on dev alone (part='dev') is not."""
+    """A search told part='eval' selects on dev + test: it is warned of; the default (part='auto')
+    and part='dev' tune on dev alone and are not."""
     import warnings
 
     from sklearn.linear_model import LogisticRegression
@@ -194,10 +225,11 @@ def test_a_search_handed_the_test_part_is_warned_of() -> None:
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(200, 3)), rng.integers(0, 2, size=200)
     scores = -rng.random(200)
-    search = GridSearchCV(LogisticRegression(), {"C": [0.1, 1.0]}, cv=LikelihoodSplit(scores=scores))
+    search = GridSearchCV(LogisticRegression(), {"C": [0.1, 1.0]}, cv=LikelihoodSplit(scores=scores, part="eval"))
     with pytest.warns(TuningOnTestWarning, match="selects on the test part"):
         search.fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error", TuningOnTestWarning)
         GridSearchCV(LogisticRegression(), {"C": [0.1, 1.0]}, cv=LikelihoodSplit(scores=scores, part="dev")).fit(X, y)
+        GridSearchCV(LogisticRegression(), {"C": [0.1, 1.0]}, cv=LikelihoodSplit(scores=scores)).fit(X, y)
         cross_validate(LogisticRegression(), X, y, cv=LikelihoodSplit(scores=scores))  # a score, not a search

@@ -14,6 +14,7 @@ rewrites each flag of an escaping error as the keyword argument (``label=``, ``k
 from __future__ import annotations
 
 import contextlib
+import difflib
 import errno
 import functools
 import re
@@ -180,3 +181,17 @@ def write_fix(exc: OSError) -> str:
     if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
         return "choose a location you can write to"
     return "check the disk and the path"
+
+
+def choice_hint(value: object, options: Iterable[object]) -> str:
+    """What to say of a value that is not one of ``options``: the list, led by the closest
+    option when one is close.
+
+    >>> choice_hint("randm", ["likelihood", "random"])
+    "did you mean 'random'? use one of ['likelihood', 'random']"
+    >>> choice_hint("zzz", ["a", "b"])
+    "use one of ['a', 'b']"
+    """
+    listed = list(options)
+    close = difflib.get_close_matches(str(value), [str(o) for o in listed], n=1, cutoff=0.6)
+    return f"did you mean {close[0]!r}? use one of {listed}" if close else f"use one of {listed}"

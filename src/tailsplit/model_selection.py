@@ -9,7 +9,9 @@ so a Likelihood Split can be the ``cv`` of ``cross_validate`` or ``GridSearchCV`
     >>> cross_validate(model, df[["premise", "hypothesis"]], df["label"], cv=cv)  # doctest: +SKIP
 
 ``test_idx`` is the evaluation set (dev + test) unless ``part`` asks for ``"dev"`` or ``"test"``
-alone. Columns the splitter reads come as arrays, or as column names of a DataFrame ``X``:
+alone — and under the default ``part="auto"`` a hyperparameter search (``GridSearchCV``,
+``RandomizedSearchCV``, the halving searches) validates on dev only: the test part is never
+seen while tuning, and is the user's to score once, at the end. Columns the splitter reads come as arrays, or as column names of a DataFrame ``X``:
 ``scores`` (a log-probability per example: lower = rarer), ``n_tokens`` (for
 ``rank="logprob_mean"``), ``lengths`` (word counts) or ``text`` (a text column whose words
 tailsplit counts) for length control and length splits, ``programs`` (+ ``program_kind``) for
@@ -36,7 +38,7 @@ from tailsplit.registry import EXTRACTORS
 from tailsplit.splits import SPLITTERS, SplitInputs, Splitter
 from tailsplit.words import word_lengths
 
-PARTS = ("eval", "dev", "test")
+PARTS = ("auto", "eval", "dev", "test")
 # Parameters that bind data to the splitter (the splitter's own options come from its signature).
 DATA_PARAMS: dict[str, Any] = {
     "scores": None,
@@ -45,8 +47,30 @@ DATA_PARAMS: dict[str, Any] = {
     "text": None,
     "programs": None,
     "program_kind": "sql",
-    "part": "eval",
+    "part": "auto",
 }
+
+
+class ColumnArray(np.ndarray):
+    """A data column bound to a cross-validator (``scores=`` …), shown by its size and range
+    (``get_params()`` and the repr stay readable); an ordinary array otherwise."""
+
+    def __repr__(self) -> str:
+        if self.ndim != 1 or not len(self) or self.dtype.kind not in "fiu":
+            return f"array of {self.size} values"
+        return f"array of {len(self)} values in [{float(np.nanmin(self)):.4g}, {float(np.nanmax(self)):.4g}]"
+
+    __str__ = __repr__
+
+
+def _bound(value: Any) -> Any:
+    """A column given as a sequence, as a :class:`ColumnArray` (a name or an array already
+    bound is kept as it is, so scikit-learn's ``clone`` finds each parameter unchanged)."""
+    if isinstance(value, ColumnArray) or isinstance(value, (str, type(None))) or np.isscalar(value):
+        return value
+    if isinstance(value, (list, tuple, np.ndarray)) or hasattr(value, "to_numpy"):
+        return np.asarray(value.to_numpy() if hasattr(value, "to_numpy") else value).view(ColumnArray)
+    return value
 
 
 class TailsplitCV:
@@ -62,7 +86,7 @@ class TailsplitCV:
 
     def __init__(self, **params: Any) -> None:
         for name, value in params.items():
-            setattr(self, name, value)
+            setattr(self, name, _bound(value) if name in DATA_PARAMS else value)
 
     @classmethod
     def _param_names(cls) -> list[str]:
@@ -77,7 +101,7 @@ class TailsplitCV:
         for name, value in params.items():
             if name not in valid:
                 raise ValueError(f"{type(self).__name__} has no parameter {name!r}; use one of {valid}")
-            setattr(self, name, value)
+            setattr(self, name, _bound(value) if name in DATA_PARAMS else value)
         return self
 
     def __repr__(self) -> str:
@@ -102,9 +126,12 @@ class TailsplitCV:
         return splitter.split(self._inputs(X, y, groups, splitter))
 
     def split(self, X: Any, y: Any = None, groups: Any = None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        """One ``(train_idx, test_idx)`` pair: train, and the evaluation part (``part``).
-        Tuning on dev + test (``part="eval"``) from scikit-learn's searches is warned of."""
-        if self.part == "eval" and _called_by_a_search():
+        """One ``(train_idx, test_idx)`` pair: train, and the evaluation part (``part``; under
+        ``"auto"``, dev for a hyperparameter search, dev + test otherwise). A search told
+        ``part="eval"`` is warned that it selects on the test part."""
+        searching = _called_by_a_search()
+        part = ("dev" if searching else "eval") if self.part == "auto" else self.part
+        if part == "eval" and searching:
             warnings.warn(
                 f"{type(self).__name__}(part='eval') hands dev + test to a hyperparameter search: it selects on "
                 "the test part, so the test score it reports is optimistic. Tune with part='dev' (or "
@@ -113,7 +140,7 @@ class TailsplitCV:
                 stacklevel=3,
             )
         indices = self.split_indices(X, y, groups)
-        test = {"eval": indices.eval_idx, "dev": indices.dev_idx, "test": indices.test_idx}[self.part]
+        test = {"eval": indices.eval_idx, "dev": indices.dev_idx, "test": indices.test_idx}[part]
         yield indices.train_idx, test
 
     def predefined_split(self, X: Any, y: Any = None, groups: Any = None) -> Any:
@@ -176,6 +203,11 @@ class TailsplitCV:
             features = _feature_matrix(X, n)
             if y is None:
                 raise ConfigError(f"{type(self).__name__} needs y: its classifiers predict the labels")
+        elif y is None and getattr(self, "balance_labels", False):
+            raise ConfigError(
+                f"{type(self).__name__}(balance_labels=True) balances the labels: pass y to split(X, y) "
+                "(cross_validate and the searches pass theirs)"
+            )
         elif y is not None and getattr(self, "balance_labels", False) is False:
             y = None  # labels matter only for balance
         return SplitInputs(

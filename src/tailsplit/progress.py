@@ -41,15 +41,25 @@ class ProgressBar:
             ProgressColumn,
             TextColumn,
             TimeElapsedColumn,
-            TimeRemainingColumn,
         )
         from rich.text import Text
 
         unit = self.unit
 
         class Rate(ProgressColumn):
+            """The mean rate since the start: there from the first finished batch on (rich's own
+            speed needs two updates within its window, and reads 0.0 until then)."""
+
             def render(self, task: Any) -> Text:
-                return Text(f"{task.speed or 0:,.1f} {unit}/s")
+                rate = average_rate(task.completed, task.elapsed)
+                return Text("–" if rate is None else f"{rate:,.1f} {unit}/s")
+
+        class Remaining(ProgressColumn):
+            def render(self, task: Any) -> Text:
+                rate = average_rate(task.completed, task.elapsed)
+                if rate is None or task.total is None:
+                    return Text("ETA –")
+                return Text(f"ETA {_clock((task.total - task.completed) / rate)}")
 
         self._progress = Progress(
             TextColumn(self.label),
@@ -58,8 +68,7 @@ class ProgressBar:
             TextColumn(unit),
             Rate(),
             TimeElapsedColumn(),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
+            Remaining(),
         )
         self._progress.start()
         task = self._progress.add_task(self.label, total=self.total)
@@ -110,6 +119,27 @@ class ProgressBar:
             sys.stderr.write("\n")
         if self._progress is not None:
             self._progress.stop()
+
+
+def average_rate(done: float, elapsed: float | None) -> float | None:
+    """Units per second since the start, once anything is done.
+
+    >>> average_rate(0, 3.0), average_rate(120, 2.0), average_rate(5, None)
+    (None, 60.0, None)
+    """
+    return done / elapsed if done and elapsed else None
+
+
+def announce(enabled: bool, text: str) -> None:
+    """Say at once what a long step is about to do (what it loads, what it will work on): on
+    stderr where a person watches (a terminal, a notebook), in tailsplit's log elsewhere."""
+    if not enabled:
+        return
+    if watched():
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+    else:
+        logger.info(text)
 
 
 def in_notebook() -> bool:

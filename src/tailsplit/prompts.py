@@ -8,6 +8,7 @@ when the template has them (SNLI: ``contradiction`` → ``a contradiction``).
 
 from __future__ import annotations
 
+import difflib
 import string
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -161,8 +162,9 @@ def resolve_template(spec: str, label_words: Mapping[str, str] | None = None) ->
         if label_words:
             template = PromptTemplate(template.name, template.template, {**template.label_words, **label_words})
     else:
+        close = difflib.get_close_matches(spec, list(BUILTIN_TEMPLATES), n=1, cutoff=0.6)
         raise ConfigError(
             f"--template={spec!r} is neither a built-in ({sorted(BUILTIN_TEMPLATES)}) "
-            "nor a template string ending in {text}"
+            "nor a template string ending in {text}" + (f"; did you mean {close[0]!r}?" if close else "")
         )
     return template

@@ -12,7 +12,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from tailsplit.errors import ConfigError
+from tailsplit.errors import ConfigError, choice_hint
 
 
 class Registry:
@@ -30,7 +30,7 @@ class Registry:
 
     def get(self, name: str) -> Callable[..., Any]:
         if name not in self._entries:
-            raise ConfigError(f"{self.kind}={name!r} is unknown; use one of {self.names()}")
+            raise ConfigError(f"{self.kind}={name!r} is unknown; {choice_hint(name, self.names())}")
         target = self._entries[name]
         if isinstance(target, str):
             module, _, attribute = target.partition(":")

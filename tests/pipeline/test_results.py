@@ -71,18 +71,19 @@ def test_a_view_prints_data_as_inert_text() -> None:
 
 def test_findings_views_say_what_the_command_line_said() -> None:
     overlap = OverlapResult(
-        {"examples": 4, "overlap": 1, "clean": 3, "threshold": 2.5, "verbatim": 1, "copied_below_threshold": 0,
-         "index": {"entries": 1200}, "ngram_contaminated": {"8": 1}, "accuracy": []},
+        {"examples": 4, "overlap": 2, "clean": 2, "threshold": 2.5, "verbatim": 1, "copied_below_threshold": 0,
+         "index": {"entries": 1200}, "ngram_contaminated": {"8": 1}, "accuracy": [],
+         "cut": {"by": "top_quantile", "top_quantile": 0.5}},
         Path("audit"),
     )  # fmt: skip
     text, _ = _printed(overlap.console())
     assert text.splitlines() == [
-        "4 test examples: 1 overlapping (best BM25 ≥ 2.5, or copied: 1 verbatim, 0 copied below the cut), 3 clean; "
-        "index of 1,200 entries",
-        "sharing a 8-gram with the corpus: 1",
+        "4 test examples: 1 copied verbatim in the corpus, 1 share a 8-gram with it (index of 1,200 entries)",
+        "partition: 2 overlapping — the top 50% of the test set by BM25 score (best BM25 ≥ 2.5), a share set by "
+        "--top-quantile, not a finding, or copied (0 copied below the cut) — and 2 clean",
         "wrote audit/ (overlap, clean, audit.jsonl, summary.md, manifest.json)",
     ]
-    assert overlap.to_pandas()["clean"].tolist() == [3] and "<table>" in overlap._repr_html_()
+    assert overlap.to_pandas()["clean"].tolist() == [2] and "<table>" in overlap._repr_html_()
     assert _printed(CorrelateResult({"groups": {"all": {"type": None, "reason": "too few points"}}}).console())[0] == (
         "all: too few points\n"
     )

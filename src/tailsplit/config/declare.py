@@ -23,7 +23,7 @@ from tailsplit.config.values import (
     type_name,
     value_has_type,
 )
-from tailsplit.errors import ConfigError, keyword_spelling
+from tailsplit.errors import ConfigError, choice_hint, keyword_spelling
 
 
 @dataclass(frozen=True)
@@ -193,7 +193,7 @@ def _check_values(config: Any, effects: bool) -> None:
                 raise ConfigError(f"{flag_of(f.name)}={item!r} names no path; give a path")
             number = isinstance(item, (int, float)) and not isinstance(item, bool) and declared.bounds is not None
             if declared.choices is not None and item is not None and item not in declared.choices and not number:
-                raise ConfigError(f"{flag_of(f.name)}={item!r} is unknown; use one of {list(declared.choices)}")
+                raise ConfigError(f"{flag_of(f.name)}={item!r} is unknown; {choice_hint(item, declared.choices)}")
             if declared.bounds is None or item is None or isinstance(item, bool):
                 continue
             if declared.size and isinstance(item, float) and item >= 1 and not item.is_integer():

@@ -227,7 +227,9 @@ class ScoringConfig(Checked):
         choices=PLANNERS,
         applies=PROMPTED_LM,
     )
-    cache_dir: str | None = option(None, "Score and model cache.", metavar="DIR", shown_default="~/.cache/tailsplit")
+    cache_dir: str | None = option(
+        None, "Score and model cache.", metavar="DIR", shown_default="$TAILSPLIT_CACHE_DIR, else ~/.cache/tailsplit"
+    )
     use_cache: bool = option(True, "Read and write the score cache.", flag="--cache/--no-cache")
     engine: str = option(
         "local",

@@ -7,6 +7,7 @@ integer codes back, for ``RunResult.to_datasets()``, ``--format hf`` and ``tails
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,7 +32,9 @@ def quiet_datasets() -> Iterator[Any]:
     was_disabled = datasets.are_progress_bars_disabled()
     datasets.disable_progress_bars()
     try:
-        yield datasets
+        with warnings.catch_warnings():  # tqdm's notebook import warns "IProgress not found" without ipywidgets
+            warnings.filterwarnings("ignore", message="IProgress not found")
+            yield datasets
     finally:
         if not was_disabled:
             datasets.enable_progress_bars()

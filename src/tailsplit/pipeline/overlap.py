@@ -49,16 +49,25 @@ class OverlapResult(Findings):
         return [{k: self[k] for k in keys}]
 
     def view(self) -> View:
+        """Copies first (the absolute count a reader wants), then the partition and how it was cut."""
+        copied = ", ".join(f"{count} share a {n}-gram with it" for n, count in self["ngram_contaminated"].items())
+        cut = self.get("cut") or {}
+        how = (
+            f"the top {100 * cut['top_quantile']:g}% of the test set by BM25 score (best BM25 ≥ {self['threshold']}), "
+            "a share set by --top-quantile, not a finding"
+            if cut.get("by") == "top_quantile"
+            else f"best BM25 ≥ {self['threshold']}"
+        )
         lines: View = [
             Line(
-                f"{self['examples']} test examples: {self['overlap']} overlapping (best BM25 ≥ "
-                f"{self['threshold']}, or copied: {self['verbatim']} verbatim, "
-                f"{self['copied_below_threshold']} copied below the cut), {self['clean']} clean; "
-                f"index of {self['index']['entries']:,} entries"
-            )
-        ]
-        lines += [
-            Line(f"sharing a {n}-gram with the corpus: {count}") for n, count in self["ngram_contaminated"].items()
+                f"{self['examples']} test examples: {self['verbatim']} copied verbatim in the corpus"
+                + (f", {copied}" if copied else "")
+                + f" (index of {self['index']['entries']:,} entries)"
+            ),
+            Line(
+                f"partition: {self['overlap']} overlapping — {how}, or copied ({self['copied_below_threshold']} "
+                f"copied below the cut) — and {self['clean']} clean"
+            ),
         ]
         lines += [
             Line(
@@ -107,6 +116,9 @@ def audit_overlap_config(
         "queries_with_notes": sum(q.note is not None for q in queries),
         "accuracy": [a.as_dict() for a in accuracy],
         "ngram_contaminated": {str(n): int(sum(a.ngram_hits[n] > 0 for a in audits)) for n in ngram_orders},
+        "cut": {"by": "threshold"}
+        if config.threshold is not None
+        else {"by": "top_quantile", "top_quantile": config.top_quantile},
         "seconds": {"index": round(built_s, 3), "audit": round(time.perf_counter() - started - built_s, 3)},
     }
     if config.out is not None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import os
+import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,9 @@ from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.outputs import check_output_file, write_output_file
 from tailsplit.io.scores import score_file_bytes
+from tailsplit.log import logger
 from tailsplit.pipeline.manifest import input_records, recorded_command
+from tailsplit.pipeline.runs import changed_options
 from tailsplit.pipeline.scoring import load_dataset, plan_scoring, score_dataset
 from tailsplit.pipeline.split import SECTION_OF, run_config
 from tailsplit.progress import watched
@@ -109,7 +112,11 @@ def score_data(
     """``tailsplit score``: every example of the data scored; with ``out_path``, the score file
     written (atomically; checked before any model loads). ``config.output.overwrite`` allows
     replacing an existing file; an input never is."""
+    started = time.perf_counter()
     dataset = load_dataset(config)
+    logger.debug(
+        "read %d examples in %.2f s; options: %s", len(dataset), time.perf_counter() - started, changed_options(config)
+    )
     caches = [config.scoring.cache_dir] if config.scoring.cache_dir else []
     if out_path is not None:
         check_score_path(out_path, overwrite=config.output.overwrite, inputs=dataset.input_paths, caches=caches)

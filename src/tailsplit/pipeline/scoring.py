@@ -15,6 +15,7 @@ from tailsplit.io.examples import load_examples
 from tailsplit.io.hf import load_hub_dataset
 from tailsplit.io.outputs import check_cache_folder
 from tailsplit.pipeline.checks import check_template_fields
+from tailsplit.progress import announce
 from tailsplit.prompts import PromptTemplate, resolve_template
 from tailsplit.registry import SCORERS
 from tailsplit.scoring.crossfit import cross_score_dataset
@@ -65,6 +66,21 @@ class ScoredDataset(NamedTuple):
     meta: dict[str, Any]
 
 
+def _scoring_plan_text(n: int, config: ScoringConfig) -> str:
+    """What scoring is about to do, said before the model loads.
+
+    >>> _scoring_plan_text(300, ScoringConfig())
+    'scoring 300 examples with smollm2 (prompted; loading the model first)'
+    """
+    if config.method == "ngram":
+        return f"scoring {n:,} examples with an n-gram model per fold ({config.folds} folds)"
+    if config.method == "kfold":
+        return (
+            f"fine-tuning {config.model} on {config.folds} folds, then scoring {n:,} examples (loading the model first)"
+        )
+    return f"scoring {n:,} examples with {config.model} (prompted; loading the model first)"
+
+
 def score_dataset(
     dataset: Dataset,
     config: ScoringConfig,
@@ -76,6 +92,7 @@ def score_dataset(
     about how the scores were made (``plan``: from :func:`plan_scoring`, when checked already)."""
     plan = plan_scoring(dataset, config) if plan is None else plan
     template, scorer, engine = plan.template, plan.scorer, plan.engine
+    announce(progress, _scoring_plan_text(len(dataset), config))
     if config.method != "prompted":
         return ScoredDataset(*cross_score_dataset(dataset, template, config, progress, base=scorer))
     cache = ScoreCache(config.cache_dir or default_cache_dir()) if config.use_cache else None
