@@ -31,6 +31,7 @@ from tailsplit.pipeline.correlate import CorrelateResult
 from tailsplit.pipeline.curve import CurveResult
 from tailsplit.pipeline.export_hf import HfExportResult
 from tailsplit.pipeline.export_lm_eval import LmEvalExportResult
+from tailsplit.pipeline.export_weights import WeightsExportResult
 from tailsplit.pipeline.ood_rank import OodRankResult
 from tailsplit.pipeline.overlap import OverlapResult
 from tailsplit.pipeline.signatures import (
@@ -41,6 +42,7 @@ from tailsplit.pipeline.signatures import (
     evaluate,
     export_hf,
     export_lm_eval,
+    export_weights,
     likelihood_split,
     ood_rank,
     score,
@@ -64,6 +66,7 @@ __all__ = [
     "OodRankResult",
     "OverlapResult",
     "SimilarityResult",
+    "WeightsExportResult",
     "ConfigError",
     "DataConfig",
     "Dataset",
@@ -92,6 +95,7 @@ __all__ = [
     "evaluate",
     "export_hf",
     "export_lm_eval",
+    "export_weights",
     "likelihood_split",
     "load_config",
     "load_examples",

@@ -128,6 +128,25 @@ def test_lm_eval_task_without_labels_is_a_likelihood_task(tmp_path: Path, snli_6
     assert row["tailsplit_prompt"] == "" and row["tailsplit_query"] == row["hypothesis"]
 
 
+def test_a_tasks_data_files_read_back_as_data(snli_split: Path, tmp_path: Path) -> None:
+    """The split's scores travel in the task's files as tailsplit_logprob_sum …, so a file of the
+    task is data tailsplit can split (or score) again: no field clashes with the columns it adds."""
+    out = tmp_path / "task"
+    assert CliRunner().invoke(app, ["export", "lm-eval", str(snli_split), "--out", str(out)]).exit_code == 0
+    row = json.loads((out / "test.jsonl").read_text().splitlines()[0])
+    assert "logprob_sum" not in row and isinstance(row["tailsplit_logprob_sum"], float)
+    again = CliRunner().invoke(app, ["split", str(out / "test.jsonl"), "--text", "hypothesis", "--splitter", "random",
+                                     "--no-analyze", "--out", str(tmp_path / "again")])  # fmt: skip
+    assert again.exit_code == 0, again.output
+
+
+def test_an_unlabelled_task_reports_perplexities_only(tmp_path: Path, snli_600: Path) -> None:
+    from tailsplit.export.lm_eval import METRICS_SOURCE, task_yaml
+
+    yaml = task_yaml("t", {"test": "t.jsonl"}, False, {})
+    assert "metric: acc" not in yaml and "word_perplexity" in yaml and '"acc"' not in METRICS_SOURCE
+
+
 def test_export_refuses_writing_into_the_split(snli_split: Path) -> None:
     result = CliRunner().invoke(app, ["export", "lm-eval", str(snli_split), "--out", str(snli_split / "task")])
     assert result.exit_code == 2 and "input" in result.output

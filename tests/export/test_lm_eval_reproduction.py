@@ -59,7 +59,11 @@ def split_and_export(pairs: Path, tmp_path: Path, cache: Path, *options: str) ->
     assert manifest["lm_eval_model"]["exact"] is True
     model_args = manifest["lm_eval_model"]["model_args"]
     assert model_args in result.output.replace("\n", "")  # the command for this machine, its local parts said
-    assert "local to this machine: the weights: `pretrained=` names a folder of that machine" in result.output
+    assert "local to this machine: the weights: `pretrained=` names tailsplit's float32 copy" in result.output
+    # and how another machine rebuilds the same bytes, with their digest (the test of test_weights checks it)
+    rebuild = manifest["lm_eval_model"]["rebuild_weights"]
+    assert rebuild == "tailsplit export weights --out WEIGHTS" and rebuild in (task / "README.md").read_text()
+    assert manifest["lm_eval_model"]["weights_safetensors_sha256"] in (task / "README.md").read_text()
     assert f"pretrained={cache.resolve() / 'models'}" in model_args and "add_bos_token=True" in model_args
     # What travels names no folder of this machine: the README's and the YAML's arguments say WEIGHTS.
     elsewhere = model_args.replace(manifest["lm_eval_model"]["local_weights"], "WEIGHTS")

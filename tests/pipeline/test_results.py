@@ -20,6 +20,7 @@ from tailsplit.pipeline.curve import CurveResult
 from tailsplit.pipeline.evaluate import EvaluationResult
 from tailsplit.pipeline.export_hf import HfExportResult
 from tailsplit.pipeline.export_lm_eval import LmEvalExportResult
+from tailsplit.pipeline.export_weights import WeightsExportResult
 from tailsplit.pipeline.findings import Findings
 from tailsplit.pipeline.ood_rank import OodRankResult
 from tailsplit.pipeline.overlap import OverlapResult
@@ -29,9 +30,9 @@ from tailsplit.pipeline.similarity import SimilarityResult
 from tailsplit.render.console import Line, Table, print_view
 
 RESULTS = (RunResult, ScoreResult, AnalysisResult, EvaluationResult, OverlapResult, SimilarityResult, OodRankResult,
-           CorrelateResult, CurveResult, LmEvalExportResult, HfExportResult)  # fmt: skip
+           CorrelateResult, CurveResult, LmEvalExportResult, HfExportResult, WeightsExportResult)  # fmt: skip
 COMMANDS = ("likelihood_split", "split", "score", "analyze", "evaluate", "audit_overlap", "similarity", "ood_rank",
-            "correlate", "curve", "export_hf", "export_lm_eval")  # fmt: skip
+            "correlate", "curve", "export_hf", "export_lm_eval", "export_weights")  # fmt: skip
 CLI = Path(tailsplit.__file__).parent / "cli"
 
 

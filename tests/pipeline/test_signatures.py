@@ -57,6 +57,7 @@ COMMANDS: dict[str, tuple[str, str, tuple[type, ...], set[str], str, str]] = {
                   "HfExportResult"),
     "export_lm_eval": ("_export_lm_eval", "split: Any, out: Any", (c.LmEvalExportConfig,),
                        {"split_dir", "out"}, "accept_modified: bool = False", "LmEvalExportResult"),
+    "export_weights": ("_export_weights", "out: Any", (c.WeightsExportConfig,), {"out"}, "", "WeightsExportResult"),
 }  # fmt: skip
 
 
@@ -174,6 +175,8 @@ from tailsplit.pipeline.export_hf import HfExportResult
 from tailsplit.pipeline.export_hf import export_hf as _export_hf
 from tailsplit.pipeline.export_lm_eval import LmEvalExportResult
 from tailsplit.pipeline.export_lm_eval import export_lm_eval as _export_lm_eval
+from tailsplit.pipeline.export_weights import WeightsExportResult
+from tailsplit.pipeline.export_weights import export_weights as _export_weights
 from tailsplit.pipeline.keywords import changed as _changed
 from tailsplit.pipeline.keywords import defaults_of as _defaults
 from tailsplit.pipeline.keywords import known_keywords as _known_keywords

@@ -6,13 +6,15 @@ import typer
 
 from tailsplit.cli.app import app, show, typed_command
 from tailsplit.cli.declared import Given, declared_options
-from tailsplit.config import HfExportConfig, LmEvalExportConfig
+from tailsplit.config import HfExportConfig, LmEvalExportConfig, WeightsExportConfig
 from tailsplit.errors import ConfigError
 from tailsplit.pipeline.export_hf import export_hf_config
 from tailsplit.pipeline.export_lm_eval import export_lm_eval_config
+from tailsplit.pipeline.export_weights import export_weights_config
 
 export_app = typer.Typer(
-    help="Hand a split to other tools: an lm-evaluation-harness task, or a Hugging Face dataset folder with a card.",
+    help="Hand a split to other tools: an lm-evaluation-harness task, a Hugging Face dataset folder with a card, or "
+    "the weights it was scored with.",
     no_args_is_help=True,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -52,3 +54,21 @@ def hf(given: Given) -> None:
     settings = given.command_config(HfExportConfig)
     _check_split_and_out(settings, "hf")
     show(export_hf_config(settings, command=typed_command()))
+
+
+WEIGHTS_EXAMPLES = """
+**Examples**
+
+The bundled model's float32 weights, as tailsplit scores with them (the same bytes on every
+machine: compare the sha256 with the one an lm-eval task's README gives):
+
+    tailsplit export weights --out smollm2-float32
+"""
+
+
+@export_app.command("weights", epilog=WEIGHTS_EXAMPLES)
+@declared_options(WeightsExportConfig)
+def weights(given: Given) -> None:
+    """Write the weights a split was scored with (the bundled GGUF dequantised to float32) into a folder, with their sha256."""
+
+    show(export_weights_config(given.command_config(WeightsExportConfig), command=typed_command()))

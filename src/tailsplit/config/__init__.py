@@ -37,6 +37,7 @@ from tailsplit.config.commands import (
     OodRankConfig,
     OverlapConfig,
     SimilarityConfig,
+    WeightsExportConfig,
 )
 from tailsplit.config.declare import (
     Option,
@@ -77,6 +78,7 @@ COMMAND_CONFIGS: tuple[type, ...] = (
     CurveConfig,
     LmEvalExportConfig,
     HfExportConfig,
+    WeightsExportConfig,
 )
 
 declare_switches(f.name for cls in COMMAND_CONFIGS for f in dataclasses.fields(cls) if f.type in (bool, "bool"))
@@ -110,6 +112,7 @@ __all__ = [
     "EvaluateConfig",
     "HfExportConfig",
     "LmEvalExportConfig",
+    "WeightsExportConfig",
     "NULL_SPLITS",
     "OodRankConfig",
     "Option",

@@ -390,3 +390,17 @@ class HfExportConfig(Checked):
     )  # fmt: skip
     overwrite: bool = overwrite_option()
     accept_modified: bool = accept_modified_option()
+
+
+@dataclass
+class WeightsExportConfig(Checked):
+    """``tailsplit export weights``: the weights a split was scored with, rebuilt into a folder."""
+
+    PANEL: ClassVar[str | None] = None
+
+    model: str = option(
+        "smollm2", "The model scored with: smollm2 (the bundled GGUF, dequantised to float32), a .gguf file, or a "
+        "model folder.", metavar="MODEL",
+    )  # fmt: skip
+    out: str | None = out_option("Folder to write the weights into (atomically; required).")
+    overwrite: bool = overwrite_option()

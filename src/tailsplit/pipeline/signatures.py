@@ -26,6 +26,8 @@ from tailsplit.pipeline.export_hf import HfExportResult
 from tailsplit.pipeline.export_hf import export_hf as _export_hf
 from tailsplit.pipeline.export_lm_eval import LmEvalExportResult
 from tailsplit.pipeline.export_lm_eval import export_lm_eval as _export_lm_eval
+from tailsplit.pipeline.export_weights import WeightsExportResult
+from tailsplit.pipeline.export_weights import export_weights as _export_weights
 from tailsplit.pipeline.keywords import changed as _changed
 from tailsplit.pipeline.keywords import defaults_of as _defaults
 from tailsplit.pipeline.keywords import known_keywords as _known_keywords
@@ -282,4 +284,17 @@ def export_lm_eval(
 
 export_lm_eval.__doc__ = _export_lm_eval.__doc__  # type: ignore[attr-defined]
 _DEFAULTS['export_lm_eval'] = _defaults(export_lm_eval, ['dataset_path', 'overwrite', 'task_name', 'template'])
+
+@_known_keywords()
+def export_weights(
+    out: Any,
+    *,
+    model: str = 'smollm2', overwrite: bool = False,
+) -> WeightsExportResult:
+    given = _changed(locals(), _DEFAULTS['export_weights'])
+    return _export_weights(out, **given)
+
+
+export_weights.__doc__ = _export_weights.__doc__  # type: ignore[attr-defined]
+_DEFAULTS['export_weights'] = _defaults(export_weights, ['model', 'overwrite'])
 # fmt: on

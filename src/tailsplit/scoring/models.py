@@ -292,6 +292,17 @@ def _converted_gguf(source: ModelSource, cache_dir: Path) -> Path:
     return _convert_gguf(source, digest, target)
 
 
+def weights_digest(folder: Path) -> str:
+    """sha256 of a model folder's ``model.safetensors``: from a converted copy's record (its
+    files verified on use), else hashed."""
+    try:
+        return str(
+            json.loads((folder / SOURCE_RECORD).read_text(encoding="utf-8"))["files"]["model.safetensors"]["sha256"]
+        )
+    except (OSError, ValueError, KeyError, TypeError):
+        return sha256_file(folder / "model.safetensors")
+
+
 def _file_record(path: Path, sha256: str | None = None) -> dict[str, Any]:
     stat = path.stat()
     return {
