@@ -41,7 +41,7 @@ from tailsplit.render.pages import html_page
 from tailsplit.render.provenance import with_provenance
 from tailsplit.shift.correlate import classify
 from tailsplit.shift.datasets import DatasetSpec
-from tailsplit.shift.tasks import METRIC_NAMES, example_stats, metric_value
+from tailsplit.shift.tasks import METRIC_NAMES, example_stats, metric_value, task_fields
 
 POINT_COLUMNS = ("group", "id_acc", "ood_acc", "encoder", "train_size", "step", "id_examples", "ood_examples")
 
@@ -190,7 +190,7 @@ def curve_config(config: CurveConfig, *, command: list[str] | None = None) -> Cu
         raise ConfigError("curve needs --id DATASET and at least one --ood DATASET")
     if config.out is None:
         raise ConfigError("curve needs --out DIR: it writes points.csv, the fits, the figure and the report there")
-    id_spec = DatasetSpec.parse(config.id)
+    id_spec = task_fields(config.task, DatasetSpec.parse(config.id), config.label_field)[0]
     ood_specs = [DatasetSpec.parse(o) for o in config.ood]
     names = [id_spec.name, *(s.name for s in ood_specs)]
     if len(set(names)) != len(names):

@@ -80,7 +80,7 @@ def ood_rank_config(config: OodRankConfig, *, command: list[str] | None = None) 
     accuracies are given); decide and rank by BOSS's criteria."""
     check_values(config)
 
-    id_spec = DatasetSpec.parse(config.id)
+    id_spec = task_fields(config.task, DatasetSpec.parse(config.id), config.label_field)[0]
     check_out(config, [id_spec.path, config.candidates])
     listed = read_candidates(config.candidates)
     check_out(config, [c.dataset.path for c in listed])

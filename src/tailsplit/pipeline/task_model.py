@@ -185,7 +185,8 @@ def fit_and_predict(
         "steps": steps,
         "best_step": best_step,
         "max_length": model.max_length,
-        "train_examples": len(model.rows),
+        "train_examples": min(len(train), recipe.max_train or len(train)),
+        **({"train_windows": len(model.rows)} if task == "qa" else {}),
         "train_examples_per_s": round(train_rate, 2),
     }
     return training, predictions
