@@ -133,10 +133,19 @@ def pdflatex() -> str | None:
 
 
 @pytest.mark.long
-def test_every_generated_latex_table_compiles_with_pdflatex(tmp_path: Path) -> None:
+def test_every_generated_latex_table_compiles_with_pdflatex(tmp_path: Path, tiny_encoder: Path) -> None:
+    """Every .tex tailsplit writes — a length, a likelihood and two random splits of SNLI pairs, a
+    Spider TMCD split, an evaluation of three baselines over four splits, similarity tables of
+    two and of six datasets — sets in a two-column and a one-column article without an
+    overfull line."""
     import subprocess
 
     import pytest
+    from helpers import FakeScorer
+
+    from tailsplit.registry import SCORERS
+
+    SCORERS.register("fake", FakeScorer)
 
     latex = pdflatex()
     if latex is None:
@@ -146,21 +155,33 @@ def test_every_generated_latex_table_compiles_with_pdflatex(tmp_path: Path) -> N
         r["label"] = ["entailment ≥ 1", "neutral_é", "contradiction 中 [x]"][i % 3]
     data = write_jsonl(tmp_path / "d.jsonl", rows)
     common = ["--text", "hypothesis", "--label", "label", "--null-splits", "20"]
-    for name, extra in (("r0", ["--splitter", "random", "--seed", "0", "--no-syntax"]),
-                        ("r1", ["--splitter", "random", "--seed", "1", "--no-syntax"]),
-                        ("len", ["--splitter", "length"])):  # fmt: skip  # the length split parses (spaCy's version)
-        result = runner.invoke(app, ["split", str(data), *common, *extra, "--out", str(tmp_path / name)])
+    for name, extra in (("r0", ["split", "--splitter", "random", "--seed", "0", "--no-syntax"]),
+                        ("r1", ["split", "--splitter", "random", "--seed", "1", "--no-syntax"]),
+                        ("len", ["split", "--splitter", "length"]),  # the length split parses (spaCy's version)
+                        ("likelihood-of-pairs", ["run", "--backend", "fake", "--no-syntax"])):  # fmt: skip
+        result = runner.invoke(app, [extra[0], str(data), *common, *extra[1:], "--out", str(tmp_path / name)])
         assert result.exit_code == 0, result.output
     spider = ["split", str(ROOT_DIR / "examples" / "data" / "spider_dev.jsonl.gz"), "--text", "question", "--program", "query",
               "--splitter", "tmcd", "--dev-size", "60", "--test-size", "60", "--null-splits", "20", "--no-syntax"]  # fmt: skip
     result = runner.invoke(app, [*spider, "--out", str(tmp_path / "spider")])
     assert result.exit_code == 0, result.output
     result = runner.invoke(app, ["evaluate", str(tmp_path / "r0"), str(tmp_path / "r1"), str(tmp_path / "len"),
-                                 "--baseline", "tfidf", "--out", str(tmp_path / "ev")])  # fmt: skip
+                                 str(tmp_path / "likelihood-of-pairs"), "--baseline", "tfidf", "--out", str(tmp_path / "ev")])  # fmt: skip
     assert result.exit_code == 0, result.output
+    for name, splits in (("sim-2", ["len"]), ("sim-6", ["len", "r0"])):
+        args = [a for split in splits for a in ("--split", str(tmp_path / split))]
+        result = runner.invoke(
+            app, ["similarity", *args, "--encoder", str(tiny_encoder), "--out", str(tmp_path / name)]
+        )
+        assert result.exit_code == 0, result.output
     tables = [*sorted((tmp_path / "len" / "tables").glob("*.tex")), *sorted((tmp_path / "spider" / "tables").glob("*.tex")),
-              tmp_path / "ev" / "table.tex"]  # fmt: skip
-    assert len(tables) == 7  # length and Spider: parts, against random splits (headline rows; -all: every row)
+              *sorted((tmp_path / "likelihood-of-pairs" / "tables").glob("*.tex")), tmp_path / "ev" / "table.tex",
+              *sorted((tmp_path / "sim-2" / "tables").glob("*.tex")), *sorted((tmp_path / "sim-6" / "tables").glob("*.tex"))]  # fmt: skip
+    assert len(tables) == 16  # length, likelihood, Spider: parts, against random (headline; -all); similarity: 3 each
+    evaluation = (tmp_path / "ev" / "table.tex").read_text(encoding="utf-8")
+    assert evaluation.count("\\tabularnewline") == 1 + 3 * 3  # header; three baselines × (random, length, likelihood)
+    mmd = (tmp_path / "sim-2" / "tables" / "mmd2.tex").read_text(encoding="utf-8")
+    assert "e-0" not in mmd and "p-value" in (tmp_path / "sim-2" / "tables" / "pairs.tex").read_text(encoding="utf-8")
     evaluation = (tmp_path / "ev" / "table.tex").read_text(encoding="utf-8")
     assert "folder" not in evaluation and "$-$" in evaluation + (tmp_path / "len" / "tables" / "parts.tex").read_text()
     against = (tmp_path / "len" / "tables" / "against-random-splits-all.tex").read_text(encoding="utf-8")

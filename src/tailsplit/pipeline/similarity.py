@@ -124,6 +124,54 @@ def similarity_config(config: SimilarityConfig, *, command: list[str] | None = N
     return SimilarityResult(result, None if config.out is None else Path(config.out))
 
 
+# A matrix of more datasets than this does not fit a page's width: the pairs table alone is written.
+MATRIX_TABLE_MAX = 7
+
+
+def _fixed(value: float, places: int) -> str:
+    """A value at a table's own precision (never scientific notation; no sign on a zero).
+
+    >>> _fixed(-4e-05, 4), _fixed(0.00199, 4), _fixed(94.83, 1)
+    ('0.0000', '0.0020', '94.8')
+    """
+    text = f"{value:.{places}f}"
+    return text.lstrip("-") if float(text) == 0 else text
+
+
+def similarity_tables(names: list[str], result: dict[str, Any]) -> dict[str, str]:
+    """LaTeX and CSV tables: every pair (centroid similarity, MMD² and its permutation p-value),
+    and — while they fit a page — both matrices, columns numbered as their rows."""
+    similarity, mmd = result["centroid_similarity"], result["mmd"]
+    permutations = mmd["permutations"]
+    pairs = [
+        [names[i], names[j], _fixed(similarity[i][j], 1), _fixed(mmd["mmd2"][i][j], 4), _fixed(mmd["p_value"][i][j], 3)]
+        for i in range(len(names))
+        for j in range(i + 1, len(names))
+    ]
+    header = ["dataset", "against", "centroid similarity", "MMD²", "p"]
+    caption = (
+        f"Every pair of datasets: centroid cosine similarity × 100, MMD² (Gaussian kernel) and its permutation "
+        f"p-value ({permutations} permutations; the smallest possible is 1 / {permutations + 1})."
+    )
+    tables = {
+        "tables/pairs.tex": latex_table(header, pairs, caption, "similarity-pairs", align="llrrr"),
+        "tables/pairs.csv": csv_table(header, pairs),
+    }
+    if len(names) > MATRIX_TABLE_MAX:
+        return tables
+    matrices = {
+        "centroid-similarity": ("Centroid similarity (cosine × 100)", similarity, 1),
+        "mmd2": ("MMD² (Gaussian kernel), row against column", mmd["mmd2"], 4),
+    }
+    numbered = [f"{i} {name}" for i, name in enumerate(names, start=1)]
+    for stem, (caption, matrix, places) in matrices.items():
+        rows = [[label, *[_fixed(v, places) for v in row]] for label, row in zip(numbered, matrix)]
+        columns = ["dataset", *(str(i) for i in range(1, len(names) + 1))]
+        tables[f"tables/{stem}.tex"] = latex_table(columns, rows, caption, stem, align="l" + "r" * len(names))
+        tables[f"tables/{stem}.csv"] = csv_table(["dataset", *names], [[n, *r[1:]] for n, r in zip(names, rows)])
+    return tables
+
+
 def _write_similarity(out: Path, config: SimilarityConfig, result: dict[str, Any], command: list[str] | None) -> None:
 
     stable = {k: v for k, v in result.items() if k not in ("embedded", "cached", "embedding")}
@@ -143,15 +191,7 @@ def _write_similarity(out: Path, config: SimilarityConfig, result: dict[str, Any
     links = "".join(
         f"- [{caption}]({path})\n" for caption, path in zip(figures, [p for p in pictures if p.endswith(".svg")])
     )
-    matrices = {
-        "centroid-similarity": ("Centroid similarity (cosine × 100)", result["centroid_similarity"]),
-        "mmd2": ("MMD² (Gaussian kernel), row against column", result["mmd"]["mmd2"]),
-    }
-    tables: dict[str, str] = {}
-    for stem, (caption, matrix) in matrices.items():
-        rows = [[name, *[str(v) for v in row]] for name, row in zip(names, matrix)]
-        tables[f"tables/{stem}.tex"] = latex_table(["", *names], rows, caption, stem, align="l" + "r" * len(names))
-        tables[f"tables/{stem}.csv"] = csv_table(["", *names], rows)
+    tables = similarity_tables(names, result)
     files: dict[str, str | bytes] = {
         "similarity.json": strict_json(stable),
         "report.md": with_provenance(markdown, provenance) + "\n## Figures\n\n" + links,

@@ -13,6 +13,7 @@ file name; a table too wide for one column of a two-column paper spans both (``t
 \\centering
 \\footnotesize
 \\setlength{\\tabcolsep}{4pt}
+\\hyphenpenalty=10000\\exhyphenpenalty=50
 \\begin{tabular}{lr}
 \\toprule
 split & acc. \\tabularnewline
@@ -147,6 +148,27 @@ def _wrapped_widths(chars: Sequence[int], wraps: Sequence[bool]) -> list[float]:
     return [max(4.0, round(w * factor * 4) / 4) if w else 0 for w in wanted]
 
 
+# An em of \footnotesize holds about this many characters of a word (capitals and digits are wider).
+_CHARS_PER_EM = 1.8
+
+
+def _longest_word(column: Sequence[Any]) -> int:
+    """The longest run of characters in a column that a line cannot break (between spaces,
+    slashes and hyphens, where a wrapped line may break).
+
+    >>> _longest_word(["random (3 seeds)", "likelihood (prompted, length-controlled)"])
+    11
+    """
+    items = [item for cell in column for item in (cell if isinstance(cell, (list, tuple)) else [cell])]
+    return max((len(word) for item in items for word in re.split(r"[\s/-]+", str(item))), default=0)
+
+
+def _at_least_words(widths: Sequence[float], words: Sequence[int], wraps: Sequence[bool]) -> list[float]:
+    """Each wrapped column at least as wide as its longest unbreakable word (no word is
+    hyphenated, and none overflows its column)."""
+    return [max(w, round(n / _CHARS_PER_EM * 4 + 1) / 4) if wrap else w for w, n, wrap in zip(widths, words, wraps)]
+
+
 def _span(chars: Sequence[int], widths: Sequence[float], wraps: Sequence[bool]) -> float:
     """A table's estimated width in em: its wrapped columns' widths, half an em a character of
     the others, an em of separation per column."""
@@ -166,10 +188,11 @@ def latex_table(
     chars = [max([_width(c) for c in column] + [min(len(h), 14)]) for column, h in zip(columns, header)]
     listed = [any(isinstance(c, (list, tuple)) for c in column) for column in columns]
     wraps = [(k == "l" and n > _WRAP_CHARS) or stacked for k, n, stacked in zip(kinds, chars, listed)]
-    widths = _wrapped_widths(chars, wraps)
+    words = [_longest_word(column) for column in columns]
+    widths = _at_least_words(_wrapped_widths(chars, wraps), words, wraps)
     if _span(chars, widths, wraps) > _PAGE_EMS:  # too wide for a one-column page: shorter text wraps too
         wraps = [wrap or (k == "l" and n > 8) for k, n, wrap in zip(kinds, chars, wraps)]
-        widths = _wrapped_widths(chars, wraps)
+        widths = _at_least_words(_wrapped_widths(chars, wraps), words, wraps)
     spec = "".join(rf"p{{{w:g}em}}" if wrap else k for k, w, wrap in zip(kinds, widths, wraps))
     env = "table*" if _span(chars, widths, wraps) > _COLUMN_EMS else "table"
     wrapped = [s.startswith("p") for s in re.findall(r"p\{[^}]*\}|[lrc]", spec)]
@@ -178,6 +201,7 @@ def latex_table(
         r"\centering",
         r"\footnotesize",
         r"\setlength{\tabcolsep}{4pt}",
+        r"\hyphenpenalty=10000\exhyphenpenalty=50",  # names and words are never broken inside
         rf"\begin{{tabular}}{{{spec}}}",
         r"\toprule",
         # rows end with \tabularnewline: a wrapped cell is ragged right (\raggedright), which
