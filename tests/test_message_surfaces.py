@@ -213,3 +213,30 @@ def test_help_is_legible_whatever_columns_says(columns: str) -> None:
         )
         assert shown.returncode == 0, shown.stderr
         assert "Usage: " in shown.stdout and "[OPTIONS]" in shown.stdout, shown.stdout[:300]
+
+
+def test_an_unknown_value_suggests_the_closest_choice(tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", nli_pairs(30))
+    refused(["split", str(data), "--text", "hypothesis", "--splitter", "randm"], "did you mean 'random'?",
+            "use one of ['likelihood', 'random'")  # fmt: skip
+    refused(["run", str(data), "--text", "hypothesis", "--template", "snil"], "did you mean 'snli'?")
+    refused(["split", str(data), "--text", "hypothesis", "--splitter", "zzz"], "use one of")
+
+
+def test_score_v_lists_its_options_and_the_cache_default_is_true(tmp_path: Path) -> None:
+    import logging
+
+    data = write_jsonl(tmp_path / "d.jsonl", nli_pairs(30))
+    from typer.testing import CliRunner
+
+    from tailsplit.cli import app
+
+    result = CliRunner().invoke(
+        app,
+        ["score", str(data), "--text", "hypothesis", "--method", "ngram", "--out", str(tmp_path / "s.parquet"), "-v"],
+    )
+    logging.getLogger("tailsplit").setLevel(logging.WARNING)  # -v set it for this process
+    assert result.exit_code == 0, result.output
+    assert "options: paths=" in result.output and "method='ngram'" in result.output
+    shown = " ".join(CliRunner().invoke(app, ["score", "-h"], env={"COLUMNS": "200"}).output.split())
+    assert "$TAILSPLIT_CACHE_DIR, else ~/.cache/tailsplit" in shown

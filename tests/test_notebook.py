@@ -33,6 +33,9 @@ def test_the_one_liner_runs_in_a_fresh_kernel_with_a_progress_line(
     assert not [out for out in outputs if out.output_type == "error"]
     text = "".join(out.get("text", "") for out in outputs if out.output_type == "stream")
     assert "\rscoring: " in text and "(100%)" in text and "ipywidgets" not in text
+    # the first line, before the model loads, says what will happen
+    first = text.lstrip().splitlines()[0]
+    assert first == "scoring 45 examples with smollm2 (prompted; loading the model first)", text[:300]
     shown = [out for out in outputs if out.output_type == "execute_result"]
     assert "tailsplit RunResult" in shown[0].data["text/html"]
 

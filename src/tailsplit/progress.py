@@ -51,15 +51,11 @@ class ProgressBar:
             speed needs two updates within its window, and reads 0.0 until then)."""
 
             def render(self, task: Any) -> Text:
-                rate = average_rate(task.completed, task.elapsed)
-                return Text("–" if rate is None else f"{rate:,.1f} {unit}/s")
+                return Text(rate_text(task.completed, task.elapsed, unit))
 
         class Remaining(ProgressColumn):
             def render(self, task: Any) -> Text:
-                rate = average_rate(task.completed, task.elapsed)
-                if rate is None or task.total is None:
-                    return Text("ETA –")
-                return Text(f"ETA {_clock((task.total - task.completed) / rate)}")
+                return Text(eta_text(task.total, task.completed, task.elapsed))
 
         self._progress = Progress(
             TextColumn(self.label),
@@ -128,6 +124,28 @@ def average_rate(done: float, elapsed: float | None) -> float | None:
     (None, 60.0, None)
     """
     return done / elapsed if done and elapsed else None
+
+
+def rate_text(done: float, elapsed: float | None, unit: str) -> str:
+    """The bar's rate, from the first finished batch on.
+
+    >>> rate_text(0, 1.5, "tokens"), rate_text(1200, 2.0, "tokens")
+    ('–', '600.0 tokens/s')
+    """
+    rate = average_rate(done, elapsed)
+    return "–" if rate is None else f"{rate:,.1f} {unit}/s"
+
+
+def eta_text(total: float | None, done: float, elapsed: float | None) -> str:
+    """The bar's time left, from the first finished batch on.
+
+    >>> eta_text(1000, 0, 0.4), eta_text(1000, 250, 10.0), eta_text(None, 5, 1.0)
+    ('ETA –', 'ETA 0:00:30', 'ETA –')
+    """
+    rate = average_rate(done, elapsed)
+    if rate is None or total is None:
+        return "ETA –"
+    return f"ETA {_clock((total - done) / rate)}"
 
 
 def announce(enabled: bool, text: str) -> None:
