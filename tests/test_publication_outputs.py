@@ -180,6 +180,15 @@ def test_every_generated_latex_table_compiles_with_pdflatex(tmp_path: Path, tiny
     assert len(tables) == 16  # length, likelihood, Spider: parts, against random (headline; -all); similarity: 3 each
     evaluation = (tmp_path / "ev" / "table.tex").read_text(encoding="utf-8")
     assert evaluation.count("\\tabularnewline") == 1 + 3 * 3  # header; three baselines × (random, length, likelihood)
+    from tailsplit.evaluation.report import SMALLEST_PT
+
+    for figure in (tmp_path / "ev" / "figures").glob("*.svg"):  # legible at \columnwidth (241 pt): text ≥ 7 pt
+        width = float(re.search(r'width="([0-9.]+)pt"', figure.read_text(encoding="utf-8")).group(1))
+        assert SMALLEST_PT * 241 / width >= 7, (figure.name, width)
+    from benchmarks.evidence.paper_page import build  # a two-column page of the tables and figures as written
+
+    pdf, overfull = build(tmp_path / "likelihood-of-pairs", tmp_path / "ev", tmp_path / "page")
+    assert pdf.stat().st_size > 0 and overfull == []
     mmd = (tmp_path / "sim-2" / "tables" / "mmd2.tex").read_text(encoding="utf-8")
     assert "e-0" not in mmd and "p-value" in (tmp_path / "sim-2" / "tables" / "pairs.tex").read_text(encoding="utf-8")
     evaluation = (tmp_path / "ev" / "table.tex").read_text(encoding="utf-8")

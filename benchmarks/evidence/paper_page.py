@@ -3,12 +3,11 @@ its table against random splits, an evaluation's table, and a figure of each, se
 ``\\documentclass[twocolumn]{article}`` with booktabs and compiled with pdflatex. Prints the
 pages and any overfull line (a table or figure wider than its column or page)::
 
+    make demo   # the README's likelihood split: demo-out/snli-likelihood
     tailsplit split examples/data/snli_dev_3000.jsonl.gz --text hypothesis --context premise \\
-        --label label --splitter length --dev-size 100 --test-size 100 --out paper/len
-    tailsplit split examples/data/snli_dev_3000.jsonl.gz --text hypothesis --context premise \\
-        --label label --splitter random --dev-size 100 --test-size 100 --out paper/r0
-    tailsplit evaluate paper/len paper/r0 --baseline tfidf --out paper/ev
-    python -m benchmarks.evidence.paper_page paper/len paper/ev --out paper/page
+        --label label --splitter random --balance-labels --out paper/r0
+    tailsplit evaluate demo-out/snli-likelihood paper/r0 --baseline tfidf --out paper/ev
+    python -m benchmarks.evidence.paper_page demo-out/snli-likelihood paper/ev --out paper/page
 """
 
 from __future__ import annotations

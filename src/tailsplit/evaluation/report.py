@@ -4,6 +4,7 @@ splits' mean ± std as a band)."""
 
 from __future__ import annotations
 
+import textwrap
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -14,12 +15,21 @@ from tailsplit.render.figures import Figure, pyplot, render_figure
 from tailsplit.render.pages import html_page
 
 
+# The chart is drawn at a paper column's width, its smallest text at this size, so that set at
+# \columnwidth (a two-column paper's column, 3.3 in) no text is smaller than 7 pt.
+WIDTH_IN = 3.0
+SMALLEST_PT = 8
+
+
 def scores_figure(rows: Sequence[dict[str, Any]], baseline: str) -> Figure:
     mine = [r for r in rows if r["baseline"] == baseline]
     plt = pyplot()
-    fig, ax = plt.subplots(figsize=(6.4, 0.9 + 0.38 * len(mine)))
+    fig, ax = plt.subplots(figsize=(WIDTH_IN, 0.9 + 0.34 * len(mine)))
     kinds = Counter(str(r["split"]) for r in mine)  # a split named by its folder only where two share a kind
-    labels = [str(r["split"]) if kinds[str(r["split"])] == 1 else f"{r['split']} ({r['folder']})" for r in mine]
+    labels = [
+        textwrap.fill(str(r["split"]) if kinds[str(r["split"])] == 1 else f"{r['split']} ({r['folder']})", 22)
+        for r in mine
+    ]  # wrapped: a long split name would widen the chart past its column
     values = [100 * r["test"] for r in mine]
     ends = [100 * r["test_ci"][1] if r.get("test_ci") else v for r, v in zip(mine, values)]
     colours = ["#999999" if r["test_std"] is not None else "#3b6ea8" for r in mine]
@@ -34,14 +44,15 @@ def scores_figure(rows: Sequence[dict[str, Any]], baseline: str) -> Figure:
             ax.axvspan(mean - std, mean + std, color="#999999", alpha=0.25, lw=0)
             ax.axvline(mean, color="#555555", lw=1)
     for y, (value, end) in enumerate(zip(values, ends)):
-        ax.text(max(value, end), y, f" {value:.1f}", va="center", fontsize=8)  # past its interval's whisker
-    ax.set_yticks(range(len(mine)), labels)
+        ax.text(max(value, end), y, f" {value:.1f}", va="center", fontsize=SMALLEST_PT)  # past its whisker
+    ax.set_yticks(range(len(mine)), labels, fontsize=SMALLEST_PT)
+    ax.tick_params(axis="x", labelsize=SMALLEST_PT)
     ax.invert_yaxis()
     ax.set_xlabel(f"test {mine[0]['metric']} (%)")
     chance = [100 * r["test"] for r in rows if r["baseline"] == "chance" and r["test_std"] is None]
     if chance and mine[0]["metric"] == "accuracy":  # the reference every accuracy is read against
         ax.axvline(max(chance), color="#b03a2e", lw=1, ls="--")
-        ax.text(max(chance), len(mine) - 0.4, " chance", color="#b03a2e", fontsize=7, va="bottom")
+        ax.text(max(chance), len(mine) - 0.4, " chance", color="#b03a2e", fontsize=SMALLEST_PT, va="bottom")
     ax.set_xlim(0, max(values + ends + chance + [1]) * 1.18)  # every interval whole, with room for its label
     ax.set_title(baseline)
     return render_figure(fig)
