@@ -33,6 +33,7 @@ from tailsplit.config import (
     ScoringConfig,
     SimilarityConfig,
     SplitConfig,
+    WeightsExportConfig,
     declared_option,
 )
 
@@ -52,6 +53,7 @@ COMMANDS: dict[tuple[str, ...], tuple[tuple[type, ...], set[str]]] = {
     ("curve",): ((CurveConfig,), set()),
     ("export", "lm-eval"): ((LmEvalExportConfig,), set()),
     ("export", "hf"): ((HfExportConfig,), set()),
+    ("export", "weights"): ((WeightsExportConfig,), set()),
 }
 runner = CliRunner()
 
@@ -219,7 +221,9 @@ def test_values_are_checked_once_in_the_config_whichever_way_they_come(tmp_path:
     write_jsonl(data, nli_pairs(30))
     result = runner.invoke(app, ["run", str(data), "--dtype", "float8", "--out", str(tmp_path / "o")])
     assert result.exit_code == 2
-    assert "--dtype='float8' is unknown; use one of ['float32'," in " ".join(result.output.split())
+    assert "--dtype='float8' is unknown; did you mean 'float32'? use one of ['float32'," in " ".join(
+        result.output.split()
+    )
     with pytest.raises(Exception, match=r"^dtype='float8' is unknown"):
         ScoringConfig(dtype="float8")
     recipe = tmp_path / "recipe.toml"

@@ -45,6 +45,7 @@ def test_entity_f1_equals_seqeval_on_any_tags(seed: int) -> None:
     assert abs(float(entity_f1(counts.sum(axis=0))) - f1_score(gold, predicted)) < 1e-9
 
 
+@pytest.mark.model  # the reference (torchmetrics) imports torch
 def test_squad_scores_equal_the_reference_metric() -> None:
     import torch
     from torchmetrics.functional.text import squad
@@ -193,7 +194,7 @@ def test_both_heads_train_and_predict_on_a_tiny_encoder(tiny_encoder: Path) -> N
 
 
 @pytest.fixture
-def ner_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tiny_encoder: Path) -> dict[str, Path]:
+def ner_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
     monkeypatch.setenv("TAILSPLIT_CACHE_DIR", str(tmp_path / "cache"))
     names, places = ["Ann", "Bob", "Cleo", "Dan"], ["Paris", "Rome", "Oslo"]
     rows = [
@@ -209,7 +210,12 @@ def ner_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tiny_encoder: Pat
         [{"tokens": ["Ms", names[i % 4], "of", "Acme"], "ner_tags": ["O", "B-PER", "O", "B-MISC"]} for i in range(12)],
     )
     (tmp_path / "candidates.csv").write_text(f"name,path,fields,source\nener,{ener},tokens,legal\n")
-    return {"id": folder, "ener": ener, "candidates": tmp_path / "candidates.csv", "encoder": tiny_encoder}
+    return {"id": folder, "ener": ener, "candidates": tmp_path / "candidates.csv"}
+
+
+@pytest.fixture
+def ner_files(ner_data: dict[str, Path], tiny_encoder: Path) -> dict[str, Path]:
+    return {**ner_data, "encoder": tiny_encoder}
 
 
 @pytest.mark.model
@@ -242,8 +248,9 @@ def test_ood_rank_and_curve_measure_entity_f1_with_the_published_parts(
 
 
 def test_a_qa_label_map_and_a_ner_dataset_without_entities_are_refused_before_a_model_loads(
-    ner_files: dict[str, Path], tmp_path: Path
+    ner_data: dict[str, Path], tmp_path: Path
 ) -> None:
+    ner_files = ner_data
     qa = runner.invoke(app, ["ood-rank", "--task", "qa", "--id", f"s={ner_files['ener']}", "--candidates",
                              str(ner_files["candidates"]), "--label-map", "a=b", "--out", str(tmp_path / "o")])  # fmt: skip
     assert qa.exit_code == 2 and "a QA task has neither" in qa.output

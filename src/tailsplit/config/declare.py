@@ -149,7 +149,7 @@ def check_values(config: Any, *, effects: bool = True) -> None:
     tailsplit.errors.ConfigError: k=0 must be at least 1; give a value at least 1
     >>> check_values(ScoringConfig(dtype="float8"))
     Traceback (most recent call last):
-    tailsplit.errors.ConfigError: dtype='float8' is unknown; use one of ['float32', 'bfloat16', 'float16', 'mixed-bfloat16', 'mixed-float16']
+    tailsplit.errors.ConfigError: dtype='float8' is unknown; did you mean 'float32'? use one of ['float32', 'bfloat16', 'float16', 'mixed-bfloat16', 'mixed-float16']
     """
     keyword_spelling(_check_values)(config, effects)
 
