@@ -258,3 +258,33 @@ def test_a_qa_label_map_and_a_ner_dataset_without_entities_are_refused_before_a_
     none = runner.invoke(app, ["ood-rank", "--task", "ner", "--id", f"e={empty}", "--candidates", str(ner_files["candidates"]),
                                "--out", str(tmp_path / "p")])  # fmt: skip
     assert none.exit_code == 2 and "holds no entity" in none.output and not (tmp_path / "p").exists()
+
+
+@pytest.mark.model
+def test_ood_rank_and_curve_measure_squad_f1_on_a_tiny_encoder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tiny_encoder: Path
+) -> None:
+    monkeypatch.setenv("TAILSPLIT_CACHE_DIR", str(tmp_path / "cache"))
+    cities = ["Paris", "Rome", "Oslo", "Lima", "Kyiv", "Doha"]
+
+    def question(i: int, subject: str) -> dict[str, object]:
+        context = f"The {subject} of report {i} was written in {cities[i % 6]} by a committee of many people."
+        return {"id": f"{subject}-{i}", "question": f"Where was report {i} written?", "context": context,
+                "answers": {"text": [cities[i % 6]], "answer_start": [context.index(cities[i % 6])]}}  # fmt: skip
+
+    squad = write_jsonl(tmp_path / "squad.jsonl", [question(i, "history") for i in range(30)])
+    shifted = write_jsonl(tmp_path / "science.jsonl", [question(i, "chemistry") for i in range(10)])
+    (tmp_path / "c.csv").write_text(f"name,path,fields,source\nscience,{shifted},question+context,wiki\n")
+    common = ["--task", "qa", "--id", f"squad={squad}", "--max-steps", "4"]
+    result = runner.invoke(app, ["ood-rank", *common, "--candidates", str(tmp_path / "c.csv"), "--encoder",
+                                 str(tiny_encoder), "--task-encoder", str(tiny_encoder), "--out", str(tmp_path / "ood")])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    ood = json.loads((tmp_path / "ood" / "ood.json").read_text())
+    assert ood["metric"] == "F1" and ood["id"]["fields"] == ["question", "context"] and "ID test F1" in result.output
+    assert set(ood["task_model"]["exact_match"]) == {"squad:test", "science"}
+    curve = runner.invoke(app, ["curve", *common, "--ood", f"science={shifted}", "--encoder", str(tiny_encoder),
+                                "--checkpoint-every", "1", "--out", str(tmp_path / "curve")])  # fmt: skip
+    assert curve.exit_code == 0, curve.output
+    with (tmp_path / "curve" / "points.csv").open() as f:
+        last = [p for p in csv.DictReader(f) if p["step"] == "4"]
+    assert float(last[0]["ood_acc"]) == pytest.approx(ood["decisions"][0]["accuracy"], abs=5e-5)
