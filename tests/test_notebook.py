@@ -27,12 +27,13 @@ def test_the_one_liner_runs_in_a_fresh_kernel_with_a_progress_line(
         "tailsplit.likelihood_split(rows, text='hypothesis', context='premise', label='label', "
         "template='snli', balance_labels=True)"
     )
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(load), nbformat.v4.new_code_cell(one_liner)])
+    export = f"tailsplit.export_hf(_, {str(tmp_path / 'hf')!r}, license='cc-by-sa-4.0')"  # _: the split above
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in (load, one_liner, export)])
     nbclient.NotebookClient(notebook, timeout=600, resources={"metadata": {"path": str(tmp_path)}}).execute()
     outputs = [out for cell in notebook.cells for out in cell.outputs]
     assert not [out for out in outputs if out.output_type == "error"]
     text = "".join(out.get("text", "") for out in outputs if out.output_type == "stream")
-    assert "\rscoring: " in text and "(100%)" in text and "ipywidgets" not in text
+    assert "\rscoring: " in text and "(100%)" in text and "ipywidgets" not in text and "IProgress" not in text
     # the first line, before the model loads, says what will happen
     first = text.lstrip().splitlines()[0]
     assert first == "scoring 45 examples with smollm2 (prompted; loading the model first)", text[:300]

@@ -154,3 +154,4 @@ def test_lm_eval_reproduces_an_unprompted_split_and_reports_per_byte_units(
     assert metrics["bits_per_byte,none"] == pytest.approx(-total / n_bytes / math.log(2), rel=1e-4)
     assert metrics["word_perplexity,none"] == pytest.approx(math.exp(-total / n_words), rel=1e-4)
     assert 1 < metrics["byte_perplexity,none"] < 10  # per byte, not the exp of a sum per document
+    assert not any(name.startswith("acc") for name in metrics)  # no accuracy: it would read 0.0 ± 0 and mean nothing

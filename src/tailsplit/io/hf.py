@@ -19,7 +19,9 @@ from tailsplit.io.arrow import arrow_table
 
 def _datasets() -> Any:
     try:
-        import datasets
+        with warnings.catch_warnings():  # tqdm's notebook import warns "IProgress not found" without ipywidgets
+            warnings.filterwarnings("ignore", message="IProgress not found")
+            import datasets
     except ImportError:
         raise MissingDependencyError("datasets", "hf", "Reading or writing Hugging Face datasets") from None
     return datasets
