@@ -281,7 +281,9 @@ def test_ood_rank_and_curve_measure_squad_f1_on_a_tiny_encoder(
     assert result.exit_code == 0, result.output
     ood = json.loads((tmp_path / "ood" / "ood.json").read_text())
     assert ood["metric"] == "F1" and ood["id"]["fields"] == ["question", "context"] and "ID test F1" in result.output
-    assert set(ood["task_model"]["exact_match"]) == {"squad:test", "science"}
+    assert set(ood["task_model"]["exact_match"]) == {"id", "ood"} and set(ood["task_model"]["exact_match"]["ood"]) == {
+        "science"
+    }
     curve = runner.invoke(app, ["curve", *common, "--ood", f"science={shifted}", "--encoder", str(tiny_encoder),
                                 "--checkpoint-every", "1", "--out", str(tmp_path / "curve")])  # fmt: skip
     assert curve.exit_code == 0, curve.output
