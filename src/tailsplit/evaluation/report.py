@@ -14,7 +14,6 @@ from tailsplit.render import markdown_text
 from tailsplit.render.figures import Figure, pyplot, render_figure
 from tailsplit.render.pages import html_page
 
-
 # The chart is drawn at a paper column's width, its smallest text at this size, so that set at
 # \columnwidth (a two-column paper's column, 3.3 in) no text is smaller than 7 pt.
 WIDTH_IN = 3.0
