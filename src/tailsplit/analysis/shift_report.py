@@ -199,7 +199,7 @@ def ood_markdown(result: dict[str, Any]) -> str:
 
 def correlate_markdown(result: dict[str, Any]) -> str:
     lines = [
-        "# ID–OOD accuracy relation",
+        f"# ID–OOD {result.get('metric', 'accuracy')} relation",
         "",
         "Shapes (line, hinge: two joined segments of one slope sign, vee: opposite signs) chosen by BIC, then "
         "named by BOSS: Type I an increasing line, Type II increasing and accelerating after the turning "

@@ -256,14 +256,14 @@ def _write(
     inputs = [{"path": p, "sha256": sha256_file(p)} for path in paths for p in dataset_files(path)]
     provenance = command_provenance(command, inputs, seed=config.seed)
     fitted = {g: r for g, r in relations.items() if not isinstance(r, str)}
+    metric = result.get("metric", "accuracy")
     markdown = (
-        f"# ID–OOD {result.get('metric', 'accuracy')} through training: {markdown_text(result['id']['name'])}\n\n"
+        f"# ID–OOD {metric} through training: {markdown_text(result['id']['name'])}\n\n"
         + curve_runs_markdown(result, points)
         + "\n"
-        + correlate_markdown({"groups": {g: r.as_dict() for g, r in fitted.items()}})
+        + correlate_markdown({"groups": {g: r.as_dict() for g, r in fitted.items()}, "metric": metric})
         + "".join(f"\n{markdown_text(g)}: {markdown_text(r)}\n" for g, r in relations.items() if isinstance(r, str))
     )
-    metric = result.get("metric", "accuracy")
     figures = {f"ID vs OOD {metric}": curve_figure(points, fitted, metric)}
     write_outputs(
         out,
@@ -272,7 +272,7 @@ def _write(
             "points.csv": points_csv(points),
             "curve.json": strict_json(result),
             "report.md": with_provenance(markdown, provenance),
-            "report.html": html_page("ID–OOD accuracy through training", markdown, figures, provenance),
+            "report.html": html_page(f"ID–OOD {metric} through training", markdown, figures, provenance),
             **figure_files(figures),
         },
         inputs,
