@@ -9,7 +9,7 @@ data (its six types; the entity F1 on WNUT's test set is the ID measure) and E-N
 four types) as the candidate, E-NER's types mapped onto WNUT's as BOSS maps both onto Few-NERD's
 (PER → person, ORG → organization, LOC → location; WNUT's group and corporation → organization,
 creative-work → art), E-NER's MISC — which WNUT has no type for — removed. Then ``curve`` on
-the same data, every 200 steps.
+the same data, a point every ``--checkpoint-every`` (200) steps.
 
 QA: the SQuAD v1.1 questions here (the official dev set, re-split by article) divided by topic:
 the science and technology articles are the shifted set, every other article the ID data —
@@ -77,7 +77,8 @@ def _ner(args, results: dict) -> None:
     seconds = tailsplit(
         "curve", "--task", "ner", "--id", wnut, "--ood", f"ener={args.data / 'ener' / 'test.jsonl.gz'}", *maps,
         "--device", args.device, "--seed", str(args.seed), *(["--encoder", args.encoder] if args.encoder else []),
-        "--max-steps", str(args.max_steps), "--checkpoint-every", "200", "--overwrite",
+        *(["--max-examples", str(args.max_examples)] if args.max_examples else []),
+        "--max-steps", str(args.max_steps), "--checkpoint-every", str(args.checkpoint_every), "--overwrite",
         "--out", str(out / "ner-curve"),
     )  # fmt: skip
     curve = json.loads((out / "ner-curve" / "curve.json").read_text(encoding="utf-8"))
@@ -109,6 +110,8 @@ def main() -> None:
     parser.add_argument("--task", default="ner,qa", help="which tasks to run (ner, qa or both)")
     parser.add_argument("--max-steps", type=int, default=800, help="NER: training steps of 32 sentences")
     parser.add_argument("--qa-max-steps", type=int, default=600, help="QA: training steps of 32 windows")
+    parser.add_argument("--checkpoint-every", type=int, default=200, help="NER curve: a point every this many steps")
+    parser.add_argument("--max-examples", type=int, help="seeded sample of each dataset (a quick check)")
     parser.add_argument("--max-train", type=int, help="seeded sample of ID train (a quick check)")
     parser.add_argument("--encoder", help="the task encoder folder [default: the bundled MiniLM-L6]")
     parser.add_argument("--device", default="auto")
@@ -117,6 +120,7 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     args.training = ["--device", args.device, "--seed", str(args.seed),
                      *(["--max-train", str(args.max_train)] if args.max_train else []),
+                     *(["--max-examples", str(args.max_examples)] if args.max_examples else []),
                      *(["--task-encoder", args.encoder] if args.encoder else [])]  # fmt: skip
     results: dict = {}
     tasks = args.task.split(",")

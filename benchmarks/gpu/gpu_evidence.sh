@@ -47,11 +47,13 @@ for seed in ${SEEDS:-0 1 2}; do
 done
 if [ "${NER_QA:-0}" = 1 ]; then
   ner_qa_steps=(--max-steps "${MAX_STEPS:-2000}" --qa-max-steps "${MAX_STEPS:-2000}")
-  [ "${SMOKE:-0}" = 1 ] && ner_qa_steps=(--max-steps 4 --qa-max-steps 4 --max-train 40)
+  [ "${SMOKE:-0}" = 1 ] && ner_qa_steps=(--max-steps 4 --qa-max-steps 4 --max-train 40 --checkpoint-every 1 --max-examples 200)
   ( TAILSPLIT_CACHE_DIR=/tmp/tailsplit-ner-qa-cache timeout "$limit" python3 -m benchmarks.evidence.boss_ner_qa \
       --data "$data" --encoder "$encoder" --out /tmp/tailsplit-ner-qa --device "$device" "${ner_qa_steps[@]}" \
       --json "$out/boss_ner_qa_${card}.json" > "$out/boss_ner_qa_log.txt" 2>&1
-    echo "== boss ner/qa: exit $? $(date -u +%T)" | tee -a "$out/log.txt" ) &
+    status=$?
+    echo "== boss ner/qa: exit $status $(date -u +%T)" | tee -a "$out/log.txt"
+    exit "$status" ) &
   pids+=($!)
 fi
 code=0
