@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -220,20 +220,23 @@ class PairClassifier:
 
     def predict_proba(self, rows: Sequence[list[int]], batch_tokens: int = 16384) -> np.ndarray:
         """Label probabilities of every row: length-sorted batches of about ``batch_tokens``."""
-        torch = self.torch
-        order = sorted(range(len(rows)), key=lambda i: len(rows[i]))
         predicted = np.zeros((len(rows), len(self.labels)), dtype=np.float64)
+        for chunk, out in self.outputs(rows, batch_tokens):
+            predicted[chunk] = self.torch.softmax(out.logits.float(), dim=-1).cpu().numpy()
+        return predicted
+
+    def outputs(self, rows: Sequence[list[int]], batch_tokens: int = 16384) -> Iterator[tuple[list[int], Any]]:
+        """(row indices, the model's output on them) for every length-sorted batch of about
+        ``batch_tokens`` tokens, in eval mode without gradients (every head predicts through here)."""
+        order = sorted(range(len(rows)), key=lambda i: len(rows[i]))
         self.model.eval()
         start = 0
-        with torch.inference_mode(), self._autocast():
+        with self.torch.inference_mode(), self._autocast():
             while start < len(order):
                 width = len(rows[order[min(start + 255, len(order) - 1)]]) // 2
-                size = max(1, min(256, batch_tokens // max(width, 1)))
-                chunk = order[start : start + size]
-                logits = self.model(**self._tensors([rows[i] for i in chunk])).logits
-                predicted[chunk] = torch.softmax(logits.float(), dim=-1).cpu().numpy()
-                start += size
-        return predicted
+                chunk = order[start : start + max(1, min(256, batch_tokens // max(width, 1)))]
+                yield chunk, self.model(**self._tensors([rows[i] for i in chunk]))
+                start += len(chunk)
 
     def batches(self, n: int, rng: np.random.Generator, lengths: Sequence[int]) -> Any:
         """Endless training batches: a shuffled order, cut into chunks of 50 batches, each
@@ -277,10 +280,14 @@ class PairClassifier:
         )
         return optimizer, schedule
 
+    def _loss(self, rows: Sequence[list[int]], labels: Any) -> Any:
+        """The loss of a training batch (a head with other targets says how it is given them)."""
+        return self.model(**self._tensors(rows), labels=labels.to(self.device)).loss
+
     def _train_step(self, rows: Sequence[list[int]], labels: Any, optimizer: Any, schedule: Any) -> None:
         with self._autocast():
-            out = self.model(**self._tensors(rows), labels=labels.to(self.device))
-        out.loss.backward()
+            loss = self._loss(rows, labels)
+        loss.backward()
         self.torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
         optimizer.step()
         schedule.step()

@@ -84,31 +84,16 @@ class SpanReader(PairClassifier):
             labels[w] = (first, max(first, last))
         return labels
 
-    def _train_step(self, rows: Sequence[list[int]], labels: Any, optimizer: Any, schedule: Any) -> None:
+    def _loss(self, rows: Sequence[list[int]], labels: Any) -> Any:
         labels = labels.to(self.device)
-        with self._autocast():
-            out = self.model(**self._tensors(rows), start_positions=labels[:, 0], end_positions=labels[:, 1])
-        out.loss.backward()
-        self.torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
-        optimizer.step()
-        schedule.step()
-        optimizer.zero_grad(set_to_none=True)
+        return self.model(**self._tensors(rows), start_positions=labels[:, 0], end_positions=labels[:, 1]).loss
 
     def _logits(self, rows: Sequence[list[int]], batch_tokens: int = 16384) -> list[tuple[np.ndarray, np.ndarray]]:
-        torch = self.torch
-        order = sorted(range(len(rows)), key=lambda i: len(rows[i]))
         out: list[Any] = [None] * len(rows)
-        self.model.eval()
-        start = 0
-        with torch.inference_mode(), self._autocast():
-            while start < len(order):
-                width = len(rows[order[min(start + 255, len(order) - 1)]]) // 2
-                chunk = order[start : start + max(1, min(256, batch_tokens // max(width, 1)))]
-                result = self.model(**self._tensors([rows[i] for i in chunk]))
-                starts, ends = result.start_logits.float().cpu().numpy(), result.end_logits.float().cpu().numpy()
-                for k, i in enumerate(chunk):
-                    out[i] = (starts[k], ends[k])
-                start += len(chunk)
+        for chunk, result in self.outputs(rows, batch_tokens):
+            starts, ends = result.start_logits.float().cpu().numpy(), result.end_logits.float().cpu().numpy()
+            for k, i in enumerate(chunk):
+                out[i] = (starts[k], ends[k])
         return out
 
     def predict_answers(self, features: SpanFeatures, contexts: Sequence[str]) -> tuple[str, ...]:

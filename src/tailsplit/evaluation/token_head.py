@@ -77,14 +77,8 @@ class TokenTagger(PairClassifier):
             labels[i, :n] = torch.tensor(row[n:])
         return labels.to(self.device)
 
-    def _train_step(self, rows: Sequence[list[int]], labels: Any, optimizer: Any, schedule: Any) -> None:
-        with self._autocast():
-            out = self.model(**self._tensors(rows), labels=self._row_labels(rows))
-        out.loss.backward()
-        self.torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
-        optimizer.step()
-        schedule.step()
-        optimizer.zero_grad(set_to_none=True)
+    def _loss(self, rows: Sequence[list[int]], labels: Any) -> Any:
+        return self.model(**self._tensors(rows), labels=self._row_labels(rows)).loss  # a row carries its labels
 
     def predict_tags(
         self, rows: Sequence[list[int]], words: Sequence[int], batch_tokens: int = 16384
@@ -92,26 +86,16 @@ class TokenTagger(PairClassifier):
         """The tag of every word of every row to predict (``words``: each sentence's word count;
         a word cut off by the model's length, or with no sub-token, is ``O``), in length-sorted
         batches."""
-        torch = self.torch
-        order = sorted(range(len(rows)), key=lambda i: len(rows[i]))
         out: list[tuple[str, ...]] = [()] * len(rows)
-        self.model.eval()
-        start = 0
-        with torch.inference_mode(), self._autocast():
-            while start < len(order):
-                width = len(rows[order[min(start + 255, len(order) - 1)]]) // 2
-                chunk = order[start : start + max(1, min(256, batch_tokens // max(width, 1)))]
-                predicted = (
-                    self.model(**self._tensors([rows[i] for i in chunk])).logits.float().argmax(-1).cpu().numpy()
-                )
-                for k, i in enumerate(chunk):
-                    n, tags = len(rows[i]) // 2, ["O"] * words[i]
-                    for p in range(n):
-                        word = rows[i][n + p]
-                        if 0 <= word < words[i]:
-                            tags[word] = self.labels[int(predicted[k, p])]
-                    out[i] = tuple(tags)
-                start += len(chunk)
+        for chunk, result in self.outputs(rows, batch_tokens):
+            predicted = result.logits.float().argmax(-1).cpu().numpy()
+            for k, i in enumerate(chunk):
+                n, tags = len(rows[i]) // 2, ["O"] * words[i]
+                for p in range(n):
+                    word = rows[i][n + p]
+                    if 0 <= word < words[i]:
+                        tags[word] = self.labels[int(predicted[k, p])]
+                out[i] = tuple(tags)
         return out
 
     def dev_score(self, dev: Sequence[list[int]], dev_labels: Any) -> float:

@@ -42,6 +42,11 @@ def relation_line(name: str, rel: Mapping[str, Any]) -> str:
     )
 
 
+def relation_view(groups: Mapping[str, Any]) -> View:
+    """One line per group's relation (``correlate``'s and ``curve``'s console view)."""
+    return [Line(relation_line(name, rel)) for name, rel in groups.items()]
+
+
 class CorrelateResult(Findings):
     """The ID–OOD relation of each group (``result["groups"]``: BOSS's type, the fits and the
     one chosen by BIC); its table has one row per group."""
@@ -53,7 +58,7 @@ class CorrelateResult(Findings):
         return rows_of(self, "groups")
 
     def view(self) -> View:
-        return [Line(relation_line(name, rel)) for name, rel in self["groups"].items()]
+        return relation_view(self["groups"])
 
 
 @released_on_error

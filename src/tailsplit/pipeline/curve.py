@@ -29,13 +29,13 @@ from tailsplit.fingerprint import sha256_file, sha256_text
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.outputs import check_output_folder, replace_file_bytes
 from tailsplit.io.values import strict_json
-from tailsplit.pipeline.correlate import relation_line
+from tailsplit.pipeline.correlate import relation_view
 from tailsplit.pipeline.findings import Findings, rows_of
 from tailsplit.pipeline.manifest import command_provenance, write_outputs
 from tailsplit.pipeline.task_heads import as_prediction, task_model
 from tailsplit.pipeline.task_model import TaskData, check_task_model, dataset_files, task_data
 from tailsplit.render import markdown_text
-from tailsplit.render.console import Line, View
+from tailsplit.render.console import View
 from tailsplit.render.figures import figure_files
 from tailsplit.render.pages import html_page
 from tailsplit.render.provenance import with_provenance
@@ -57,7 +57,7 @@ class CurveResult(Findings):
         return rows_of(self, "points")
 
     def view(self) -> View:
-        return [Line(relation_line(name, rel)) for name, rel in self["groups"].items()]
+        return relation_view(self["groups"])
 
 
 @dataclass(frozen=True)

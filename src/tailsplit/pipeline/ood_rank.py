@@ -148,7 +148,7 @@ def _ood_inputs(
     """The task data and model (when drops are measured; everything checked before a model
     loads) and the texts to embed, per dataset."""
     if not measure:
-        id_spec, *specs = (task_fields(config.task, s, config.label_field)[0] for s in (id_spec, *specs))
+        specs = [task_fields(config.task, s, config.label_field)[0] for s in specs]  # the ID spec: resolved when parsed
         texts = {id_spec.name: dataset_texts(id_spec, config.max_examples, config.seed)}
         return None, ("", "", ""), texts | {s.name: load_texts(s, config.max_examples, config.seed) for s in specs}
     data = task_data(config, id_spec, specs)
