@@ -240,3 +240,24 @@ def test_score_v_lists_its_options_and_the_cache_default_is_true(tmp_path: Path)
     assert "options: paths=" in result.output and "method='ngram'" in result.output
     shown = " ".join(CliRunner().invoke(app, ["score", "-h"], env={"COLUMNS": "200"}).output.split())
     assert "$TAILSPLIT_CACHE_DIR, else ~/.cache/tailsplit" in shown
+
+
+def test_log_lines_and_first_lines_keep_control_characters_inert(capsys: pytest.CaptureFixture[str]) -> None:
+    import logging
+
+    from tailsplit.log import configure, logger
+    from tailsplit.progress import announce
+
+    level, propagate = logger.level, logger.propagate
+    configure()
+    try:
+        logger.warning("a path \x1b]0;retitled\x07 from the data")
+        announce(True, "scoring with \x1b[2J a model")  # not watched here: said through the log
+    finally:
+        for handler in [h for h in logger.handlers if getattr(h, "_tailsplit", False)]:
+            logger.removeHandler(handler)
+        logger.setLevel(level)
+        logger.propagate = propagate
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\\x1b]0;retitled\\x07" in err and "\\x1b[2J" in err
+    assert logging.getLogger("tailsplit").level == level

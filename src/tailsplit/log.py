@@ -5,10 +5,26 @@ tailsplit keeps control of its own logging."""
 from __future__ import annotations
 
 import logging
+import re
 import sys
+from typing import Any
 
 logger = logging.getLogger("tailsplit")
 logger.addHandler(logging.NullHandler())
+
+# C0 and C1 control characters except tab and newline, and DEL: what terminals act on.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def inert(text: Any) -> str:
+    """``text`` with control characters shown as escapes (``\\x1b``), so a label, id or path
+    written to a terminal cannot move the cursor, retitle or clear it.
+
+    >>> inert("red \\x1b[31m label")
+    'red \\\\x1b[31m label'
+    """
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), str(text))
+
 
 _PREFIX = {logging.DEBUG: "debug", logging.INFO: "note", logging.WARNING: "warning", logging.ERROR: "error"}
 
@@ -27,7 +43,7 @@ class _Stderr(logging.StreamHandler):  # type: ignore[type-arg]
 
 class _Prefixed(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
-        return f"{_PREFIX.get(record.levelno, record.levelname.lower())}: {record.getMessage()}"
+        return f"{_PREFIX.get(record.levelno, record.levelname.lower())}: {inert(record.getMessage())}"
 
 
 def configure(level: int = logging.INFO) -> None:

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from tailsplit.log import logger
+from tailsplit.log import inert, logger
 
 STATUS_EVERY_S = 30.0
 CARRIAGE_EVERY_S = 0.5
@@ -154,7 +154,7 @@ def announce(enabled: bool, text: str) -> None:
     if not enabled:
         return
     if watched():
-        sys.stderr.write(text + "\n")
+        sys.stderr.write(inert(text) + "\n")
         sys.stderr.flush()
     else:
         logger.info(text)

@@ -65,7 +65,11 @@ def _printed(view: list) -> tuple[str, list[str]]:
 
 def test_a_view_prints_data_as_inert_text() -> None:
     text, warned = _printed(
-        [Table("t", ["name", "n"], [["[red]x[/red] \x1b[2J", "1"]]), Line("[bold]b[/bold]"), Line("w", warning=True)]
+        [
+            Table("t", ["name", "n"], [["[red]x[/red] \x1b[2J", "1"]]),
+            Line("[bold]b[/bold] \x1b]0;title\x07"),
+            Line("w", warning=True),
+        ]  # fmt: skip
     )
     assert "[red]x[/red] \\x1b[2J" in text and "[bold]b[/bold]" in text and "\x1b" not in text and warned == ["w"]
 

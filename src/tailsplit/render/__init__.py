@@ -19,12 +19,12 @@ import html
 import re
 from typing import Any
 
+from tailsplit.log import inert
+
 # Characters that start Markdown inline syntax inside a line: links and images ([ ] and the
 # ! before them), emphasis (* _ ~), code spans (`), escapes (\). HTML and autolinks are
 # taken care of by escaping < > & as HTML entities.
 _MARKDOWN_INLINE = re.compile(r"([\\`*_\[\]~!])")
-# C0 and C1 control characters except tab and newline, and DEL: what terminals act on.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def number(value: Any, spec: str = ".4g") -> str:
@@ -89,4 +89,4 @@ def markdown_code(text: Any) -> str:
 def console_text(text: Any) -> str:
     """``text`` with control characters shown as escapes (``\\x1b``), so a label or id printed
     on a terminal cannot move the cursor, retitle or clear it."""
-    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), str(text))
+    return inert(text)

@@ -60,11 +60,12 @@ def rich_table(table: Table) -> Any:
 
 
 def print_view(console: Any, view: View, warn: Any) -> None:
-    """Print a result's console view on ``console`` (a ``rich`` console); ``warn`` says a warning line."""
+    """Print a result's console view on ``console`` (a ``rich`` console; every line and cell
+    inert text: no markup, control characters shown as escapes); ``warn`` says a warning line."""
     for item in view:
         if isinstance(item, Table):
             console.print(rich_table(item), highlight=False)
         elif item.warning:
             warn(item.text)
         else:
-            console.print(item.text, markup=False, highlight=False, soft_wrap=item.copyable)
+            console.print(console_text(item.text), markup=False, highlight=False, soft_wrap=item.copyable)
