@@ -347,18 +347,20 @@ def _text_lines(path: Path) -> Iterator[tuple[int, str]]:
 
 
 def _read_json(path: Path) -> Iterator[RawRecord]:
-    """A ``.json`` file: SQuAD's nested layout when the whole file is that document, else
-    JSON Lines (one object per line), as a ``.jsonl`` file."""
-    text = _decode_whole(path)
-    if text.lstrip().startswith("{"):
-        try:
-            document = json.loads(text)
-        except (json.JSONDecodeError, RecursionError):
-            document = None
-        if is_squad(document):
-            yield from squad_records(path, document)
-            return
-    yield from _read_jsonl(path)
+    """A ``.json`` file: SQuAD's nested layout when the file is that one document (on one line,
+    as published, or pretty-printed), else JSON Lines, as a ``.jsonl`` file — which is read
+    once: its first line, one object, tells it apart."""
+    with _open_bytes(path) as handle:
+        first = handle.readline(MAX_RECORD_BYTES + 1).decode("utf-8", errors="replace")
+    text = _decode_whole(path) if first.strip() in ("{", "") else first  # pretty-printed: the whole file
+    try:
+        document = json.loads(text) if text.lstrip().startswith("{") else None
+    except (json.JSONDecodeError, RecursionError):
+        document = None
+    if is_squad(document):
+        yield from squad_records(path, document)  # type: ignore[arg-type]  # is_squad: a dict
+    else:
+        yield from _read_jsonl(path)
 
 
 def _decode_whole(path: Path) -> str:
