@@ -358,7 +358,7 @@ def _read_json(path: Path) -> Iterator[RawRecord]:
     except (json.JSONDecodeError, RecursionError):
         document = None
     if is_squad(document):
-        yield from squad_records(path, document)  # type: ignore[arg-type]  # is_squad: a dict
+        yield from squad_records(path, document)
     else:
         yield from _read_jsonl(path)
 

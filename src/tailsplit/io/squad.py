@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from tailsplit.errors import InputError
 from tailsplit.io.raw import RawRecord
 
 
-def is_squad(document: Any) -> bool:
+def is_squad(document: Any) -> TypeGuard[dict[str, Any]]:
     """Whether a parsed JSON document is SQuAD's nested layout."""
     data = document.get("data") if isinstance(document, dict) else None
     return isinstance(data, list) and bool(data) and all(isinstance(a, dict) and "paragraphs" in a for a in data)
