@@ -12,7 +12,6 @@ from tailsplit.analysis.null import ALPHA
 from tailsplit.analysis.program_metrics import divergence_note
 from tailsplit.analysis.report import headlines
 from tailsplit.pipeline.split_folder import scoring_note
-from tailsplit.render import console_text
 from tailsplit.render.console import Line, Table, View
 
 if TYPE_CHECKING:
@@ -37,7 +36,7 @@ def run_view(
     rows = []
     for s in summaries:
         total = max(s.size, 1)
-        labels = "\n".join(f"{console_text(k)} {100 * v / total:.1f}%" for k, v in s.label_counts.items()) or "-"
+        labels = "\n".join(f"{k} {100 * v / total:.1f}%" for k, v in s.label_counts.items()) or "-"
         rows.append(
             [
                 s.part,
