@@ -184,10 +184,6 @@ class Manifest:
         return self.record.get("template") or None
 
     @property
-    def backend(self) -> str | None:
-        return self.record.get("backend")
-
-    @property
     def folds(self) -> dict[str, Any]:
         return dict(self.record.get("folds") or {})
 
