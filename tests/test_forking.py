@@ -44,3 +44,17 @@ def test_finished_work_never_sends_its_workers_sigterm(monkeypatch: pytest.Monke
     monkeypatch.setattr(multiprocessing.pool.Pool, "terminate", no_terminate)
     assert forking.on_cores(lambda start, stop: stop - start, 5, workers=2) == [3, 2]
     assert forking.map_forked(lambda item: item * 2, [1, 2, 3], workers=2) == [2, 4, 6]
+
+
+def _in_a_pool_worker(size: int) -> list[list[int]]:
+    return forking.on_cores(lambda start, stop: list(range(start, stop)), size, workers=3)
+
+
+def test_work_from_a_callers_pool_worker_runs_in_that_worker() -> None:
+    """A caller's pool worker is daemonic and may not fork children of its own: the work runs
+    there instead of failing ("daemonic processes are not allowed to have children")."""
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        chunks = pool.apply(_in_a_pool_worker, (7,))
+    assert [row for chunk in chunks for row in chunk] == list(range(7))

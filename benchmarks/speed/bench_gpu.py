@@ -5,7 +5,8 @@ No weights can be downloaded on a GPU machine without network, so the model is b
 config with seeded random weights, in Llama layout with the bundled model's tokenizer
 (``--tokenizer``; vocab 49,152), at one of the ``--shape``s: ``bundled`` (SmolLM2-135M's own
 shape), ``gpt2-medium`` (24 layers × 1024, ~302M non-embedding parameters like GPT-2 medium),
-``1b`` (16 layers × 2048, grouped-query attention) or ``tiny`` (for ``--smoke`` runs on a
+``1b`` (16 layers × 2048, grouped-query attention), ``8b`` (Llama-3-8B's layers: 32 × 4096,
+8 KV heads, with the 49k vocabulary; weights drawn on the GPU, saved in bf16) or ``tiny`` (for ``--smoke`` runs on a
 CPU, which check the script, not the speed). The workload is SNLI-shaped: the bundled SNLI
 sample under the ``snli`` prompt, copied to ``--pairs`` pairs with each copy's premise words
 reshuffled (seeded), so no two premises are identical but lengths and the
@@ -86,6 +87,8 @@ SHAPES = {  # Llama layouts with SmolLM2's 49k-token vocabulary
                     "num_key_value_heads": 16},
     "1b": {"hidden_size": 2048, "intermediate_size": 8192, "num_hidden_layers": 16, "num_attention_heads": 32,
            "num_key_value_heads": 8},
+    "8b": {"hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32, "num_attention_heads": 32,
+           "num_key_value_heads": 8},
     "tiny": {"hidden_size": 64, "intermediate_size": 160, "num_hidden_layers": 2, "num_attention_heads": 4,
              "num_key_value_heads": 2},
 }  # fmt: skip
@@ -101,15 +104,22 @@ VARIANTS = {
 
 
 def build_model_folder(tokenizer_dir: Path, folder: Path, seed: int, shape: str = "gpt2-medium") -> dict:
-    """A Llama of ``shape`` with seeded random weights, saved with the tokenizer."""
+    """A Llama of ``shape`` with seeded random weights, saved with the tokenizer: float32 weights
+    drawn on the CPU, except the 8B shape's, drawn on the GPU and saved in bf16 (32 GB of
+    float32 drawn on the CPU would take minutes; the float32 runs then score bf16-representable
+    weights, identical for every precision)."""
     from transformers import LlamaConfig, LlamaForCausalLM
 
     dims = SHAPES[shape]
     config = LlamaConfig(
         vocab_size=49152, max_position_embeddings=2048, tie_word_embeddings=True, bos_token_id=1, eos_token_id=2, **dims
     )
+    on_device = shape == "8b" and torch.cuda.is_available()
     torch.manual_seed(seed)
-    model = LlamaForCausalLM(config)
+    with torch.device("cuda" if on_device else "cpu"):
+        model = LlamaForCausalLM(config)
+    if on_device:
+        model = model.to(torch.bfloat16)
     model.save_pretrained(folder)
     for name in TOKENIZER_FILES:
         if (tokenizer_dir / name).exists():
@@ -124,6 +134,7 @@ def build_model_folder(tokenizer_dir: Path, folder: Path, seed: int, shape: str 
         "vocab": 49152,
         "params": sum(p.numel() for p in model.parameters()),
         "non_embedding_params": sum(p.numel() for p in model.parameters()) - embedding,
+        "saved_weights": "bfloat16, drawn on the GPU" if on_device else "float32, drawn on the CPU",
     }
 
 
@@ -255,17 +266,23 @@ def scored_alone(scorer: HFScorer, batches: list, flops: float, peak: float) -> 
     return {"scoring_alone_seconds": round(alone, 2), "mfu_scoring_only": round(flops / alone / peak, 3)}
 
 
-def numerics(scorer, check: list[ScoreRequest], variants: list[str], dtype: str) -> dict:
-    """Per-example |Δ| in nats against CPU float32 on identical weights: each variant in
-    ``dtype`` and in float32 on the device, and the bf16 projection in the model's precision."""
-    cpu32 = score_requests(check, scorer(device="cpu", dtype="float32", implementation="native"), None)[0]
-    out: dict = {"mean_score": round(float(np.mean(cpu32)), 2)}
+def numerics(scorer, check: list[ScoreRequest], variants: list[str], dtype: str, reference: str = "cpu") -> dict:
+    """Per-example |Δ| in nats against float32 on identical weights — the CPU's (``reference``
+    ``cpu``) or the device's eager native model (``device``: for shapes too slow on a CPU) —
+    each variant in ``dtype`` and in float32 on the device, and the bf16 projection in the
+    model's precision."""
+    on = "cpu" if reference == "cpu" else None
+    base = score_requests(
+        check, scorer(dtype="float32", implementation="native", **({"device": on} if on else {})), None
+    )[0]
+    out: dict = {"mean_score": round(float(np.mean(base)), 2), "reference": f"{reference} float32, native, eager"}
+    against = "cpu_fp32" if reference == "cpu" else "device_fp32"
 
     def gap(name: str, scores: np.ndarray, digits: int = 4) -> None:
-        diff = np.abs(scores - cpu32)
-        out[f"max_abs_{name}_vs_cpu_fp32"] = round(float(np.max(diff)), digits)
-        out[f"p99_abs_{name}_vs_cpu_fp32"] = round(float(np.quantile(diff, 0.99)), digits)
-        out[f"mean_abs_{name}_vs_cpu_fp32"] = round(float(np.mean(diff)), digits)
+        diff = np.abs(scores - base)
+        out[f"max_abs_{name}_vs_{against}"] = round(float(np.max(diff)), digits)
+        out[f"p99_abs_{name}_vs_{against}"] = round(float(np.quantile(diff, 0.99)), digits)
+        out[f"mean_abs_{name}_vs_{against}"] = round(float(np.mean(diff)), digits)
 
     for variant in variants:
         gap(f"{variant}_{dtype}", score_requests(check, scorer(dtype=dtype, **VARIANTS[variant]), None)[0])
@@ -291,6 +308,12 @@ def main() -> None:
         nargs="+",
         choices=list(VARIANTS),
         help="variants checked for numerics [default: --variants]",
+    )
+    parser.add_argument(
+        "--numerics-reference",
+        choices=["cpu", "device"],
+        default="cpu",
+        help="float32 reference of the numerics: on the CPU, or the device's eager native model",
     )
     parser.add_argument("--reference-pairs", type=int, default=20_000)
     parser.add_argument("--warmup-pairs", type=int, default=3000, help="scored first (compiles), not timed")
@@ -332,7 +355,9 @@ def main() -> None:
             write_results(args.json, result)
 
     checked = args.numerics_variants or args.variants
-    result["numerics_nats_per_example"] = numerics(scorer, requests[: args.check_pairs], checked, args.dtype)
+    result["numerics_nats_per_example"] = numerics(
+        scorer, requests[: args.check_pairs], checked, args.dtype, args.numerics_reference
+    )
     print(json.dumps(result, indent=2), flush=True)
     save()
 

@@ -12,7 +12,7 @@ equal to NLTK's on every text of the shared data and on generated strings.
 Two fast paths give the same answers sooner: a sentence of ASCII letters, digits, single
 hyphens, spaces and ", " with at most one closing ``. ! ?`` (most texts of NLI data) needs
 none of the rules but the comma and final-punctuation ones; and ``word_lengths`` counts each
-distinct text once, across both cores for large inputs.
+distinct text once, across the usable cores for large inputs.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import regex
 
-from tailsplit.forking import on_cores, usable_cores
+from tailsplit.forking import MAX_WORKERS, on_cores, usable_cores
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _CLOSERS = "»”’"
@@ -134,7 +134,7 @@ def per_distinct_text(
     codes: dict[str, int] = {}
     index = np.fromiter((codes.setdefault(t, len(codes)) for t in texts), dtype=np.int64, count=len(texts))
     distinct = list(codes)
-    workers = max(1, min(processes or usable_cores(), 8))
+    workers = max(1, min(processes or usable_cores(), MAX_WORKERS))
     if workers == 1 or (processes is None and len(distinct) < _PARALLEL_MIN):
         rows = compute(distinct)
     else:

@@ -13,7 +13,8 @@ from helpers import ROOT_DIR
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tailsplit.analysis import near_duplicates
+from tailsplit import forking
+from tailsplit.analysis import leakage, near_duplicates
 from tailsplit.analysis.leakage import MATCHES, DuplicateKeys, duplicate_views
 from tailsplit.analysis.near_duplicates import bigram_sets, combined_sets, similar_pairs
 from tailsplit.words import normalized_queries
@@ -114,6 +115,29 @@ def test_null_shares_equal_the_share_with_every_other_row_as_train(seed: int) ->
             masks = [np.isin(np.arange(400), rows) for rows in eval_rows]
             expected = [view.share(match, ~mask, mask) for mask in masks]
             assert view.null_shares(match, eval_rows).tolist() == pytest.approx(expected, abs=0)
+
+
+def test_null_shares_counted_in_chunks_on_forked_processes_equal_one_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(2)
+    eval_rows = np.stack([rng.choice(400, size=60, replace=False) for _ in range(25)])
+    views = _views(2)
+    alone = {(v.view, m): v.null_shares(m, eval_rows).tolist() for v in views for m in MATCHES}
+    monkeypatch.setattr(leakage, "_PARALLEL_ROWS", 1)
+    monkeypatch.setattr(forking, "usable_cores", lambda: 3)  # 25 splits in chunks of 9, 9 and 7
+    forked = []
+    monkeypatch.setattr(forking, "_pool", _counting(forking._pool, forked))
+    views = _views(2)  # the near lists built afresh, so the parent builds them before forking
+    chunked = {(v.view, m): v.null_shares(m, eval_rows).tolist() for v in views for m in MATCHES}
+    assert chunked == alone
+    assert len(forked) == len(alone) and set(forked) == {2}  # two forked processes per count
+
+
+def _counting(pool, calls: list[int]):  # type: ignore[no-untyped-def]
+    def counted(processes: int):  # type: ignore[no-untyped-def]
+        calls.append(processes)
+        return pool(processes)
+
+    return counted
 
 
 def test_views_built_together_equal_views_built_alone() -> None:

@@ -26,10 +26,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from tailsplit.analysis import near_duplicates as nd
+from tailsplit.forking import on_cores, workers_for
 from tailsplit.words import normalized_queries
 
 MATCHES = ("exact", "normalized", "near")
 NEAR_JACCARD = 0.7
+# The fewest evaluation rows, over all random splits, for which counting them on several
+# processes pays for the forks.
+_PARALLEL_ROWS = 1_000_000
 
 
 def _keys(values: Sequence[str]) -> tuple[np.ndarray, list[str]]:
@@ -110,9 +114,10 @@ class DuplicateKeys:
         """Per row of ``eval_rows`` (``(n_splits, k)`` row numbers of random evaluation sets),
         :meth:`share` of that set when train is every other row — counted over the evaluation
         rows alone: a row leaks when its key, or (for ``near``) a key near it, has more rows in
-        the whole dataset than in the evaluation set. Every split at once, over the rows whose
-        key can leak at all (a key of several rows, or with a near key): each such key's count
-        in each evaluation set comes from one sort of their (split, key) pairs."""
+        the whole dataset than in the evaluation set. Over the rows whose key can leak at all (a
+        key of several rows, or with a near key): each such key's count in each evaluation set
+        comes from one sort of their (split, key) pairs — the splits in chunks on the usable
+        cores for large draws (each split counted alone, so the chunks change nothing)."""
         if match == "near" and self.near is None:
             raise ValueError("near-duplicate pairs were not computed")
         keys = self.exact if match == "exact" else self.normalized
@@ -124,13 +129,19 @@ class DuplicateKeys:
         total = np.bincount(keys)
         can_leak = total > 1
         if match == "near":
-            can_leak |= np.diff(self._witnesses[0]) > 0
-        split, column = np.nonzero(can_leak[keys[eval_rows]])
-        counted = EvalCounts.of(split, keys[eval_rows[split, column]], len(total))
-        leaked = total[counted.keys] > counted.of_rows
-        if match == "near":
-            leaked = _near_leaked(leaked, counted, self._witnesses, total)
-        return np.bincount(split[leaked], minlength=n_splits) / k
+            can_leak |= np.diff(self._witnesses[0]) > 0  # the near lists built before any fork
+
+        def chunk(start: int, stop: int) -> np.ndarray:
+            rows = eval_rows[start:stop]
+            split, column = np.nonzero(can_leak[keys[rows]])
+            counted = EvalCounts.of(split, keys[rows[split, column]], len(total))
+            leaked = total[counted.keys] > counted.of_rows
+            if match == "near":
+                leaked = _near_leaked(leaked, counted, self._witnesses, total)
+            return np.bincount(split[leaked], minlength=stop - start) / k
+
+        workers = workers_for(eval_rows.size, _PARALLEL_ROWS)
+        return np.concatenate(on_cores(chunk, n_splits, workers=workers))
 
     @functools.cached_property
     def _witnesses(self) -> tuple[np.ndarray, np.ndarray]:

@@ -9,7 +9,7 @@ two prefix matrices (SciPy), taken block by block over sets sorted by size and o
 sizes a Jaccard ≥ t allows (``|y| ≥ t·|x|``); each candidate is confirmed by its exact
 intersection. Rare-first prefixes keep candidates few; nothing at or above the threshold is
 missed (MinHash LSH, used before, missed 184 of the 554 near pairs among SNLI dev + test
-hypotheses). Large inputs use both cores.
+hypotheses). Large inputs use every usable core (blocks of the product on forked processes).
 
 A text's tokens are its word bigrams, or the word itself for a one-word text; an empty text has
 none and no near duplicate.
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tailsplit.errors import MissingDependencyError
-from tailsplit.forking import map_forked, usable_cores
+from tailsplit.forking import map_forked, workers_for
 
 # Rows per block of the candidate product (bounds its memory), and the fewest sets for which a
 # second process pays for itself.
@@ -95,7 +95,7 @@ def similar_pairs(sets: TokenSets, threshold: float, *, confirm: Sequence[TokenS
         raise MissingDependencyError("scipy", "analysis", "near-duplicate leakage") from None
     job = _Join(sets, threshold, confirm)
     blocks = [(a, min(a + _BLOCK_ROWS, len(sets))) for a in range(0, len(sets), _BLOCK_ROWS)]
-    workers = min(2, usable_cores()) if len(sets) >= _PARALLEL_MIN else 1
+    workers = workers_for(len(sets), _PARALLEL_MIN)
     # big sets last in order, first to start; the workers inherit the matrices
     parts = map_forked(lambda block: job.block(*block), blocks[::-1], workers=workers)
     pairs = np.concatenate(parts) if parts else np.zeros((0, 2), dtype=np.int64)
