@@ -12,7 +12,8 @@
 # both (about 12 minutes: over one command's limit of ten).
 #
 # TOKENIZER_DIR holds the bundled model's tokenizer.json (the converted model's folder in the
-# tailsplit cache, copied into the checkout). tailsplit is read from src/ without an install;
+# tailsplit cache, copied into the checkout: `python -m benchmarks.gpu.stage` stages it as
+# .gpu/tokenizer, and the wheels below as .whl). tailsplit is read from src/ without an install;
 # packages the machine lacks (nltk, sqlglot, gguf, dill: not typer, rich or click, which the
 # machine has, and a carried typer 0.29 fails there for want of pydantic) are installed from
 # the wheels in WHEEL_DIR (default .whl) when that folder is there. Each step has
