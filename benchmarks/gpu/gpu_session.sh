@@ -76,10 +76,11 @@ if in_part 1; then
   python3 -m benchmarks.gpu.junit_results "$out/gpu_tests.xml" "$out/gpu.csv" --json "$out/gpu_${card}_tests.json" || status=1
   # 1. the bundled shape on 570,000 pairs, today's eager native model against every lever
   #    (--fused, --attention varlen, --planner process; goal: <= 12 s end to end, element-wise
-  #    kernels <= 25% of kernel time): end to end, the batches alone, a profile of batches from the
-  #    middle of a plan (of the faster)
+  #    kernels <= 25% of kernel time): end to end, the batches alone, the host's whole path on
+  #    100,000 pairs under cProfile (what neither planning nor the batches account for), a
+  #    profile of batches from the middle of a plan (of the faster)
   step "${limits[1]}" bundled gpu "gpu_${card}_native.json" bundled --pairs 570000 "${fastest[@]}" --check-pairs 20 \
-    --warmup-pairs 2000 --profile-batches 3
+    --warmup-pairs 2000 --host-profile-pairs 100000 --profile-batches 3
   # 2. the whole Likelihood Split of 570,000 pairs as a user runs it: score (every lever), split,
   #    analyse, each a fresh process (goal: <= 30 s in all; the host's work on all its cores)
   step "${limits[2]}" moonshot moonshot "moonshot_${card}.json"

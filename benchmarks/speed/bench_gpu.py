@@ -323,6 +323,9 @@ def main() -> None:
     parser.add_argument("--skip-reference", action="store_true")
     parser.add_argument("--scoring-alone", action="store_true", help="also time the planned batches alone")
     parser.add_argument("--profile-batches", type=int, default=0, help="profile this many batches of the fastest")
+    parser.add_argument(
+        "--host-profile-pairs", type=int, default=0, help="the fastest's whole path on this many pairs under cProfile"
+    )
     parser.add_argument("--smoke", action="store_true", help="run on the CPU (tiny shape) to check the script")
     args = parser.parse_args()
     device = "cpu" if args.smoke else "cuda"
@@ -383,6 +386,10 @@ def main() -> None:
         result[f"{fastest}_no_prefix_sharing"] = timed_run(unshared, requests, info, peak)[0]
         print(json.dumps(result[f"{fastest}_no_prefix_sharing"], indent=2), flush=True)
         save()
+    if args.host_profile_pairs:
+        result["host_profile"] = host_profile(models[fastest], requests[: args.host_profile_pairs])
+        print(json.dumps(result["host_profile"], indent=2), flush=True)
+        save()
     if args.profile_batches:
         result["profile"] = profile(models[fastest], requests, args.profile_batches)
         print(json.dumps(result["profile"], indent=2), flush=True)
@@ -392,6 +399,40 @@ def main() -> None:
         print(json.dumps(result["reference_recipe"], indent=2), flush=True)
     save()
     shutil.rmtree(work, ignore_errors=True)
+
+
+def host_profile(scorer: HFScorer, requests: list[ScoreRequest], top: int = 25) -> dict:
+    """The driver's whole path (dedup, tokenise, plan, score, gather) on ``requests`` under
+    cProfile, to account for end-to-end time that neither planning nor the batches explain: the
+    host functions with the most own time (waits on the device included, as the calls that
+    wait), with their calls and cumulative time. A planner process's work is its own process's,
+    not counted here."""
+    import cProfile
+    import pstats
+
+    profiler = cProfile.Profile()
+    synchronize()
+    started = time.perf_counter()
+    profiler.enable()
+    score_requests(requests, scorer, None)
+    synchronize()
+    profiler.disable()
+    wall = time.perf_counter() - started
+    stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
+    ranked = sorted(stats.items(), key=lambda item: -item[1][2])[:top]
+    return {
+        "pairs": len(requests),
+        "wall_seconds_profiled": round(wall, 2),
+        "functions": [
+            {
+                "name": f"{Path(file).name}:{line}({name})",
+                "calls": calls,
+                "own_s": round(own, 3),
+                "cumulative_s": round(cum, 3),
+            }
+            for (file, line, name), (_, calls, own, cum, _) in ranked
+        ],
+    }
 
 
 def profile(scorer: HFScorer, requests: list[ScoreRequest], n_batches: int, top: int = 20) -> dict:
