@@ -92,6 +92,22 @@ def test_ratio_statistics_match_a_split_by_split_computation() -> None:
     assert result.observed == pytest.approx(columns["a"][eval_mask].sum() / columns["b"][eval_mask].sum())
 
 
+def test_null_sums_in_chunks_on_forked_processes_are_the_same_bits(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tailsplit import forking
+    from tailsplit.analysis import null
+
+    rng = np.random.default_rng(1)
+    matrix = rng.normal(size=(5000, 3)) * 10.0 ** rng.integers(-8, 8, size=(5000, 3))
+    rows = random_eval_rows(rng.random(5000) < 0.3, None, 41, seed=2)
+    one = null._null_sums(matrix, rows)
+    monkeypatch.setattr(null, "_PARALLEL_VALUES", 1)
+    monkeypatch.setattr(forking, "usable_cores", lambda: 3)  # chunks of 14, 14 and 13 splits
+    forked: list[int] = []
+    pool = forking._pool
+    monkeypatch.setattr(forking, "_pool", lambda n: forked.append(n) or pool(n))
+    assert null._null_sums(matrix, rows).tobytes() == one.tobytes() and forked == [2]
+
+
 def test_null_comparison_percentile_and_z() -> None:
     c = NullComparison.of("x", "x", 3.0, np.array([1.0, 2.0, 3.0, 4.0]))
     assert c.percentile == pytest.approx(62.5)  # 2 below + half of 1 tie, of 4

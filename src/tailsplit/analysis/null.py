@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from tailsplit.errors import ConfigError
+from tailsplit.forking import on_cores, workers_for
 from tailsplit.log import logger
 from tailsplit.rng import NULL_SPLITS, seeded_rng
 
@@ -224,6 +225,23 @@ def rows_to_mask(rows: np.ndarray, n: int) -> np.ndarray:
     return mask
 
 
+# The fewest gathered values (null rows × columns) for which the sums go to several processes.
+_PARALLEL_VALUES = 4_000_000
+
+
+def _null_sums(matrix: np.ndarray, null_rows: np.ndarray) -> np.ndarray:
+    """Per null split (row of ``null_rows``) and column of ``matrix``, the sum over the split's
+    rows — the splits in chunks on the usable cores for large draws (each split's sums run the
+    same additions whatever its chunk, so the bits are the same)."""
+
+    def chunk(start: int, stop: int) -> np.ndarray:
+        rows = null_rows[start:stop]
+        return np.column_stack([matrix[:, j][rows].sum(axis=1) for j in range(matrix.shape[1])])
+
+    workers = workers_for(null_rows.size * matrix.shape[1], _PARALLEL_VALUES)
+    return np.concatenate(on_cores(chunk, len(null_rows), workers=workers)).reshape(len(null_rows), matrix.shape[1])
+
+
 def ratio_statistics_null(
     statistics: list[RatioStatistic],
     columns: dict[str, np.ndarray],
@@ -236,7 +254,7 @@ def ratio_statistics_null(
     observed sums add up, so float columns give the same bits whatever the input row order."""
     names = sorted({c for s in statistics for c in s.columns})
     matrix = np.column_stack([np.asarray(columns[c], dtype=np.float64) for c in names])
-    null_sums = np.column_stack([matrix[:, j][null_rows].sum(axis=1) for j in range(len(names))])
+    null_sums = _null_sums(matrix, null_rows)
     rows = np.flatnonzero(eval_mask) if order is None else order[eval_mask[order]]
     observed_sums = matrix[rows].sum(axis=0)
     index = {c: i for i, c in enumerate(names)}

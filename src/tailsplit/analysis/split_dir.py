@@ -281,11 +281,48 @@ def _scores(folder: Path, manifest: Manifest, ids: list[str]) -> tuple[np.ndarra
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(path, columns=["id", "logprob_sum", "n_tokens"]).to_pydict()
+        table = pq.read_table(path, columns=["id", "logprob_sum", "n_tokens"])
     except (OSError, pa.ArrowException, ValueError) as exc:
         raise InputError(
             f"is not a tailsplit score file ({exc})", path=path, fix="rewrite the split with tailsplit split"
         ) from None
+    matched = _matched_rows(table, ids)
+    if matched is None:
+        return _scores_by_id(table.to_pydict(), ids, path)
+    counts = matched.column("n_tokens")
+    return (
+        matched.column("logprob_sum").to_numpy().astype(np.float64),
+        None if counts.null_count else counts.to_numpy().astype(np.int64),  # None: scored elsewhere
+    )
+
+
+def _matched_rows(table: Any, ids: list[str]) -> Any:
+    """The score file's rows in the order of ``ids``, matched by Arrow's hashing, where the file
+    holds distinct text ids, numeric columns and a score for every id; else ``None`` (the
+    Python path then matches them, or names the missing id)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    column, scores, counts = (table.column(c).type for c in ("id", "logprob_sum", "n_tokens"))
+    if not pa.types.is_string(column) or not _numeric(scores) or not (_numeric(counts) or pa.types.is_null(counts)):
+        return None
+    column = table.column("id")
+    if column.null_count:
+        return None
+    scored = column.combine_chunks()
+    if pc.count_distinct(scored).as_py() != len(scored):
+        return None
+    order = pc.index_in(pa.array(ids, pa.string()), value_set=scored)
+    return None if order.null_count else table.take(order)
+
+
+def _numeric(kind: Any) -> bool:
+    import pyarrow as pa
+
+    return bool(pa.types.is_floating(kind) or pa.types.is_integer(kind))
+
+
+def _scores_by_id(table: dict[str, list[Any]], ids: list[str], path: Path) -> tuple[np.ndarray, np.ndarray | None]:
     by_id = {i: (s, n) for i, s, n in zip(table["id"], table["logprob_sum"], table["n_tokens"])}
     missing = next((i for i in ids if i not in by_id), None)
     if missing is not None:
