@@ -7,8 +7,8 @@
 #
 # PART=1 (the default; the most wanted): the device tests, the bundled shape on 570,000 pairs
 # (today's eager native model against every lever: end to end, scored alone, a profile,
-# numerics), and the whole Likelihood Split of 570,000 pairs (score, split, analyse, as
-# commands). PART=2: the 302M, 1B and 8B shapes' MFU, then each lever's share. PART=all runs
+# numerics), and the whole Likelihood Split of 570,000 pairs (score, then split with its
+# analysis, as commands). PART=2: the 302M, 1B and 8B shapes' MFU, then each lever's share. PART=all runs
 # both (about 12 minutes: over one command's limit of ten).
 #
 # TOKENIZER_DIR holds the bundled model's tokenizer.json (the converted model's folder in the
@@ -81,8 +81,9 @@ if in_part 1; then
   #    profile of batches from the middle of a plan (of the faster)
   step "${limits[1]}" bundled gpu "gpu_${card}_native.json" bundled --pairs 570000 "${fastest[@]}" --check-pairs 20 \
     --warmup-pairs 2000 --host-profile-pairs 100000 --profile-batches 3
-  # 2. the whole Likelihood Split of 570,000 pairs as a user runs it: score (every lever), split,
-  #    analyse, each a fresh process (goal: <= 30 s in all; the host's work on all its cores)
+  # 2. the whole Likelihood Split of 570,000 pairs as a user runs it: score (every lever), then
+  #    split with its analysis, each a fresh process (goal: <= 30 s in all; the host's work on
+  #    all its cores)
   step "${limits[2]}" moonshot moonshot "moonshot_${card}.json"
 fi
 if in_part 2; then

@@ -16,11 +16,12 @@ The commands (``python -m tailsplit.cli``):
    --fused --attention varlen --planner process --no-cache`` (``--score-options`` replaces
    the last four);
 2. ``split DATA --scores S --length-buckets 10 --balance-labels --dev-size 10000
-   --test-size 10000 --no-analyze``;
-3. ``analyze SPLIT --no-syntax`` (500 null splits);
+   --test-size 10000 --no-syntax``: the split and its analysis (500 null splits) in one process,
+   as a user runs it (the analysis reuses the split's records and word counts: faster than
+   ``split --no-analyze`` then ``analyze``, as ``bench_scale --analyze`` measures);
 
-then, with ``--compare-cores N``, steps 2 and 3 again on N of the usable cores (the ratio of the
-host's work on every core against N of them, same code, same run). Outputs of the split are
+then, with ``--compare-cores N``, step 2 again on N of the usable cores (the ratio of the host's
+work on every core against N of them, same code, same run). The split's parts and analysis are
 checked identical between the two. Run on the GPU machine (``gpu_session.sh`` does):
 
     python -m benchmarks.speed.bench_moonshot --tokenizer TOKENIZER_DIR --json out.json [--compare-cores 2]
@@ -84,40 +85,22 @@ def command(args: list[str], cores: int | None = None) -> float:
 
 
 def parts_digest(folder: Path) -> str:
+    """The parts' bytes and the analysis' (its folder name aside)."""
     digest = hashlib.sha256()
     for name in ("train.jsonl", "dev.jsonl", "test.jsonl"):
         digest.update((folder / name).read_bytes())
+    analysis = json.loads((folder / "analysis.json").read_text(encoding="utf-8"))
+    digest.update(json.dumps({k: v for k, v in analysis.items() if k != "name"}, sort_keys=True).encode())
     return digest.hexdigest()[:16]
 
 
 def host_work(work: Path, data: Path, scores: Path, name: str, cores: int | None = None) -> dict:
-    """Split (dev and test 10,000 rows each at 570,000 rows, in proportion to fewer) and
-    analyse: each command's seconds, and the split's digest."""
+    """Split and analyse in one command (dev and test 10,000 rows each at 570,000 rows, in
+    proportion to fewer): its seconds, and the digest of its parts and analysis."""
     split, rows = work / name, sum(1 for _ in open(data, encoding="utf-8"))
     size = str(max(1, round(rows * 10_000 / 570_000)))
-    seconds = {
-        "split": command(
-            [
-                "split",
-                str(data),
-                *FIELDS,
-                "--scores",
-                str(scores),
-                "--length-buckets",
-                "10",
-                "--balance-labels",
-                "--dev-size",
-                size,
-                "--test-size",
-                size,
-                "--no-analyze",
-                "--out",
-                str(split),
-            ],
-            cores,
-        ),  # fmt: skip
-        "analyze": command(["analyze", str(split), "--no-syntax"], cores),
-    }
+    options = ["--length-buckets", "10", "--balance-labels", "--dev-size", size, "--test-size", size, "--no-syntax"]
+    seconds = command(["split", str(data), *FIELDS, "--scores", str(scores), *options, "--out", str(split)], cores)
     return {"seconds": seconds, "digest": parts_digest(split)}
 
 
@@ -152,15 +135,17 @@ def main() -> None:
     result["seconds"] = {"score": command(score)}
     save()
     host = host_work(work, data, scores, "split")
-    result["seconds"] |= host["seconds"]
-    result["seconds"]["total"] = round(sum(result["seconds"].values()), 2)
+    result["seconds"]["split_and_analysis"] = host["seconds"]
+    result["seconds"]["total"] = round(result["seconds"]["score"] + host["seconds"], 2)
     result["split_digest"] = host["digest"]
     save()
     if args.compare_cores:
         pinned = host_work(work, data, scores, "split-pinned", args.compare_cores)
-        result[f"on_{args.compare_cores}_cores"] = pinned["seconds"] | {"identical": pinned["digest"] == host["digest"]}
-        both = sum(pinned["seconds"].values()) / (host["seconds"]["split"] + host["seconds"]["analyze"])
-        result[f"on_{args.compare_cores}_cores"]["ratio_to_every_core"] = round(both, 2)
+        result[f"on_{args.compare_cores}_cores"] = {
+            "split_and_analysis": pinned["seconds"],
+            "identical": pinned["digest"] == host["digest"],
+            "ratio_to_every_core": round(pinned["seconds"] / host["seconds"], 2),
+        }
         save()
     print(json.dumps(result, indent=2))
     shutil.rmtree(work, ignore_errors=True)

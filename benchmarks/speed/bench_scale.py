@@ -12,7 +12,8 @@ does not depend on their values), then times as subprocesses, in one run:
 3. with ``--baseline-src DIR`` (a checkout's ``src`` folder of an earlier version), the same
    commands on that version, for the ratio — outputs compared byte for byte;
 4. with ``--analyze``, ``tailsplit analyze`` of the likelihood split (500 null splits; and on
-   the baseline version — its near-duplicate shares differ where its MinHash LSH missed pairs);
+   the baseline version — its near-duplicate shares differ where its MinHash LSH missed pairs),
+   then the likelihood split with its analysis in one command (outputs checked identical);
 5. with ``--ngram``, ``tailsplit score --method ngram`` (3 folds, trigram Kneser–Ney; and on
    the baseline version) — scores compared;
 6. with ``--reference``, a plain pandas script of the same likelihood split (the paper's recipe
@@ -248,7 +249,27 @@ def main() -> None:
                      f"{row['tailsplit']['near_shares']} (exact join) vs {row['baseline']['near_shares']} (baseline)")  # fmt: skip
         result["analyze"] = row
         print(line)
+        result["split_with_analysis"] = split_with_analysis(data, scores, folder, common)
     finish(args, result)
+
+
+def _split_and_analysis(folder: Path) -> tuple[bytes, dict]:
+    """A split folder's parts and its analysis, the folder's name aside."""
+    analysis = json.loads((folder / "analysis.json").read_text(encoding="utf-8"))
+    parts = b"".join((folder / f"{part}.jsonl").read_bytes() for part in ("train", "dev", "test"))
+    return parts, {k: v for k, v in analysis.items() if k != "name"}
+
+
+def split_with_analysis(data: Path, scores: Path, folder: Path, common: list[str]) -> dict:
+    """The likelihood split with its analysis in one process (as a user runs it: the analysis
+    reuses the split's records and word counts), against the two commands apart."""
+    out = folder / "likelihood-analysed"
+    options = [o for o in common if o != "--no-analyze"]
+    seconds, peak = timed([str(TAILSPLIT), "split", *options, "--scores", str(scores), "--length-buckets", "10",
+                           "--balance-labels", "--no-syntax", "--out", str(out)])  # fmt: skip
+    same = _split_and_analysis(out) == _split_and_analysis(folder / "likelihood-tailsplit")
+    print(f"split with its analysis, one process: {seconds:.1f} s, peak {peak:.0f} MiB; outputs identical: {same}")
+    return {"seconds": round(seconds, 2), "peak_mib": round(peak), "identical_outputs": same}
 
 
 def reference(data: Path, scores: Path, folder: Path, result: dict) -> None:
