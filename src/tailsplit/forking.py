@@ -16,8 +16,8 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 _TASK: Callable[..., Any] | None = None
-# The most processes one piece of work is spread over: past this, forking and gathering cost
-# more than the chunks save at the sizes tailsplit meets (570,000 rows).
+# The most processes one piece of work is spread over: each holds its own chunk's arrays, so
+# memory grows with them (16: the most cores a run of the benchmarks has, the GPU machine's).
 MAX_WORKERS = 16
 
 
