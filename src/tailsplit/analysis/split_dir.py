@@ -19,6 +19,7 @@ from tailsplit.fingerprint import sha256_file
 from tailsplit.io.examples import label_to_str
 from tailsplit.io.manifest import MANIFEST, Manifest, read_manifest_file
 from tailsplit.io.readers import read_all
+from tailsplit.io.scores import arrow_order
 from tailsplit.programs.sets import extract_program_features
 from tailsplit.registry import EXTRACTORS
 
@@ -303,17 +304,14 @@ def _matched_rows(table: Any, ids: list[str]) -> Any:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    column, scores, counts = (table.column(c).type for c in ("id", "logprob_sum", "n_tokens"))
-    if not pa.types.is_string(column) or not _numeric(scores) or not (_numeric(counts) or pa.types.is_null(counts)):
+    scores, counts = (table.column(c).type for c in ("logprob_sum", "n_tokens"))
+    if not _numeric(scores) or not (_numeric(counts) or pa.types.is_null(counts)):
         return None
     column = table.column("id")
-    if column.null_count:
+    if pc.count_distinct(column).as_py() != len(column):  # a repeated id: the Python path keeps its last
         return None
-    scored = column.combine_chunks()
-    if pc.count_distinct(scored).as_py() != len(scored):
-        return None
-    order = pc.index_in(pa.array(ids, pa.string()), value_set=scored)
-    return None if order.null_count else table.take(order)
+    order = arrow_order(column, ids)
+    return None if order is None else table.take(order)
 
 
 def _numeric(kind: Any) -> bool:

@@ -302,16 +302,10 @@ class _ArrowColumns(_Columns):
     def order(self, dataset: Dataset) -> np.ndarray | None:
         """Matched by Arrow's hashing when the ids are text without nulls and match the data
         one to one (else ``None``: the Python path matches them, or names what is wrong)."""
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
         ids = self._table.column("id")
-        if not pa.types.is_string(ids.type) or ids.null_count or len(ids) != len(dataset):
-            return None
         # Every one of the data's distinct ids found among as many score ids: they are those
         # ids, each once (so no repeat to look for).
-        order = pc.index_in(pa.array(dataset.ids, pa.string()), value_set=ids.combine_chunks())
-        return None if order.null_count else order.to_numpy().astype(np.int64)
+        return arrow_order(ids, dataset.ids) if len(ids) == len(dataset) else None
 
     def numbers(self, name: str) -> np.ndarray | None:
         import pyarrow as pa
@@ -346,6 +340,19 @@ class _ArrowColumns(_Columns):
 _FLAGS: dict[Any, bool] = {
     True: True, False: False, "true": True, "false": False, "1": True, "0": False, None: False, "": False,
 }  # fmt: skip
+
+
+def arrow_order(column: Any, ids: list[str] | tuple[str, ...]) -> np.ndarray | None:
+    """The row of ``column`` (Arrow text ids) holding each of ``ids``, by Arrow's hashing (a
+    repeated id: its first row); ``None`` when the column is not text without nulls or an id is
+    not in it (the caller's Python path then matches them, or names what is missing)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not pa.types.is_string(column.type) or column.null_count:
+        return None
+    order = pc.index_in(pa.array(ids, pa.string()), value_set=column.combine_chunks())
+    return None if order.null_count else order.to_numpy().astype(np.int64)
 
 
 def _parse_number(raw: Any, name: str, value: str) -> float:
