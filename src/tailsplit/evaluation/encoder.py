@@ -208,12 +208,6 @@ class PairClassifier:
             return self.torch.autocast("cuda", dtype=self.torch.bfloat16)
         return contextlib.nullcontext()
 
-    def predicted_labels(self, columns: Sequence[Sequence[str]], max_length: int) -> tuple[str, ...]:
-        """The predicted label of every example of ``columns`` (cut to ``max_length``)."""
-        if not columns or not len(columns[0]):
-            return ()
-        return tuple(self.labels[i] for i in self.predict(self.encode(columns, max_length)).tolist())
-
     def predict(self, rows: Sequence[list[int]], batch_tokens: int = 16384) -> np.ndarray:
         """Predicted label index of every row."""
         return self.predict_proba(rows, batch_tokens).argmax(axis=1) if len(rows) else np.zeros(0, dtype=np.int64)
