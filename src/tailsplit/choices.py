@@ -10,6 +10,11 @@ ANALYSIS_TEXTS = ("query", "pair")  # what text statistics read: the query, or c
 SPLITTERS = ("likelihood", "random", "length", "template", "tmcd", "aflite")
 RANKS = ("logprob_sum", "logprob_mean")
 LENGTH_OF = ("text", "program")
+# Label balance's quotas: each label's share of the data (the paper), or an equal share each
+# (the authors' gen_ll_split.py); with whole groups, the largest miss of a label's share of a
+# part that passes without --label-tolerance (splits/label_quotas.py).
+LABEL_QUOTAS = ("proportional", "equal")
+LABEL_TOLERANCE = 0.02
 COUNTS = ("examples", "occurrences")  # how atoms and compounds count in divergences
 FOLD_MATCHES = ("exact", "normalized")
 TRUNCATIONS = ("left", "error")

@@ -19,8 +19,16 @@ from tailsplit.errors import ConfigError, InputError
 from tailsplit.io.readers import read_all
 from tailsplit.shift.datasets import DatasetSpec
 from tailsplit.shift.drops import metric_and_drops
-from tailsplit.shift.task_metrics import answer_scores, entity_counts, entity_f1, entity_spans
-from tailsplit.shift.tasks import example_stats, map_tags, mapped_candidate, read_examples, task_metric
+from tailsplit.shift.task_metrics import UNSCORED, answer_scores, entity_counts, entity_f1, entity_spans
+from tailsplit.shift.tasks import (
+    example_stats,
+    map_tags,
+    mapped_candidate,
+    metric_value,
+    read_examples,
+    task_metric,
+    unscored_effect,
+)
 
 runner = CliRunner()
 TAGS = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC", "B-creative-work", "I-creative-work"]
@@ -160,8 +168,29 @@ def test_entity_types_are_mapped_named_when_unmapped_and_removed_when_mapped_to_
     with pytest.raises(ConfigError, match=r"entity types the ID data does not: 'MISC'"):
         mapped_candidate("ner", candidate, id_set, mapping)
     mapped = mapped_candidate("ner", candidate, id_set, {**mapping, "MISC": ""})
-    assert mapped.labels == (("B-person", "O", "B-organization", "O"),)
+    assert mapped.labels == (("B-person", "O", "B-organization", f"B-{UNSCORED}"),)
     assert map_tags(["B-location-GPE", "I-location-GPE"], {"location-*": "location"}) == ("B-location", "I-location")
+
+
+def test_predictions_on_a_removed_gold_type_are_neither_right_nor_wrong(tmp_path: Path) -> None:
+    # gold B-MISC I-MISC O B-PER with MISC removed; the ID model tags the MISC span as a product
+    ener = write_jsonl(
+        tmp_path / "ener.jsonl",
+        [{"tokens": ["Data", "Act", "by", "Bob"], "ner_tags": ["B-MISC", "I-MISC", "O", "B-PER"]}],
+    )
+    wnut = write_jsonl(tmp_path / "wnut.jsonl", [{"tokens": ["Bob", "X"], "ner_tags": ["B-person", "B-product"]}])
+    id_set = read_examples("ner", DatasetSpec("wnut", str(wnut), ("tokens",)), "ner_tags")
+    candidate = read_examples("ner", DatasetSpec("ener", str(ener), ("tokens",)), "ner_tags")
+    gold = mapped_candidate("ner", candidate, id_set, {"PER": "person", "MISC": ""}).labels
+    predicted = [("B-product", "I-product", "O", "B-person")]
+    assert metric_value("ner", example_stats("ner", predicted, gold, {})) == 1.0  # was 0.667: a false positive
+    partly = [("O", "B-product", "O", "B-person")]  # touching the removed span is enough to leave it out
+    assert metric_value("ner", example_stats("ner", partly, gold, {})) == 1.0
+    beside = [("O", "O", "B-product", "B-person")]  # a prediction elsewhere still counts as wrong
+    assert example_stats("ner", beside, gold, {}).tolist() == [[1.0, 2.0, 1.0]]
+    assert unscored_effect(predicted, gold) == {
+        "gold_entities_unscored": 1, "predictions_unscored": 1, "entity_f1": 1.0, "entity_f1_counting_them_wrong": 0.6667
+    }  # fmt: skip
 
 
 @pytest.mark.model

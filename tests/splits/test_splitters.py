@@ -183,7 +183,7 @@ def test_registry_lists_splitters_on_unknown_name() -> None:
 def test_repr_shows_the_configuration() -> None:
     assert (
         repr(RandomSplitter(seed=4))
-        == "RandomSplitter(dev_size=0.1, test_size=0.1, balance_labels=False, atom_constraint=False, seed=4)"
+        == "RandomSplitter(dev_size=0.1, test_size=0.1, balance_labels=False, label_quota='proportional', label_tolerance=0.02, atom_constraint=False, seed=4)"
     )
 
 

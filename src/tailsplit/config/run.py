@@ -18,6 +18,8 @@ from tailsplit.choices import (
     ENGINES,
     FOLD_MATCHES,
     IMPLEMENTATIONS,
+    LABEL_QUOTAS,
+    LABEL_TOLERANCE,
     LENGTH_OF,
     MAX_BATCH_ROWS,
     OUTPUT_FORMATS,
@@ -253,6 +255,9 @@ class ScoringConfig(Checked):
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name in named}
 
 
+BALANCED = Applies(lambda c: c.balance_labels, "with --balance-labels")
+
+
 def _aflite(help: str, default: Any, **declared: Any) -> Any:
     return option(default, "aflite splitter: " + help, **declared)
 
@@ -282,8 +287,21 @@ class SplitConfig(Checked):
         choices=("exact",),
     )  # fmt: skip
     balance_labels: bool = option(
-        False, "Keep label proportions in every part.", flag="--balance-labels/--no-balance-labels"
-    )
+        False, "Give every label its quota of dev and test (--label-quota).",
+        flag="--balance-labels/--no-balance-labels",
+    )  # fmt: skip
+    label_quota: str = option(
+        "proportional",
+        "With --balance-labels: proportional (each label's share of the data, as the paper) or equal (the same "
+        "count for every label, as the authors' gen_ll_split.py).",
+        choices=LABEL_QUOTAS, metavar="RULE", applies=BALANCED,
+    )  # fmt: skip
+    label_tolerance: float = option(
+        LABEL_TOLERANCE,
+        "With --balance-labels and --group: the largest miss of a label's share of dev or test that whole "
+        "groups may leave beyond one typical group (0.02 = 2 points); a larger one is refused, 1 accepts any.",
+        low=0.0, high=1.0, applies=BALANCED,
+    )  # fmt: skip
     atom_constraint: bool = option(
         False,
         "Every dev/test program atom also occurs in train (swaps keep sizes).",

@@ -37,7 +37,7 @@ from tailsplit.shift.datasets import DatasetSpec, load_texts
 from tailsplit.shift.drops import RESAMPLES, Measured, metric_and_drops
 from tailsplit.shift.ood import Candidate, rank_candidates
 from tailsplit.shift.similarity import centroid_similarity
-from tailsplit.shift.tasks import METRIC_NAMES, example_stats, task_fields, task_metric
+from tailsplit.shift.tasks import METRIC_NAMES, example_stats, task_fields, task_metric, unscored_effect
 
 
 class OodRankResult(Findings):
@@ -220,10 +220,21 @@ def _measured_candidates(
         "cached": cached,
         "id_accuracy": id_measure.as_dict(),
         **({"exact_match": _exact_match(id_stats, ood_stats, data)} if data.task == "qa" else {}),
+        **_unscored(data, ood_predicted),
         "interval": f"95% percentile bootstrap, {RESAMPLES} resamples of each test set independently",
         **data.describe(),
     }
     return task, id_measure, candidates
+
+
+def _unscored(data: TaskData, ood_predicted: list[tuple[Any, ...]]) -> dict[str, Any]:
+    """For NER, per candidate whose removed types left gold entities unscored: how many, and
+    the entity F1 had the predictions on them counted as wrong."""
+    if data.task != "ner":
+        return {}
+    effects = {s.name: unscored_effect(p, s.labels) for p, s in zip(ood_predicted, data.ood)}
+    kept = {name: effect for name, effect in effects.items() if effect is not None}
+    return {"unscored_entities": kept} if kept else {}
 
 
 @keyword_spelling

@@ -38,6 +38,7 @@ from tailsplit.programs.sets import ProgramFeatures, dataset_program_features
 from tailsplit.shift.encoder import EncoderSource, sentence_features
 from tailsplit.splits import SPLITTERS, SplitInputs, Splitter, make_splitter
 from tailsplit.splits.base import resolve_sizes
+from tailsplit.splits.label_quotas import shortfall_lines
 from tailsplit.words import word_lengths
 
 if TYPE_CHECKING:
@@ -78,7 +79,10 @@ def check_before_work(
             n_tokens=lengths,
             truncated=np.zeros(len(dataset), dtype=bool),
         )
-        split_dataset(dataset, placeholder, config.split, programs, splitter=planned, lengths=lengths)
+        # whole groups' label misses depend on the real scores: judged after scoring, not here
+        balanced = getattr(planned, "balance_labels", False)
+        trial = type(planned)(**{**planned.get_params(), "label_tolerance": 1.0}) if balanced else planned
+        split_dataset(dataset, placeholder, config.split, programs, splitter=trial, lengths=lengths)
         return plan
     return None
 
@@ -290,7 +294,10 @@ def _score_file(path: str | Path, dataset: Dataset, config: RunConfig) -> tuple[
 
 
 def _finished(result: RunResult, config: RunConfig, counts: TextCounts | None, analyze_in_memory: bool) -> RunResult:
-    """The result written (with ``out``), analysed in memory (when asked), or as it is."""
+    """The result written (with ``out``), analysed in memory (when asked), or as it is; labels
+    that whole groups left off their quotas said first."""
+    for line in shortfall_lines(result.split.details.get("label_quotas")):
+        logger.info("labels with whole groups: %s", line)
     if config.output.out is not None:
         return _written(result, config, counts)
     if analyze_in_memory:

@@ -65,19 +65,19 @@ def likelihood_split(
     ray_address: str | None = None, workers: int = 1, cpus_per_worker: float = 1.0, gpus_per_worker: float = 0.0,
     shard_tokens: int = 2000000, dev_size: float | int = 0.1, test_size: float | int = 0.1,
     rank: str = 'logprob_sum', reverse: bool = False, length_buckets: int | str | None = None,
-    balance_labels: bool = False, atom_constraint: bool = False, length_of: str = 'text',
-    max_iterations: int | None = None, partitions: int = 64, train_share: float = 0.5,
-    removals_per_round: float | int = 0.05, predictability_threshold: float = 0.75, rounds: int | None = None,
-    encoder: str | None = None, seed: int = 0, out: str | os.PathLike[str] | None = None, overwrite: bool = False,
-    analyze: bool | None = None, null_splits: int = 500, analysis_text: str = 'query', syntax: bool = True,
-    format: str | None = None, progress: bool | None = None,
+    balance_labels: bool = False, label_quota: str = 'proportional', label_tolerance: float = 0.02,
+    atom_constraint: bool = False, length_of: str = 'text', max_iterations: int | None = None, partitions: int = 64,
+    train_share: float = 0.5, removals_per_round: float | int = 0.05, predictability_threshold: float = 0.75,
+    rounds: int | None = None, encoder: str | None = None, seed: int = 0, out: str | os.PathLike[str] | None = None,
+    overwrite: bool = False, analyze: bool | None = None, null_splits: int = 500, analysis_text: str = 'query',
+    syntax: bool = True, format: str | None = None, progress: bool | None = None,
 ) -> RunResult:
     given = _changed(locals(), _DEFAULTS['likelihood_split'])
     return _likelihood_split(data, progress=progress, **given)
 
 
 likelihood_split.__doc__ = _likelihood_split.__doc__  # type: ignore[attr-defined]
-_DEFAULTS['likelihood_split'] = _defaults(likelihood_split, ['analysis_text', 'analyze', 'atom_constraint', 'attention', 'backend', 'balance_labels', 'batch_tokens', 'cache_dir', 'context', 'count', 'cpus_per_worker', 'dev_size', 'device', 'dtype', 'encoder', 'end_token', 'engine', 'finetune_batch_size', 'finetune_eval_every', 'finetune_full', 'finetune_learning_rate', 'finetune_lora_rank', 'finetune_preset', 'finetune_steps', 'fold_match', 'fold_seed', 'folds', 'format', 'fused', 'gpus_per_worker', 'group', 'id', 'implementation', 'label', 'label_words', 'length_buckets', 'length_of', 'max_batch_size', 'max_iterations', 'max_tokens', 'method', 'model', 'model_name', 'ngram_order', 'null_splits', 'out', 'overwrite', 'partitions', 'planner', 'predictability_threshold', 'program', 'program_kind', 'rank', 'ray_address', 'removals_per_round', 'reverse', 'rounds', 'score_column', 'score_eos', 'seed', 'shard_tokens', 'share_prefix', 'start_token', 'syntax', 'template', 'test_size', 'text', 'torch_compile', 'train_share', 'truncation', 'use_cache', 'workers'])
+_DEFAULTS['likelihood_split'] = _defaults(likelihood_split, ['analysis_text', 'analyze', 'atom_constraint', 'attention', 'backend', 'balance_labels', 'batch_tokens', 'cache_dir', 'context', 'count', 'cpus_per_worker', 'dev_size', 'device', 'dtype', 'encoder', 'end_token', 'engine', 'finetune_batch_size', 'finetune_eval_every', 'finetune_full', 'finetune_learning_rate', 'finetune_lora_rank', 'finetune_preset', 'finetune_steps', 'fold_match', 'fold_seed', 'folds', 'format', 'fused', 'gpus_per_worker', 'group', 'id', 'implementation', 'label', 'label_quota', 'label_tolerance', 'label_words', 'length_buckets', 'length_of', 'max_batch_size', 'max_iterations', 'max_tokens', 'method', 'model', 'model_name', 'ngram_order', 'null_splits', 'out', 'overwrite', 'partitions', 'planner', 'predictability_threshold', 'program', 'program_kind', 'rank', 'ray_address', 'removals_per_round', 'reverse', 'rounds', 'score_column', 'score_eos', 'seed', 'shard_tokens', 'share_prefix', 'start_token', 'syntax', 'template', 'test_size', 'text', 'torch_compile', 'train_share', 'truncation', 'use_cache', 'workers'])
 
 @_known_keywords(_split)
 def split(
@@ -99,19 +99,20 @@ def split(
     ray_address: str | None = None, workers: int = 1, cpus_per_worker: float = 1.0, gpus_per_worker: float = 0.0,
     shard_tokens: int = 2000000, dev_size: float | int = 0.1, test_size: float | int = 0.1,
     rank: str = 'logprob_sum', reverse: bool = False, length_buckets: int | str | None = None,
-    balance_labels: bool = False, atom_constraint: bool = False, length_of: str = 'text',
-    max_iterations: int | None = None, partitions: int = 64, train_share: float = 0.5,
-    removals_per_round: float | int = 0.05, predictability_threshold: float = 0.75, rounds: int | None = None,
-    encoder: str | None = None, seed: int = 0, out: str | os.PathLike[str] | None = None, overwrite: bool = False,
-    analyze: bool | None = None, null_splits: int = 500, analysis_text: str = 'query', syntax: bool = True,
-    format: str | None = None, scores: str | os.PathLike[str] | None = None, progress: bool | None = None,
+    balance_labels: bool = False, label_quota: str = 'proportional', label_tolerance: float = 0.02,
+    atom_constraint: bool = False, length_of: str = 'text', max_iterations: int | None = None, partitions: int = 64,
+    train_share: float = 0.5, removals_per_round: float | int = 0.05, predictability_threshold: float = 0.75,
+    rounds: int | None = None, encoder: str | None = None, seed: int = 0, out: str | os.PathLike[str] | None = None,
+    overwrite: bool = False, analyze: bool | None = None, null_splits: int = 500, analysis_text: str = 'query',
+    syntax: bool = True, format: str | None = None, scores: str | os.PathLike[str] | None = None,
+    progress: bool | None = None,
 ) -> RunResult:
     given = _changed(locals(), _DEFAULTS['split'])
     return _split(data, splitter, scores=scores, progress=progress, **given)
 
 
 split.__doc__ = _split.__doc__  # type: ignore[attr-defined]
-_DEFAULTS['split'] = _defaults(split, ['analysis_text', 'analyze', 'atom_constraint', 'attention', 'backend', 'balance_labels', 'batch_tokens', 'cache_dir', 'context', 'count', 'cpus_per_worker', 'dev_size', 'device', 'dtype', 'encoder', 'end_token', 'engine', 'finetune_batch_size', 'finetune_eval_every', 'finetune_full', 'finetune_learning_rate', 'finetune_lora_rank', 'finetune_preset', 'finetune_steps', 'fold_match', 'fold_seed', 'folds', 'format', 'fused', 'gpus_per_worker', 'group', 'id', 'implementation', 'label', 'label_words', 'length_buckets', 'length_of', 'max_batch_size', 'max_iterations', 'max_tokens', 'method', 'model', 'model_name', 'ngram_order', 'null_splits', 'out', 'overwrite', 'partitions', 'planner', 'predictability_threshold', 'program', 'program_kind', 'rank', 'ray_address', 'removals_per_round', 'reverse', 'rounds', 'score_column', 'score_eos', 'seed', 'shard_tokens', 'share_prefix', 'start_token', 'syntax', 'template', 'test_size', 'text', 'torch_compile', 'train_share', 'truncation', 'use_cache', 'workers'])
+_DEFAULTS['split'] = _defaults(split, ['analysis_text', 'analyze', 'atom_constraint', 'attention', 'backend', 'balance_labels', 'batch_tokens', 'cache_dir', 'context', 'count', 'cpus_per_worker', 'dev_size', 'device', 'dtype', 'encoder', 'end_token', 'engine', 'finetune_batch_size', 'finetune_eval_every', 'finetune_full', 'finetune_learning_rate', 'finetune_lora_rank', 'finetune_preset', 'finetune_steps', 'fold_match', 'fold_seed', 'folds', 'format', 'fused', 'gpus_per_worker', 'group', 'id', 'implementation', 'label', 'label_quota', 'label_tolerance', 'label_words', 'length_buckets', 'length_of', 'max_batch_size', 'max_iterations', 'max_tokens', 'method', 'model', 'model_name', 'ngram_order', 'null_splits', 'out', 'overwrite', 'partitions', 'planner', 'predictability_threshold', 'program', 'program_kind', 'rank', 'ray_address', 'removals_per_round', 'reverse', 'rounds', 'score_column', 'score_eos', 'seed', 'shard_tokens', 'share_prefix', 'start_token', 'syntax', 'template', 'test_size', 'text', 'torch_compile', 'train_share', 'truncation', 'use_cache', 'workers'])
 
 @_known_keywords(_score)
 def score(

@@ -62,10 +62,35 @@ def entity_spans(tags: Sequence[str]) -> list[tuple[str, int, int]]:
     return spans
 
 
+# The type of a gold entity whose type the label map removed (``--label-map MISC=``): it is no
+# gold entity, and a prediction on any of its tokens is neither right nor wrong — the model
+# was never asked about that type (BOSS maps every set onto one inventory instead).
+UNSCORED = "\x00unscored"
+
+
 def entity_counts(predicted: Sequence[str], gold: Sequence[str]) -> tuple[int, int, int]:
-    """(entities right — same span and type —, entities predicted, gold entities) of one sentence."""
+    """(entities right — same span and type —, entities predicted, gold entities) of one
+    sentence; gold entities of type :data:`UNSCORED` and predictions that touch them are left out.
+
+    >>> entity_counts(["B-product", "I-product", "O", "B-person"], [f"B-{UNSCORED}", f"I-{UNSCORED}", "O", "B-person"])
+    (1, 1, 1)
+    """
     p, g = set(entity_spans(predicted)), set(entity_spans(gold))
+    unscored = [(first, last) for type_, first, last in g if type_ == UNSCORED]
+    if unscored:
+        g = {span for span in g if span[0] != UNSCORED}
+        p = {span for span in p if not any(span[1] <= last and first <= span[2] for first, last in unscored)}
     return len(p & g), len(p), len(g)
+
+
+def unscored_counts(predicted: Sequence[str], gold: Sequence[str]) -> tuple[int, int]:
+    """(gold entities of a removed type, predicted entities that touch one) of one sentence:
+    what :func:`entity_counts` leaves out, so the effect of leaving it out can be stated."""
+    spans = [(first, last) for type_, first, last in entity_spans(gold) if type_ == UNSCORED]
+    if not spans:
+        return 0, 0
+    touching = [p for p in entity_spans(predicted) if any(p[1] <= last and first <= p[2] for first, last in spans)]
+    return len(spans), len(touching)
 
 
 def entity_f1(sums: np.ndarray) -> np.ndarray:

@@ -27,7 +27,7 @@ from tailsplit.io.readers import read_records
 from tailsplit.shift.datasets import DatasetSpec
 from tailsplit.shift.drops import Metric, mean_metric
 from tailsplit.shift.labelled import LabelledSet, correct, mapped, read_labelled
-from tailsplit.shift.task_metrics import answer_scores, entity_counts, entity_f1
+from tailsplit.shift.task_metrics import UNSCORED, answer_scores, entity_counts, entity_f1, unscored_counts
 
 # What each task's measure is called wherever it is printed.
 METRIC_NAMES = {"classification": "accuracy", "ner": "entity F1", "qa": "F1"}
@@ -160,12 +160,19 @@ def map_type(name: str, label_map: Mapping[str, str]) -> str:
     return label_map[max(prefixes, key=len)] if prefixes else name
 
 
-def map_tags(tags: Sequence[str], label_map: Mapping[str, str]) -> tuple[str, ...]:
-    """Tags with their types mapped (an entity mapped to nothing becomes ``O``)."""
+def map_tags(tags: Sequence[str], label_map: Mapping[str, str], *, unscored: bool = False) -> tuple[str, ...]:
+    """Tags with their types mapped; an entity mapped to nothing becomes ``O``, or with
+    ``unscored`` keeps its span as type :data:`UNSCORED` (a gold entity nobody is scored on).
+
+    >>> map_tags(["B-MISC", "I-MISC", "O", "B-PER"], {"MISC": "", "PER": "person"})
+    ('O', 'O', 'O', 'B-person')
+    >>> map_tags(["B-MISC", "O"], {"MISC": ""}, unscored=True) == (f"B-{UNSCORED}", "O")
+    True
+    """
     out = []
     for tag in tags:
         target = "" if tag == "O" else map_type(tag[2:], label_map)
-        out.append(f"{tag[:2]}{target}" if target else "O")
+        out.append(f"{tag[:2]}{target}" if target else f"{tag[:2]}{UNSCORED}" if unscored and tag != "O" else "O")
     return tuple(out)
 
 
@@ -178,7 +185,7 @@ def mapped_candidate(
     if task == "qa":
         return candidate
     known = {map_type(t, label_map) for t in entity_types(id_set.labels)}
-    gold = [map_tags(tags, label_map) for tags in candidate.labels]
+    gold = [map_tags(tags, label_map, unscored=True) for tags in candidate.labels]
     unmapped = sorted(
         t for t in entity_types(candidate.labels) if map_type(t, label_map) and map_type(t, label_map) not in known
     )
@@ -201,6 +208,27 @@ def example_stats(task: str, predicted: Sequence[Any], gold: Sequence[Any], labe
         return np.array(rows, dtype=np.float64).reshape(len(rows), 3)
     rows2 = [answer_scores(p, [text for text, _ in g]) for p, g in zip(predicted, gold)]
     return np.array([(f1, em) for em, f1 in rows2], dtype=np.float64).reshape(len(rows2), 2)
+
+
+def unscored_effect(predicted: Sequence[Sequence[str]], gold: Sequence[Sequence[str]]) -> dict[str, Any] | None:
+    """What leaving removed types unscored changes on one NER set (``None`` when the label map
+    removed none of its entities): the gold entities left out, the predictions on them left
+    out, and the entity F1 had those predictions counted as wrong (as before they were not).
+
+    >>> unscored_effect([("B-x", "I-x", "O", "B-person")], [(f"B-{UNSCORED}", f"I-{UNSCORED}", "O", "B-person")])
+    {'gold_entities_unscored': 1, 'predictions_unscored': 1, 'entity_f1': 1.0, 'entity_f1_counting_them_wrong': 0.6667}
+    """
+    counts = np.array([unscored_counts(p, g) for p, g in zip(predicted, gold)], dtype=np.int64).reshape(-1, 2)
+    if not counts[:, 0].sum():
+        return None
+    sums = np.array([entity_counts(p, g) for p, g in zip(predicted, gold)], dtype=np.float64).reshape(-1, 3).sum(0)
+    wrong = sums + np.array([0.0, counts[:, 1].sum(), 0.0])
+    return {
+        "gold_entities_unscored": int(counts[:, 0].sum()),
+        "predictions_unscored": int(counts[:, 1].sum()),
+        "entity_f1": round(float(entity_f1(sums)), 4),
+        "entity_f1_counting_them_wrong": round(float(entity_f1(wrong)), 4),
+    }
 
 
 def task_metric(task: str) -> Metric:

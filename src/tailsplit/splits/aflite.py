@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from tailsplit.choices import LABEL_TOLERANCE
 from tailsplit.core import SplitIndices
 from tailsplit.errors import ConfigError, MissingDependencyError
 from tailsplit.rng import AFLITE_PARTITIONS, seeded_rng
@@ -63,6 +64,8 @@ class AfliteSplitter(Splitter):
         predictability_threshold: float = 0.75,
         rounds: int | None = None,
         balance_labels: bool = False,
+        label_quota: str = "proportional",
+        label_tolerance: float = LABEL_TOLERANCE,
         seed: int = 0,
     ) -> None:
         self.dev_size = dev_size
@@ -73,6 +76,8 @@ class AfliteSplitter(Splitter):
         self.predictability_threshold = predictability_threshold
         self.rounds = rounds
         self.balance_labels = balance_labels
+        self.label_quota = label_quota
+        self.label_tolerance = label_tolerance
         self.seed = seed
         check_params(self)
 

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from tailsplit.config import SplitConfig
-from tailsplit.config.declare import flag_of
+from tailsplit.config.declare import check_values, flag_of
 from tailsplit.core import Dataset, ScoreTable, SplitIndices
 from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.programs.sets import ProgramFeatures
@@ -110,7 +110,7 @@ def check_params(splitter: Splitter) -> None:
     Traceback (most recent call last):
     tailsplit.errors.ConfigError: seed=-1 must be at least 0; give a value at least 0
     """
-    SplitConfig(splitter=splitter.name, **splitter.get_params())
+    check_values(SplitConfig(splitter=splitter.name, **splitter.get_params()), effects=True)
 
 
 def resolve_size(value: float | int, n: int, param: str) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tailsplit.choices import LABEL_TOLERANCE
 from tailsplit.core import SplitIndices
 from tailsplit.errors import ConfigError
 from tailsplit.rng import SPLIT_ORDER, seeded_rng
@@ -29,6 +30,8 @@ class LengthSplitter(Splitter):
         test_size: float | int = 0.1,
         length_of: str = "text",
         balance_labels: bool = False,
+        label_quota: str = "proportional",
+        label_tolerance: float = LABEL_TOLERANCE,
         atom_constraint: bool = False,
         seed: int = 0,
     ) -> None:
@@ -36,6 +39,8 @@ class LengthSplitter(Splitter):
         self.test_size = test_size
         self.length_of = length_of
         self.balance_labels = balance_labels
+        self.label_quota = label_quota
+        self.label_tolerance = label_tolerance
         self.atom_constraint = atom_constraint
         self.seed = seed
         check_params(self)

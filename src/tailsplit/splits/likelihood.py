@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tailsplit.choices import LABEL_TOLERANCE
 from tailsplit.core import SplitIndices
 from tailsplit.errors import ConfigError
 from tailsplit.splits.base import SplitInputs, Splitter, check_params
@@ -38,6 +39,8 @@ class LikelihoodSplitter(Splitter):
         reverse: bool = False,
         length_buckets: int | str | None = None,
         balance_labels: bool = False,
+        label_quota: str = "proportional",
+        label_tolerance: float = LABEL_TOLERANCE,
         atom_constraint: bool = False,
         seed: int = 0,
     ) -> None:
@@ -47,6 +50,8 @@ class LikelihoodSplitter(Splitter):
         self.reverse = reverse
         self.length_buckets = length_buckets
         self.balance_labels = balance_labels
+        self.label_quota = label_quota
+        self.label_tolerance = label_tolerance
         self.atom_constraint = atom_constraint
         self.seed = seed
         check_params(self)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tailsplit.choices import LABEL_TOLERANCE
 from tailsplit.core import SplitIndices
 from tailsplit.rng import SPLIT_ORDER, seeded_rng
 from tailsplit.splits.base import SplitInputs, Splitter, check_params
@@ -27,12 +28,16 @@ class RandomSplitter(Splitter):
         dev_size: float | int = 0.1,
         test_size: float | int = 0.1,
         balance_labels: bool = False,
+        label_quota: str = "proportional",
+        label_tolerance: float = LABEL_TOLERANCE,
         atom_constraint: bool = False,
         seed: int = 0,
     ) -> None:
         self.dev_size = dev_size
         self.test_size = test_size
         self.balance_labels = balance_labels
+        self.label_quota = label_quota
+        self.label_tolerance = label_tolerance
         self.atom_constraint = atom_constraint
         self.seed = seed
         check_params(self)

@@ -21,6 +21,7 @@ from tailsplit.core import SplitIndices
 from tailsplit.errors import ConfigError
 from tailsplit.rng import DEV_TEST_DIVISION, seeded_rng
 from tailsplit.splits.base import resolve_sizes
+from tailsplit.splits.label_quotas import LabelQuotas, apportion, label_report
 
 if TYPE_CHECKING:
     from tailsplit.splits.base import SplitInputs
@@ -38,27 +39,8 @@ class Ranking(Seeded, Protocol):
     dev_size: float | int
     test_size: float | int
     balance_labels: bool
-
-
-def apportion(total: int, weights: np.ndarray) -> np.ndarray:
-    """Split ``total`` into integer parts proportional to ``weights`` (largest remainder).
-
-    Parts sum to ``total``; no part exceeds its weight when ``total <= weights.sum()``; ties
-    go to the earlier index, so the result is deterministic.
-
-    >>> apportion(10, np.array([5, 3, 2])).tolist(), apportion(3, np.array([1, 1, 1, 1])).tolist()
-    ([5, 3, 2], [1, 1, 1, 0])
-    """
-    weights = np.asarray(weights, dtype=np.int64)
-    whole = int(weights.sum())
-    if whole == 0:
-        return np.zeros_like(weights)
-    ideal = total * weights / whole
-    parts = np.floor(ideal).astype(np.int64)
-    short = total - int(parts.sum())
-    order = np.lexsort((np.arange(len(weights)), -(ideal - parts)))
-    parts[order[:short]] += 1
-    return parts
+    label_quota: str
+    label_tolerance: float
 
 
 def codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -73,39 +55,35 @@ class Strata:
 
     of_row: np.ndarray
     quotas: np.ndarray
+    n_buckets: int = 1  # stratum s is label s // n_buckets, bucket s % n_buckets
+
+    @property
+    def n_labels(self) -> int:
+        return len(self.quotas) // self.n_buckets
+
+    def label_remaining(self, remaining: np.ndarray) -> np.ndarray:
+        """What is left of each label's quota, from what is left of each stratum's."""
+        return remaining.reshape(-1, self.n_buckets).sum(axis=1)
 
 
-def strata_quotas(total: int, label_codes: np.ndarray | None, bucket_codes: np.ndarray | None, n: int) -> Strata:
-    """Quotas that keep label proportions exact and, inside each label, bucket proportions.
-
-    ``label_codes`` / ``bucket_codes`` are ``None`` when that constraint is off.
-    """
-    labels = np.zeros(n, dtype=np.int64) if label_codes is None else label_codes
+def strata_quotas(
+    total: int, labels: LabelQuotas | None, bucket_codes: np.ndarray | None, n: int, n_dev_test: tuple[int, int]
+) -> Strata:
+    """Quotas that give each label its quota (``labels``' rule) and, inside each label, keep
+    the buckets' proportions. ``labels`` / ``bucket_codes`` are ``None`` when that constraint
+    is off."""
+    label_codes = np.zeros(n, dtype=np.int64) if labels is None else labels.codes
     buckets = np.zeros(n, dtype=np.int64) if bucket_codes is None else bucket_codes
     n_buckets = int(buckets.max()) + 1 if n else 1
-    of_row = labels * n_buckets + buckets
-    label_counts = np.bincount(labels)
-    label_quota = apportion(total, label_counts)
-    quotas = np.zeros(len(label_counts) * n_buckets, dtype=np.int64)
-    for label in range(len(label_counts)):
-        in_label = buckets[labels == label]
+    of_row = label_codes * n_buckets + buckets
+    label_quota = np.array([total]) if labels is None else labels.evaluation_quota(*n_dev_test)
+    quotas = np.zeros(len(label_quota) * n_buckets, dtype=np.int64)
+    for label in range(len(label_quota)):
+        in_label = buckets[label_codes == label]
         quotas[label * n_buckets : (label + 1) * n_buckets] = apportion(
             int(label_quota[label]), np.bincount(in_label, minlength=n_buckets)
         )
-    return Strata(of_row=of_row, quotas=quotas)
-
-
-def check_label_quotas(label_codes: np.ndarray, label_names: np.ndarray, n_eval: int) -> None:
-    """Refuse a balance that would put every example of some label in evaluation."""
-    counts = np.bincount(label_codes)
-    quota = apportion(n_eval, counts)
-    for name, count, want in zip(label_names.tolist(), counts, quota):
-        if count > 0 and want >= count:
-            raise ConfigError(
-                f"--balance-labels: label {name!r} has only {count} example(s), and its share of "
-                f"the {n_eval} evaluation examples is {want}, leaving none for training; "
-                "remove that label, ask for smaller dev/test sizes, or turn off label balance"
-            )
+    return Strata(of_row=of_row, quotas=quotas, n_buckets=n_buckets)
 
 
 @dataclass(frozen=True)
@@ -162,8 +140,13 @@ def fill_quotas(unit_order: np.ndarray, units: Units, strata: Strata, eligible: 
 
 
 def _fill_grouped(unit_order: np.ndarray, units: Units, strata: Strata, eligible: np.ndarray | None) -> np.ndarray:
+    """Whole units in ``unit_order`` that fit every stratum's quota, then units that fit the
+    total; where the strata hold several labels and that leaves a label off its quota, the
+    walk with label prices (:func:`_priced_fill`) when it comes nearer."""
     rows_by_unit = np.argsort(units.of_row, kind="stable")
     bounds = np.searchsorted(units.of_row[rows_by_unit], np.arange(units.count + 1))
+    if eligible is not None:
+        unit_order = unit_order[eligible[rows_by_unit[bounds[unit_order]]]]
     remaining = strata.quotas.copy()
     left = int(remaining.sum())
     chosen = np.zeros(len(units.of_row), dtype=bool)
@@ -171,8 +154,6 @@ def _fill_grouped(unit_order: np.ndarray, units: Units, strata: Strata, eligible
         if left == 0:
             break
         rows = rows_by_unit[bounds[unit] : bounds[unit + 1]]
-        if eligible is not None and not eligible[rows[0]]:
-            continue
         need = np.bincount(strata.of_row[rows], minlength=len(remaining))
         if np.all(need <= remaining):
             remaining -= need
@@ -182,10 +163,67 @@ def _fill_grouped(unit_order: np.ndarray, units: Units, strata: Strata, eligible
         if left == 0:
             break
         rows = rows_by_unit[bounds[unit] : bounds[unit + 1]]
-        if chosen[rows[0]] or (eligible is not None and not eligible[rows[0]]) or len(rows) > left:
+        if chosen[rows[0]] or len(rows) > left:
             continue
         left -= len(rows)
         chosen[rows] = True
+    if strata.n_labels < 2 or _label_miss(chosen, strata) == 0:
+        return chosen
+    priced = _priced_fill(unit_order, units, strata)
+    return priced if _label_miss(priced, strata) < _label_miss(chosen, strata) else chosen
+
+
+def _label_miss(chosen: np.ndarray, strata: Strata) -> int:
+    """Examples by which the labels taken miss their quotas, summed over labels."""
+    taken = np.bincount(strata.of_row[chosen] // strata.n_buckets, minlength=strata.n_labels)
+    return int(np.abs(strata.label_remaining(strata.quotas) - taken).sum())
+
+
+def _priced_fill(unit_order: np.ndarray, units: Units, strata: Strata) -> np.ndarray:
+    """Whole units taken by a key that adds a price per label to each unit's place in
+    ``unit_order``: ``place / n_units + Σ price[label] × share of the unit's rows with that
+    label``. Prices are set label by label (bisection, a few sweeps) so each label's count
+    meets its quota as nearly as whole units allow, the total filled up to its quota in that
+    order. A unit of one label keeps its order among its label's units; mixed units move by
+    how much of each label they bring (a Lagrangian relaxation of the label quotas).
+    """
+    n_labels = strata.n_labels
+    quota = strata.label_remaining(strata.quotas)
+    total = int(quota.sum())
+    label_of_row = strata.of_row // strata.n_buckets
+    size = np.bincount(units.of_row, minlength=units.count)
+    mix = np.zeros((units.count, n_labels))
+    np.add.at(mix, (units.of_row, label_of_row), 1.0)
+    mix = mix[unit_order] / size[unit_order, None]
+    place = np.arange(len(unit_order)) / max(len(unit_order), 1)
+    sizes = size[unit_order]
+
+    def counts(price: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        order = np.lexsort((place, place + mix @ price))
+        taken = order[: int(np.searchsorted(np.cumsum(sizes[order]), total, side="right"))]
+        return taken, (mix[taken] * sizes[taken, None]).sum(axis=0).round().astype(np.int64)
+
+    price = np.zeros(n_labels)
+    best_miss, best_price = int(np.abs(counts(price)[1] - quota).sum()), price.copy()
+    for _ in range(4):
+        for label in range(n_labels):
+            low, high = -2.0, 2.0  # a price of ±1 outweighs any difference of place
+            for _ in range(24):
+                price[label] = (low + high) / 2
+                got = counts(price)[1]
+                miss = int(np.abs(got - quota).sum())
+                if miss < best_miss:
+                    best_miss, best_price = miss, price.copy()
+                if got[label] > quota[label]:
+                    low = price[label]
+                elif got[label] < quota[label]:
+                    high = price[label]
+                else:
+                    break
+            price[label] = best_price[label]
+    taken = counts(best_price)[0]
+    chosen = np.zeros(len(units.of_row), dtype=bool)
+    chosen[np.isin(units.of_row, unit_order[taken])] = True
     return chosen
 
 
@@ -195,23 +233,32 @@ def order_units(keys: np.ndarray) -> np.ndarray:
 
 
 def divide_evaluation(
-    eval_mask: np.ndarray, n_dev: int, n_test: int, units: Units, label_codes: np.ndarray | None, seed: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Divide the evaluation rows at random into (dev_mask, test_mask), labels kept in proportion.
+    eval_mask: np.ndarray, n_dev: int, n_test: int, units: Units, labels: LabelQuotas | None, seed: int
+) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+    """Divide the evaluation rows at random into (dev_mask, test_mask, details), each label
+    taking its test quota; with ``labels``, the details hold each part's label counts against
+    its quotas, and a miss beyond the tolerance is refused (:func:`label_report`).
 
     With groups the evaluation set may be a little smaller than asked; test then gets its
     proportional share of what was taken.
     """
     n_eval = int(eval_mask.sum())
     want_test = n_test if n_eval == n_dev + n_test else int(round(n_eval * n_test / (n_dev + n_test)))
-    labels = np.zeros(len(eval_mask), dtype=np.int64) if label_codes is None else label_codes
-    quotas = apportion(want_test, np.bincount(labels[eval_mask], minlength=int(labels.max()) + 1))
+    if labels is None:
+        strata = Strata(of_row=np.zeros(len(eval_mask), dtype=np.int64), quotas=np.array([want_test]))
+    else:
+        quotas = labels.test_quota(labels.evaluation_quota(n_dev, n_test), want_test)
+        strata = Strata(of_row=labels.codes, quotas=quotas)
     order = seeded_rng(seed, DEV_TEST_DIVISION).permutation(units.count)
-    test_mask = fill_quotas(order, units, Strata(of_row=labels, quotas=quotas), eligible=eval_mask)
+    test_mask = fill_quotas(order, units, strata, eligible=eval_mask)
     dev_mask = eval_mask & ~test_mask
     if not units.singletons:
         check_whole_units(units, n_dev, n_test, dev_mask, test_mask)
-    return dev_mask, test_mask
+    if labels is None:
+        return dev_mask, test_mask, {}
+    group_size = int(np.median(np.bincount(units.of_row, minlength=units.count)))
+    report = label_report(labels, dev_mask, test_mask, n_dev, n_test, group_size)
+    return dev_mask, test_mask, {"label_quotas": report}
 
 
 def check_whole_units(units: Units, n_dev: int, n_test: int, dev_mask: np.ndarray, test_mask: np.ndarray) -> None:
@@ -265,22 +312,29 @@ def split_by_keys(
 
     n_dev, n_test = resolve_sizes(inputs.n, splitter.dev_size, splitter.test_size)
     units = Units.from_groups(inputs.groups, inputs.n)
-    label_codes = label_codes_for(splitter, inputs, n_dev + n_test)
-    strata = strata_quotas(n_dev + n_test, label_codes, buckets, inputs.n)
+    labels = label_quotas_for(splitter, inputs, keys, (n_dev, n_test))
+    strata = strata_quotas(n_dev + n_test, labels, buckets, inputs.n, (n_dev, n_test))
     eval_mask = fill_quotas(order_units(units.mean(keys)), units, strata)
     details: dict = {}
     if getattr(splitter, "atom_constraint", False):
         eval_mask, details = repair_atoms(eval_mask, inputs, keys, strata, units)
-    _, test_mask = divide_evaluation(eval_mask, n_dev, n_test, units, label_codes, splitter.seed)
-    return SplitIndices.from_masks(eval_mask, test_mask, details)
+    _, test_mask, divided = divide_evaluation(eval_mask, n_dev, n_test, units, labels, splitter.seed)
+    return SplitIndices.from_masks(eval_mask, test_mask, {**details, **divided})
 
 
-def label_codes_for(splitter: Ranking, inputs: SplitInputs, n_eval: int) -> np.ndarray | None:
-    """Label codes when ``balance_labels`` is on (and checked to be feasible), else ``None``."""
+def label_quotas_for(
+    splitter: Ranking, inputs: SplitInputs, keys: np.ndarray, n_dev_test: tuple[int, int]
+) -> LabelQuotas | None:
+    """The labels and their quota rule when ``balance_labels`` is on (checked to be
+    feasible), else ``None``. ``keys`` (lower = more evaluation-like) name the label that
+    takes the equal rule's remainders: the most train-like example's, as gen_ll_split.py
+    gives them to the first label met in descending likelihood."""
     if not splitter.balance_labels:
         return None
     if inputs.labels is None:
         raise ConfigError("--balance-labels needs labels; name the label field with --label")
     label_codes, names = codes(inputs.labels)
-    check_label_quotas(label_codes, names, n_eval)
-    return label_codes
+    first = int(label_codes[int(np.argmax(keys))]) if len(keys) else 0
+    labels = LabelQuotas(label_codes, names, splitter.label_quota, splitter.label_tolerance, first)
+    labels.check_feasible(*n_dev_test)
+    return labels

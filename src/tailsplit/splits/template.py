@@ -53,7 +53,7 @@ class TemplateSplitter(Splitter):
         n_dev, n_test = resolve_sizes(inputs.n, self.dev_size, self.test_size)
         templates = programs.template_codes()
         units = Units(of_row=templates, count=int(templates.max()) + 1)
-        strata = strata_quotas(n_dev + n_test, None, None, inputs.n)
+        strata = strata_quotas(n_dev + n_test, None, None, inputs.n, (n_dev, n_test))
         order = seeded_rng(self.seed, SPLIT_ORDER).permutation(units.count)
         eval_mask = fill_quotas(order, units, strata)
         details: dict = {}
@@ -61,7 +61,7 @@ class TemplateSplitter(Splitter):
             position = np.empty(units.count, dtype=np.float64)
             position[order] = np.arange(units.count)
             eval_mask, details = repair_atoms(eval_mask, inputs, position[templates], strata, units)
-        _, test_mask = divide_evaluation(eval_mask, n_dev, n_test, units, None, self.seed)
+        _, test_mask, _ = divide_evaluation(eval_mask, n_dev, n_test, units, None, self.seed)
         details["template"] = {
             "templates": units.count,
             "evaluation_templates": len(np.unique(templates[eval_mask])),

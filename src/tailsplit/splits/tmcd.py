@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tailsplit.choices import LABEL_TOLERANCE
 from tailsplit.core import SplitIndices
 from tailsplit.errors import ConfigError
 from tailsplit.programs.divergence import COMPOUND_ALPHA
@@ -29,7 +30,7 @@ from tailsplit.splits.selection import (
     Units,
     divide_evaluation,
     fill_quotas,
-    label_codes_for,
+    label_quotas_for,
     repair_atoms,
     strata_quotas,
 )
@@ -49,12 +50,16 @@ class TmcdSplitter(Splitter):
         dev_size: float | int = 0.1,
         test_size: float | int = 0.1,
         balance_labels: bool = False,
+        label_quota: str = "proportional",
+        label_tolerance: float = LABEL_TOLERANCE,
         max_iterations: int | None = None,
         seed: int = 0,
     ) -> None:
         self.dev_size = dev_size
         self.test_size = test_size
         self.balance_labels = balance_labels
+        self.label_quota = label_quota
+        self.label_tolerance = label_tolerance
         self.max_iterations = max_iterations
         self.seed = seed
         check_params(self)
@@ -69,12 +74,12 @@ class TmcdSplitter(Splitter):
             raise ConfigError("--splitter='tmcd' swaps single examples and cannot keep groups; drop --group")
         n_dev, n_test = resolve_sizes(inputs.n, self.dev_size, self.test_size)
         units = Units.from_groups(None, inputs.n)
-        label_codes = label_codes_for(self, inputs, n_dev + n_test)
-        strata = strata_quotas(n_dev + n_test, label_codes, None, inputs.n)
         order = seeded_rng(self.seed, SPLIT_ORDER).permutation(inputs.n)
-        eval_mask = fill_quotas(order, units, strata)
         keys = np.empty(inputs.n, dtype=np.float64)
         keys[order] = np.arange(inputs.n)
+        labels = label_quotas_for(self, inputs, keys, (n_dev, n_test))
+        strata = strata_quotas(n_dev + n_test, labels, None, inputs.n, (n_dev, n_test))
+        eval_mask = fill_quotas(order, units, strata)
         eval_mask, details = repair_atoms(eval_mask, inputs, keys, strata, units)
         search = CompoundDivergenceSearch(programs.compounds, programs.atoms, eval_mask, strata.of_row)
         start = search.divergence()
@@ -84,8 +89,8 @@ class TmcdSplitter(Splitter):
             "compound_divergence_start": round(start, 6),
             "compound_divergence_end": round(search.divergence(), 6),
         }
-        _, test_mask = divide_evaluation(search.eval_mask, n_dev, n_test, units, label_codes, self.seed)
-        return SplitIndices.from_masks(search.eval_mask, test_mask, details)
+        _, test_mask, divided = divide_evaluation(search.eval_mask, n_dev, n_test, units, labels, self.seed)
+        return SplitIndices.from_masks(search.eval_mask, test_mask, {**details, **divided})
 
 
 class CompoundDivergenceSearch:
