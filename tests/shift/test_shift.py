@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from tailsplit.cli import app
 from tailsplit.errors import ConfigError
 from tailsplit.shift.correlate import TYPES, classify, synthetic_points
-from tailsplit.shift.ood import Candidate, rank_candidates
+from tailsplit.shift.ood import Candidate, id_model_unlearnt, rank_candidates
 from tailsplit.shift.similarity import centroid_similarity, mmd2_unbiased, mmd_matrix, mmd_test
 
 runner = CliRunner()
@@ -52,6 +52,51 @@ def test_type_ii_fit_finds_the_turning_point_and_segment_r2() -> None:
     assert len(relation.chosen.r2) == 2 and relation.chosen.r2[1] > 0.9
     with pytest.raises(ConfigError, match="at least 3 points with different id_acc"):
         classify(np.array([0.5, 0.5, 0.5]), np.array([0.1, 0.2, 0.3]))
+
+
+def test_a_type_is_named_only_when_the_points_establish_it() -> None:
+    # four points rising loosely (r² about 0.5): a line says "increasing", the points do not
+    x, y = np.array([0.40, 0.45, 0.50, 0.55]), np.array([0.20, 0.26, 0.21, 0.27])
+    relation = classify(x, y)
+    assert relation.chosen.boss_type()[0] == "I" and relation.type == "undecided"
+    assert "4 points are too few" in relation.reason and "--checkpoint-every" in relation.reason
+    # enough points, but flat with noise: the slope's interval holds 0
+    flat_x, flat_y = synthetic_points("I", n=12, noise=0.2, seed=3)
+    flat = classify(flat_x, 0.3 + np.random.default_rng(3).normal(0, 0.05, 12))
+    assert flat.type == "undecided" and "interval" in flat.reason and "includes 0" in flat.reason
+    low, high = flat.chosen.intervals["slope"]
+    assert low < flat.chosen.slopes[0] < high
+    # the interval is the t-interval of the OLS slope
+    slope, intercept = np.polyfit(flat_x, flat.chosen.predict(flat_x), 1)
+    residuals = 0.3 + np.random.default_rng(3).normal(0, 0.05, 12) - (intercept + slope * flat_x)
+    se = np.sqrt(residuals @ residuals / 10 / ((flat_x - flat_x.mean()) ** 2).sum())
+    assert high - flat.chosen.slopes[0] == pytest.approx(2.228 * se, rel=1e-6)
+
+
+def test_two_segment_fits_carry_boss_separate_lines() -> None:
+    x, y = synthetic_points("III", n=30, seed=2)
+    relation = classify(x, y)
+    assert relation.type == "III"
+    left = x <= relation.chosen.turning_point
+    for line, side in zip(relation.chosen.separate, (left, ~left)):
+        slope, intercept = np.polyfit(x[side], y[side], 1)
+        fitted = intercept + slope * x[side]
+        r2 = 1 - ((y[side] - fitted) ** 2).sum() / ((y[side] - y[side].mean()) ** 2).sum()
+        assert (line.slope, line.intercept, line.r2, line.n) == pytest.approx((slope, intercept, r2, side.sum()))
+    assert relation.as_dict()["chosen"]["separate"][0]["n"] == int(left.sum())
+
+
+def test_an_id_model_that_learnt_nothing_decides_nothing() -> None:
+    # entity F1 0.022 after 4 steps was reported "kept: rank 1"
+    why = id_model_unlearnt(0.022, 0.012, 0.0, 0.1, "entity F1")
+    assert why is not None and "has not learnt its task" in why and "--max-steps" in why
+    assert id_model_unlearnt(0.40, 0.36, 0.38, 0.1, "accuracy") is not None  # its interval reaches the majority label
+    assert id_model_unlearnt(0.55, 0.50, 0.34, 0.1, "accuracy") is None
+    decisions = rank_candidates(
+        [Candidate("a", "web", 60.0, 0.01), Candidate("b", "news", 50.0, 0.02)], id_accuracy=0.022, undecided=why
+    )
+    assert [(d.kept, d.rank, d.as_dict()["undecided"]) for d in decisions] == [(False, None, True)] * 2
+    assert decisions[0].reasons == [f"undecided: {why}"]
 
 
 def test_unbiased_mmd_matches_the_definition() -> None:

@@ -13,6 +13,7 @@ import numpy as np
 
 from tailsplit.render import markdown_code, markdown_text
 from tailsplit.render.figures import Figure, pyplot, render_figure
+from tailsplit.shift.correlate import MIN_POINTS, type_label
 
 
 def heatmap_figure(
@@ -74,8 +75,7 @@ def curve_figure(points: Sequence[dict[str, Any]], relations: dict[str, Any], me
         x = np.array([p["id_acc"] for p in points if p["group"] == group])
         y = np.array([p["ood_acc"] for p in points if p["group"] == group])
         relation = relations.get(group)
-        named = "none of Types I–III" if relation is not None and relation.type == "none" else None
-        label = group if relation is None else f"{group}: {relation.chosen.kind}, {named or 'Type ' + relation.type}"
+        label = group if relation is None else f"{group}: {relation.chosen.kind}, {type_label(relation.type)}"
         ax.scatter(x, y, s=16, color=colour, label=label)
         if relation is not None:
             grid = np.linspace(float(x.min()), float(x.max()), 200)
@@ -181,6 +181,14 @@ def ood_markdown(result: dict[str, Any]) -> str:
                 f"{markdown_code(k)} → {markdown_code(v) if v else '(dropped)'}" for k, v in task["label_map"].items()
             )
             lines += [f"Label map (gold labels and predictions): {mapping}.", ""]
+        for name, effect in (task.get("unscored_entities") or {}).items():
+            lines += [
+                f"{markdown_text(name)}: {effect['gold_entities_unscored']:,} gold entities of a removed type are no "
+                f"gold entities, and the {effect['predictions_unscored']:,} predictions on them are neither right nor "
+                f"wrong ({metric} {effect['entity_f1']:.3f}; {effect['entity_f1_counting_them_wrong']:.3f} had they "
+                "counted as wrong).",
+                "",
+            ]
     elif ident["accuracy"] is not None:
         lines += [f"ID {metric} (given): {ident['accuracy']:.3f}.", ""]
     lines += [
@@ -197,16 +205,29 @@ def ood_markdown(result: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _separate(fit: dict[str, Any]) -> str:
+    lines = fit.get("separate") or []
+    if not lines:
+        return "—"
+    slopes = ", ".join(f"{x['slope']:.3f}" for x in lines)
+    r2 = ", ".join(f"{x['r2']:.3f}" for x in lines)
+    return f"{slopes}; {r2}"
+
+
 def correlate_markdown(result: dict[str, Any]) -> str:
     lines = [
         f"# ID–OOD {result.get('metric', 'accuracy')} relation",
         "",
         "Shapes (line, hinge: two joined segments of one slope sign, vee: opposite signs) chosen by BIC, then "
         "named by BOSS: Type I an increasing line, Type II increasing and accelerating after the turning "
-        "point, Type III a V (decreasing, then increasing); anything else is none of the three.",
+        "point, Type III a V (decreasing, then increasing); anything else is none of the three. A type is named "
+        f"only from {MIN_POINTS} or more points whose fit establishes every sign it rests on (95% t-intervals that "
+        "exclude 0); otherwise the relation is undecided. Beside the joined fit's r² per segment, BOSS's separate "
+        "fits: a line through the points on each side of the turning point.",
         "",
-        "| group | points | type | why | turning point | slopes | r² (whole, or per segment) | BIC line / hinge / vee |",
-        "|---|---:|---|---|---:|---|---|---|",
+        "| group | points | type | why | turning point | slopes | r² (whole, or per segment) | separate lines: "
+        "slopes, r² | BIC line / hinge / vee |",
+        "|---|---:|---|---|---:|---|---|---|---|",
     ]
     for group, rel in result["groups"].items():
         chosen = rel["chosen"]
@@ -217,6 +238,6 @@ def correlate_markdown(result: dict[str, Any]) -> str:
         lines.append(
             f"| {markdown_text(group)} | {rel['n']} | {rel['type']} | {rel['reason']} | {turning} | "
             f"{', '.join(f'{s:.3f}' for s in chosen['slopes'])} | "
-            f"{', '.join(f'{r:.3f}' for r in chosen['r2'])} | {bics} |"
+            f"{', '.join(f'{r:.3f}' for r in chosen['r2'])} | {_separate(chosen)} | {bics} |"
         )
     return "\n".join(lines) + "\n"

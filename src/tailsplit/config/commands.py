@@ -204,6 +204,11 @@ class OodRankConfig(Checked):
     min_drop: float = option(
         0.0, "Reject candidates whose accuracy drop is below this.", bounded=True, applies=MEASURES_DROP
     )
+    min_id_metric: float = option(
+        0.1, "Decide nothing unless the trained task model's ID metric reaches this and its 95% interval clears "
+        "a predictor that learnt nothing (the majority label; for NER and QA 0).",
+        low=0, high=1, applies=MEASURES_DROP,
+    )  # fmt: skip
     encoder: str | None = _encoder_option()
     batch_size: int = option(64, "Texts per encoder batch.", low=1)
     max_examples: int | None = option(None, "Seeded sample of at most this many examples per dataset.", low=2)

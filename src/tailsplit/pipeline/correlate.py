@@ -25,7 +25,7 @@ from tailsplit.render.console import Line, View
 from tailsplit.render.figures import figure_files
 from tailsplit.render.pages import html_page
 from tailsplit.render.provenance import with_provenance
-from tailsplit.shift.correlate import classify
+from tailsplit.shift.correlate import classify, type_label
 from tailsplit.shift.csv_inputs import read_points
 
 
@@ -35,10 +35,11 @@ def relation_line(name: str, rel: Mapping[str, Any]) -> str:
         return f"{name}: {rel['reason']}"
     chosen = rel["chosen"]
     turning = "" if chosen["turning_point"] is None else f", turning point {chosen['turning_point']:.3f}"
-    label = f"Type {rel['type']}" if rel["type"] != "none" else "none of the types"
+    separate = chosen.get("separate") or []
+    apart = "; separate lines r² " + ", ".join(f"{x['r2']:.3f}" for x in separate) if separate else ""
     return (
-        f"{name}: {label}, {rel['reason']} ({rel['n']} points, {rel['shape']}{turning}; slopes "
-        f"{', '.join(f'{s:.3f}' for s in chosen['slopes'])}; r² {', '.join(f'{r:.3f}' for r in chosen['r2'])})"
+        f"{name}: {type_label(rel['type'])}, {rel['reason']} ({rel['n']} points, {rel['shape']}{turning}; slopes "
+        f"{', '.join(f'{s:.3f}' for s in chosen['slopes'])}; r² {', '.join(f'{r:.3f}' for r in chosen['r2'])}{apart})"
     )
 
 
@@ -81,8 +82,8 @@ def correlate_config(config: CorrelateConfig, *, command: list[str] | None = Non
         inputs = [{"path": config.points, "sha256": sha256_file(config.points)}]
         provenance = command_provenance(command, inputs)
         figures = {
-            f"group {g}: Type {r.type}": relation_figure(
-                np.array(points[g])[:, 0], np.array(points[g])[:, 1], r, f"Type {r.type}"
+            f"group {g}: {type_label(r.type)}": relation_figure(
+                np.array(points[g])[:, 0], np.array(points[g])[:, 1], r, type_label(r.type)
             )
             for g, r in relations.items()
         }

@@ -35,7 +35,7 @@ from tailsplit.render.provenance import with_provenance
 from tailsplit.shift.csv_inputs import read_candidates
 from tailsplit.shift.datasets import DatasetSpec, load_texts
 from tailsplit.shift.drops import RESAMPLES, Measured, metric_and_drops
-from tailsplit.shift.ood import Candidate, rank_candidates
+from tailsplit.shift.ood import Candidate, id_model_unlearnt, rank_candidates
 from tailsplit.shift.similarity import centroid_similarity
 from tailsplit.shift.tasks import METRIC_NAMES, example_stats, task_fields, task_metric, unscored_effect
 
@@ -64,7 +64,7 @@ class OodRankResult(Findings):
                 )
             )
         for d in self["decisions"]:
-            mark = f"#{d['rank']}" if d["kept"] else "--"
+            mark = f"#{d['rank']}" if d["kept"] else "?" if d.get("undecided") else "--"
             lines.append(
                 Line(
                     f"{mark:>4} {d['name']} ({d['source']}, similarity {d['similarity']:.1f}): {'; '.join(d['reasons'])}"
@@ -93,17 +93,24 @@ def ood_rank_config(config: OodRankConfig, *, command: list[str] | None = None) 
         encoder.close()
     similarity_to_id = centroid_similarity(vectors)[0, 1:]
     task: dict[str, Any] = {"measured": False}
-    id_accuracy = config.id_accuracy
+    id_accuracy, unlearnt = config.id_accuracy, None
     if data is not None:
         recipe = EncoderRecipe(max_steps=config.max_steps, max_train=config.max_train, seed=config.seed)
         task, id_measure, candidates = _measured_candidates(data, model, recipe, config, listed, similarity_to_id)
         id_accuracy = id_measure.value
+        unlearnt = id_model_unlearnt(
+            id_measure.value, id_measure.low, trivial_score(data), config.min_id_metric, METRIC_NAMES[config.task]
+        )
     else:
         candidates = [
             Candidate(c.dataset.name, c.source, float(sim), c.accuracy) for c, sim in zip(listed, similarity_to_id)
         ]
     decisions = rank_candidates(
-        candidates, id_accuracy=id_accuracy, max_similarity=config.max_similarity, min_drop=config.min_drop
+        candidates,
+        id_accuracy=id_accuracy,
+        max_similarity=config.max_similarity,
+        min_drop=config.min_drop,
+        undecided=unlearnt,
     )
     result = {
         **({} if config.task == "classification" else {"task": config.task, "metric": METRIC_NAMES[config.task]}),
@@ -225,6 +232,15 @@ def _measured_candidates(
         **data.describe(),
     }
     return task, id_measure, candidates
+
+
+def trivial_score(data: TaskData) -> float:
+    """The ID test score of a predictor that learnt nothing: the majority label's share (a
+    classifier), or 0 (no entity, no answer)."""
+    if data.task != "classification" or not len(data.parts.test):
+        return 0.0
+    _, counts = np.unique(np.asarray(data.parts.test.labels, dtype=str), return_counts=True)
+    return float(counts.max() / counts.sum())
 
 
 def _unscored(data: TaskData, ood_predicted: list[tuple[Any, ...]]) -> dict[str, Any]:

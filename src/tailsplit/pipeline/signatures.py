@@ -214,18 +214,18 @@ def ood_rank(
     id: Any, candidates: Any,
     *,
     task: str = 'classification', id_accuracy: float | None = None, max_similarity: float | None = None,
-    min_drop: float = 0.0, encoder: str | None = None, batch_size: int = 64, max_examples: int | None = None,
-    skip_training: bool = False, label_field: str = 'label', label_map: str | Sequence[str] = (),
-    id_test_size: float = 0.2, id_dev_size: float = 0.1, task_encoder: str | None = None, max_steps: int = 800,
-    max_train: int | None = None, device: str = 'auto', seed: int = 0, out: str | os.PathLike[str] | None = None,
-    overwrite: bool = False,
+    min_drop: float = 0.0, min_id_metric: float = 0.1, encoder: str | None = None, batch_size: int = 64,
+    max_examples: int | None = None, skip_training: bool = False, label_field: str = 'label',
+    label_map: str | Sequence[str] = (), id_test_size: float = 0.2, id_dev_size: float = 0.1,
+    task_encoder: str | None = None, max_steps: int = 800, max_train: int | None = None, device: str = 'auto',
+    seed: int = 0, out: str | os.PathLike[str] | None = None, overwrite: bool = False,
 ) -> OodRankResult:
     given = _changed(locals(), _DEFAULTS['ood_rank'])
     return _ood_rank(id, candidates, **given)
 
 
 ood_rank.__doc__ = _ood_rank.__doc__  # type: ignore[attr-defined]
-_DEFAULTS['ood_rank'] = _defaults(ood_rank, ['batch_size', 'device', 'encoder', 'id_accuracy', 'id_dev_size', 'id_test_size', 'label_field', 'label_map', 'max_examples', 'max_similarity', 'max_steps', 'max_train', 'min_drop', 'out', 'overwrite', 'seed', 'skip_training', 'task', 'task_encoder'])
+_DEFAULTS['ood_rank'] = _defaults(ood_rank, ['batch_size', 'device', 'encoder', 'id_accuracy', 'id_dev_size', 'id_test_size', 'label_field', 'label_map', 'max_examples', 'max_similarity', 'max_steps', 'max_train', 'min_drop', 'min_id_metric', 'out', 'overwrite', 'seed', 'skip_training', 'task', 'task_encoder'])
 
 @_known_keywords()
 def correlate(

@@ -23,6 +23,17 @@ The chosen shape is then named by BOSS's definitions, which are narrower than th
 
 Anything else — a falling or flat line, a decelerating or falling hinge, a Λ (rising, then
 falling) — is ``"none"`` of the three, with the reason.
+
+A name is given only when the points establish it: at least :data:`MIN_POINTS` points, and
+every sign the name rests on (the line's slope; a hinge's two slopes and their change; a V's
+two slopes) with a 95% t-interval that excludes zero (ordinary least squares at the fitted
+turning point, one degree of freedom charged for it). Otherwise the relation is
+``"undecided"``, with the sign that is not established and what would establish it.
+
+BOSS fits the two stages of Types II and III with two separate lines and reports their r²;
+the joined fit above shares the turning point. Every two-segment fit also carries BOSS's
+separate fits — a line through the points on each side of its turning point — with their
+slopes and r², so both can be compared with the paper.
 """
 
 from __future__ import annotations
@@ -37,7 +48,50 @@ from tailsplit.errors import ConfigError
 TYPES = ("I", "II", "III")
 SHAPES = ("line", "hinge", "vee")
 NONE = "none"
+UNDECIDED = "undecided"
+MIN_POINTS = 6  # fewest points a type is named from
 _MIN_SEGMENT = 3
+# Student's t, two-sided 95%, for 1-30 degrees of freedom; beyond, Cornish-Fisher from 1.96.
+_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
+         2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
+         2.045, 2.042)  # fmt: skip
+
+
+def t975(df: int) -> float:
+    """The 97.5% quantile of Student's t with ``df`` degrees of freedom.
+
+    >>> t975(4), round(t975(100), 3)
+    (2.776, 1.984)
+    """
+    if df < 1:
+        return float("inf")
+    if df <= len(_T975):
+        return _T975[df - 1]
+    z = 1.959964
+    return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
+
+
+def type_label(kind: str) -> str:
+    """A relation's type in words: ``"Type II"``, ``"none of Types I–III"`` or ``"undecided"``."""
+    return {NONE: "none of Types I–III", UNDECIDED: UNDECIDED}.get(kind, f"Type {kind}")
+
+
+@dataclass(frozen=True)
+class SeparateLine:
+    """BOSS's fit of one stage: a line through the points on one side of the turning point."""
+
+    intercept: float
+    slope: float
+    r2: float
+    n: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "intercept": round(self.intercept, 6),
+            "slope": round(self.slope, 6),
+            "r2": round(self.r2, 4),
+            "n": self.n,
+        }
 
 
 @dataclass(frozen=True)
@@ -49,6 +103,9 @@ class Fit:
     slopes: tuple[float, ...]  # one, or before / after the turning point
     turning_point: float | None = None
     r2: tuple[float, ...] = ()  # whole line, or each segment
+    # 95% t-intervals of the signs a type rests on: "slope", or "slope_before", "slope_after", "change"
+    intervals: dict[str, tuple[float, float]] = field(default_factory=dict)
+    separate: tuple[SeparateLine, ...] = ()  # BOSS's two separate lines, for two segments
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         x = np.asarray(x, dtype=np.float64)
@@ -72,8 +129,25 @@ class Fit:
             return "III", "V: decreasing, then increasing"
         return NONE, "Λ: increasing, then decreasing (not a V)"
 
-    def as_dict(self) -> dict[str, Any]:
+    def decided(self, n: int) -> tuple[str, str]:
+        """(BOSS's type or ``"none"``, why) when the points establish it, else
+        (``"undecided"``, what is missing and what would settle it)."""
         kind, reason = self.boss_type()
+        if n < MIN_POINTS:
+            return UNDECIDED, (
+                f"{n} points are too few to name a type (the fit says {reason}); at least {MIN_POINTS} are needed: "
+                "evaluate more often (--checkpoint-every) or add runs (--train-sizes, --encoder)"
+            )
+        for name, (low, high) in self.intervals.items():
+            if low <= 0 <= high:
+                return UNDECIDED, (
+                    f"the fit says {reason}, but the {name.replace('_', ' ')}'s 95% interval {low:.3f} to {high:.3f} "
+                    "includes 0; more points, or points over a wider range of ID accuracy, would settle it"
+                )
+        return kind, reason
+
+    def as_dict(self, n: int | None = None) -> dict[str, Any]:
+        kind, reason = self.boss_type() if n is None else self.decided(n)
         return {
             "shape": self.kind,
             "type": kind,
@@ -84,6 +158,8 @@ class Fit:
             "slopes": [round(s, 6) for s in self.slopes],
             "turning_point": None if self.turning_point is None else round(self.turning_point, 6),
             "r2": [round(r, 4) for r in self.r2],
+            "intervals": {k: [round(v, 6) for v in ci] for k, ci in self.intervals.items()},
+            **({"separate": [line.as_dict() for line in self.separate]} if self.separate else {}),
         }
 
 
@@ -95,12 +171,13 @@ class Relation:
 
     @property
     def type(self) -> str:
-        """BOSS's type of the chosen shape, or ``"none"``."""
-        return self.chosen.boss_type()[0]
+        """BOSS's type of the chosen shape, ``"none"``, or ``"undecided"`` when the points do
+        not establish it (:meth:`Fit.decided`)."""
+        return self.chosen.decided(self.n)[0]
 
     @property
     def reason(self) -> str:
-        return self.chosen.boss_type()[1]
+        return self.chosen.decided(self.n)[1]
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -108,8 +185,8 @@ class Relation:
             "reason": self.reason,
             "shape": self.chosen.kind,
             "n": self.n,
-            "chosen": self.chosen.as_dict(),
-            "candidates": {k: f.as_dict() for k, f in self.fits.items()},
+            "chosen": self.chosen.as_dict(self.n),
+            "candidates": {k: f.as_dict(self.n) for k, f in self.fits.items()},
         }
 
 
@@ -165,12 +242,40 @@ def _hinge_grid(xs: np.ndarray, ys: np.ndarray, cuts: np.ndarray) -> tuple[np.nd
     return rss, coef
 
 
+def _intervals(design: np.ndarray, rss: float, df: int, rows: dict[str, np.ndarray]) -> dict[str, tuple[float, float]]:
+    """Half-widths (as ``(-h, h)``) of the 95% t-intervals of linear combinations ``rows`` of
+    the least-squares coefficients of ``design``, with ``df`` residual degrees of freedom."""
+    if df < 1:
+        return {name: (-np.inf, np.inf) for name in rows}
+    covariance = rss / df * np.linalg.pinv(design.T @ design)
+    return {name: _interval(r, covariance, df) for name, r in rows.items()}
+
+
+def _interval(row: np.ndarray, covariance: np.ndarray, df: int) -> tuple[float, float]:
+    half = t975(df) * float(np.sqrt(max(row @ covariance @ row, 0.0)))
+    return -half, half
+
+
 def fit_line(x: np.ndarray, y: np.ndarray) -> Fit:
     design = np.column_stack([np.ones_like(x), x])
     coef, *_ = np.linalg.lstsq(design, y, rcond=None)
     fitted = design @ coef
     rss = float(((fitted - y) ** 2).sum())
-    return Fit("line", rss, _bic(rss, len(x), 2), float(coef[0]), (float(coef[1]),), None, (_r2(x, y, fitted),))
+    intervals = _shifted(_intervals(design, rss, len(x) - 2, {"slope": np.array([0.0, 1.0])}), {"slope": coef[1]})
+    return Fit(
+        "line", rss, _bic(rss, len(x), 2), float(coef[0]), (float(coef[1]),), None, (_r2(x, y, fitted),), intervals
+    )
+
+
+def _shifted(halves: dict[str, tuple[float, float]], centres: dict[str, float]) -> dict[str, tuple[float, float]]:
+    return {name: (float(centres[name] + low), float(centres[name] + high)) for name, (low, high) in halves.items()}
+
+
+def separate_line(x: np.ndarray, y: np.ndarray) -> SeparateLine:
+    """A line through the points (x, y) alone, with its r² (BOSS's fit of one stage)."""
+    design = np.column_stack([np.ones_like(x), x])
+    coef, *_ = np.linalg.lstsq(design, y, rcond=None)
+    return SeparateLine(float(coef[0]), float(coef[1]), _r2(x, y, design @ coef), len(x))
 
 
 def fit_segments(x: np.ndarray, y: np.ndarray) -> dict[str, Fit]:
@@ -196,7 +301,16 @@ def fit_segments(x: np.ndarray, y: np.ndarray) -> dict[str, Fit]:
         fitted = coef[0] + coef[1] * x + coef[2] * np.maximum(0.0, x - c)
         left = x <= c
         r2 = tuple(_r2(x[m], y[m], fitted[m]) if m.sum() >= 2 else float("nan") for m in (left, ~left))
-        fits[kind] = Fit(kind, rss, _bic(rss, len(x), 5), float(coef[0]), slopes, float(c), r2)
+        design = np.column_stack([np.ones_like(x), x, np.maximum(0.0, x - c)])
+        rows = {"slope_before": np.array([0.0, 1.0, 0.0]), "slope_after": np.array([0.0, 1.0, 1.0])}
+        if kind == "hinge":
+            rows["change"] = np.array([0.0, 0.0, 1.0])
+        centres = {"slope_before": slopes[0], "slope_after": slopes[1], "change": float(coef[2])}
+        intervals = _shifted(_intervals(design, rss, len(x) - 4, rows), centres)  # the turning point costs one
+        separate = (
+            tuple(separate_line(x[m], y[m]) for m in (left, ~left)) if min(left.sum(), (~left).sum()) >= 2 else ()
+        )
+        fits[kind] = Fit(kind, rss, _bic(rss, len(x), 5), float(coef[0]), slopes, float(c), r2, intervals, separate)
     return fits
 
 

@@ -5,7 +5,9 @@ A candidate is kept when it is (1) not too similar to the ID data (centroid simi
 ``min_drop``, when accuracies are given), and (3) the best of its text source — at most one
 dataset per source: the one with the larger drop, else the lower similarity. Kept candidates
 are ranked by drop (largest first) when accuracies are given, else by similarity (lowest
-first).
+first). A drop from an ID model that has not learnt its task says nothing of shift: then no
+candidate is kept or rejected, each is ``undecided`` with the reason (see
+:func:`id_model_unlearnt`).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ class Decision:
     rank: int | None = None
     drop: float | None = None
     reasons: list[str] = field(default_factory=list)
+    undecided: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         c = self.candidate
@@ -50,6 +53,7 @@ class Decision:
             "kept": self.kept,
             "rank": self.rank,
             "reasons": self.reasons,
+            **({"undecided": True} if self.undecided else {}),
         }
 
 
@@ -59,6 +63,7 @@ def rank_candidates(
     id_accuracy: float | None = None,
     max_similarity: float | None = None,
     min_drop: float = 0.0,
+    undecided: str | None = None,
 ) -> list[Decision]:
     """A decision per candidate, kept ones ranked; in the candidates' order.
 
@@ -74,6 +79,11 @@ def rank_candidates(
     if use_drop and id_accuracy is None:
         raise ConfigError("candidate accuracies need --id-accuracy (the model's accuracy on the ID test set)")
     decisions = [Decision(c, drop=(id_accuracy - c.accuracy) if use_drop else None) for c in candidates]  # type: ignore[operator]
+    if undecided is not None:
+        for d in decisions:
+            d.kept, d.undecided = False, True
+            d.reasons.append(f"undecided: {undecided}")
+        return decisions
     for d in decisions:
         _check_thresholds(d, max_similarity, min_drop if use_drop else None)
     _one_per_source(decisions, use_drop)
@@ -93,6 +103,25 @@ def rank_candidates(
         )
         d.reasons.append(f"kept: rank {rank} by {'largest drop' if use_drop else 'lowest similarity'} ({how})")
     return decisions
+
+
+def id_model_unlearnt(value: float, low: float, trivial: float, floor: float, metric: str) -> str | None:
+    """Why the ID model has not learnt its task, or ``None`` when it has: its ID ``metric``
+    must be at least ``floor`` and its 95% interval's lower end above ``trivial``, the score of
+    a predictor that learnt nothing (the majority label; no entity or answer: 0).
+
+    >>> id_model_unlearnt(0.022, 0.015, 0.0, 0.1, "entity F1")[:58]
+    'the ID model has not learnt its task: ID entity F1 0.022, '
+    >>> id_model_unlearnt(0.83, 0.80, 0.36, 0.1, "accuracy") is None
+    True
+    """
+    if value >= floor and low > trivial:
+        return None
+    return (
+        f"the ID model has not learnt its task: ID {metric} {value:.3f}, its 95% interval from {low:.3f}, against "
+        f"{trivial:.3f} for a predictor that learnt nothing and a floor of {floor:g} (--min-id-metric); a drop from "
+        "it measures no shift. Train longer (--max-steps) or on more data, or lower --min-id-metric"
+    )
 
 
 def _check_thresholds(d: Decision, max_similarity: float | None, min_drop: float | None) -> None:
