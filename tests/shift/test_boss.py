@@ -14,10 +14,20 @@ from typer.testing import CliRunner
 
 import tailsplit
 from tailsplit.cli import app
-from tailsplit.errors import ConfigError
+from tailsplit.errors import ConfigError, InputError
 from tailsplit.shift.datasets import DatasetSpec
 from tailsplit.shift.drops import accuracy_and_drops
-from tailsplit.shift.labelled import LabelledSet, correct, id_parts, mapped, parse_label_map, read_labelled
+from tailsplit.shift.labelled import (
+    LabelledSet,
+    correct,
+    group_keys,
+    id_parts,
+    mapped,
+    parse_label_map,
+    read_labelled,
+    shared_passages,
+)
+from tailsplit.shift.tasks import read_examples
 
 runner = CliRunner()
 TINY = ["--max-steps", "4"]  # a handful of steps of the tiny encoder: the plumbing, not the accuracy
@@ -64,6 +74,61 @@ def test_the_id_file_is_divided_by_a_seeded_split_into_disjoint_parts(tmp_path: 
     assert again.test == parts.test and id_parts(spec, test_size=0.2, dev_size=5, seed=4).test != parts.test
     with pytest.raises(ConfigError, match="takes all 50"):
         id_parts(spec, test_size=50, dev_size=0, seed=0)
+
+
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
+
+
+@pytest.mark.skipif(not (SHARED / "squad").is_dir(), reason="the shared data is not beside the checkout")
+def test_a_qa_id_file_is_divided_by_context_paragraph_so_none_leaks(tmp_path: Path) -> None:
+    spec = DatasetSpec.parse(f"squad={SHARED / 'squad' / 'dev.jsonl.gz'}@question+context")
+    whole = read_examples("qa", spec, "answers")
+    questions = id_parts(whole, test_size=0.2, dev_size=0.1, seed=0)  # questions drawn alone: as before
+    assert shared_passages(questions) > 0.9 * len(questions.test)
+    parts = id_parts(whole, test_size=0.2, dev_size=0.1, seed=0, groups=whole.columns[1])
+    assert shared_passages(parts) == 0
+    contexts = [set(p.columns[1]) for p in (parts.train, parts.dev, parts.test)]
+    assert not (contexts[0] & contexts[1]) and not (contexts[0] & contexts[2]) and not (contexts[1] & contexts[2])
+    assert sum(len(p) for p in (parts.train, parts.dev, parts.test)) == len(whole)
+    assert abs(len(parts.test) - 0.2 * len(whole)) < 40  # a paragraph holds a handful of questions
+    # any task, by a field: whole articles
+    titles = group_keys(SHARED / "squad" / "dev.jsonl.gz", "title")
+    by_title = id_parts(whole, test_size=0.2, dev_size=0.1, seed=0, groups=titles)
+    test_titles = {titles[i] for i, q in enumerate(whole.columns[0]) if q in set(by_title.test.columns[0])}
+    train_titles = {titles[i] for i, q in enumerate(whole.columns[0]) if q in set(by_title.train.columns[0])}
+    assert not (test_titles & train_titles)
+    assert by_title.origin == "random split of whole groups (seed 0)"
+
+
+def test_id_group_names_a_field_every_example_has_and_only_for_an_id_file(tmp_path: Path) -> None:
+    rows = nli_pairs(20)
+    rows[7] = {k: v for k, v in rows[7].items() if k != "premise"}
+    data = write_jsonl(tmp_path / "id.jsonl", rows)
+    with pytest.raises(InputError, match=r"id.jsonl:8: field 'premise' is missing.*--id-group"):
+        group_keys(data, "premise")
+    folder = tmp_path / "wnut"
+    folder.mkdir()
+    for part in ("train", "test"):
+        write_jsonl(folder / f"{part}.jsonl", [{"tokens": ["Ann", "runs"], "ner_tags": ["B-person", "O"]}] * 4)
+    ood = write_jsonl(tmp_path / "ood.jsonl", [{"tokens": ["Bob"], "ner_tags": ["B-person"]}] * 4)
+    result = CliRunner().invoke(
+        app,
+        [
+            "curve",
+            "--task",
+            "ner",
+            "--id",
+            str(folder),
+            "--ood",
+            str(ood),
+            "--id-group",
+            "doc",
+            "--out",
+            str(tmp_path / "o"),
+        ],
+    )
+    assert result.exit_code == 2 and "--id-group='doc' groups the random split of an ID file" in result.output
+    assert not (tmp_path / "o").exists()
 
 
 def test_drop_intervals_resample_each_test_set_independently() -> None:

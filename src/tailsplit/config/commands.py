@@ -175,6 +175,14 @@ def _id_test_size_option() -> Any:
     return option(0.2, "ID file: share (or count, if ≥ 1) held out as the task model's ID test set.", low=0, size=True)
 
 
+def _id_group_option() -> Any:
+    return option(
+        None, "ID file: examples sharing this field's value stay in one part of its random split (a passage, an "
+        "article, a hypothesis); for --task qa the context paragraph unless named.", metavar="FIELD",
+        shown_default="qa: the context; else none",
+    )  # fmt: skip
+
+
 def _id_dev_size_option() -> Any:
     return option(
         0.1,
@@ -217,6 +225,7 @@ class OodRankConfig(Checked):
     label_map: list[str] = _label_map_option()
     id_test_size: float = _id_test_size_option()
     id_dev_size: float = _id_dev_size_option()
+    id_group: str | None = _id_group_option()
     task_encoder: str | None = _task_encoder_option()
     max_steps: int = _max_steps_option(
         "Task model: training steps of 32 pairs (dev accuracy every 200; early stop after 3 checks without gain)."
@@ -241,6 +250,7 @@ class CurveConfig(Checked):
     label_map: list[str] = _label_map_option()
     id_test_size: float = _id_test_size_option()
     id_dev_size: float = _id_dev_size_option()
+    id_group: str | None = _id_group_option()
     encoders: list[str] = option(
         [], "Encoder fine-tuned on ID train: a local folder or hub id (repeatable: one run each).",
         flag="--encoder", shown_default=BUNDLED_ENCODER,

@@ -217,15 +217,16 @@ def ood_rank(
     min_drop: float = 0.0, min_id_metric: float = 0.1, encoder: str | None = None, batch_size: int = 64,
     max_examples: int | None = None, skip_training: bool = False, label_field: str = 'label',
     label_map: str | Sequence[str] = (), id_test_size: float = 0.2, id_dev_size: float = 0.1,
-    task_encoder: str | None = None, max_steps: int = 800, max_train: int | None = None, device: str = 'auto',
-    seed: int = 0, out: str | os.PathLike[str] | None = None, overwrite: bool = False,
+    id_group: str | None = None, task_encoder: str | None = None, max_steps: int = 800,
+    max_train: int | None = None, device: str = 'auto', seed: int = 0, out: str | os.PathLike[str] | None = None,
+    overwrite: bool = False,
 ) -> OodRankResult:
     given = _changed(locals(), _DEFAULTS['ood_rank'])
     return _ood_rank(id, candidates, **given)
 
 
 ood_rank.__doc__ = _ood_rank.__doc__  # type: ignore[attr-defined]
-_DEFAULTS['ood_rank'] = _defaults(ood_rank, ['batch_size', 'device', 'encoder', 'id_accuracy', 'id_dev_size', 'id_test_size', 'label_field', 'label_map', 'max_examples', 'max_similarity', 'max_steps', 'max_train', 'min_drop', 'min_id_metric', 'out', 'overwrite', 'seed', 'skip_training', 'task', 'task_encoder'])
+_DEFAULTS['ood_rank'] = _defaults(ood_rank, ['batch_size', 'device', 'encoder', 'id_accuracy', 'id_dev_size', 'id_group', 'id_test_size', 'label_field', 'label_map', 'max_examples', 'max_similarity', 'max_steps', 'max_train', 'min_drop', 'min_id_metric', 'out', 'overwrite', 'seed', 'skip_training', 'task', 'task_encoder'])
 
 @_known_keywords()
 def correlate(
@@ -245,17 +246,17 @@ def curve(
     id: Any, ood: Any,
     *,
     task: str = 'classification', label_field: str = 'label', label_map: str | Sequence[str] = (),
-    id_test_size: float = 0.2, id_dev_size: float = 0.1, encoders: str | Sequence[str] = (),
-    train_sizes: int | Sequence[int] = (), max_steps: int = 800, checkpoint_every: int = 100,
-    max_examples: int | None = None, device: str = 'auto', seed: int = 0, out: str | os.PathLike[str] | None = None,
-    overwrite: bool = False,
+    id_test_size: float = 0.2, id_dev_size: float = 0.1, id_group: str | None = None,
+    encoders: str | Sequence[str] = (), train_sizes: int | Sequence[int] = (), max_steps: int = 800,
+    checkpoint_every: int = 100, max_examples: int | None = None, device: str = 'auto', seed: int = 0,
+    out: str | os.PathLike[str] | None = None, overwrite: bool = False,
 ) -> CurveResult:
     given = _changed(locals(), _DEFAULTS['curve'])
     return _curve(id, ood, **given)
 
 
 curve.__doc__ = _curve.__doc__  # type: ignore[attr-defined]
-_DEFAULTS['curve'] = _defaults(curve, ['checkpoint_every', 'device', 'encoders', 'id_dev_size', 'id_test_size', 'label_field', 'label_map', 'max_examples', 'max_steps', 'out', 'overwrite', 'seed', 'task', 'train_sizes'])
+_DEFAULTS['curve'] = _defaults(curve, ['checkpoint_every', 'device', 'encoders', 'id_dev_size', 'id_group', 'id_test_size', 'label_field', 'label_map', 'max_examples', 'max_steps', 'out', 'overwrite', 'seed', 'task', 'train_sizes'])
 
 @_known_keywords()
 def export_hf(

@@ -21,11 +21,12 @@ from tailsplit.evaluation.token_head import tag_labels
 from tailsplit.fingerprint import sha256_text
 from tailsplit.io.manifest import MANIFEST
 from tailsplit.io.outputs import replace_file_bytes
+from tailsplit.log import logger
 from tailsplit.pipeline.task_heads import as_prediction, task_model
 from tailsplit.scoring.models import check_device
 from tailsplit.shift.datasets import DatasetSpec, load_texts, sample_indices
 from tailsplit.shift.encoder import EncoderSource
-from tailsplit.shift.labelled import IdParts, LabelledSet, id_parts, parse_label_map
+from tailsplit.shift.labelled import IdParts, LabelledSet, group_keys, id_parts, parse_label_map, shared_passages
 from tailsplit.shift.tasks import METRIC_NAMES, mapped_candidate, read_examples, task_fields
 
 
@@ -42,7 +43,10 @@ class TaskData:
         named = {} if self.task == "classification" else {"task": self.task, "metric": METRIC_NAMES[self.task]}
         return {
             **named,
-            "id_parts": self.parts.describe(),
+            "id_parts": {
+                **self.parts.describe(),
+                **({"test_contexts_in_train": shared_passages(self.parts)} if self.task == "qa" else {}),
+            },
             "label_map": self.label_map,
             "ood": [{"name": s.name, "examples": len(s), "dropped_by_label_map": s.dropped} for s in self.ood],
         }
@@ -102,11 +106,45 @@ def published_parts(folder: Path) -> dict[str, Path] | None:
     return {part: paths[0] for part, paths in found.items()}
 
 
+def _id_groups(config: Any, spec: DatasetSpec, whole: LabelledSet) -> tuple[str, ...] | None:
+    """What the ID file's random split keeps whole: ``--id-group``'s field, for QA else each
+    question's context paragraph (a paragraph in train and test leaks its answers)."""
+    if config.id_group is not None:
+        columns = "conll" if config.task == "ner" and spec.path.lower().removesuffix(".gz").endswith(".txt") else None
+        return group_keys(spec.path, config.id_group, columns)
+    return whole.columns[1] if config.task == "qa" else None
+
+
 def _id_parts(spec: DatasetSpec, label_field: str, config: Any) -> IdParts:
     """A split folder's own parts, a folder's published train/dev/test files, or the ID file
-    divided by a seeded random split (a published split without dev: dev drawn from train)."""
+    divided by a seeded random split of whole groups (:func:`_id_groups`; a published split
+    without dev: dev drawn from train). QA parts whose test questions share a context with
+    train are said loudly (:func:`_warn_shared_passages`)."""
+    parts = _read_id_parts(spec, label_field, config)
+    if config.task == "qa":
+        _warn_shared_passages(spec, parts)
+    return parts
+
+
+def _warn_shared_passages(spec: DatasetSpec, parts: IdParts) -> None:
+    shared = shared_passages(parts)
+    if shared:
+        logger.warning(
+            "%d of the %d ID test questions of %s (%s) share their context paragraph with ID train: the ID score "
+            "is measured on paragraphs the model trained on, and every drop against an inflated ID score; give an ID "
+            "split by passage or article (e.g. tailsplit split ... --group title)",
+            shared, len(parts.test), spec.name, parts.origin,
+        )  # fmt: skip
+
+
+def _read_id_parts(spec: DatasetSpec, label_field: str, config: Any) -> IdParts:
     folder = Path(spec.path)
     published = published_parts(folder)
+    if config.id_group is not None and (published is not None or (folder / MANIFEST).is_file()):
+        raise ConfigError(
+            f"--id-group={config.id_group!r} groups the random split of an ID file; {spec.path!r} is a folder "
+            "whose own parts are used as they are: drop --id-group, or give the file"
+        )
     if published is not None:
         read = {
             p: replace(read_examples(config.task, spec, label_field, path), name=f"{spec.name}:{p}")
@@ -118,7 +156,13 @@ def _id_parts(spec: DatasetSpec, label_field: str, config: Any) -> IdParts:
         return IdParts(read["train"], read["dev"], read["test"], "the dataset's own train, dev and test files")
     if not (folder.is_dir() and (folder / MANIFEST).is_file()):
         whole = read_examples(config.task, spec, label_field)
-        return id_parts(whole, test_size=config.id_test_size, dev_size=config.id_dev_size, seed=config.seed)
+        return id_parts(
+            whole,
+            test_size=config.id_test_size,
+            dev_size=config.id_dev_size,
+            seed=config.seed,
+            groups=_id_groups(config, spec, whole),
+        )
     manifest = read_manifest(folder)
     parts = {
         p: replace(

@@ -134,27 +134,71 @@ class IdParts:
         return replace(self.train, columns=columns, labels=sum((p.labels for p in parts), ()), words=words)
 
 
-def id_parts(whole: LabelledSet, *, test_size: float, dev_size: float, seed: int) -> IdParts:
+def id_parts(
+    whole: LabelledSet, *, test_size: float, dev_size: float, seed: int, groups: Sequence[str] | None = None
+) -> IdParts:
     """The ID file divided by a seeded random split: ``test_size`` of it to test, then
-    ``dev_size`` of the rest to dev (shares below 1, counts from 1)."""
+    ``dev_size`` of the rest to dev (shares below 1, counts from 1). With ``groups`` (a key
+    per example: a passage, an article, a hypothesis) whole groups are drawn until each part
+    has its share, so no group is in two parts.
+
+    >>> whole = LabelledSet("q", "q.jsonl", (tuple("abcdefgh"),), tuple("yyyyyyyy"))
+    >>> parts = id_parts(whole, test_size=0.25, dev_size=0, seed=0, groups=list("aabbccdd"))
+    >>> sorted(set(parts.test.columns[0])) in (["a", "b"], ["c", "d"], ["a", "c"], ["b", "d"], ["a", "d"], ["b", "c"])
+    True
+    """
     n = len(whole)
     n_test = _count(test_size, n, "--id-test-size")
-    order = seeded_rng(seed, SPLIT_ORDER).permutation(n)
-    rest = order[n_test:]
-    n_dev = _count(dev_size, len(rest), "--id-dev-size")
+    codes = np.arange(n) if groups is None else np.unique(np.asarray(groups, dtype=str), return_inverse=True)[1]
+    sizes = np.bincount(codes)
+    order = seeded_rng(seed, SPLIT_ORDER).permutation(len(sizes))
+    k = _groups_for(sizes[order], n_test)
+    test_groups, rest = order[:k], order[k:]
+    n_dev = _count(dev_size, int(sizes[rest].sum()), "--id-dev-size")
     rest = rest[seeded_rng(seed, DEV_TEST_DIVISION).permutation(len(rest))]
-    test, dev, train = np.sort(order[:n_test]), np.sort(rest[:n_dev]), np.sort(rest[n_dev:])
+    k_dev = _groups_for(sizes[rest], n_dev)
+    test, dev = np.flatnonzero(np.isin(codes, test_groups)), np.flatnonzero(np.isin(codes, rest[:k_dev]))
+    train = np.flatnonzero(np.isin(codes, rest[k_dev:]))
     if len(train) < 2 or len(test) < 1:
         raise ConfigError(
             f"the ID dataset {whole.path!r} has {n} examples: too few for a train part and a test part of "
-            f"{n_test}; give more examples or a smaller --id-test-size"
+            f"{n_test}{'' if groups is None else ' in whole groups'}; give more examples or a smaller --id-test-size"
         )
     return IdParts(
         whole.take(train, f"{whole.name}:train"),
         whole.take(dev, f"{whole.name}:dev"),
         whole.take(test, f"{whole.name}:test"),
-        f"random split (seed {seed})",
+        f"random split (seed {seed})" if groups is None else f"random split of whole groups (seed {seed})",
     )
+
+
+def _groups_for(sizes: np.ndarray, count: int) -> int:
+    """How many of the groups (sizes in drawing order) a part of ``count`` examples takes:
+    groups are drawn until the part holds at least ``count``."""
+    if count <= 0:
+        return 0
+    return int(np.searchsorted(np.cumsum(sizes), count)) + 1
+
+
+def group_keys(location: str | Path, field: str, columns_format: str | None = None) -> tuple[str, ...]:
+    """Each record's value of ``field`` (the ID data's ``--id-group``), in file order."""
+    keys = []
+    for raw in read_records(Path(location), columns_format):
+        value = raw.value(field) if raw.has(field) else None
+        if value is None or isinstance(value, (dict, list)):
+            raise raw.error(
+                "is missing or not a plain value", field=field, fix="name a field every example has with --id-group"
+            )
+        keys.append(label_to_str(value))
+    return tuple(keys)
+
+
+def shared_passages(parts: IdParts) -> int:
+    """QA: the ID test questions whose context paragraph is also a context of ID train."""
+    if len(parts.train.columns) < 2:
+        return 0
+    seen = set(parts.train.columns[1])
+    return sum(context in seen for context in parts.test.columns[1])
 
 
 def _count(size: float, n: int, flag: str) -> int:
