@@ -194,6 +194,47 @@ def test_ood_rank_refuses_unmapped_labels_before_any_model_loads(
 
 
 @pytest.mark.model
+def test_curve_tunes_fewer_parameters_per_run_on_request(nli_files: dict[str, Path], tmp_path: Path) -> None:
+    label_map = ["--label-map", "neutral=not_entailment", "--label-map", "contradiction=not_entailment"]
+    curve = runner.invoke(
+        app,
+        ["curve", "--id", f"mnli={nli_files['mnli']}@premise+hypothesis",
+         "--ood", f"rte={nli_files['rte']}@sentence1+sentence2", *label_map, "--trainable-layers", "0,2",
+         *TINY, "--encoder", str(nli_files["encoder"]), "--checkpoint-every", "2", "--out", str(tmp_path / "curve")],
+    )  # fmt: skip
+    assert curve.exit_code == 0, curve.output
+    with (tmp_path / "curve" / "points.csv").open() as f:
+        points = list(csv.DictReader(f))
+    assert [(p["trainable_layers"], p["step"]) for p in points] == [("0", "2"), ("0", "4"), ("2", "2"), ("2", "4")]
+    runs = json.loads((tmp_path / "curve" / "curve.json").read_text())["runs"]
+    assert [(r["trainable_layers"], r["recipe"]["trainable_layers"]) for r in runs] == [(0, 0), (2, 2)]
+    # what stays frozen: with 0 layers only the head (pooler and classifier) moves; with 1 of 2, layer 1 too
+    from tailsplit.evaluation.encoder import EncoderRecipe, prepared_classifier
+
+    columns = [[f"premise {i}" for i in range(16)], [f"hypothesis {i % 3}" for i in range(16)]]
+    labels = ["a", "b"] * 8
+    for tuned, moved in ((0, {"classifier", "pooler"}), (1, {"classifier", "layer.1", "pooler"})):
+        recipe = EncoderRecipe(max_steps=3, batch_size=4, eval_every=3, trainable_layers=tuned)
+        classifier, rows, y = prepared_classifier(
+            columns, labels, location=str(nli_files["encoder"]), recipe=recipe, device="cpu"
+        )
+        before = {n: p.detach().clone() for n, p in classifier.model.named_parameters()}
+        classifier.fit(rows, y, rows[:4], y[:4])
+        changed = {n for n, p in classifier.model.named_parameters() if not bool((p == before[n]).all())}
+        assert changed and all(any(m in n for m in moved) for n in changed), changed
+        tuned_now = sum(p.numel() for p in classifier.model.parameters() if p.requires_grad)
+        assert classifier.tuned_parameters == tuned_now
+    too_many = runner.invoke(
+        app,
+        ["curve", "--id", f"mnli={nli_files['mnli']}@premise+hypothesis",
+         "--ood", f"rte={nli_files['rte']}@sentence1+sentence2", *label_map, "--trainable-layers", "3,1",
+         *TINY, "--encoder", str(nli_files["encoder"]), "--checkpoint-every", "2", "--out", str(tmp_path / "c3")],
+    )  # fmt: skip
+    assert too_many.exit_code == 2 and "--trainable-layers=3 exceeds the 2 layers of encoder" in too_many.output
+    assert not (tmp_path / "c3").exists()
+
+
+@pytest.mark.model
 def test_ood_rank_trains_the_task_model_and_curve_points_equal_its_accuracies(
     nli_files: dict[str, Path], tmp_path: Path
 ) -> None:

@@ -95,16 +95,16 @@ def curve_runs_markdown(result: dict[str, Any], points: Sequence[dict[str, Any]]
         f"examples), evaluated at every checkpoint on ID test and {len(groups)} OOD set(s); the measure is "
         f"{result.get('metric', 'accuracy')}.",
         "",
-        "| encoder | train size | step | ID | " + " | ".join(markdown_text(g) for g in groups) + " |",
-        "|---|---:|---:|---:|" + "---:|" * len(groups),
+        "| encoder | train size | tuned layers | step | ID | " + " | ".join(markdown_text(g) for g in groups) + " |",
+        "|---|---:|---:|---:|---:|" + "---:|" * len(groups),
     ]
-    rows: dict[tuple[str, int, int], dict[str, float]] = {}
+    rows: dict[tuple[str, int, Any, int], dict[str, float]] = {}
     for p in points:
-        key = (p["encoder"], p["train_size"], p["step"])
+        key = (p["encoder"], p["train_size"], p.get("trainable_layers", "all"), p["step"])
         rows.setdefault(key, {"ID": p["id_acc"]})[p["group"]] = p["ood_acc"]
-    for (encoder, size, step), values in rows.items():
+    for (encoder, size, tuned, step), values in rows.items():
         lines.append(
-            f"| {markdown_text(encoder)} | {size:,} | {step} | {values['ID']:.3f} | "
+            f"| {markdown_text(encoder)} | {size:,} | {tuned} | {step} | {values['ID']:.3f} | "
             + " | ".join(f"{values[g]:.3f}" for g in groups)
             + " |"
         )

@@ -259,6 +259,11 @@ class CurveConfig(Checked):
         (), "ID training examples per run, comma-separated (a seeded sample each; one run per size).",
         low=2, parse=parse_orders, metavar="N,N", shown_default="all of ID train",
     )  # fmt: skip
+    trainable_layers: tuple[int, ...] = option(
+        (), "Tune only the top N transformer layers and the head, comma-separated (one run each: BOSS's axis of "
+        "tunable parameters); 0 tunes the head alone.",
+        low=0, parse=parse_orders, metavar="N,N", shown_default="every weight",
+    )  # fmt: skip
     max_steps: int = _max_steps_option("Training steps of 32 pairs per run.")
     checkpoint_every: int = option(100, "Evaluate ID test and every OOD set every this many steps.", low=1)
     max_examples: int | None = option(None, "Seeded sample of at most this many examples per OOD set.", low=2)

@@ -43,7 +43,9 @@ from tailsplit.shift.correlate import classify
 from tailsplit.shift.datasets import DatasetSpec
 from tailsplit.shift.tasks import METRIC_NAMES, example_stats, metric_value, task_fields
 
-POINT_COLUMNS = ("group", "id_acc", "ood_acc", "encoder", "train_size", "step", "id_examples", "ood_examples")
+POINT_COLUMNS = (
+    "group", "id_acc", "ood_acc", "encoder", "train_size", "trainable_layers", "step", "id_examples", "ood_examples"
+)  # fmt: skip
 
 
 class CurveResult(Findings):
@@ -125,6 +127,15 @@ def _train(data: TaskData, run: Run, steps: list[int], folder: Path, device: str
     return found  # type: ignore[return-value]
 
 
+def encoder_layers(location: str) -> int | None:
+    """The transformer layers of an encoder folder, read from its ``config.json`` (``None``
+    where the folder does not say: a hub id, or another layout)."""
+    try:
+        return int(json.loads((Path(location) / "config.json").read_text(encoding="utf-8"))["num_hidden_layers"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def _runs(config: CurveConfig, data: TaskData) -> list[Run]:
     n_train = len(data.parts.train)
     sizes = list(config.train_sizes) or [n_train]
@@ -133,20 +144,36 @@ def _runs(config: CurveConfig, data: TaskData) -> list[Run]:
             raise ConfigError(f"--train-sizes asks for {size} examples and ID train holds {n_train}; give ≤ {n_train}")
     if len(set(sizes)) != len(sizes):
         raise ConfigError(f"--train-sizes={','.join(map(str, sizes))} repeats a size; give each once")
+    layers: list[int | None] = list(config.trainable_layers) or [None]
+    if len(set(layers)) != len(layers):
+        raise ConfigError(f"--trainable-layers={','.join(map(str, layers))} repeats a count; give each once")
     given: list[str | None] = list(config.encoders) or [None]
     encoders = [check_task_model(config.device, e) for e in given]
     if len({name for *_, name in encoders}) != len(encoders):
         raise ConfigError("--encoder names the same encoder twice (or two of one name); give each once")
+    for location, _, name in encoders:
+        depth = encoder_layers(location)
+        if depth is not None and max(config.trainable_layers, default=0) > depth:
+            raise ConfigError(
+                f"--trainable-layers={max(config.trainable_layers)} exceeds the {depth} layers of encoder {name!r}; "
+                f"give at most {depth}"
+            )
     return [
         Run(
             location,
             identity,
             name,
             size,
-            EncoderRecipe(max_steps=config.max_steps, max_train=None if size >= n_train else size, seed=config.seed),
+            EncoderRecipe(
+                max_steps=config.max_steps,
+                max_train=None if size >= n_train else size,
+                seed=config.seed,
+                trainable_layers=tuned,
+            ),
         )
         for location, identity, name in encoders
         for size in sizes
+        for tuned in layers
     ]
 
 
@@ -165,6 +192,7 @@ def _points(data: TaskData, run: Run, by_step: dict[int, list[tuple[Any, ...]]])
                     "ood_acc": metric_value(data.task, example_stats(data.task, predicted, s.labels, data.label_map)),
                     "encoder": run.name,
                     "train_size": run.train_size,
+                    "trainable_layers": "all" if run.recipe.trainable_layers is None else run.recipe.trainable_layers,
                     "step": step,
                     "id_examples": len(data.parts.test),
                     "ood_examples": len(s),
@@ -202,7 +230,7 @@ def curve_config(config: CurveConfig, *, command: list[str] | None = None) -> Cu
     if len(runs) * len(steps) < 3:
         raise ConfigError(
             f"{len(runs)} run(s) × {len(steps)} checkpoint(s) give fewer than the 3 points a fit needs; "
-            "lower --checkpoint-every or add --train-sizes"
+            "lower --checkpoint-every or add --train-sizes or --trainable-layers"
         )
     cache = default_cache_dir() / "curves"
     points = []
@@ -218,6 +246,7 @@ def curve_config(config: CurveConfig, *, command: list[str] | None = None) -> Cu
                 "encoder": r.name,
                 "encoder_identity": r.identity,
                 "train_size": r.train_size,
+                "trainable_layers": "all" if r.recipe.trainable_layers is None else r.recipe.trainable_layers,
                 "recipe": r.recipe.as_dict(),
                 "checkpoints": steps,
             }

@@ -247,16 +247,17 @@ def curve(
     *,
     task: str = 'classification', label_field: str = 'label', label_map: str | Sequence[str] = (),
     id_test_size: float = 0.2, id_dev_size: float = 0.1, id_group: str | None = None,
-    encoders: str | Sequence[str] = (), train_sizes: int | Sequence[int] = (), max_steps: int = 800,
-    checkpoint_every: int = 100, max_examples: int | None = None, device: str = 'auto', seed: int = 0,
-    out: str | os.PathLike[str] | None = None, overwrite: bool = False,
+    encoders: str | Sequence[str] = (), train_sizes: int | Sequence[int] = (),
+    trainable_layers: int | Sequence[int] = (), max_steps: int = 800, checkpoint_every: int = 100,
+    max_examples: int | None = None, device: str = 'auto', seed: int = 0, out: str | os.PathLike[str] | None = None,
+    overwrite: bool = False,
 ) -> CurveResult:
     given = _changed(locals(), _DEFAULTS['curve'])
     return _curve(id, ood, **given)
 
 
 curve.__doc__ = _curve.__doc__  # type: ignore[attr-defined]
-_DEFAULTS['curve'] = _defaults(curve, ['checkpoint_every', 'device', 'encoders', 'id_dev_size', 'id_group', 'id_test_size', 'label_field', 'label_map', 'max_examples', 'max_steps', 'out', 'overwrite', 'seed', 'task', 'train_sizes'])
+_DEFAULTS['curve'] = _defaults(curve, ['checkpoint_every', 'device', 'encoders', 'id_dev_size', 'id_group', 'id_test_size', 'label_field', 'label_map', 'max_examples', 'max_steps', 'out', 'overwrite', 'seed', 'task', 'train_sizes', 'trainable_layers'])
 
 @_known_keywords()
 def export_hf(
