@@ -8,17 +8,22 @@ NER: ``tailsplit ood-rank --task ner`` with WNUT-17's own train, dev and test fi
 data (its six types; the entity F1 on WNUT's test set is the ID measure) and E-NER (legal text,
 four types) as the candidate, E-NER's types mapped onto WNUT's as BOSS maps both onto Few-NERD's
 (PER → person, ORG → organization, LOC → location; WNUT's group and corporation → organization,
-creative-work → art), E-NER's MISC — which WNUT has no type for — removed. Then ``curve`` on
-the same data, a point every ``--checkpoint-every`` (200) steps.
+creative-work → art), E-NER's MISC — which WNUT has no type for — removed (its entities are
+no gold entities, and predictions on them neither right nor wrong). Then ``curve`` on the
+same data, a point every ``--checkpoint-every`` (100) steps.
 
 QA: the SQuAD v1.1 questions here (the official dev set, re-split by article) divided by topic:
 the science and technology articles are the shifted set, every other article the ID data —
 a stand-in for BOSS's OOD sets (AdversarialQA, NewsQA, SearchQA), which are not available here.
-``ood-rank --task qa``: the ID data divided by a seeded random split (20% test), a span
-extractor fine-tuned on ID train, SQuAD F1 (and exact match) on ID test and on the shifted set.
+``ood-rank --task qa --id-group title``: the ID data divided by a seeded random split of
+whole articles (20% test), so no ID test question shares its article — or its paragraph —
+with ID train; a span extractor fine-tuned on ID train, SQuAD F1 (and exact match) on ID test
+and on the shifted set.
 
-The results file is written after each task. About an hour and a half on 2 CPU cores with empty
-caches (NER's two commands half an hour, QA's windows of 256 tokens the rest); seconds from the caches.
+The smoke flags reach every step: ``--max-examples`` samples every dataset, ID test included;
+``--max-train`` samples ID train for ``ood-rank`` and is ``curve``'s one training size.
+The results file is written after each task, with each command's seconds and the task's total
+(``seconds``); from the caches a rerun takes seconds.
 """
 
 from __future__ import annotations
@@ -78,6 +83,7 @@ def _ner(args, results: dict) -> None:
         "curve", "--task", "ner", "--id", wnut, "--ood", f"ener={args.data / 'ener' / 'test.jsonl.gz'}", *maps,
         "--device", args.device, "--seed", str(args.seed), *(["--encoder", args.encoder] if args.encoder else []),
         *(["--max-examples", str(args.max_examples)] if args.max_examples else []),
+        *(["--train-sizes", str(args.max_train)] if args.max_train else []),
         "--max-steps", str(args.max_steps), "--checkpoint-every", str(args.checkpoint_every), "--overwrite",
         "--out", str(out / "ner-curve"),
     )  # fmt: skip
@@ -85,6 +91,7 @@ def _ner(args, results: dict) -> None:
     points = (out / "ner-curve" / "points.csv").read_text(encoding="utf-8").splitlines()[1:]
     results["ner"]["curve"] = {"groups": curve["groups"], "points": len(points), "metric": curve.get("metric")}
     results["ner"]["seconds"]["curve"] = round(seconds, 1)
+    results["ner"]["seconds"]["total"] = round(sum(results["ner"]["seconds"].values()), 1)
 
 
 def _qa(args, results: dict) -> None:
@@ -96,11 +103,12 @@ def _qa(args, results: dict) -> None:
     )
     seconds = tailsplit(
         "ood-rank", "--task", "qa", "--id", f"squad-topics={id_path}", "--candidates", str(out / "candidates-qa.csv"),
-        *args.training, "--max-steps", str(args.qa_max_steps), "--overwrite", "--out", str(out / "qa-ood"),
+        "--id-group", "title", *args.training, "--max-steps", str(args.qa_max_steps), "--overwrite", "--out", str(out / "qa-ood"),
     )  # fmt: skip
     ood = _ood(out / "qa-ood")
     results["qa"] = {"id": ood["id"], "task_model": ood["task_model"], "decisions": ood["decisions"],
-                     "questions": sizes, "shifted_articles": sorted(SCIENCE), "seconds": {"ood_rank": round(seconds, 1)}}  # fmt: skip
+                     "questions": sizes, "shifted_articles": sorted(SCIENCE),
+                     "seconds": {"ood_rank": round(seconds, 1), "total": round(seconds, 1)}}  # fmt: skip
 
 
 def main() -> None:
@@ -110,7 +118,7 @@ def main() -> None:
     parser.add_argument("--task", default="ner,qa", help="which tasks to run (ner, qa or both)")
     parser.add_argument("--max-steps", type=int, default=800, help="NER: training steps of 32 sentences")
     parser.add_argument("--qa-max-steps", type=int, default=600, help="QA: training steps of 32 windows")
-    parser.add_argument("--checkpoint-every", type=int, default=200, help="NER curve: a point every this many steps")
+    parser.add_argument("--checkpoint-every", type=int, default=100, help="NER curve: a point every this many steps")
     parser.add_argument("--max-examples", type=int, help="seeded sample of each dataset (a quick check)")
     parser.add_argument("--max-train", type=int, help="seeded sample of ID train (a quick check)")
     parser.add_argument("--encoder", help="the task encoder folder [default: the bundled MiniLM-L6]")

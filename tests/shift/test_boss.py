@@ -235,6 +235,15 @@ def test_curve_tunes_fewer_parameters_per_run_on_request(nli_files: dict[str, Pa
 
 
 @pytest.mark.model
+def test_max_examples_samples_the_id_test_set_too(nli_files: dict[str, Path], tmp_path: Path) -> None:
+    label_map = ["--label-map", "neutral=not_entailment", "--label-map", "contradiction=not_entailment"]
+    result = _ood_rank(nli_files, tmp_path / "ood", *label_map, "--max-examples", "5")
+    assert result.exit_code == 0, result.output
+    ood = json.loads((tmp_path / "ood" / "ood.json").read_text())
+    assert ood["id"]["examples"] == 5 and all(d["examples"] == 5 for d in ood["decisions"])
+
+
+@pytest.mark.model
 def test_ood_rank_trains_the_task_model_and_curve_points_equal_its_accuracies(
     nli_files: dict[str, Path], tmp_path: Path
 ) -> None:

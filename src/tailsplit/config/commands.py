@@ -219,7 +219,9 @@ class OodRankConfig(Checked):
     )  # fmt: skip
     encoder: str | None = _encoder_option()
     batch_size: int = option(64, "Texts per encoder batch.", low=1)
-    max_examples: int | None = option(None, "Seeded sample of at most this many examples per dataset.", low=2)
+    max_examples: int | None = option(
+        None, "Seeded sample of at most this many examples per dataset (ID test and each candidate).", low=2
+    )
     skip_training: bool = option(False, "Rank by similarity alone: train no task model, measure no drop.")
     label_field: str = _label_field_option()
     label_map: list[str] = _label_map_option()

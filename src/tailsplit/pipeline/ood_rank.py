@@ -159,13 +159,12 @@ def _ood_inputs(
         texts = {id_spec.name: dataset_texts(id_spec, config.max_examples, config.seed)}
         return None, ("", "", ""), texts | {s.name: load_texts(s, config.max_examples, config.seed) for s in specs}
     data = task_data(config, id_spec, specs)
+    texts = {id_spec.name: data.parts.whole().sample(config.max_examples, config.seed).texts()}
+    if config.max_examples is not None:  # every dataset sampled, ID test too (the candidates are, in task_data)
+        test = data.parts.test.sample(config.max_examples, config.seed)
+        data = dataclasses.replace(data, parts=dataclasses.replace(data.parts, test=test))
     model = check_task_model(config.device, config.task_encoder)
-    return (
-        data,
-        model,
-        {id_spec.name: data.parts.whole().sample(config.max_examples, config.seed).texts()}
-        | {s.name: s.texts() for s in data.ood},
-    )
+    return data, model, texts | {s.name: s.texts() for s in data.ood}
 
 
 def _exact_match(id_stats: np.ndarray, ood_stats: list[np.ndarray], data: TaskData) -> dict[str, Any]:
