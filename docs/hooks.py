@@ -15,7 +15,12 @@ A PATH is dotted keys; a key may be followed by ``[3]`` (an index), ``[*]`` (eve
 value of a mapping: the field then shows the range, lowest to highest) or ``[key=value]`` filters, one or more in a
 row (the one element whose fields have these values). FORMAT is a Python format specification (``.2f``, ``,.0f``,
 ``+.1f``), optionally after ``pct:`` (the value times 100, for shares shown in per cent
-without a sign); ``len`` shows how many elements a list has."""
+without a sign); ``len`` shows how many elements a list has. ``words:KIND`` turns a result
+into the words a sentence around it needs, so no fixed prose stands beside a number that says
+otherwise: ``words:interval`` (a ``[low, high]`` interval: "an interval clear of zero" or "an
+interval that includes zero"), ``words:type`` (a BOSS type: "Type II", "none of Types I–III",
+"undecided"), ``words:decision`` (an ``ood-rank`` decision: "kept (rank 1)", "rejected",
+"undecided"), ``words:trend`` (a slope: "rises", "falls")."""
 
 from __future__ import annotations
 
@@ -140,6 +145,8 @@ def render_value(value: Any, spec: str) -> str:
     its length."""
     if spec == "len":
         return str(len(value))
+    if spec.startswith("words:"):
+        return result_words(value, spec.removeprefix("words:"))
     if isinstance(value, list):
         low, high = render_value(min(value), spec), render_value(max(value), spec)
         return low if low == high else f"{low}–{high}"
@@ -152,6 +159,22 @@ def render_value(value: Any, spec: str) -> str:
     if isinstance(value, str):
         value = float(value)  # a CSV cell
     return format(100 * value if percent else value, spec)
+
+
+def result_words(value: Any, kind: str) -> str:
+    """The words for a result (see the module's docstring for the kinds)."""
+    if kind == "interval":
+        low, high = value
+        return "an interval that includes zero" if low <= 0 <= high else "an interval clear of zero"
+    if kind == "type":
+        return {"none": "none of Types I–III", "undecided": "undecided", None: "not fitted"}.get(value, f"Type {value}")
+    if kind == "decision":
+        if value.get("undecided"):
+            return "undecided"
+        return f"kept (rank {value['rank']})" if value.get("kept") else "rejected"
+    if kind == "trend":
+        return "rises" if value > 0 else "falls" if value < 0 else "stays flat"
+    raise ResultsFieldError(f"words:{kind} is not a kind of words; use interval, type, decision or trend")
 
 
 def source_line(name: str, folder: Path, cache: dict[str, Any]) -> str:

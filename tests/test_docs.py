@@ -111,6 +111,21 @@ def test_results_fields_read_values_from_results_files(tmp_path: Path) -> None:
     )
     assert hooks.fill_results_fields(page, tmp_path) == "1,234.6 99.7% 2.16–2.30 2 -5.0 25"
     assert "written by" not in hooks.fill_results_fields("{{ source:bench }}", tmp_path)
+    # sentences around a number take their words from the result, never fixed prose
+    (tmp_path / "boss.json").write_text(json.dumps({
+        "drop_ci": [0.157, 0.247], "flat_ci": [-0.01, 0.03], "types": ["I", "none", "undecided"], "slope": -0.4,
+        "decisions": [{"kept": True, "rank": 1}, {"kept": False, "rank": None}, {"kept": False, "undecided": True}],
+    }), encoding="utf-8")  # fmt: skip
+    words = (
+        "{{ boss:drop_ci | words:interval }}; {{ boss:flat_ci | words:interval }}; {{ boss:types[0] | words:type }}; "
+        "{{ boss:types[1] | words:type }}; {{ boss:types[2] | words:type }}; {{ boss:slope | words:trend }}; "
+        "{{ boss:decisions[0] | words:decision }}; {{ boss:decisions[1] | words:decision }}; "
+        "{{ boss:decisions[2] | words:decision }}"
+    )
+    assert hooks.fill_results_fields(words, tmp_path) == (
+        "an interval clear of zero; an interval that includes zero; Type I; none of Types I–III; undecided; falls; "
+        "kept (rank 1); rejected; undecided"
+    )
     (tmp_path / "text.json").write_text(
         json.dumps({"note": "<script>x</script> *a* | [b](c)", "provenance": {"command": "run `x` <b>", "date": "d",
                     "tailsplit": "0", "commit": "c"}}), encoding="utf-8",
