@@ -72,3 +72,33 @@ def test_a_missing_group_is_refused_by_the_splitter_itself() -> None:
     inputs = tailsplit.SplitInputs(n=20, word_lengths=np.ones(20), groups=groups)
     with pytest.raises(ConfigError, match="the groups hold nan at row 3"):
         tailsplit.RandomSplitter(dev_size=4, test_size=4).split(inputs)
+
+
+def test_shift_options_beyond_their_sense_are_refused(data: Path, tmp_path: Path) -> None:
+    csv = tmp_path / "c.csv"
+    csv.write_text(f"name,path,fields,source\nb,{data},hypothesis,web\n", encoding="utf-8")
+    common = ["ood-rank", "--id", f"a={data}@hypothesis", "--candidates", str(csv), "--out", str(tmp_path / "o")]
+    refused([*common, "--max-similarity", "150"], "--max-similarity=150.0 must be between -100 and 100")
+    refused([*common, "--skip-training", "--label-map", "neutral=not_entailment"],
+            "--label-map=", "has an effect only when the accuracy drop is measured")  # fmt: skip
+    refused([*common, "--label-map", "PER=person=x"], "--label-map='PER=person=x' is not FROM=TO with one '='")
+    refused(["similarity", f"{data}@hypothesis", f"{data}@premise", "--permutations", "1000000000"],
+            "--permutations=1000000000 must be between 1 and 100000")  # fmt: skip
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_refused_score_file_name_claims_nothing(data: Path, tmp_path: Path) -> None:
+    result = tailsplit.score(data, text="hypothesis", method="ngram")
+    with pytest.raises(ConfigError, match="a score file is Parquet"):
+        result.write(tmp_path / "R02.csv")
+    assert not [p.name for p in tmp_path.iterdir() if "R02" in p.name]  # no lock left behind
+
+
+def test_shared_memory_is_an_ordinary_output_folder(tmp_path: Path) -> None:
+    from tailsplit.io.paths import check_not_system
+
+    if not Path("/dev/shm").is_dir():
+        pytest.skip("no /dev/shm here")
+    check_not_system(Path("/dev/shm/tailsplit-out"), "--out")  # a tmpfs, not a system folder
+    with pytest.raises(ConfigError, match="is a system folder"):
+        check_not_system(Path("/dev/sda"), "--out")

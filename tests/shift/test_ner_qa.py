@@ -136,6 +136,37 @@ def test_squad_json_is_read_and_every_answer_checked_at_its_offset(tmp_path: Pat
     assert read.labels == ((("France", 12),), (("Paris", 0),))
 
 
+def test_column_files_split_columns_only_on_tabs_and_spaces(tmp_path: Path) -> None:
+    path = tmp_path / "spaces.conll"  # other Unicode spaces belong to the token, as written
+    path.write_text("New\u00a0York\tB-ORG\n東京\u3000タワー B-LOC\nis O\n", encoding="utf-8")
+    assert [r.record for r in read_all(path)] == [
+        {"tokens": ["New\u00a0York", "東京\u3000タワー", "is"], "ner_tags": ["B-ORG", "B-LOC", "O"]}
+    ]
+
+
+@pytest.mark.parametrize("start", [-13, 13, 99])
+def test_an_answer_offset_outside_the_context_is_refused(tmp_path: Path, start: int) -> None:
+    # -13 == -len(context): Python's slicing would find "Paris" there
+    path = write_jsonl(tmp_path / "qa.jsonl", [{"question": "Which city?", "context": "Paris, France",
+                                                "answers": {"text": ["Paris"], "answer_start": [start]}}])  # fmt: skip
+    with pytest.raises(
+        InputError, match=rf"qa\.jsonl:1: field 'answers' holds answer 'Paris' at offset {start}, outside"
+    ):
+        read_examples("qa", DatasetSpec("qa", str(path), ("question", "context")), "answers")
+
+
+def test_an_empty_token_and_a_set_without_gold_entities_are_refused(tmp_path: Path) -> None:
+    empty = write_jsonl(tmp_path / "e.jsonl", [{"tokens": ["Acme", ""], "ner_tags": ["O", "B-ORG"]}])
+    with pytest.raises(InputError, match=r"e\.jsonl:1: field 'tokens' holds token 2 as '', which is no word"):
+        read_examples("ner", DatasetSpec("e", str(empty), ("tokens",)), "ner_tags")
+    wnut = write_jsonl(tmp_path / "wnut.jsonl", [{"tokens": ["Ann"], "ner_tags": ["B-person"]}])
+    ood = write_jsonl(tmp_path / "ood.jsonl", [{"tokens": ["Bob", "Co"], "ner_tags": ["B-PER", "B-ORG"]}])
+    id_set = read_examples("ner", DatasetSpec("wnut", str(wnut), ("tokens",)), "ner_tags")
+    candidate = read_examples("ner", DatasetSpec("ood", str(ood), ("tokens",)), "ner_tags")
+    with pytest.raises(ConfigError, match="no gold entity left after the label map, so its entity F1 is undefined"):
+        mapped_candidate("ner", candidate, id_set, {"*": ""})
+
+
 @pytest.mark.parametrize(
     ("tags", "problem"),
     [

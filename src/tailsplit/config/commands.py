@@ -23,6 +23,7 @@ from tailsplit.config.values import parse_orders
 
 BUNDLED_ENCODER = "bundled all-MiniLM-L6-v2"
 MAX_NGRAM_ORDER = 64  # overlap --ngram-orders: GPT-3's test used 13; a longer n-gram is a near-copy test
+MAX_PERMUTATIONS = 100_000  # similarity --permutations: a p-value's resolution of 1e-5, as the null splits'
 MAX_SHARDS = 1024  # overlap --shards: a shard per worker core of a large cluster; each is a folder of files
 RAY_ADDRESS_HELP = "Ray cluster to join ('auto' finds a running one)."
 
@@ -118,7 +119,7 @@ class SimilarityConfig(Checked):
     batch_size: int = option(64, "Texts per encoder batch.", low=1)
     max_examples: int | None = option(None, "Seeded sample of at most this many examples per dataset.", low=2)
     mmd_sample: int = option(1000, "Examples per dataset in the MMD test.", low=2)
-    permutations: int = option(200, "Permutations for MMD p-values.", low=1)
+    permutations: int = option(200, "Permutations for MMD p-values.", low=1, high=MAX_PERMUTATIONS)
     seed: int = seed_option()
     out: str | None = out_option()
     overwrite: bool = overwrite_option()
@@ -163,11 +164,11 @@ def _task_option() -> Any:
     )  # fmt: skip
 
 
-def _label_map_option() -> Any:
+def _label_map_option(**declared: Any) -> Any:
     return option(
         [], "An OOD label (or NER entity type; FROM may end in *) in ID's terms, FROM=TO (repeatable; predictions "
         "are renamed too; TO empty drops).",
-        metavar="FROM=TO",
+        metavar="FROM=TO", **declared,
     )  # fmt: skip
 
 
@@ -208,7 +209,9 @@ class OodRankConfig(Checked):
         None, "The model's accuracy on the ID test set (with accuracies in the CSV; else it is measured).",
         low=0, high=1, applies=MEASURES_DROP,
     )  # fmt: skip
-    max_similarity: float | None = option(None, "Reject candidates at least this similar (cosine × 100).", bounded=True)
+    max_similarity: float | None = option(
+        None, "Reject candidates at least this similar (cosine × 100, from -100 to 100).", low=-100, high=100
+    )
     min_drop: float = option(
         0.0, "Reject candidates whose accuracy drop is below this.", bounded=True, applies=MEASURES_DROP
     )
@@ -224,7 +227,7 @@ class OodRankConfig(Checked):
     )
     skip_training: bool = option(False, "Rank by similarity alone: train no task model, measure no drop.")
     label_field: str = _label_field_option()
-    label_map: list[str] = _label_map_option()
+    label_map: list[str] = _label_map_option(applies=MEASURES_DROP)
     id_test_size: float = _id_test_size_option()
     id_dev_size: float = _id_dev_size_option()
     id_group: str | None = _id_group_option()

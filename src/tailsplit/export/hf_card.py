@@ -20,6 +20,17 @@ from tailsplit.io.manifest import Manifest
 from tailsplit.render import markdown_code, markdown_text, number
 
 
+def split_tags(splitter: str | None) -> list[str]:
+    """The hub tags a split's card carries: what kind of split it is, and nothing it is not.
+
+    >>> split_tags("likelihood"), split_tags("random"), split_tags("tmcd")
+    (['tailsplit', 'likelihood-split', 'challenge-split'], ['tailsplit', 'random-split'], ['tailsplit', 'challenge-split'])
+    """
+    if splitter == "random":
+        return ["tailsplit", "random-split"]
+    return ["tailsplit", *(["likelihood-split"] if splitter == "likelihood" else []), "challenge-split"]
+
+
 def _yaml_value(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)  # JSON scalars and lists are valid YAML flow values
 
@@ -183,7 +194,7 @@ def _front_matter(manifest: Manifest, description: str, source: CardSource) -> d
         front["source_datasets"] = [source.name]
     front |= {
         "pretty_name": f"tailsplit {description}",
-        "tags": ["tailsplit", "likelihood-split", "challenge-split"],
+        "tags": split_tags(manifest.splitter.name if manifest.has_splitter else None),
         "tailsplit_version": manifest.tailsplit_version or __version__,
         "split_method": description,
         "splitter": dataclasses.asdict(manifest.splitter) if manifest.has_splitter else {},

@@ -17,6 +17,7 @@ entity); a file of bare types is read into IOB2. A file that mixes the two is re
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -24,6 +25,9 @@ from tailsplit.errors import InputError
 from tailsplit.io.raw import RawRecord
 
 TOKENS, TAGS = "tokens", "ner_tags"
+# The format's own separators: a tab or an ASCII space. Other spaces (U+00A0, U+3000, ...)
+# belong to the token: "New\u00a0York" is one token, as written.
+_COLUMNS = re.compile(r"[ \t]+")
 _PREFIXES = ("B-", "I-", "E-", "S-")
 
 
@@ -32,7 +36,7 @@ def _sentences(path: str | Path, lines: Iterable[tuple[int, str]]) -> list[tuple
     sentences: list[tuple[int, list[str], list[str]]] = []
     first, tokens, tags = 0, list[str](), list[str]()
     for line_no, text in lines:
-        columns = text.split()
+        columns = [c for c in _COLUMNS.split(text.rstrip("\r\n")) if c]
         if not columns or columns[0] == "-DOCSTART-":
             if tokens:
                 sentences.append((first, tokens, tags))

@@ -13,6 +13,8 @@ from tailsplit.cache import HELD_SPLITS, default_cache_dir
 from tailsplit.errors import ConfigError
 
 _SYSTEM_ROOTS = (Path("/proc"), Path("/sys"), Path("/dev"))
+# Ordinary writable file systems under /dev: shared memory (a tmpfs) is a folder like any other.
+_WRITABLE_UNDER_DEV = (Path("/dev/shm"),)
 
 
 def absolute(path: str | Path) -> Path:
@@ -21,6 +23,8 @@ def absolute(path: str | Path) -> Path:
 
 def check_not_system(out: Path, option: str) -> None:
     resolved = absolute(out)
+    if any(root in resolved.parents for root in _WRITABLE_UNDER_DEV):
+        return
     if resolved == Path("/") or any(resolved == root or root in resolved.parents for root in _SYSTEM_ROOTS):
         raise ConfigError(f"{option}={str(out)!r} is a system folder; choose a folder of your own")
 

@@ -94,14 +94,14 @@ class ScoreResult:
 
 
 def check_score_path(out: str | Path, *, overwrite: bool, inputs: Any, caches: Any = ()) -> Path:
-    """``out`` as a score file may be written: not an input, not a folder, a ``.parquet`` name."""
-    path = check_output_file(out, overwrite=overwrite, inputs=inputs, caches=caches)
+    """``out`` as a score file may be written: a ``.parquet`` name (checked first: a refused
+    name claims nothing), not an input, not a folder."""
     if Path(out).suffix.lower() != ".parquet":
         raise ConfigError(
             f"--out={str(out)!r} names a {Path(out).suffix or 'suffix-less'} file, but a score file "
             f"is Parquet; name it {Path(out).stem + '.parquet'!r}"
         )
-    return path
+    return check_output_file(out, overwrite=overwrite, inputs=inputs, caches=caches)
 
 
 @released_on_error

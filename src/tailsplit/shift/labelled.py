@@ -81,8 +81,10 @@ def parse_label_map(items: Sequence[str]) -> dict[str, str]:
     mapping: dict[str, str] = {}
     for item in items:
         source, sep, target = item.partition("=")
-        if not sep or not source:
-            raise ConfigError(f"--label-map={item!r} is not FROM=TO; e.g. --label-map 0=entailment (TO empty drops)")
+        if not sep or not source or "=" in target:
+            raise ConfigError(
+                f"--label-map={item!r} is not FROM=TO with one '='; e.g. --label-map 0=entailment (TO empty drops)"
+            )
         if source in mapping and mapping[source] != target:
             raise ConfigError(f"--label-map maps {source!r} twice ({mapping[source]!r} and {target!r}); give it once")
         mapping[source] = target

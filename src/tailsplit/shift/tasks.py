@@ -51,6 +51,12 @@ def _words(raw: Any, field: str) -> tuple[str, ...]:
     value = raw.value(field) if raw.has(field) else None
     if not isinstance(value, list) or not value or not all(isinstance(w, str) for w in value):
         raise raw.error("is missing or not a list of words", field=field, fix="give each sentence's tokens as a list")
+    empty = next((i for i, w in enumerate(value) if not w.strip()), None)
+    if empty is not None:
+        raise raw.error(
+            f"holds token {empty + 1} as {value[empty]!r}, which is no word", field=field,
+            fix="drop empty tokens (and their tags) or give each token its text",
+        )  # fmt: skip
     return tuple(value)
 
 
@@ -100,6 +106,12 @@ def _answers(raw: Any, field: str, context: str) -> tuple[tuple[str, int], ...]:
     for text, start in pairs:
         if not isinstance(text, str) or not text or isinstance(start, bool) or not isinstance(start, int):
             raise raw.error(f"holds answer {text!r} at {start!r}: not a text and a character offset", field=field)
+        if not 0 <= start <= len(context) - len(text):
+            raise raw.error(
+                f"holds answer {text!r} at offset {start}, outside the context's {len(context)} characters",
+                field=field,
+                fix="give each answer's start as its character offset in the context, from 0",
+            )
         if context[start : start + len(text)] != text:
             raise raw.error(
                 f"answer {text!r} is not at offset {start} of the context (it reads {context[start : start + len(text)]!r})",
@@ -194,6 +206,11 @@ def mapped_candidate(
             f"candidate {candidate.name!r} ({candidate.path}) has entity types the ID data does not: "
             f"{', '.join(map(repr, unmapped))}; the ID types are {sorted(known)}; map each with --label-map "
             "FROM=TO (FROM may end in *; TO empty removes those entities)"
+        )
+    if not any(tag != "O" and not tag.endswith(UNSCORED) for tags in gold for tag in tags):
+        raise ConfigError(
+            f"candidate {candidate.name!r} ({candidate.path}) has no gold entity left after the label map, so its "
+            "entity F1 is undefined; map at least one of its types onto an ID type, or leave the set out"
         )
     return replace(candidate, labels=tuple(gold))
 
