@@ -144,6 +144,46 @@ def test_column_files_split_columns_only_on_tabs_and_spaces(tmp_path: Path) -> N
     ]
 
 
+SQUAD = {"version": "1.1", "data": [{"title": "P", "paragraphs": [{"context": "Paris is in France.", "qas": [
+    {"id": "q1", "question": "Where is Paris?", "answers": [{"text": "France", "answer_start": 12}]}]}]}]}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "problem"),
+    [
+        ("latin1.json", json.dumps(SQUAD).replace("Paris is", "Par\xe9s is").encode("latin-1"),
+         r"latin1\.json:1: is not valid UTF-8 \(byte 74 of the line\)"),
+        ("junk.json", (json.dumps(SQUAD, indent=1) + "\njunk\n").encode(), r"junk\.json:26: holds more after SQuAD's document"),
+        ("junk1.json", (json.dumps(SQUAD) + "\njunk\n").encode(), r"junk1\.json:2: holds more after SQuAD's one-line"),
+        ("empty.json", b'{"data": []}', r"empty\.json: holds no records"),
+        ("squad.jsonl", json.dumps(SQUAD).encode() + b"\n", r"squad\.jsonl:1: holds SQuAD's nested document"),
+    ],
+)  # fmt: skip
+def test_squad_files_are_read_exactly_or_refused_for_what_they_are(
+    tmp_path: Path, name: str, data: bytes, problem: str
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(data)
+    with pytest.raises(InputError, match=problem):
+        read_examples("qa", DatasetSpec("s", str(path), ("question", "context")), "answers")
+
+
+def test_a_squad_document_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(SQUAD).encode())
+    assert read_examples("qa", DatasetSpec("s", str(path), ("question", "context")), "answers").labels == (
+        (("France", 12),),
+    )
+
+
+def test_an_id_folder_without_its_test_file_names_the_layout(tmp_path: Path) -> None:
+    from tailsplit.pipeline.task_model import published_parts
+
+    write_jsonl(tmp_path / "train.jsonl", [{"tokens": ["a"], "ner_tags": ["O"]}])
+    with pytest.raises(ConfigError, match=r"holds train\.jsonl but no test file; a folder of the dataset's own parts"):
+        published_parts(tmp_path)
+
+
 @pytest.mark.parametrize("start", [-13, 13, 99])
 def test_an_answer_offset_outside_the_context_is_refused(tmp_path: Path, start: int) -> None:
     # -13 == -len(context): Python's slicing would find "Paris" there

@@ -332,6 +332,11 @@ def _read_jsonl(path: Path) -> Iterator[RawRecord]:
             if record is not None:
                 if escapes:
                     _refuse_text(path, line_no, record)
+                if "data" in record and is_squad(record):
+                    raise InputError(
+                        "holds SQuAD's nested document, not one record per line", path=path, line=line_no,
+                        fix="name the file .json (SQuAD's layout is read from .json), or give one question per line",
+                    )  # fmt: skip
                 row += 1
                 yield RawRecord(record, name, row, line_no)
             pos = stop + 1
@@ -351,16 +356,47 @@ def _read_json(path: Path) -> Iterator[RawRecord]:
     as published, or pretty-printed), else JSON Lines, as a ``.jsonl`` file — which is read
     once: its first line, one object, tells it apart."""
     with _open_bytes(path) as handle:
-        first = handle.readline(MAX_RECORD_BYTES + 1).decode("utf-8", errors="replace")
-    text = _decode_whole(path) if first.strip() in ("{", "") else first  # pretty-printed: the whole file
+        raw = handle.readline(MAX_RECORD_BYTES + 1).removeprefix(b"\xef\xbb\xbf")
+        rest = handle.read(1 << 16)
+    try:
+        first = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        first = _decode_whole(path)  # refuses the file, naming the line and byte that are not UTF-8
+    whole = first.strip() in ("{", "")
+    text = _decode_whole(path) if whole else first  # pretty-printed: the whole file
     try:
         document = json.loads(text) if text.lstrip().startswith("{") else None
-    except (json.JSONDecodeError, RecursionError):
+    except json.JSONDecodeError as exc:
+        document = _squad_then_junk(path, text, exc) if whole else None
+    except RecursionError:
         document = None
     if is_squad(document):
+        if not whole and rest.strip():
+            raise InputError(
+                "holds more after SQuAD's one-line document", path=path, line=2,
+                fix="keep the document alone in its file",
+            )  # fmt: skip
         yield from squad_records(path, document)
     else:
         yield from _read_jsonl(path)
+
+
+def _squad_then_junk(path: Path, text: str, exc: json.JSONDecodeError) -> None:
+    """A pretty-printed file that fails to parse: refused as SQuAD's document followed by more
+    when that is what it is (else ``None``: it is read, and refused, as JSON Lines)."""
+    if exc.msg == "Extra data":
+        try:
+            document = json.loads(text[: exc.pos])
+        except (json.JSONDecodeError, RecursionError):
+            return None
+        if is_squad(document):
+            raise InputError(
+                "holds more after SQuAD's document",
+                path=path,
+                line=exc.lineno,
+                fix="keep the document alone in its file",
+            )
+    return None
 
 
 def _decode_whole(path: Path) -> str:

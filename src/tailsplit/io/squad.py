@@ -21,9 +21,14 @@ from tailsplit.io.raw import RawRecord
 
 
 def is_squad(document: Any) -> TypeGuard[dict[str, Any]]:
-    """Whether a parsed JSON document is SQuAD's nested layout."""
+    """Whether a parsed JSON document is SQuAD's nested layout (``{"data": []}`` is: one that
+    holds no question).
+
+    >>> is_squad({"data": []}), is_squad({"data": [{"paragraphs": []}]}), is_squad({"question": "q"})
+    (True, True, False)
+    """
     data = document.get("data") if isinstance(document, dict) else None
-    return isinstance(data, list) and bool(data) and all(isinstance(a, dict) and "paragraphs" in a for a in data)
+    return isinstance(data, list) and all(isinstance(a, dict) and "paragraphs" in a for a in data)
 
 
 def _list(value: Any, where: str, path: str | Path) -> list[Any]:

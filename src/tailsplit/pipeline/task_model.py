@@ -98,6 +98,15 @@ def published_parts(folder: Path) -> dict[str, Path] | None:
         part = {"validation": "dev", "valid": "dev"}.get(stem, stem)
         if path.is_file() and part in SPLIT_PARTS:
             found.setdefault(part, []).append(path)
+    saved = any((folder / name).is_file() for name in ("dataset_dict.json", "dataset_info.json", "state.json"))
+    if found and not saved and ("train" not in found or "test" not in found):
+        held = ", ".join(p.name for paths in found.values() for p in paths)
+        missing = " and ".join(p for p in ("train", "test") if p not in found)
+        raise ConfigError(
+            f"the ID folder {str(folder)!r} holds {held} but no {missing} file; a folder of the dataset's own "
+            "parts gives train and test (and dev or validation) files, e.g. train.jsonl, dev.jsonl, test.jsonl — "
+            "or give one file, which is divided here"
+        )
     if "train" not in found or "test" not in found:
         return None
     repeated = next((part for part, paths in found.items() if len(paths) > 1), None)
