@@ -367,7 +367,9 @@ def _read_json(path: Path) -> Iterator[RawRecord]:
     try:
         document = json.loads(text) if text.lstrip().startswith("{") else None
     except json.JSONDecodeError as exc:
-        document = _squad_then_junk(path, text, exc) if whole else None
+        if whole:
+            _refuse_squad_then_junk(path, text, exc)
+        document = None
     except RecursionError:
         document = None
     if is_squad(document):
