@@ -383,14 +383,19 @@ def _read_json(path: Path) -> Iterator[RawRecord]:
         yield from _read_jsonl(path)
 
 
-def _squad_then_junk(path: Path, text: str, exc: json.JSONDecodeError) -> None:
+def _refuse_squad_then_junk(path: Path, text: str, exc: json.JSONDecodeError) -> None:
     """A pretty-printed file that fails to parse: refused as SQuAD's document followed by more
-    when that is what it is (else ``None``: it is read, and refused, as JSON Lines)."""
-    if exc.msg == "Extra data":
-        try:
-            document = json.loads(text[: exc.pos])
-        except (json.JSONDecodeError, RecursionError):
-            return None
+    when that is what it is (otherwise it is read, and refused, as JSON Lines)."""
+    if exc.msg != "Extra data":
+        return
+    try:
+        document = json.loads(text[: exc.pos])
+    except (json.JSONDecodeError, RecursionError):
+        return
+    if is_squad(document):
+        raise InputError(
+            "holds more after SQuAD's document", path=path, line=exc.lineno, fix="keep the document alone in its file"
+        )
         if is_squad(document):
             raise InputError(
                 "holds more after SQuAD's document",
