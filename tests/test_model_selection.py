@@ -104,7 +104,32 @@ def test_cross_validate_and_grid_search(snli: pd.DataFrame) -> None:
     told = GridSearchCV(model, {"logisticregression__C": [0.1, 1.0]}, cv=cv_on(snli, cv).set_params(part="eval"))
     with pytest.warns(TuningOnTestWarning):  # asked for dev + test explicitly: warned of
         told.fit(snli["hypothesis"], snli["label"])
+    on_test = GridSearchCV(model, {"logisticregression__C": [0.1, 1.0]}, cv=cv_on(snli, cv).set_params(part="test"))
+    with pytest.warns(TuningOnTestWarning, match=r"part='test'\) hands test to a hyperparameter search"):
+        on_test.fit(snli["hypothesis"], snli["label"])
     assert len(next(cv_on(snli, cv).split(snli))[1]) == len(parts.eval_idx)  # outside a search: dev + test
+
+
+def test_a_series_binds_by_index_and_numbers_are_checked_before_any_cast(snli: pd.DataFrame) -> None:
+    shuffled = snli.sample(frac=1.0, random_state=3)  # X's rows in another order than the Series'
+    by_name = LikelihoodSplit(scores="logprob_sum", dev_size=20, test_size=20).split_indices(shuffled)
+    by_series = LikelihoodSplit(scores=snli["logprob_sum"], dev_size=20, test_size=20).split_indices(shuffled)
+    assert set(by_series.eval_idx) == set(by_name.eval_idx)  # was 5 of 40 shared: bound by position
+    y = snli["label"]
+    balanced = LikelihoodSplit(scores="logprob_sum", dev_size=20, test_size=20, balance_labels=True)
+    assert np.array_equal(
+        balanced.split_indices(shuffled, y).test_idx, balanced.split_indices(shuffled, shuffled["label"]).test_idx
+    )
+    with pytest.raises(ConfigError, match="scores is a Series whose index is not X's rows"):
+        LikelihoodSplit(scores=snli["logprob_sum"].iloc[:10]).split_indices(shuffled)
+    with pytest.raises(ConfigError, match="scores is a Series with its own index, but X has none"):
+        LikelihoodSplit(scores=shuffled["logprob_sum"]).split_indices(shuffled["hypothesis"].to_numpy())
+    with pytest.raises(ConfigError, match=r"lengths is 1\.5 at row 0; give whole counts of 0 or more"):
+        LengthSplit(lengths=np.full(len(snli), 1.5)).split_indices(snli)
+    with pytest.raises(ConfigError, match=r"n_tokens is 2\.5 at row 0"):
+        LikelihoodSplit(scores="logprob_sum", n_tokens=np.full(len(snli), 2.5), rank="logprob_mean").split_indices(snli)
+    with pytest.raises(ConfigError, match=r"scores is 3\.0 at row 0, above 0, which no log-probability is"):
+        LikelihoodSplit(scores=np.full(len(snli), 3.0)).split_indices(snli)
 
 
 def test_a_search_validates_on_dev_only(snli: pd.DataFrame) -> None:

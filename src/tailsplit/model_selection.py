@@ -53,7 +53,14 @@ DATA_PARAMS: dict[str, Any] = {
 
 class ColumnArray(np.ndarray):
     """A data column bound to a cross-validator (``scores=`` …), shown by its size and range
-    (``get_params()`` and the repr stay readable); an ordinary array otherwise."""
+    (``get_params()`` and the repr stay readable); an ordinary array otherwise. A column given
+    as a pandas Series keeps its index (``series_index``), so it is aligned with ``X``'s rows
+    by index when the split is made, as a DataFrame's own column is."""
+
+    series_index: Any = None
+
+    def __array_finalize__(self, obj: Any) -> None:
+        self.series_index = getattr(obj, "series_index", None)
 
     def __repr__(self) -> str:
         if self.ndim != 1 or not len(self) or self.dtype.kind not in "fiu":
@@ -69,7 +76,10 @@ def _bound(value: Any) -> Any:
     if isinstance(value, ColumnArray) or isinstance(value, (str, type(None))) or np.isscalar(value):
         return value
     if isinstance(value, (list, tuple, np.ndarray)) or hasattr(value, "to_numpy"):
-        return np.asarray(value.to_numpy() if hasattr(value, "to_numpy") else value).view(ColumnArray)
+        bound = np.asarray(value.to_numpy() if hasattr(value, "to_numpy") else value).view(ColumnArray)
+        if hasattr(value, "index") and hasattr(value, "reindex"):
+            bound.series_index = value.index
+        return bound
     return value
 
 
@@ -131,9 +141,10 @@ class TailsplitCV:
         ``part="eval"`` is warned that it selects on the test part."""
         searching = _called_by_a_search()
         part = ("dev" if searching else "eval") if self.part == "auto" else self.part
-        if part == "eval" and searching:
+        if part in ("eval", "test") and searching:
             warnings.warn(
-                f"{type(self).__name__}(part='eval') hands dev + test to a hyperparameter search: it selects on "
+                f"{type(self).__name__}(part={part!r}) hands {'dev + test' if part == 'eval' else 'test'} to a "
+                "hyperparameter search: it selects on "
                 "the test part, so the test score it reports is optimistic. Tune with part='dev' (or "
                 "cv.train_dev_split(X, y)) and score part='test' once, at the end.",
                 TuningOnTestWarning,
@@ -212,11 +223,13 @@ class TailsplitCV:
             y = None  # labels matter only for balance
         return SplitInputs(
             n=n,
-            word_lengths=np.zeros(n, dtype=np.int64) if lengths is None else np.asarray(lengths, dtype=np.int64),
-            logprob_sum=None if scores is None else np.asarray(scores, dtype=np.float64),
-            n_tokens=None if n_tokens is None else np.asarray(n_tokens, dtype=np.int64),
-            labels=None if y is None else _as_labels(y, n, "y"),
-            groups=None if groups is None else _as_labels(groups, n, "groups"),
+            word_lengths=np.zeros(n, dtype=np.int64)
+            if lengths is None
+            else _numbers(lengths, "lengths", whole=True).astype(np.int64),
+            logprob_sum=None if scores is None else _numbers(scores, "scores", whole=False, at_most_zero=True),
+            n_tokens=None if n_tokens is None else _numbers(n_tokens, "n_tokens", whole=True).astype(np.int64),
+            labels=None if y is None else _as_labels(_aligned(X, y, n, "y"), n, "y"),
+            groups=None if groups is None else _as_labels(_aligned(X, groups, n, "groups"), n, "groups"),
             programs=programs,
             features=features,
         )
@@ -258,7 +271,8 @@ def _n_rows(X: Any) -> int:
 
 
 def _column(X: Any, value: Any, n: int, name: str) -> np.ndarray | None:
-    """``value`` as an array of ``n`` rows: an array-like, or the name of a column of ``X``."""
+    """``value`` as an array of ``n`` rows: an array-like, or the name of a column of ``X``; a
+    pandas Series is aligned with ``X``'s rows by index (:func:`_aligned`)."""
     if value is None:
         return None
     if isinstance(value, str):
@@ -268,10 +282,67 @@ def _column(X: Any, value: Any, n: int, name: str) -> np.ndarray | None:
             raise ConfigError(f"{name}={value!r} names a column, but X has no such column{have}")
         array = np.asarray(X[value])
     else:
-        array = np.asarray(value)
+        array = np.asarray(_aligned(X, value, n, name))
     if array.ndim != 1 or len(array) != n:
         raise ConfigError(f"{name} has shape {array.shape}, but X has {n} rows; give one value per row")
     return array
+
+
+def _aligned(X: Any, value: Any, n: int, name: str) -> Any:
+    """A pandas Series bound to ``X``'s rows by its index, as a DataFrame's own column is: its
+    values in ``X``'s row order. A Series whose index is not ``X``'s rows is refused, and so is
+    one with its own index beside an ``X`` that has none (positions would pair other rows)."""
+    if isinstance(value, ColumnArray) and value.series_index is not None:
+        import pandas as pd
+
+        value = pd.Series(np.asarray(value), index=value.series_index)
+    index = getattr(value, "index", None)
+    if index is None or not hasattr(value, "reindex"):
+        return value
+    rows = getattr(X, "index", None)
+    if rows is None:
+        if not index.equals(_default_index(len(value))):
+            raise ConfigError(
+                f"{name} is a Series with its own index, but X has none to align it with; pass X as a DataFrame "
+                f"with that index, or {name}=series.to_numpy() in X's row order"
+            )
+        return value
+    if not index.is_unique or len(index) != n or not index.isin(rows).all():
+        raise ConfigError(
+            f"{name} is a Series whose index is not X's rows (it must hold each of X's {n} index values once); "
+            f"give {name}=X[COLUMN], or a Series indexed like X"
+        )
+    return value.reindex(rows)
+
+
+def _default_index(n: int) -> Any:
+    import pandas as pd
+
+    return pd.RangeIndex(n)
+
+
+def _numbers(values: np.ndarray, name: str, *, whole: bool, at_most_zero: bool = False) -> np.ndarray:
+    """``values`` checked by the score files' rules before any cast: finite numbers; counts whole
+    and at least 0; log-probabilities at most 0."""
+    try:
+        numbers = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{name} holds values that are not numbers; give one number per row") from None
+    bad = np.flatnonzero(
+        ~np.isfinite(numbers) | ((numbers % 1 != 0) | (numbers < 0) if whole else np.zeros(len(numbers), bool))
+    )
+    if len(bad):
+        kind = "whole counts of 0 or more" if whole else "finite numbers"
+        raise ConfigError(
+            f"{name} is {float(numbers[bad[0]])!r} at row {int(bad[0])}; give {kind} ({len(bad)} rows are not)"
+        )
+    if at_most_zero and (numbers > 0).any():
+        row = int(np.flatnonzero(numbers > 0)[0])
+        raise ConfigError(
+            f"{name} is {float(numbers[row])!r} at row {row}, above 0, which no log-probability is; give total "
+            "log-probabilities"
+        )
+    return numbers
 
 
 def _short(value: Any) -> str:

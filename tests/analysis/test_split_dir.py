@@ -3,6 +3,7 @@ the matching by id in Python gives, and a missing score is named."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -47,3 +48,24 @@ def test_scores_the_arrow_match_cannot_account_for_go_the_python_way() -> None:
         split_dir._scores_by_id(missing.to_pydict(), ["a", "z"], Path("s"))
     text_scores = pa.table({"id": ["a"], "logprob_sum": ["-1"], "n_tokens": [1]})
     assert split_dir._matched_rows(text_scores, ["a"]) is None
+
+
+def test_an_analysis_is_not_written_into_a_folder_that_changed_since(tmp_path: Path) -> None:
+    import tailsplit
+    from tailsplit.errors import ConfigError
+
+    rows = [{"id": str(i), "premise": f"p {i}", "hypothesis": f"h {i} x", "label": "abc"[i % 3]} for i in range(30)]
+    data = tmp_path / "s.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    options = {"text": "hypothesis", "context": "premise", "label": "label", "analyze": False}
+    tailsplit.split(data, "random", seed=0, out=tmp_path / "F", **options)
+    analysis = tailsplit.analyze(tmp_path / "F", null_splits=20, syntax=False)
+    tailsplit.split(data, "random", seed=1, out=tmp_path / "F", overwrite=True, **options)  # the notebook re-splits
+    before = {p.name: p.read_bytes() for p in (tmp_path / "F").iterdir() if p.is_file()}
+    with pytest.raises(ConfigError, match=r"no longer holds the split this analysis describes .*seed 0 then, 1 now"):
+        analysis.write()
+    assert {p.name: p.read_bytes() for p in (tmp_path / "F").iterdir() if p.is_file()} == before  # untouched
+    fresh = tailsplit.analyze(tmp_path / "F", null_splits=20, syntax=False)
+    fresh.write()
+    fresh.write()  # over its own reports: still the same split
+    assert json.loads((tmp_path / "F" / "analysis.json").read_text())["examples"] == 30

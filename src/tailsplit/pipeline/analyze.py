@@ -38,6 +38,24 @@ if TYPE_CHECKING:
 SplitSource = RunResult | str | Path
 
 
+def check_still_analysed(folder: Path, analysed: Manifest, reports: set[str]) -> None:
+    """Refuse to write an analysis into a folder that no longer holds the split it describes:
+    a part, the scores, the configuration or the seed changed since (re-split, overwritten)."""
+    current = read_manifest(folder)
+    kept = {name for name in analysed.outputs if name not in reports}
+    changed = sorted(
+        name
+        for name in kept | set(current.outputs) - reports
+        if analysed.outputs.get(name) != current.outputs.get(name)
+    )
+    if changed or current.record.get("config") != analysed.record.get("config") or current.seed != analysed.seed:
+        what = f"{', '.join(changed[:3])} changed" if changed else "its configuration or seed changed"
+        raise ConfigError(
+            f"split_dir={str(folder)!r} no longer holds the split this analysis describes ({what} since it was "
+            f"analysed: seed {analysed.seed} then, {current.seed} now); analyze the folder again, then write"
+        )
+
+
 @dataclass
 class AnalysisResult:
     """An analysis (``analysis``), its comparisons with other splits of the same examples
@@ -83,9 +101,9 @@ class AnalysisResult:
             raise ConfigError(
                 "this analysis is of a run in memory; write the run first (result.write(out)), then analyze that"
             )
-        update_reports(
-            target, report_files(self.analysis, self.comparisons, self.manifest, self.figures), extra=self.extra
-        )
+        files = report_files(self.analysis, self.comparisons, self.manifest, self.figures)
+        check_still_analysed(target, self.manifest, set(files))
+        update_reports(target, files, extra=self.extra)
         self.written = True
         return target
 
