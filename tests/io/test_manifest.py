@@ -70,6 +70,32 @@ def test_a_split_folder_with_a_mangled_manifest_is_refused_in_one_line(tmp_path:
     assert result.exit_code == 2 and "'outputs' of the wrong type" in result.output and "Traceback" not in result.output
 
 
+@pytest.mark.parametrize(
+    ("section", "key", "value", "command", "said"),
+    [
+        ("splitter", "params", "abc", ["export", "hf"], "has 'splitter.params' of the wrong type (str)"),
+        ("config", "data", ["x"], ["analyze"], "has 'config.data' of the wrong type (list)"),
+        ("config.data", "text", 5, ["analyze"], "manifest.json [data] text = 5 is not of type text"),
+    ],
+)
+def test_nested_manifest_sections_are_type_checked_before_use(
+    tmp_path: Path, section: str, key: str, value: object, command: list[str], said: str
+) -> None:
+    data, out = write_jsonl(tmp_path / "d.jsonl", nli_pairs(30)), tmp_path / "split"
+    runner = CliRunner()
+    made = runner.invoke(app, ["split", str(data), "--text", "hypothesis", "--splitter", "random", "--out", str(out)])
+    assert made.exit_code == 0, made.output
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    target = manifest
+    for step in section.split("."):
+        target = target[step]
+    target[key] = value
+    (out / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    extra = ["--out", str(tmp_path / "hf")] if command[0] == "export" else ["--null-splits", "10", "--no-syntax"]
+    result = runner.invoke(app, [*command, str(out), *extra])
+    assert result.exit_code == 2 and said in result.output and "Traceback" not in result.output, result.output
+
+
 def _string_key_reads(tree: ast.AST) -> list[int]:
     """Lines reading a manifest by string key: ``manifest["k"]`` (not an assignment) or ``manifest.get("k")``."""
 

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from tailsplit.analysis.split_analysis import AnalysisInputs, annotator_agreement
+from tailsplit.config.run import CONFIG_SECTIONS, RunConfig
 from tailsplit.core import SPLIT_PARTS
 from tailsplit.errors import ConfigError, InputError
 from tailsplit.fingerprint import sha256_file
@@ -36,6 +37,8 @@ def read_manifest(folder: Path, *, accept_modified: bool = False) -> Manifest:
             f"split_dir={str(folder)!r} has no manifest.json; give a folder written by tailsplit run or tailsplit split"
         )
     manifest = read_manifest_file(path)
+    if any(section in manifest.config.values for section in CONFIG_SECTIONS):
+        RunConfig.from_dict(dict(manifest.config.values), source=str(path), strict=False)  # each key's type checked
     modified = modified_files(folder, manifest)
     if modified and not accept_modified:
         name, problem = modified[0]

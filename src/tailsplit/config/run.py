@@ -403,8 +403,9 @@ class RunConfig:
     @staticmethod
     def from_dict(raw: dict[str, Any], *, source: str = "config", strict: bool = True) -> RunConfig:
         """A config from its sections (a TOML recipe, or a manifest's ``config``). ``strict``
-        refuses unknown sections and keys and values of the wrong type, naming ``source``;
-        otherwise (a manifest written by another version) unknown keys are left out."""
+        refuses unknown sections and keys, naming ``source``; otherwise (a manifest written by
+        another version) unknown keys are left out. A known key of the wrong type is refused
+        either way."""
         sections: dict[str, Any] = {}
         for name, values in raw.items():
             if name not in CONFIG_SECTIONS or not isinstance(values, dict):
@@ -423,7 +424,7 @@ class RunConfig:
                     if strict:
                         raise ConfigError(f"{source} [{name}] has key {key!r}; use one of {known}")
                     continue
-                if strict and not value_has_type(value, hints[key]):
+                if not value_has_type(value, hints[key]):  # a manifest's known keys are checked too
                     raise wrong_type(f"{source} [{name}]", key, value, hints[key])
                 kept[key] = value
             sections[name] = CONFIG_SECTIONS[name](**kept)

@@ -46,6 +46,24 @@ _KEY_TYPES: dict[str, type | tuple[type, ...]] = {
 }
 
 
+# Keys inside a section, by their dotted path: the splitter's parts and a run's config sections
+# (their fields are checked against their declarations where a run's config is read back).
+_NESTED_TYPES: dict[str, type | tuple[type, ...]] = {
+    "splitter.name": str,
+    "splitter.params": dict,
+    "splitter.details": dict,
+    **{f"config.{section}": dict for section in ("data", "scoring", "split", "output")},
+}
+
+
+def _nested(record: Mapping[str, Any], dotted: str) -> Any:
+    """The value at a dotted path, or ``None`` where a step is missing or not a mapping."""
+    value: Any = record
+    for step in dotted.split("."):
+        value = value.get(step) if isinstance(value, Mapping) else None
+    return value
+
+
 def _section(values: Mapping[str, Any], name: str) -> dict[str, Any]:
     value = values.get(name)
     return dict(value) if isinstance(value, Mapping) else {}
@@ -133,8 +151,8 @@ class Manifest:
     @classmethod
     def from_record(cls, record: Mapping[str, Any], *, path: Path | None = None) -> Manifest:
         """Check each known key's JSON type; a wrong one is refused, naming the key."""
-        for key, kind in _KEY_TYPES.items():
-            value = record.get(key)
+        for key, kind in (*_KEY_TYPES.items(), *_NESTED_TYPES.items()):
+            value = _nested(record, key)
             if value is not None and (not isinstance(value, kind) or (kind is int and isinstance(value, bool))):
                 raise InputError(
                     f"has {key!r} of the wrong type ({type(value).__name__})",
