@@ -252,3 +252,35 @@ def test_every_keyword_of_every_public_call_refuses_every_wrong_type(
             assert str(caught.value).startswith(f"{name}="), (name, value, str(caught.value))
             checked += 1
     assert checked >= 10 and list(tmp_path.iterdir()) == []
+
+
+def _every_declared_field() -> list[tuple[type, str]]:
+    import dataclasses
+
+    from tailsplit.config import COMMAND_CONFIGS, DataConfig, OutputConfig, ScoringConfig, declared_option
+
+    classes = [DataConfig, ScoringConfig, SplitConfig, OutputConfig, *COMMAND_CONFIGS]
+    return [
+        (cls, f.name)
+        for cls in dict.fromkeys(classes)
+        for f in dataclasses.fields(cls)
+        if (declared := declared_option(f)) is not None and declared.metavar != "FIELD"
+    ]
+
+
+@pytest.mark.parametrize(("cls", "name"), _every_declared_field(), ids=lambda v: getattr(v, "__name__", v))
+def test_a_value_of_the_wrong_type_gets_one_message_with_a_real_example(cls: type, name: str) -> None:
+    import re
+
+    from tailsplit.errors import keyword_text
+
+    with pytest.raises(ConfigError) as raised:
+        cls(**{name: object()})
+    said = keyword_text(str(raised.value))
+    match = re.fullmatch(rf"{name}=<builtins\.object> is not (.+); give \1, e.g. {name}=(.+)", said)
+    assert match, said
+    assert "'...'" not in said and not match.group(2).startswith("<")
+
+
+def test_numpy_switches_are_switches_as_numpy_numbers_are_numbers() -> None:
+    assert SplitConfig(balance_labels=np.bool_(True)).balance_labels is True

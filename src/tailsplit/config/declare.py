@@ -160,6 +160,35 @@ def _default(f: dataclasses.Field[Any]) -> Any:
     return f.default
 
 
+def wrong_keyword_type(f: dataclasses.Field[Any], declared: Option, value: Any, hint: Any) -> ConfigError:
+    """The one message for a value of the wrong type: the types accepted, and a real example
+    — the option's default where it is one, else a value of its type (its metavar for a text
+    option: ``label_map=['FROM=TO']``).
+
+    >>> from tailsplit.config import OutputConfig
+    >>> OutputConfig(null_splits="many")
+    Traceback (most recent call last):
+    tailsplit.errors.ConfigError: null_splits='many' is not a whole number; give a whole number, e.g. null_splits=500
+    """
+    path = declared.metavar in ("DIR", "FILE")
+    accepted = type_name(hint, "python", path=path)
+    return ConfigError(
+        f"{flag_of(f.name)}={short_repr(value)} is not {accepted}; give {accepted}, e.g. "
+        f"{flag_of(f.name)}={_example_value(f, declared, hint)}"
+    )
+
+
+def _example_value(f: dataclasses.Field[Any], declared: Option, hint: Any) -> str:
+    default = _default(f)
+    if default not in (None, "", [], (), {}) and value_has_type(default, hint):
+        return repr(list(default) if isinstance(default, tuple) else default)
+    shown = example(hint, "python")
+    if "'...'" not in shown:
+        return shown
+    text = next(iter(declared.choices or ()), None) or declared.metavar or f.name.replace("_", "-")
+    return shown.replace("'...'", repr(text))
+
+
 def _check_values(config: Any, effects: bool) -> None:
     hints = field_types(type(config))
     for f in dataclasses.fields(config):
@@ -173,10 +202,7 @@ def _check_values(config: Any, effects: bool) -> None:
                     f"{flag_of(f.name)}={short_repr(value)} is not text, so not a field name; name the field as "
                     f"text, e.g. {flag_of(f.name)}={str(value)!r} (a table's column names are read as text)"
                 )
-            raise ConfigError(
-                f"{flag_of(f.name)}={short_repr(value)} is not {type_name(hints[f.name], 'python')}; "
-                f"give {example(hints[f.name], 'python')}"
-            )
+            raise wrong_keyword_type(f, declared, value, hints[f.name])
         if value is not getattr(config, f.name):
             object.__setattr__(config, f.name, value)
         if effects and declared.applies and value != _default(f) and not declared.applies.when(config):

@@ -26,6 +26,8 @@ def plain_value(value: Any) -> Any:
     (inside lists too); anything else unchanged."""
     if isinstance(value, os.PathLike):
         return os.fspath(value)
+    if type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_"):  # numpy's bool: no Number
+        return bool(value)
     if isinstance(value, numbers.Number) and not isinstance(value, (bool, int, float)):
         item = getattr(value, "item", None)
         return item() if callable(item) else value
@@ -91,25 +93,31 @@ _WORDS = {
     "python": {bool: "True or False", int: "a whole number", float: "a number", str: "a str",
                dict: "a dict of text to text"},
 }  # fmt: skip
+_PLURAL = {bool: "switches", int: "whole numbers", float: "numbers", str: "texts"}
 _EXAMPLES = {
     "toml": {bool: "true", int: "3", float: "0.1", str: '"..."', dict: '{ entailment = "entailed" }'},
     "python": {bool: "True or False", int: "3", float: "0.1", str: "'...'", dict: "{'entailment': 'entailed'}"},
 }
 
 
-def type_name(hint: Any, spelling: str = "toml") -> str:
-    """A field's type in words (``spelling``: ``toml`` for recipes, ``python`` for keywords).
+def type_name(hint: Any, spelling: str = "toml", *, path: bool = False) -> str:
+    """A field's type in words (``spelling``: ``toml`` for recipes, ``python`` for keywords;
+    ``path``: a text option that names a file or folder, which a path object gives too).
 
-    >>> type_name(int | None), type_name(bool | None, "python")
-    ('a whole number', 'True or False or None')
+    >>> type_name(int | None), type_name(bool | None, "python"), type_name(list[int], "python")
+    ('a whole number', 'True or False or None', 'a list of whole numbers')
+    >>> type_name(str | None, "python", path=True)
+    'a str or pathlib.Path or None'
     """
     args = [a for a in typing.get_args(hint) if a is not type(None)]
     origin = typing.get_origin(hint)
     if origin in (typing.Union, types.UnionType):
-        named = " or ".join(type_name(a, spelling) for a in args)
+        named = " or ".join(type_name(a, spelling, path=path) for a in args)
         return named + (" or None" if spelling == "python" and type(None) in typing.get_args(hint) else "")
     if origin in (list, tuple):
-        return f"a list of {type_name(args[0], spelling) if args else 'values'}"
+        return f"a list of {_PLURAL.get(args[0], 'values') if args else 'values'}"
+    if path and hint is str and spelling == "python":
+        return "a str or pathlib.Path"
     return _WORDS[spelling].get(dict if origin is dict else hint, str(hint))
 
 
