@@ -99,6 +99,24 @@ def test_an_id_model_that_learnt_nothing_decides_nothing() -> None:
     assert decisions[0].reasons == [f"undecided: {why}"]
 
 
+def test_mmd_permutations_in_chunks_give_the_unchunked_p_value() -> None:
+    from tailsplit.rng import MMD_PERMUTATIONS, seeded_rng
+    from tailsplit.shift import similarity
+
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(40, 3)), rng.normal(0.3, 1.0, size=(50, 3))
+    value, p = similarity.mmd_test(x, y, 1.0, permutations=2500, seed=4)  # three chunks
+    stacked = np.concatenate([x, y])
+    kernel = np.exp(-similarity._squared_distances(stacked) / 2.0)
+    observed = np.zeros((90, 1), dtype=bool)
+    observed[:40] = True
+    draws = seeded_rng(4, MMD_PERMUTATIONS)
+    shuffled = np.stack([draws.permutation(observed[:, 0]) for _ in range(2500)], axis=1)
+    values = similarity.mmd2_unbiased(kernel, np.concatenate([observed, shuffled], axis=1))
+    assert value == pytest.approx(values[0], abs=1e-12)
+    assert p == (np.sum(values[1:] >= values[0]) + 1) / 2501
+
+
 def test_unbiased_mmd_matches_the_definition() -> None:
     rng = np.random.default_rng(0)
     x, y = rng.normal(size=(7, 3)), rng.normal(1.0, 1.0, size=(5, 3))

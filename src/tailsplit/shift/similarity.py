@@ -67,6 +67,9 @@ def mmd2_unbiased(kernel: np.ndarray, in_x: np.ndarray) -> np.ndarray:
     return (xx - n_x) / (n_x * (n_x - 1)) + (yy - n_y) / (n_y * (n_y - 1)) - 2 * xy / (n_x * n_y)
 
 
+_PERMUTATION_CHUNK = 1000  # permutations whose assignments are held at once
+
+
 def mmd_test(
     x: np.ndarray, y: np.ndarray, bandwidth: float, permutations: int = 200, seed: int = 0
 ) -> tuple[float, float]:
@@ -76,9 +79,13 @@ def mmd_test(
     observed = np.zeros((len(stacked), 1), dtype=bool)
     observed[: len(x)] = True
     rng = seeded_rng(seed, MMD_PERMUTATIONS)
-    shuffled = np.stack([rng.permutation(observed[:, 0]) for _ in range(permutations)], axis=1)
-    values = mmd2_unbiased(kernel, np.concatenate([observed, shuffled], axis=1))
-    return float(values[0]), float((np.sum(values[1:] >= values[0]) + 1) / (permutations + 1))
+    value = float(mmd2_unbiased(kernel, observed)[0])
+    above = 0
+    for start in range(0, permutations, _PERMUTATION_CHUNK):  # memory bounded however many are asked
+        count = min(_PERMUTATION_CHUNK, permutations - start)
+        shuffled = np.stack([rng.permutation(observed[:, 0]) for _ in range(count)], axis=1)
+        above += int(np.sum(mmd2_unbiased(kernel, shuffled) >= value))
+    return value, float((above + 1) / (permutations + 1))
 
 
 def mmd_matrix(
