@@ -249,12 +249,12 @@ def test_a_deeply_nested_recipe_is_refused_in_one_line(tmp_path: Path) -> None:
 
 
 def test_a_record_beyond_the_size_limit_is_refused_before_it_is_read_whole(tmp_path: Path) -> None:
-    from tailsplit.io import readers
+    from tailsplit.io import lines
 
     rows = pairs()
     rows[3]["hypothesis"] = "long " * 400
     data = write_jsonl(tmp_path / "d.jsonl", rows)
-    with mock.patch.object(readers, "MAX_RECORD_BYTES", 1000), mock.patch.object(readers, "_BLOCK_BYTES", 256):
+    with mock.patch.object(lines, "MAX_RECORD_BYTES", 1000), mock.patch.object(lines, "_BLOCK_BYTES", 256):
         refused(split_args(data, tmp_path / "o"), "d.jsonl:4:", "longer than", "limit for one record")
     assert not (tmp_path / "o").exists()
 

@@ -8,11 +8,9 @@ Gzip is recognised by a ``.gz`` suffix. Nothing here knows about roles such as "
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import json
 import re
-import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +20,7 @@ from tailsplit.errors import InputError
 from tailsplit.io.arrow_files import read_hf_folder, read_parquet
 from tailsplit.io.conll import conll_records
 from tailsplit.io.files import MAX_RECORD_BYTES, file_problem, special_file_problem
+from tailsplit.io.lines import decode_whole, decoded_blocks, numbered_lines, open_bytes, text_lines
 from tailsplit.io.raw import RawRecord
 from tailsplit.io.squad import is_squad, squad_records
 from tailsplit.io.values import first_problem, text_problem
@@ -72,7 +71,7 @@ def read_records(path: str | Path, fmt: str | None = None) -> Iterator[RawRecord
     reader = {
         "jsonl": _read_jsonl,
         "json": _read_json,
-        "conll": lambda p: conll_records(p, _text_lines(p)),
+        "conll": lambda p: conll_records(p, text_lines(p)),
         "csv": _read_csv,
         "tsv": _read_tsv,
         "parquet": read_parquet,
@@ -102,75 +101,6 @@ def read_all(path: str | Path) -> list[RawRecord]:
     """Every record of one file or folder, as a list (built with the collector paused)."""
     with paused_gc():
         return list(read_records(path))
-
-
-def _open_bytes(path: Path) -> io.BufferedIOBase:
-    return gzip.open(path, "rb") if path.name.lower().endswith(".gz") else open(path, "rb")
-
-
-def numbered_lines(path: Path) -> Iterator[tuple[int, bytes]]:
-    """(line number, raw bytes) of every line; a damaged gzip stream, or a line longer than
-    :data:`~tailsplit.io.files.MAX_RECORD_BYTES`, is an :class:`InputError`."""
-    if problem := special_file_problem(path):
-        raise InputError(problem, path=path, fix="give a regular file")
-    line_no = 0
-    try:
-        with _open_bytes(path) as handle:
-            while raw := handle.readline(MAX_RECORD_BYTES + 1):
-                line_no += 1
-                if len(raw) > MAX_RECORD_BYTES:
-                    raise too_long(path, line_no)
-                yield line_no, raw
-    except (OSError, EOFError, zlib.error) as exc:
-        raise _damaged(path, line_no, exc) from None
-
-
-def too_long(path: Path, line_no: int) -> InputError:
-    return InputError(
-        f"is longer than {MAX_RECORD_BYTES >> 20} MiB, the limit for one record",
-        path=path,
-        line=line_no,
-        fix="split or shorten that record (the Safety page states the limits)",
-    )
-
-
-def _damaged(path: Path, lines_read: int, exc: BaseException) -> InputError:
-    trailing = _is_trailing(exc, path)
-    return InputError(
-        f"cannot be read after line {lines_read} ({_gzip_reason(exc, trailing)})",
-        path=path,
-        fix="cut the bytes after the gzip data (e.g. gzip -dc FILE | gzip > NEW), or copy the file again"
-        if trailing
-        else "the file is damaged or incomplete; download or copy it again",
-    )
-
-
-def _is_trailing(exc: BaseException, path: Path | None = None) -> bool:
-    """Whether ``exc`` is gzip's complaint about bytes after the data ends in a file that does
-    start as gzip (``path`` given) — trailing junk, not another format."""
-    if not (isinstance(exc, gzip.BadGzipFile) and str(exc).startswith("Not a gzipped file")):
-        return False
-    if path is None:
-        return True
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(2) == b"\x1f\x8b"
-    except OSError:
-        return False
-
-
-def _gzip_reason(exc: BaseException, trailing: bool = False) -> str:
-    if isinstance(exc, gzip.BadGzipFile) and str(exc).startswith(("CRC check failed", "Incorrect length")):
-        return f"the gzip checksum does not match ({exc}): the data is damaged"
-    if trailing:
-        return "the gzip data is complete, but bytes that are not gzip data follow it (trailing junk)"
-    if isinstance(exc, gzip.BadGzipFile):
-        return "not a gzip file, although the name ends in .gz"
-    if isinstance(exc, EOFError):
-        return "the gzip stream ends early: the file is truncated"
-    if isinstance(exc, zlib.error):
-        return f"corrupt gzip data: {exc}"
-    return str(getattr(exc, "strerror", None) or exc)
 
 
 def _json_problem(exc: json.JSONDecodeError) -> str:
@@ -251,54 +181,7 @@ def _read_line(path: Path, line_no: int, text: str, row: int) -> dict[str, Any] 
     return record
 
 
-_BLOCK_BYTES = 1 << 23
 _BLANK_LINES = re.compile(r"[ \t\r\n]*\n")  # whole blank lines (a class, then back to the last \n: fast)
-
-
-def _decoded_blocks(path: Path) -> Iterator[tuple[int, str]]:
-    """(number of the first line, text) of consecutive blocks of whole lines, decoded as
-    UTF-8 (a byte-order mark at the start dropped); a line that is not UTF-8 is an
-    :class:`InputError` naming it, as is a damaged gzip stream."""
-    line_no = 1
-    pending = b""
-    try:
-        with _open_bytes(path) as handle:
-            while True:
-                chunk = handle.read(_BLOCK_BYTES)
-                data = pending + chunk
-                cut = len(data) if not chunk else data.rfind(b"\n") + 1
-                if chunk and cut == 0:  # no line ends yet: read on
-                    if len(data) > MAX_RECORD_BYTES:
-                        raise too_long(path, line_no)
-                    pending = data
-                    continue
-                # Only the block's first line can be longer than a block: it began in ``pending``.
-                if cut > MAX_RECORD_BYTES and data.find(b"\n", 0, MAX_RECORD_BYTES) < 0:
-                    raise too_long(path, line_no)
-                block, pending = data[:cut], data[cut:]
-                if line_no == 1 and block.startswith(b"\xef\xbb\xbf"):
-                    block = block[3:]
-                yield from _decode_block(path, line_no, block)
-                line_no += block.count(b"\n")
-                if not chunk:
-                    return
-    except (OSError, EOFError, zlib.error) as exc:
-        raise _damaged(path, line_no - 1, exc) from None
-
-
-def _decode_block(path: Path, first_line: int, block: bytes) -> Iterator[tuple[int, str]]:
-    """The block decoded; at a byte that is not UTF-8, the lines before its line, then the error."""
-    try:
-        yield first_line, block.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line_start = block.rfind(b"\n", 0, exc.start) + 1
-        yield first_line, block[:line_start].decode("utf-8")
-        raise InputError(
-            f"is not valid UTF-8 (byte {exc.start - line_start} of the line)",
-            path=path,
-            line=first_line + block.count(b"\n", 0, exc.start),
-            fix="re-encode the file as UTF-8",
-        ) from None
 
 
 def _read_jsonl(path: Path) -> Iterator[RawRecord]:
@@ -309,7 +192,7 @@ def _read_jsonl(path: Path) -> Iterator[RawRecord]:
     row = 0
     name = str(path)
     scan = _SCAN
-    for line_no, text in _decoded_blocks(path):
+    for line_no, text in decoded_blocks(path):
         pos, size, find = 0, len(text), text.find
         # A lone surrogate can only come from a \\uD800-\\uDFFF escape: look closer only then.
         escapes = "\\ud" in text or "\\uD" in text
@@ -343,27 +226,19 @@ def _read_jsonl(path: Path) -> Iterator[RawRecord]:
             line_no += 1
 
 
-def _text_lines(path: Path) -> Iterator[tuple[int, str]]:
-    """(line number, text) of every line, decoded as UTF-8."""
-    for first, text in _decoded_blocks(path):
-        pieces = text.split("\n")
-        for offset, line in enumerate(pieces[:-1] if text.endswith("\n") else pieces):
-            yield first + offset, line.rstrip("\r")
-
-
 def _read_json(path: Path) -> Iterator[RawRecord]:
     """A ``.json`` file: SQuAD's nested layout when the file is that one document (on one line,
     as published, or pretty-printed), else JSON Lines, as a ``.jsonl`` file — which is read
     once: its first line, one object, tells it apart."""
-    with _open_bytes(path) as handle:
+    with open_bytes(path) as handle:
         raw = handle.readline(MAX_RECORD_BYTES + 1).removeprefix(b"\xef\xbb\xbf")
         rest = handle.read(1 << 16)
     try:
         first = raw.decode("utf-8")
     except UnicodeDecodeError:
-        first = _decode_whole(path)  # refuses the file, naming the line and byte that are not UTF-8
+        first = decode_whole(path)  # refuses the file, naming the line and byte that are not UTF-8
     whole = first.strip() in ("{", "")
-    text = _decode_whole(path) if whole else first  # pretty-printed: the whole file
+    text = decode_whole(path) if whole else first  # pretty-printed: the whole file
     try:
         document = json.loads(text) if text.lstrip().startswith("{") else None
     except json.JSONDecodeError as exc:
@@ -406,10 +281,6 @@ def _refuse_squad_then_junk(path: Path, text: str, exc: json.JSONDecodeError) ->
     return None
 
 
-def _decode_whole(path: Path) -> str:
-    return "".join(text for _, text in _decoded_blocks(path))
-
-
 def _check_header(path: Path, header: list[str] | None) -> list[str]:
     if not header or header == [""]:
         raise InputError("has no header row", path=path, line=1, fix="put the column names on the first line")
@@ -422,7 +293,7 @@ def _check_header(path: Path, header: list[str] | None) -> list[str]:
 def _read_csv(path: Path) -> Iterator[RawRecord]:
     """RFC 4180 CSV, read strictly: a quote that opens a field must close it, and a record
     may span lines only inside a closed quoted field."""
-    reader = csv.reader(io.StringIO(_decode_whole(path), newline=""), strict=True)
+    reader = csv.reader(io.StringIO(decode_whole(path), newline=""), strict=True)
     row = 0
     start_line = 1
     header: list[str] | None = None
@@ -469,7 +340,7 @@ def read_csv_table(path: str | Path) -> list[tuple[int, dict[str, str]]]:
 def _read_tsv(path: Path) -> Iterator[RawRecord]:
     """TSV as the NLI corpora write it: one record per line, fields split on tabs, quotes
     are ordinary characters (``"Hello" he said`` keeps its quotes)."""
-    lines = _decode_whole(path).split("\n")
+    lines = decode_whole(path).split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     lines = [line.removesuffix("\r") for line in lines]

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from tailsplit.errors import InputError
 from tailsplit.io.files import MAX_RECORD_BYTES
-from tailsplit.io.readers import numbered_lines, too_long
+from tailsplit.io.lines import numbered_lines, too_long
 
 TEXT_SUFFIXES = (".txt", ".txt.gz", ".text", ".text.gz")
 

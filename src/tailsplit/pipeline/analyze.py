@@ -23,7 +23,7 @@ from tailsplit.analysis.split_analysis import AnalysisInputs, SplitAnalysis, ana
 from tailsplit.analysis.split_dir import describe_split, load_split_dir, pair_text, read_manifest
 from tailsplit.config import NULL_SPLITS, AnalyzeConfig, RunConfig, config_from_keywords
 from tailsplit.errors import ConfigError, MissingDependencyError, keyword_spelling
-from tailsplit.io.manifest import Manifest
+from tailsplit.io.manifest import MANIFEST, Manifest, read_manifest_file
 from tailsplit.io.outputs import update_reports
 from tailsplit.pipeline.result import RunResult, folder_of
 from tailsplit.pipeline.split_folder import report_files
@@ -41,7 +41,7 @@ SplitSource = RunResult | str | Path
 def check_still_analysed(folder: Path, analysed: Manifest, reports: set[str]) -> None:
     """Refuse to write an analysis into a folder that no longer holds the split it describes:
     a part, the scores, the configuration or the seed changed since (re-split, overwritten)."""
-    current = read_manifest(folder)
+    current = read_manifest_file(folder / MANIFEST)  # the record only: an analysis of edited files was asked for
     kept = {name for name in analysed.outputs if name not in reports}
     changed = sorted(
         name

@@ -93,15 +93,17 @@ class ScoreResult:
         )
 
 
+@released_on_error
 def check_score_path(out: str | Path, *, overwrite: bool, inputs: Any, caches: Any = ()) -> Path:
-    """``out`` as a score file may be written: a ``.parquet`` name (checked first: a refused
-    name claims nothing), not an input, not a folder."""
+    """``out`` as a score file may be written: not an input, not a folder, a ``.parquet`` name
+    (a refused name gives back the claim it took)."""
+    path = check_output_file(out, overwrite=overwrite, inputs=inputs, caches=caches)
     if Path(out).suffix.lower() != ".parquet":
         raise ConfigError(
             f"--out={str(out)!r} names a {Path(out).suffix or 'suffix-less'} file, but a score file "
             f"is Parquet; name it {Path(out).stem + '.parquet'!r}"
         )
-    return check_output_file(out, overwrite=overwrite, inputs=inputs, caches=caches)
+    return path
 
 
 @released_on_error
