@@ -197,11 +197,12 @@ def test_jsonl_reader_equals_reading_line_by_line(
     import tempfile
     from unittest import mock
 
-    from tailsplit.io import lines, readers
+    from tailsplit.io import lines as line_reading
+    from tailsplit.io import readers
 
     data = (b"\xef\xbb\xbf" if bom else b"") + b"\n".join(lines) + (b"\n" if final_newline and lines else b"")
     expected, error_line = _reference_jsonl(data)
-    with tempfile.TemporaryDirectory() as folder, mock.patch.object(lines, "_BLOCK_BYTES", block):
+    with tempfile.TemporaryDirectory() as folder, mock.patch.object(line_reading, "_BLOCK_BYTES", block):
         path = Path(folder) / "d.jsonl"
         path.write_bytes(data)
         got = []
