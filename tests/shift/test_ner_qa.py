@@ -257,9 +257,15 @@ def test_predictions_on_a_removed_gold_type_are_neither_right_nor_wrong(tmp_path
     assert metric_value("ner", example_stats("ner", predicted, gold, {})) == 1.0  # was 0.667: a false positive
     partly = [("O", "B-product", "O", "B-person")]  # touching the removed span is enough to leave it out
     assert metric_value("ner", example_stats("ner", partly, gold, {})) == 1.0
+    # predictions are mapped as the metric maps them: the same F1 as example_stats gives
+    renamed = [("B-product", "I-product", "O", "B-human")]
+    effect = unscored_effect(renamed, gold, {"human": "person"})
+    assert effect is not None and effect["entity_f1"] == metric_value(
+        "ner", example_stats("ner", renamed, gold, {"human": "person"})
+    )
     beside = [("O", "O", "B-product", "B-person")]  # a prediction elsewhere still counts as wrong
     assert example_stats("ner", beside, gold, {}).tolist() == [[1.0, 2.0, 1.0]]
-    assert unscored_effect(predicted, gold) == {
+    assert unscored_effect(predicted, gold, {}) == {
         "gold_entities_unscored": 1, "predictions_unscored": 1, "entity_f1": 1.0, "entity_f1_counting_them_wrong": 0.6667
     }  # fmt: skip
 

@@ -247,7 +247,7 @@ def _unscored(data: TaskData, ood_predicted: list[tuple[Any, ...]]) -> dict[str,
     the entity F1 had the predictions on them counted as wrong."""
     if data.task != "ner":
         return {}
-    effects = {s.name: unscored_effect(p, s.labels) for p, s in zip(ood_predicted, data.ood)}
+    effects = {s.name: unscored_effect(p, s.labels, data.label_map) for p, s in zip(ood_predicted, data.ood)}
     kept = {name: effect for name, effect in effects.items() if effect is not None}
     return {"unscored_entities": kept} if kept else {}
 

@@ -227,18 +227,22 @@ def example_stats(task: str, predicted: Sequence[Any], gold: Sequence[Any], labe
     return np.array([(f1, em) for em, f1 in rows2], dtype=np.float64).reshape(len(rows2), 2)
 
 
-def unscored_effect(predicted: Sequence[Sequence[str]], gold: Sequence[Sequence[str]]) -> dict[str, Any] | None:
+def unscored_effect(
+    predicted: Sequence[Sequence[str]], gold: Sequence[Sequence[str]], label_map: Mapping[str, str]
+) -> dict[str, Any] | None:
     """What leaving removed types unscored changes on one NER set (``None`` when the label map
     removed none of its entities): the gold entities left out, the predictions on them left
-    out, and the entity F1 had those predictions counted as wrong (as before they were not).
+    out, and the entity F1 had those predictions counted as wrong (as before they were not);
+    predictions are mapped by ``label_map`` first, as :func:`example_stats` maps them.
 
-    >>> unscored_effect([("B-x", "I-x", "O", "B-person")], [(f"B-{UNSCORED}", f"I-{UNSCORED}", "O", "B-person")])
+    >>> unscored_effect([("B-x", "I-x", "O", "B-person")], [(f"B-{UNSCORED}", f"I-{UNSCORED}", "O", "B-person")], {})
     {'gold_entities_unscored': 1, 'predictions_unscored': 1, 'entity_f1': 1.0, 'entity_f1_counting_them_wrong': 0.6667}
     """
-    counts = np.array([unscored_counts(p, g) for p, g in zip(predicted, gold)], dtype=np.int64).reshape(-1, 2)
+    mapped = [map_tags(p, label_map) for p in predicted]
+    counts = np.array([unscored_counts(p, g) for p, g in zip(mapped, gold)], dtype=np.int64).reshape(-1, 2)
     if not counts[:, 0].sum():
         return None
-    sums = np.array([entity_counts(p, g) for p, g in zip(predicted, gold)], dtype=np.float64).reshape(-1, 3).sum(0)
+    sums = np.array([entity_counts(p, g) for p, g in zip(mapped, gold)], dtype=np.float64).reshape(-1, 3).sum(0)
     wrong = sums + np.array([0.0, counts[:, 1].sum(), 0.0])
     return {
         "gold_entities_unscored": int(counts[:, 0].sum()),
