@@ -406,3 +406,22 @@ def test_score_is_one_call_whose_file_is_the_command_lines(rows, tmp_path: Path)
     with pytest.raises(ConfigError, match="lies inside tailsplit's cache"):
         held.write(tmp_path / "cache" / "scores.parquet")
     assert not (tmp_path / "cache" / "scores.parquet").exists()
+
+
+def test_split_takes_a_splitter_object_with_its_parameters_on_it() -> None:
+    from tailsplit.errors import ConfigError
+    from tailsplit.splits import LengthSplitter, RandomSplitter
+
+    rows = [{"id": str(i), "hypothesis": f"h {i} " + "x " * (i % 7), "label": "ab"[i % 2]} for i in range(40)]
+    typed = tailsplit.split(rows, RandomSplitter(seed=2, dev_size=5, test_size=5), text="hypothesis")
+    named = tailsplit.split(rows, "random", seed=2, dev_size=5, test_size=5, text="hypothesis")
+    assert typed.split.test_idx.tolist() == named.split.test_idx.tolist()
+    assert typed.manifest["splitter"] == named.manifest["splitter"]
+    with pytest.raises(
+        ConfigError, match=r"seed=3 is given as a keyword and by RandomSplitter; .*RandomSplitter\(seed=3\)"
+    ):
+        tailsplit.split(rows, RandomSplitter(seed=2), text="hypothesis", seed=3)
+    balanced = tailsplit.split(
+        rows, LengthSplitter(balance_labels=True, label_quota="equal"), text="hypothesis", label="label"
+    )
+    assert balanced.manifest["splitter"]["params"]["label_quota"] == "equal"

@@ -38,7 +38,7 @@ EXPLAINED = {"likelihood_split", "split", "score"}
 COMMANDS: dict[str, tuple[str, str, tuple[type, ...], set[str], str, str]] = {
     "likelihood_split": ("_likelihood_split", "data: Any", RUN, {"splitter"}, "progress: bool | None = None",
                          "RunResult"),
-    "split": ("_split", "data: Any, splitter: str = \"random\"", RUN, {"splitter"},
+    "split": ("_split", "data: Any, splitter: str | Splitter = \"random\"", RUN, {"splitter"},
               "scores: str | os.PathLike[str] | None = None, progress: bool | None = None", "RunResult"),
     "score": ("_score", "data: Any", DATA_AND_SCORING, set(),
               "out: str | os.PathLike[str] | None = None, overwrite: bool = False, progress: bool | None = None",
@@ -191,6 +191,7 @@ from tailsplit.pipeline.similarity import SimilarityResult
 from tailsplit.pipeline.similarity import similarity as _similarity
 from tailsplit.pipeline.split import likelihood_split as _likelihood_split
 from tailsplit.pipeline.split import split as _split
+from tailsplit.splits import Splitter
 
 _DEFAULTS: dict[str, dict[str, Any]] = {}'''
 

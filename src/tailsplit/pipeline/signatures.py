@@ -42,6 +42,7 @@ from tailsplit.pipeline.similarity import SimilarityResult
 from tailsplit.pipeline.similarity import similarity as _similarity
 from tailsplit.pipeline.split import likelihood_split as _likelihood_split
 from tailsplit.pipeline.split import split as _split
+from tailsplit.splits import Splitter
 
 _DEFAULTS: dict[str, dict[str, Any]] = {}
 
@@ -81,7 +82,7 @@ _DEFAULTS['likelihood_split'] = _defaults(likelihood_split, ['analysis_text', 'a
 
 @_known_keywords(_split)
 def split(
-    data: Any, splitter: str = "random",
+    data: Any, splitter: str | Splitter = "random",
     *,
     text: str = 'text', context: str | None = None, label: str | None = None, group: str | None = None,
     id: str = 'id', program: str | None = None, program_kind: str = 'sql', count: str = 'examples',

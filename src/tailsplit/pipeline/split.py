@@ -27,6 +27,7 @@ from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.pipeline.result import RunResult
 from tailsplit.pipeline.runs import run
 from tailsplit.progress import watched
+from tailsplit.splits import Splitter
 
 SECTION_OF: dict[str, str] = {
     f.name: section for section, cls in CONFIG_SECTIONS.items() for f in dataclasses.fields(cls) if f.name != "table"
@@ -53,21 +54,24 @@ def likelihood_split(data: Any, *, progress: bool | None = None, **options: Any)
 @keyword_spelling
 def split(
     data: Any,
-    splitter: str = "random",
+    splitter: str | Splitter = "random",
     *,
     scores: str | os.PathLike[str] | None = None,
     progress: bool | None = None,
     **options: Any,
 ) -> RunResult:
-    """Split without scoring: ``tailsplit split``. ``splitter`` is ``random``, ``length``,
-    ``template``, ``tmcd``, ``aflite`` or ``likelihood`` (which reads its scores from
-    ``scores``, a file of ``tailsplit score``, or from ``score_column=``); ``options`` are the
-    run's config fields, as for :func:`likelihood_split`.
+    """Split without scoring: ``tailsplit split``. ``splitter`` is a splitter object — the
+    typed path, its parameters on it, as scikit-learn's splitters carry theirs — or the name of
+    one (``random``, ``length``, ``template``, ``tmcd``, ``aflite`` or ``likelihood``) with its
+    parameters as keywords. A likelihood split reads its scores from ``scores`` (a file of
+    ``tailsplit score``) or ``score_column=``; ``options`` are the run's config fields, as for
+    :func:`likelihood_split` (a splitter object's parameters are not given again as keywords).
 
+    >>> result = split("snli.jsonl", RandomSplitter(seed=3), text="hypothesis", label="label")  # doctest: +SKIP
     >>> result = split("snli.jsonl", "random", text="hypothesis", label="label", seed=3)  # doctest: +SKIP
     """
     switch_argument("progress", progress)
-    config, analyze = run_config(data, {"splitter": splitter, **options})
+    config, analyze = run_config(data, {**splitter_options(splitter, options), **options})
     return run(
         config,
         scores_path=None if scores is None else path_argument("scores", scores, "a score file"),
@@ -75,6 +79,21 @@ def split(
         score_missing=False,
         analyze_in_memory=analyze,
     )
+
+
+def splitter_options(splitter: Any, options: dict[str, Any]) -> dict[str, Any]:
+    """The config fields a splitter argument sets: its name, and for a splitter object its
+    parameters (one also given as a keyword is refused: it would be said twice)."""
+    if not isinstance(splitter, Splitter):
+        return {"splitter": splitter}
+    params = splitter.get_params()
+    twice = sorted(set(params) & set(options))
+    if twice:
+        raise ConfigError(
+            f"{twice[0]}={options[twice[0]]!r} is given as a keyword and by {type(splitter).__name__}; set it on "
+            f"the splitter, e.g. {type(splitter).__name__}({twice[0]}={options[twice[0]]!r})"
+        )
+    return {"splitter": splitter.name, **params}
 
 
 def run_config(data: Any, options: dict[str, Any]) -> tuple[RunConfig, bool]:
