@@ -1,4 +1,7 @@
-"""Describing splits: per-part summaries (more metrics arrive with the analysis report)."""
+"""Describing splits: per-part summaries, the statistics of a split against its null
+distribution of random splits (:mod:`.split_analysis`, :mod:`.null`), leakage and near
+duplicates, program metrics, comparisons between splits, and the reports and figures that
+show them."""
 
 from tailsplit.analysis.summary import PartStatistics, summarize_split
 
