@@ -40,5 +40,5 @@ OUTPUT_FORMATS = tuple(OUTPUT_SUFFIX)
 BATCH_TOKENS = {"cpu": 1024, "gpu": 32768}
 MAX_BATCH_ROWS = {"cpu": 64, "gpu": 8192}
 
-# BOSS's tasks the task model of ood-rank and curve learns (tailsplit.shift.tasks reads them).
+# BOSS's tasks the task model of ood-rank and curve learns (tailsplit.shift.task_kinds registers them).
 SHIFT_TASKS = ("classification", "ner", "qa")

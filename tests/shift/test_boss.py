@@ -27,7 +27,7 @@ from tailsplit.shift.labelled import (
     read_labelled,
     shared_passages,
 )
-from tailsplit.shift.tasks import read_examples
+from tailsplit.shift.task_kinds import read_examples
 
 runner = CliRunner()
 TINY = ["--max-steps", "4"]  # a handful of steps of the tiny encoder: the plumbing, not the accuracy

@@ -19,16 +19,11 @@ from tailsplit.errors import ConfigError, InputError
 from tailsplit.io.readers import read_all
 from tailsplit.shift.datasets import DatasetSpec
 from tailsplit.shift.drops import metric_and_drops
+from tailsplit.shift.task_kinds import metric_value, read_examples, task_kind
 from tailsplit.shift.task_metrics import UNSCORED, answer_scores, entity_counts, entity_f1, entity_spans
-from tailsplit.shift.tasks import (
-    example_stats,
-    map_tags,
-    mapped_candidate,
-    metric_value,
-    read_examples,
-    task_metric,
-    unscored_effect,
-)
+from tailsplit.shift.tasks import map_tags, unscored_effect
+
+NER = task_kind("ner")
 
 runner = CliRunner()
 TAGS = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC", "B-creative-work", "I-creative-work"]
@@ -84,9 +79,9 @@ def test_squad_scores_equal_the_reference_metric() -> None:
 
 def test_ner_drops_bootstrap_the_micro_f1_of_resampled_sentences() -> None:
     gold = [("B-PER", "I-PER", "O"), ("B-LOC", "O")] * 40
-    id_stats = example_stats("ner", gold, gold, {})
-    half = example_stats("ner", [g if i % 2 else ("O",) * len(g) for i, g in enumerate(gold)], gold, {})
-    id_f1, [(ood_f1, drop)] = metric_and_drops(id_stats, [half], metric=task_metric("ner"), seed=0)
+    id_stats = NER.example_stats(gold, gold, {})
+    half = NER.example_stats([g if i % 2 else ("O",) * len(g) for i, g in enumerate(gold)], gold, {})
+    id_f1, [(ood_f1, drop)] = metric_and_drops(id_stats, [half], metric=NER.metric, seed=0)
     assert (
         id_f1.value == 1.0 and ood_f1.value == pytest.approx(2 * 40 / (40 + 80)) and drop.low < drop.value < drop.high
     )
@@ -204,7 +199,7 @@ def test_an_empty_token_and_a_set_without_gold_entities_are_refused(tmp_path: Pa
     id_set = read_examples("ner", DatasetSpec("wnut", str(wnut), ("tokens",)), "ner_tags")
     candidate = read_examples("ner", DatasetSpec("ood", str(ood), ("tokens",)), "ner_tags")
     with pytest.raises(ConfigError, match="no gold entity left after the label map, so its entity F1 is undefined"):
-        mapped_candidate("ner", candidate, id_set, {"*": ""})
+        NER.mapped_candidate(candidate, id_set, {"*": ""})
 
 
 @pytest.mark.parametrize(
@@ -237,8 +232,8 @@ def test_entity_types_are_mapped_named_when_unmapped_and_removed_when_mapped_to_
     candidate = read_examples("ner", DatasetSpec("ener", str(ener), ("tokens",)), "ner_tags")
     mapping = {"PER": "person", "ORG": "organization", "corporation": "organization"}
     with pytest.raises(ConfigError, match=r"entity types the ID data does not: 'MISC'"):
-        mapped_candidate("ner", candidate, id_set, mapping)
-    mapped = mapped_candidate("ner", candidate, id_set, {**mapping, "MISC": ""})
+        NER.mapped_candidate(candidate, id_set, mapping)
+    mapped = NER.mapped_candidate(candidate, id_set, {**mapping, "MISC": ""})
     assert mapped.labels == (("B-person", "O", "B-organization", f"B-{UNSCORED}"),)
     assert map_tags(["B-location-GPE", "I-location-GPE"], {"location-*": "location"}) == ("B-location", "I-location")
 
@@ -252,19 +247,19 @@ def test_predictions_on_a_removed_gold_type_are_neither_right_nor_wrong(tmp_path
     wnut = write_jsonl(tmp_path / "wnut.jsonl", [{"tokens": ["Bob", "X"], "ner_tags": ["B-person", "B-product"]}])
     id_set = read_examples("ner", DatasetSpec("wnut", str(wnut), ("tokens",)), "ner_tags")
     candidate = read_examples("ner", DatasetSpec("ener", str(ener), ("tokens",)), "ner_tags")
-    gold = mapped_candidate("ner", candidate, id_set, {"PER": "person", "MISC": ""}).labels
+    gold = NER.mapped_candidate(candidate, id_set, {"PER": "person", "MISC": ""}).labels
     predicted = [("B-product", "I-product", "O", "B-person")]
-    assert metric_value("ner", example_stats("ner", predicted, gold, {})) == 1.0  # was 0.667: a false positive
+    assert metric_value("ner", NER.example_stats(predicted, gold, {})) == 1.0  # was 0.667: a false positive
     partly = [("O", "B-product", "O", "B-person")]  # touching the removed span is enough to leave it out
-    assert metric_value("ner", example_stats("ner", partly, gold, {})) == 1.0
+    assert metric_value("ner", NER.example_stats(partly, gold, {})) == 1.0
     # predictions are mapped as the metric maps them: the same F1 as example_stats gives
     renamed = [("B-product", "I-product", "O", "B-human")]
     effect = unscored_effect(renamed, gold, {"human": "person"})
     assert effect is not None and effect["entity_f1"] == metric_value(
-        "ner", example_stats("ner", renamed, gold, {"human": "person"})
+        "ner", NER.example_stats(renamed, gold, {"human": "person"})
     )
     beside = [("O", "O", "B-product", "B-person")]  # a prediction elsewhere still counts as wrong
-    assert example_stats("ner", beside, gold, {}).tolist() == [[1.0, 2.0, 1.0]]
+    assert NER.example_stats(beside, gold, {}).tolist() == [[1.0, 2.0, 1.0]]
     assert unscored_effect(predicted, gold, {}) == {
         "gold_entities_unscored": 1, "predictions_unscored": 1, "entity_f1": 1.0, "entity_f1_counting_them_wrong": 0.6667
     }  # fmt: skip

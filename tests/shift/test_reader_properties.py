@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from tailsplit.errors import InputError
 from tailsplit.shift.datasets import DatasetSpec
-from tailsplit.shift.tasks import read_examples
+from tailsplit.shift.task_kinds import read_examples
 
 # Spaces and breaks of every class that may sit inside a token (the CoNLL separators — tab and
 # ASCII space — and the line feed itself excepted in column files).

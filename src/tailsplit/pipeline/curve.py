@@ -32,7 +32,7 @@ from tailsplit.io.values import strict_json
 from tailsplit.pipeline.correlate import relation_view
 from tailsplit.pipeline.findings import Findings, rows_of
 from tailsplit.pipeline.manifest import command_provenance, write_outputs
-from tailsplit.pipeline.task_heads import as_prediction, task_model
+from tailsplit.pipeline.task_heads import task_model
 from tailsplit.pipeline.task_model import TaskData, check_task_model, dataset_files, task_data
 from tailsplit.render import markdown_text
 from tailsplit.render.console import View
@@ -41,7 +41,7 @@ from tailsplit.render.pages import html_page
 from tailsplit.render.provenance import with_provenance
 from tailsplit.shift.correlate import classify
 from tailsplit.shift.datasets import DatasetSpec
-from tailsplit.shift.tasks import METRIC_NAMES, example_stats, metric_value, task_fields
+from tailsplit.shift.task_kinds import TaskKind, metric_value, task_fields, task_kind
 
 POINT_COLUMNS = (
     "group", "id_acc", "ood_acc", "encoder", "train_size", "trainable_layers", "step", "id_examples", "ood_examples"
@@ -84,16 +84,16 @@ def checkpoints(max_steps: int, every: int) -> list[int]:
 
 def _run_key(data: TaskData, run: Run) -> str:
     sets = (data.parts.train, data.parts.test, *data.ood)
-    version = "curve-run-v1" if data.task == "classification" else f"curve-run-v1-{data.task}"
+    version = data.kind.cache_version("curve-run-v1")
     return sha256_text(
         version, *(s.fingerprint() for s in sets), run.identity, json.dumps(run.recipe.as_dict(), sort_keys=True)
     )
 
 
-def _cached(folder: Path, step: int, sizes: list[int], task: str) -> list[tuple[Any, ...]] | None:
+def _cached(folder: Path, step: int, sizes: list[int], kind: TaskKind) -> list[tuple[Any, ...]] | None:
     try:
         stored = json.loads((folder / f"step-{step}.json").read_text(encoding="utf-8"))
-        predicted = [tuple(as_prediction(task, v) for v in p) for p in stored]
+        predicted = [tuple(kind.prediction(v) for v in p) for p in stored]
     except (OSError, ValueError, TypeError):
         return None
     return predicted if [len(p) for p in predicted] == sizes else None
@@ -104,11 +104,11 @@ def _train(data: TaskData, run: Run, steps: list[int], folder: Path, device: str
     (continuing from a saved state when there is one)."""
     sets = [data.parts.test, *data.ood]
     sizes = [len(s) for s in sets]
-    found = {step: _cached(folder, step, sizes, data.task) for step in steps}
+    found = {step: _cached(folder, step, sizes, data.kind) for step in steps}
     if all(p is not None for p in found.values()):
         return found  # type: ignore[return-value]
     model = task_model(
-        data.task, data.parts.train, data.parts.dev, location=run.location, recipe=run.recipe, device=device
+        data.kind, data.parts.train, data.parts.dev, location=run.location, recipe=run.recipe, device=device
     )
     encoded = [model.encode(s) for s in sets]
 
@@ -183,13 +183,13 @@ def _points(data: TaskData, run: Run, by_step: dict[int, list[tuple[Any, ...]]])
     points = []
     for step in sorted(by_step):
         id_predicted, *ood_predicted = by_step[step]
-        id_acc = metric_value(data.task, example_stats(data.task, id_predicted, data.parts.test.labels, {}))
+        id_acc = metric_value(data.kind, data.kind.example_stats(id_predicted, data.parts.test.labels, {}))
         for s, predicted in zip(data.ood, ood_predicted):
             points.append(
                 {
                     "group": s.name,
                     "id_acc": id_acc,
-                    "ood_acc": metric_value(data.task, example_stats(data.task, predicted, s.labels, data.label_map)),
+                    "ood_acc": metric_value(data.kind, data.kind.example_stats(predicted, s.labels, data.label_map)),
                     "encoder": run.name,
                     "train_size": run.train_size,
                     "trainable_layers": "all" if run.recipe.trainable_layers is None else run.recipe.trainable_layers,
@@ -218,7 +218,7 @@ def curve_config(config: CurveConfig, *, command: list[str] | None = None) -> Cu
         raise ConfigError("curve needs --id DATASET and at least one --ood DATASET")
     if config.out is None:
         raise ConfigError("curve needs --out DIR: it writes points.csv, the fits, the figure and the report there")
-    id_spec = task_fields(config.task, DatasetSpec.parse(config.id), config.label_field)[0]
+    id_spec = task_fields(task_kind(config.task), DatasetSpec.parse(config.id), config.label_field)[0]
     ood_specs = [DatasetSpec.parse(o) for o in config.ood]
     names = [id_spec.name, *(s.name for s in ood_specs)]
     if len(set(names)) != len(names):
@@ -240,7 +240,7 @@ def curve_config(config: CurveConfig, *, command: list[str] | None = None) -> Cu
     relations = _fits(points)
     result = {
         "id": {"name": id_spec.name, "path": id_spec.path, "fields": list(id_spec.fields)},
-        **({} if data.task == "classification" else {"metric": METRIC_NAMES[data.task]}),
+        **({"metric": data.kind.metric_name} if data.kind.named_in_results else {}),
         "runs": [
             {
                 "encoder": r.name,

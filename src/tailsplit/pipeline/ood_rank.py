@@ -37,7 +37,7 @@ from tailsplit.shift.datasets import DatasetSpec, load_texts
 from tailsplit.shift.drops import RESAMPLES, Measured, metric_and_drops
 from tailsplit.shift.ood import Candidate, id_model_unlearnt, rank_candidates
 from tailsplit.shift.similarity import centroid_similarity
-from tailsplit.shift.tasks import METRIC_NAMES, example_stats, task_fields, task_metric, unscored_effect
+from tailsplit.shift.task_kinds import task_fields, task_kind
 
 
 class OodRankResult(Findings):
@@ -80,7 +80,8 @@ def ood_rank_config(config: OodRankConfig, *, command: list[str] | None = None) 
     accuracies are given); decide and rank by BOSS's criteria."""
     check_values(config)
 
-    id_spec = task_fields(config.task, DatasetSpec.parse(config.id), config.label_field)[0]
+    kind = task_kind(config.task)
+    id_spec = task_fields(kind, DatasetSpec.parse(config.id), config.label_field)[0]
     check_out(config, [id_spec.path, config.candidates])
     listed = read_candidates(config.candidates)
     check_out(config, [c.dataset.path for c in listed])
@@ -99,7 +100,11 @@ def ood_rank_config(config: OodRankConfig, *, command: list[str] | None = None) 
         task, id_measure, candidates = _measured_candidates(data, model, recipe, config, listed, similarity_to_id)
         id_accuracy = id_measure.value
         unlearnt = id_model_unlearnt(
-            id_measure.value, id_measure.low, trivial_score(data), config.min_id_metric, METRIC_NAMES[config.task]
+            id_measure.value,
+            id_measure.low,
+            kind.trivial_score(data.parts.test),
+            config.min_id_metric,
+            kind.metric_name,
         )
     else:
         candidates = [
@@ -113,7 +118,7 @@ def ood_rank_config(config: OodRankConfig, *, command: list[str] | None = None) 
         undecided=unlearnt,
     )
     result = {
-        **({} if config.task == "classification" else {"task": config.task, "metric": METRIC_NAMES[config.task]}),
+        **({"task": kind.name, "metric": kind.metric_name} if kind.named_in_results else {}),
         "id": {
             "name": id_spec.name,
             "path": id_spec.path,
@@ -155,7 +160,9 @@ def _ood_inputs(
     """The task data and model (when drops are measured; everything checked before a model
     loads) and the texts to embed, per dataset."""
     if not measure:
-        specs = [task_fields(config.task, s, config.label_field)[0] for s in specs]  # the ID spec: resolved when parsed
+        specs = [
+            task_fields(task_kind(config.task), s, config.label_field)[0] for s in specs
+        ]  # the ID spec: resolved when parsed
         texts = {id_spec.name: dataset_texts(id_spec, config.max_examples, config.seed)}
         return None, ("", "", ""), texts | {s.name: load_texts(s, config.max_examples, config.seed) for s in specs}
     data = task_data(config, id_spec, specs)
@@ -165,15 +172,6 @@ def _ood_inputs(
         data = dataclasses.replace(data, parts=dataclasses.replace(data.parts, test=test))
     model = check_task_model(config.device, config.task_encoder)
     return data, model, texts | {s.name: s.texts() for s in data.ood}
-
-
-def _exact_match(id_stats: np.ndarray, ood_stats: list[np.ndarray], data: TaskData) -> dict[str, Any]:
-    """SQuAD's exact match beside its F1: on ID test, and on each candidate by name."""
-
-    def mean(stats: np.ndarray) -> float:
-        return round(float(stats[:, 1].mean()), 4) if len(stats) else float("nan")
-
-    return {"id": mean(id_stats), "ood": {s.name: mean(stats) for s, stats in zip(data.ood, ood_stats)}}
 
 
 def _write_ood(
@@ -210,9 +208,10 @@ def _measured_candidates(
     training, id_predicted, ood_predicted, cached = predictions(
         data, location=location, identity=identity, recipe=recipe, device=config.device
     )
-    id_stats = example_stats(data.task, id_predicted, data.parts.test.labels, {})
-    ood_stats = [example_stats(data.task, p, s.labels, data.label_map) for p, s in zip(ood_predicted, data.ood)]
-    id_measure, measured = metric_and_drops(id_stats, ood_stats, metric=task_metric(data.task), seed=config.seed)
+    kind = data.kind
+    id_stats = kind.example_stats(id_predicted, data.parts.test.labels, {})
+    ood_stats = [kind.example_stats(p, s.labels, data.label_map) for p, s in zip(ood_predicted, data.ood)]
+    id_measure, measured = metric_and_drops(id_stats, ood_stats, metric=kind.metric, seed=config.seed)
     candidates = [
         Candidate(c.dataset.name, c.source, float(sim), acc.value, (acc.low, acc.high), (drop.low, drop.high), acc.n)
         for c, sim, (acc, drop) in zip(listed, similarity_to_id, measured)
@@ -225,31 +224,11 @@ def _measured_candidates(
         "training": training,
         "cached": cached,
         "id_accuracy": id_measure.as_dict(),
-        **({"exact_match": _exact_match(id_stats, ood_stats, data)} if data.task == "qa" else {}),
-        **_unscored(data, ood_predicted),
+        **kind.measured_extras(id_stats, list(zip(data.ood, ood_stats, ood_predicted)), data.label_map),
         "interval": f"95% percentile bootstrap, {RESAMPLES} resamples of each test set independently",
         **data.describe(),
     }
     return task, id_measure, candidates
-
-
-def trivial_score(data: TaskData) -> float:
-    """The ID test score of a predictor that learnt nothing: the majority label's share (a
-    classifier), or 0 (no entity, no answer)."""
-    if data.task != "classification" or not len(data.parts.test):
-        return 0.0
-    _, counts = np.unique(np.asarray(data.parts.test.labels, dtype=str), return_counts=True)
-    return float(counts.max() / counts.sum())
-
-
-def _unscored(data: TaskData, ood_predicted: list[tuple[Any, ...]]) -> dict[str, Any]:
-    """For NER, per candidate whose removed types left gold entities unscored: how many, and
-    the entity F1 had the predictions on them counted as wrong."""
-    if data.task != "ner":
-        return {}
-    effects = {s.name: unscored_effect(p, s.labels, data.label_map) for p, s in zip(ood_predicted, data.ood)}
-    kept = {name: effect for name, effect in effects.items() if effect is not None}
-    return {"unscored_entities": kept} if kept else {}
 
 
 @keyword_spelling

@@ -5,6 +5,7 @@ answer per question). ``ood-rank`` and ``curve`` train and predict through it.""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +16,7 @@ from tailsplit.evaluation.encoder import EncoderRecipe, PairClassifier, max_leng
 from tailsplit.evaluation.span_head import SpanReader, prepared_reader
 from tailsplit.evaluation.token_head import TokenTagger, prepared_tagger
 from tailsplit.shift.labelled import LabelledSet
+from tailsplit.shift.task_kinds import TaskKind
 
 
 @dataclass(frozen=True)
@@ -34,7 +36,9 @@ class TaskModel:
         return self.decode(self.encode(s), s)
 
 
-def _classifier(train: LabelledSet, dev: LabelledSet, location: str, recipe: EncoderRecipe, device: str) -> TaskModel:
+def classifier_head(
+    train: LabelledSet, dev: LabelledSet, location: str, recipe: EncoderRecipe, device: str
+) -> TaskModel:
     classifier, rows, y = prepared_classifier(
         train.columns, train.labels, location=location, recipe=recipe, device=device
     )
@@ -52,7 +56,7 @@ def _classifier(train: LabelledSet, dev: LabelledSet, location: str, recipe: Enc
     )
 
 
-def _tagger(train: LabelledSet, dev: LabelledSet, location: str, recipe: EncoderRecipe, device: str) -> TaskModel:
+def tagger_head(train: LabelledSet, dev: LabelledSet, location: str, recipe: EncoderRecipe, device: str) -> TaskModel:
     tagger, rows, y = prepared_tagger(train.words, train.labels, location=location, recipe=recipe, device=device)
     max_length = max_length_of(rows)
     model: TokenTagger = tagger
@@ -67,7 +71,7 @@ def _tagger(train: LabelledSet, dev: LabelledSet, location: str, recipe: Encoder
     )
 
 
-def _reader(train: LabelledSet, dev: LabelledSet, location: str, recipe: EncoderRecipe, device: str) -> TaskModel:
+def reader_head(train: LabelledSet, dev: LabelledSet, location: str, recipe: EncoderRecipe, device: str) -> TaskModel:
     questions, contexts = train.columns
     reader, features, y = prepared_reader(
         questions, contexts, train.labels, location=location, recipe=recipe, device=device
@@ -90,16 +94,11 @@ def _reader(train: LabelledSet, dev: LabelledSet, location: str, recipe: Encoder
     )
 
 
-HEADS = {"classification": _classifier, "ner": _tagger, "qa": _reader}
-
-
 def task_model(
-    task: str, train: LabelledSet, dev: LabelledSet, *, location: str, recipe: EncoderRecipe, device: str = "auto"
+    kind: TaskKind, train: LabelledSet, dev: LabelledSet, *, location: str, recipe: EncoderRecipe, device: str = "auto"
 ) -> TaskModel:
-    """The task's model, built on ``location`` with its training rows (nothing trained yet)."""
-    return HEADS[task](train, dev, location, recipe, device)
-
-
-def as_prediction(task: str, value: Any) -> Any:
-    """A prediction read back from the cache's JSON (a NER prediction's tags as a tuple)."""
-    return tuple(value) if task == "ner" else value
+    """The task's model — the head its task names (``kind.head``) — built on ``location`` with
+    its training rows (nothing trained yet)."""
+    module, _, name = kind.head.partition(":")
+    head = getattr(importlib.import_module(module), name)
+    return head(train, dev, location, recipe, device)  # type: ignore[no-any-return]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -17,17 +17,16 @@ from tailsplit.cache import default_cache_dir
 from tailsplit.core import SPLIT_PARTS
 from tailsplit.errors import ConfigError
 from tailsplit.evaluation.encoder import EncoderRecipe, check_encoder_spec
-from tailsplit.evaluation.token_head import tag_labels
 from tailsplit.fingerprint import sha256_text
 from tailsplit.io.manifest import MANIFEST
 from tailsplit.io.outputs import replace_file_bytes
 from tailsplit.log import logger
-from tailsplit.pipeline.task_heads import as_prediction, task_model
+from tailsplit.pipeline.task_heads import task_model
 from tailsplit.scoring.models import check_device
 from tailsplit.shift.datasets import DatasetSpec, load_texts, sample_indices
 from tailsplit.shift.encoder import EncoderSource
-from tailsplit.shift.labelled import IdParts, LabelledSet, group_keys, id_parts, parse_label_map, shared_passages
-from tailsplit.shift.tasks import METRIC_NAMES, mapped_candidate, read_examples, task_fields
+from tailsplit.shift.labelled import IdParts, LabelledSet, group_keys, id_parts, parse_label_map
+from tailsplit.shift.task_kinds import TaskKind, read_examples, task_fields, task_kind
 
 
 @dataclass(frozen=True)
@@ -37,16 +36,14 @@ class TaskData:
     parts: IdParts
     ood: list[LabelledSet]
     label_map: dict[str, str]
-    task: str = "classification"
+    kind: TaskKind = field(default_factory=lambda: task_kind("classification"))
 
     def describe(self) -> dict[str, Any]:
-        named = {} if self.task == "classification" else {"task": self.task, "metric": METRIC_NAMES[self.task]}
+        kind = self.kind
+        named = {"task": kind.name, "metric": kind.metric_name} if kind.named_in_results else {}
         return {
             **named,
-            "id_parts": {
-                **self.parts.describe(),
-                **({"test_contexts_in_train": shared_passages(self.parts)} if self.task == "qa" else {}),
-            },
+            "id_parts": {**self.parts.describe(), **kind.id_part_counts(self.parts)},
             "label_map": self.label_map,
             "ood": [{"name": s.name, "examples": len(s), "dropped_by_label_map": s.dropped} for s in self.ood],
         }
@@ -54,33 +51,27 @@ class TaskData:
 
 def task_data(config: Any, id_spec: DatasetSpec, ood_specs: Sequence[DatasetSpec]) -> TaskData:
     """Every file read and checked: fields, labels, label map, the ID division."""
-    task = config.task
+    kind = task_kind(config.task)
     label_map = parse_label_map(config.label_map)
-    if task == "qa" and label_map:
-        raise ConfigError("--label-map renames labels or entity types; a QA task has neither, so leave it out")
+    kind.check_label_map(label_map)
     if config.id_test_size <= 0:
         raise ConfigError(f"--id-test-size={config.id_test_size:g} must be positive; the task model needs an ID test")
-    id_spec, label_field = task_fields(task, id_spec, config.label_field)
+    id_spec, label_field = task_fields(kind, id_spec, config.label_field)
     parts = _id_parts(id_spec, label_field, config)
-    if task == "classification" and len(set(parts.train.labels)) < 2:
-        raise ConfigError(
-            f"ID train of {id_spec.path!r} has one label ({sorted(set(parts.train.labels))}); the task model needs two or more"
-        )
-    if task == "ner":
-        tag_labels(parts.train.labels)  # refuses a train part without entities
+    kind.check_id_train(parts.train, id_spec.path)
     ood = []
     for spec in ood_specs:
-        spec, _ = task_fields(task, spec, config.label_field)
+        spec, _ = task_fields(kind, spec, config.label_field)
         if len(spec.fields) != len(id_spec.fields):
             raise ConfigError(
                 f"{spec.name!r} gives {len(spec.fields)} text field(s) ({'+'.join(spec.fields)}) and the ID "
                 f"data {len(id_spec.fields)} ({'+'.join(id_spec.fields)}); the task model reads the same number"
             )
-        labelled = mapped_candidate(task, read_examples(task, spec, label_field), parts.train, label_map)
+        labelled = kind.mapped_candidate(read_examples(kind, spec, label_field), parts.train, label_map)
         if not len(labelled):
             raise ConfigError(f"{spec.name!r} ({spec.path}) has no example left after the label map drops its labels")
         ood.append(labelled.sample(config.max_examples, config.seed))
-    return TaskData(parts, ood, label_map, task)
+    return TaskData(parts, ood, label_map, kind)
 
 
 def published_parts(folder: Path) -> dict[str, Path] | None:
@@ -118,10 +109,11 @@ def published_parts(folder: Path) -> dict[str, Path] | None:
 def _id_groups(config: Any, spec: DatasetSpec, whole: LabelledSet) -> tuple[str, ...] | None:
     """What the ID file's random split keeps whole: ``--id-group``'s field, for QA else each
     question's context paragraph (a paragraph in train and test leaks its answers)."""
+    kind = task_kind(config.task)
     if config.id_group is not None:
-        columns = "conll" if config.task == "ner" and spec.path.lower().removesuffix(".gz").endswith(".txt") else None
-        return group_keys(spec.path, config.id_group, columns)
-    return whole.columns[1] if config.task == "qa" else None
+        return group_keys(spec.path, config.id_group, kind.columns_format(spec.path))
+    groups = kind.id_groups(whole)
+    return None if groups is None else tuple(groups)
 
 
 def _id_parts(spec: DatasetSpec, label_field: str, config: Any) -> IdParts:
@@ -130,13 +122,12 @@ def _id_parts(spec: DatasetSpec, label_field: str, config: Any) -> IdParts:
     without dev: dev drawn from train). QA parts whose test questions share a context with
     train are said loudly (:func:`_warn_shared_passages`)."""
     parts = _read_id_parts(spec, label_field, config)
-    if config.task == "qa":
-        _warn_shared_passages(spec, parts)
+    _warn_shared_passages(spec, parts, task_kind(config.task))
     return parts
 
 
-def _warn_shared_passages(spec: DatasetSpec, parts: IdParts) -> None:
-    shared = shared_passages(parts)
+def _warn_shared_passages(spec: DatasetSpec, parts: IdParts, kind: TaskKind) -> None:
+    shared = kind.id_part_counts(parts).get("test_contexts_in_train", 0)
     if shared:
         logger.warning(
             "%d of the %d ID test questions of %s (%s) share their context paragraph with ID train: the ID score "
@@ -156,7 +147,7 @@ def _read_id_parts(spec: DatasetSpec, label_field: str, config: Any) -> IdParts:
         )
     if published is not None:
         read = {
-            p: replace(read_examples(config.task, spec, label_field, path), name=f"{spec.name}:{p}")
+            p: replace(read_examples(task_kind(config.task), spec, label_field, path), name=f"{spec.name}:{p}")
             for p, path in published.items()
         }
         if "dev" not in read:
@@ -164,7 +155,7 @@ def _read_id_parts(spec: DatasetSpec, label_field: str, config: Any) -> IdParts:
             read["train"], read["dev"] = drawn.train, replace(drawn.test, name=f"{spec.name}:dev")
         return IdParts(read["train"], read["dev"], read["test"], "the dataset's own train, dev and test files")
     if not (folder.is_dir() and (folder / MANIFEST).is_file()):
-        whole = read_examples(config.task, spec, label_field)
+        whole = read_examples(task_kind(config.task), spec, label_field)
         return id_parts(
             whole,
             test_size=config.id_test_size,
@@ -175,7 +166,7 @@ def _read_id_parts(spec: DatasetSpec, label_field: str, config: Any) -> IdParts:
     manifest = read_manifest(folder)
     parts = {
         p: replace(
-            read_examples(config.task, spec, label_field, part_file(folder, manifest, p), allow_empty=True),
+            read_examples(task_kind(config.task), spec, label_field, part_file(folder, manifest, p), allow_empty=True),
             name=f"{spec.name}:{p}",
         )
         for p in SPLIT_PARTS
@@ -219,7 +210,7 @@ def check_task_model(device: str, encoder: str | None) -> tuple[str, str, str]:
 
 
 def fit_and_predict(
-    task: str,
+    kind: TaskKind,
     train: LabelledSet,
     dev: LabelledSet,
     evaluations: Mapping[str, LabelledSet],
@@ -230,23 +221,23 @@ def fit_and_predict(
 ) -> tuple[dict[str, Any], dict[str, tuple[Any, ...]]]:
     """Fine-tune on train, select on dev (as :func:`finetune_encoder`), then predict every
     example of every set in ``evaluations``. Returns (what training did, the predictions by set)."""
-    model = task_model(task, train, dev, location=location, recipe=recipe, device=device)
+    model = task_model(kind, train, dev, location=location, recipe=recipe, device=device)
     dev_score, steps, best_step, train_rate = model.model.fit(model.rows, model.labels, *model.dev)
     predictions = {name: model.predict(s) for name, s in evaluations.items()}
     training = {
-        f"dev_{METRIC_NAMES[task].replace(' ', '_').lower()}": round(dev_score, 4),
+        f"dev_{kind.metric_name.replace(' ', '_').lower()}": round(dev_score, 4),
         "steps": steps,
         "best_step": best_step,
         "max_length": model.max_length,
         "train_examples": min(len(train), recipe.max_train or len(train)),
-        **({"train_windows": len(model.rows)} if task == "qa" else {}),
+        **kind.training_counts(model.rows),
         "train_examples_per_s": round(train_rate, 2),
     }
     return training, predictions
 
 
 def _prediction_key(data: TaskData, sets: Sequence[LabelledSet], identity: str, recipe: EncoderRecipe) -> str:
-    version = "ood-task-model-v1" if data.task == "classification" else f"ood-task-model-v1-{data.task}"
+    version = data.kind.cache_version("ood-task-model-v1")
     return sha256_text(
         version,
         *(s.fingerprint() for s in (data.parts.train, data.parts.dev, *sets)),
@@ -264,13 +255,13 @@ def predictions(
     path = default_cache_dir() / "evaluations" / f"ood-{_prediction_key(data, sets, identity, recipe)}.json"
     try:
         stored = json.loads(path.read_text(encoding="utf-8"))
-        predicted = [tuple(as_prediction(data.task, v) for v in p) for p in stored["predictions"]]
+        predicted = [tuple(data.kind.prediction(v) for v in p) for p in stored["predictions"]]
         if [len(p) for p in predicted] == [len(s) for s in sets]:
             return stored["training"], predicted[0], predicted[1:], True
     except (OSError, ValueError, KeyError, TypeError):
         pass  # absent or damaged: train
     training, by_set = fit_and_predict(
-        data.task,
+        data.kind,
         parts.train,
         parts.dev,
         {str(i): s for i, s in enumerate(sets)},

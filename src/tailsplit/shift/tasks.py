@@ -25,26 +25,8 @@ import numpy as np
 from tailsplit.errors import ConfigError, InputError
 from tailsplit.io.readers import read_records
 from tailsplit.shift.datasets import DatasetSpec
-from tailsplit.shift.drops import Metric, mean_metric
-from tailsplit.shift.labelled import LabelledSet, correct, mapped, read_labelled
-from tailsplit.shift.task_metrics import UNSCORED, answer_scores, entity_counts, entity_f1, unscored_counts
-
-# What each task's measure is called wherever it is printed.
-METRIC_NAMES = {"classification": "accuracy", "ner": "entity F1", "qa": "F1"}
-# The fields a dataset's examples are read from unless named (``@FIELDS``, ``--label-field``).
-DEFAULT_FIELDS = {"classification": ("text",), "ner": ("tokens",), "qa": ("question", "context")}
-DEFAULT_LABEL_FIELDS = {"classification": "label", "ner": "ner_tags", "qa": "answers"}
-
-
-def task_fields(task: str, spec: DatasetSpec, label_field: str) -> tuple[DatasetSpec, str]:
-    """The spec and label field a task reads: the task's own defaults where none were named."""
-    fields = DEFAULT_FIELDS[task] if spec.fields == ("text",) else spec.fields
-    if task == "ner" and len(fields) != 1:
-        raise ConfigError(f"{spec.name!r}: a NER dataset names one tokens field (@tokens), not {'+'.join(fields)}")
-    if task == "qa" and len(fields) != 2:
-        raise ConfigError(f"{spec.name!r}: a QA dataset names its question and context fields (@question+context)")
-    label = DEFAULT_LABEL_FIELDS[task] if label_field == "label" else label_field
-    return replace(spec, fields=fields), label
+from tailsplit.shift.labelled import LabelledSet
+from tailsplit.shift.task_metrics import UNSCORED, entity_counts, entity_f1, unscored_counts
 
 
 def _words(raw: Any, field: str) -> tuple[str, ...]:
@@ -121,39 +103,48 @@ def _answers(raw: Any, field: str, context: str) -> tuple[tuple[str, int], ...]:
     return tuple((t, s) for t, s in pairs)
 
 
-def read_examples(
-    task: str, spec: DatasetSpec, label_field: str, path: str | Path | None = None, *, allow_empty: bool = False
-) -> LabelledSet:
-    """Every example of a dataset (or a split folder's part at ``path``), read and checked."""
-    if task == "classification":
-        return read_labelled(spec, label_field, path, allow_empty=allow_empty)
-    location = Path(path or spec.path)
+def read_ner(spec: DatasetSpec, label_field: str, location: Path, *, allow_empty: bool = False) -> LabelledSet:
+    """Every sentence of a NER dataset: its tokens and IOB2 tags, checked (a ``.txt`` file is
+    read as columns)."""
+    columns, labels, words = [], [], []
+    columns_file = location.name.lower().removesuffix(".gz").endswith(".txt")
+    for raw in read_records(_existing(location), "conll" if columns_file else None):
+        tokens = _words(raw, spec.fields[0])
+        value = raw.value(label_field) if raw.has(label_field) else None
+        labels.append(check_iob2(raw, label_field, value, len(tokens)))
+        words.append(tokens)
+        columns.append(" ".join(tokens))
+    _refuse_empty(location, labels, allow_empty)
+    return LabelledSet(spec.name, str(location), (tuple(columns),), tuple(labels), words=tuple(words))
+
+
+def read_qa(spec: DatasetSpec, label_field: str, location: Path, *, allow_empty: bool = False) -> LabelledSet:
+    """Every question of an extractive-QA dataset: question, context and its answers, each
+    checked at its offset."""
+    questions: list[str] = []
+    contexts: list[str] = []
+    labels: list[Any] = []
+    for raw in read_records(_existing(location)):
+        question, context = (raw.value(f) if raw.has(f) else None for f in spec.fields)
+        for f, v in zip(spec.fields, (question, context)):
+            if not isinstance(v, str) or not v.strip():
+                raise raw.error("is missing or not text", field=f, fix="name the question and context fields after @")
+        labels.append(_answers(raw, label_field, context))  # type: ignore[arg-type]
+        questions.append(question)  # type: ignore[arg-type]
+        contexts.append(context)  # type: ignore[arg-type]
+    _refuse_empty(location, labels, allow_empty)
+    return LabelledSet(spec.name, str(location), (tuple(questions), tuple(contexts)), tuple(labels))
+
+
+def _existing(location: Path) -> Path:
     if not location.exists():
         raise InputError("does not exist", path=location, fix="check the dataset path")
-    columns: list[list[str]] = [[] for _ in spec.fields]
-    labels: list[Any] = []
-    words: list[tuple[str, ...]] = []
-    columns_file = task == "ner" and location.name.lower().removesuffix(".gz").endswith(".txt")
-    for raw in read_records(location, "conll" if columns_file else None):
-        if task == "ner":
-            tokens = _words(raw, spec.fields[0])
-            value = raw.value(label_field) if raw.has(label_field) else None
-            labels.append(check_iob2(raw, label_field, value, len(tokens)))
-            words.append(tokens)
-            columns[0].append(" ".join(tokens))
-        else:
-            question, context = (raw.value(f) if raw.has(f) else None for f in spec.fields)
-            for f, v in zip(spec.fields, (question, context)):
-                if not isinstance(v, str) or not v.strip():
-                    raise raw.error(
-                        "is missing or not text", field=f, fix="name the question and context fields after @"
-                    )
-            labels.append(_answers(raw, label_field, context))  # type: ignore[arg-type]
-            columns[0].append(question)  # type: ignore[arg-type]
-            columns[1].append(context)  # type: ignore[arg-type]
+    return location
+
+
+def _refuse_empty(location: Path, labels: list[Any], allow_empty: bool) -> None:
     if not labels and not allow_empty:
         raise InputError("holds no records", path=location, fix="check that it is the right file")
-    return LabelledSet(spec.name, str(location), tuple(tuple(c) for c in columns), tuple(labels), words=tuple(words))
 
 
 def entity_types(tags_of: Sequence[Sequence[str]]) -> set[str]:
@@ -188,14 +179,10 @@ def map_tags(tags: Sequence[str], label_map: Mapping[str, str], *, unscored: boo
     return tuple(out)
 
 
-def mapped_candidate(
-    task: str, candidate: LabelledSet, id_set: LabelledSet, label_map: Mapping[str, str]
-) -> LabelledSet:
-    """The candidate's gold labels in ID's terms (see the module's docstring)."""
-    if task == "classification":
-        return mapped(candidate, sorted(set(id_set.labels)), label_map)
-    if task == "qa":
-        return candidate
+def ner_candidate(candidate: LabelledSet, id_set: LabelledSet, label_map: Mapping[str, str]) -> LabelledSet:
+    """A NER candidate's gold tags in ID's terms (see the module's docstring): a type mapped to
+    nothing left unscored, a type neither ID's nor mapped refused, a set without gold entities
+    refused (its F1 is undefined)."""
     known = {map_type(t, label_map) for t in entity_types(id_set.labels)}
     gold = [map_tags(tags, label_map, unscored=True) for tags in candidate.labels]
     unmapped = sorted(
@@ -213,18 +200,6 @@ def mapped_candidate(
             "entity F1 is undefined; map at least one of its types onto an ID type, or leave the set out"
         )
     return replace(candidate, labels=tuple(gold))
-
-
-def example_stats(task: str, predicted: Sequence[Any], gold: Sequence[Any], label_map: Mapping[str, str]) -> np.ndarray:
-    """What each example contributes to the metric: correct (classification), (entities right,
-    predicted, gold) for NER, (exact match, F1) for QA."""
-    if task == "classification":
-        return correct(predicted, gold, label_map).astype(np.float64)[:, None]
-    if task == "ner":
-        rows = [entity_counts(map_tags(p, label_map), g) for p, g in zip(predicted, gold)]
-        return np.array(rows, dtype=np.float64).reshape(len(rows), 3)
-    rows2 = [answer_scores(p, [text for text, _ in g]) for p, g in zip(predicted, gold)]
-    return np.array([(f1, em) for em, f1 in rows2], dtype=np.float64).reshape(len(rows2), 2)
 
 
 def unscored_effect(
@@ -250,13 +225,3 @@ def unscored_effect(
         "entity_f1": round(float(entity_f1(sums)), 4),
         "entity_f1_counting_them_wrong": round(float(entity_f1(wrong)), 4),
     }
-
-
-def task_metric(task: str) -> Metric:
-    """The metric of summed example statistics: accuracy and QA's F1 are means, NER's F1 is micro."""
-    return (lambda sums, n: entity_f1(sums)) if task == "ner" else mean_metric
-
-
-def metric_value(task: str, stats: np.ndarray) -> float:
-    """The metric of a whole set."""
-    return float(task_metric(task)(np.asarray(stats).sum(axis=0), len(stats))) if len(stats) else float("nan")
