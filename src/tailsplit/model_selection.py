@@ -301,7 +301,9 @@ def _aligned(X: Any, value: Any, n: int, name: str) -> Any:
         return value
     rows = getattr(X, "index", None)
     if rows is None:
-        if not index.equals(_default_index(len(value))):
+        import pandas as pd
+
+        if not index.equals(pd.RangeIndex(len(value))):
             raise ConfigError(
                 f"{name} is a Series with its own index, but X has none to align it with; pass X as a DataFrame "
                 f"with that index, or {name}=series.to_numpy() in X's row order"
@@ -315,12 +317,6 @@ def _aligned(X: Any, value: Any, n: int, name: str) -> Any:
     return value.reindex(rows)
 
 
-def _default_index(n: int) -> Any:
-    import pandas as pd
-
-    return pd.RangeIndex(n)
-
-
 def _numbers(values: np.ndarray, name: str, *, whole: bool, at_most_zero: bool = False) -> np.ndarray:
     """``values`` checked by the score files' rules before any cast: finite numbers; counts whole
     and at least 0; log-probabilities at most 0."""
@@ -328,9 +324,10 @@ def _numbers(values: np.ndarray, name: str, *, whole: bool, at_most_zero: bool =
         numbers = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):
         raise ConfigError(f"{name} holds values that are not numbers; give one number per row") from None
-    bad = np.flatnonzero(
-        ~np.isfinite(numbers) | ((numbers % 1 != 0) | (numbers < 0) if whole else np.zeros(len(numbers), bool))
-    )
+    wrong = ~np.isfinite(numbers)
+    if whole:
+        wrong |= (numbers % 1 != 0) | (numbers < 0)
+    bad = np.flatnonzero(wrong)
     if len(bad):
         kind = "whole counts of 0 or more" if whole else "finite numbers"
         raise ConfigError(

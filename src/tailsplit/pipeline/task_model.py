@@ -43,10 +43,14 @@ class TaskData:
         named = {"task": kind.name, "metric": kind.metric_name} if kind.named_in_results else {}
         return {
             **named,
-            "id_parts": {**self.parts.describe(), **kind.id_part_counts(self.parts)},
+            "id_parts": {**self.parts.describe(), **_passages(kind.passages_in_train(self.parts))},
             "label_map": self.label_map,
             "ood": [{"name": s.name, "examples": len(s), "dropped_by_label_map": s.dropped} for s in self.ood],
         }
+
+
+def _passages(in_train: int | None) -> dict[str, int]:
+    return {} if in_train is None else {"test_contexts_in_train": in_train}
 
 
 def task_data(config: Any, id_spec: DatasetSpec, ood_specs: Sequence[DatasetSpec]) -> TaskData:
@@ -57,7 +61,7 @@ def task_data(config: Any, id_spec: DatasetSpec, ood_specs: Sequence[DatasetSpec
     if config.id_test_size <= 0:
         raise ConfigError(f"--id-test-size={config.id_test_size:g} must be positive; the task model needs an ID test")
     id_spec, label_field = task_fields(kind, id_spec, config.label_field)
-    parts = _id_parts(id_spec, label_field, config)
+    parts = _id_parts(kind, id_spec, label_field, config)
     kind.check_id_train(parts.train, id_spec.path)
     ood = []
     for spec in ood_specs:
@@ -106,28 +110,27 @@ def published_parts(folder: Path) -> dict[str, Path] | None:
     return {part: paths[0] for part, paths in found.items()}
 
 
-def _id_groups(config: Any, spec: DatasetSpec, whole: LabelledSet) -> tuple[str, ...] | None:
+def _id_groups(kind: TaskKind, config: Any, spec: DatasetSpec, whole: LabelledSet) -> tuple[str, ...] | None:
     """What the ID file's random split keeps whole: ``--id-group``'s field, for QA else each
     question's context paragraph (a paragraph in train and test leaks its answers)."""
-    kind = task_kind(config.task)
     if config.id_group is not None:
         return group_keys(spec.path, config.id_group, kind.columns_format(spec.path))
     groups = kind.id_groups(whole)
     return None if groups is None else tuple(groups)
 
 
-def _id_parts(spec: DatasetSpec, label_field: str, config: Any) -> IdParts:
+def _id_parts(kind: TaskKind, spec: DatasetSpec, label_field: str, config: Any) -> IdParts:
     """A split folder's own parts, a folder's published train/dev/test files, or the ID file
     divided by a seeded random split of whole groups (:func:`_id_groups`; a published split
     without dev: dev drawn from train). QA parts whose test questions share a context with
     train are said loudly (:func:`_warn_shared_passages`)."""
-    parts = _read_id_parts(spec, label_field, config)
-    _warn_shared_passages(spec, parts, task_kind(config.task))
+    parts = _read_id_parts(kind, spec, label_field, config)
+    _warn_shared_passages(spec, parts, kind)
     return parts
 
 
 def _warn_shared_passages(spec: DatasetSpec, parts: IdParts, kind: TaskKind) -> None:
-    shared = kind.id_part_counts(parts).get("test_contexts_in_train", 0)
+    shared = kind.passages_in_train(parts)
     if shared:
         logger.warning(
             "%d of the %d ID test questions of %s (%s) share their context paragraph with ID train: the ID score "
@@ -137,7 +140,7 @@ def _warn_shared_passages(spec: DatasetSpec, parts: IdParts, kind: TaskKind) -> 
         )  # fmt: skip
 
 
-def _read_id_parts(spec: DatasetSpec, label_field: str, config: Any) -> IdParts:
+def _read_id_parts(kind: TaskKind, spec: DatasetSpec, label_field: str, config: Any) -> IdParts:
     folder = Path(spec.path)
     published = published_parts(folder)
     if config.id_group is not None and (published is not None or (folder / MANIFEST).is_file()):
@@ -147,7 +150,7 @@ def _read_id_parts(spec: DatasetSpec, label_field: str, config: Any) -> IdParts:
         )
     if published is not None:
         read = {
-            p: replace(read_examples(task_kind(config.task), spec, label_field, path), name=f"{spec.name}:{p}")
+            p: replace(read_examples(kind, spec, label_field, path), name=f"{spec.name}:{p}")
             for p, path in published.items()
         }
         if "dev" not in read:
@@ -155,18 +158,18 @@ def _read_id_parts(spec: DatasetSpec, label_field: str, config: Any) -> IdParts:
             read["train"], read["dev"] = drawn.train, replace(drawn.test, name=f"{spec.name}:dev")
         return IdParts(read["train"], read["dev"], read["test"], "the dataset's own train, dev and test files")
     if not (folder.is_dir() and (folder / MANIFEST).is_file()):
-        whole = read_examples(task_kind(config.task), spec, label_field)
+        whole = read_examples(kind, spec, label_field)
         return id_parts(
             whole,
             test_size=config.id_test_size,
             dev_size=config.id_dev_size,
             seed=config.seed,
-            groups=_id_groups(config, spec, whole),
+            groups=_id_groups(kind, config, spec, whole),
         )
     manifest = read_manifest(folder)
     parts = {
         p: replace(
-            read_examples(task_kind(config.task), spec, label_field, part_file(folder, manifest, p), allow_empty=True),
+            read_examples(kind, spec, label_field, part_file(folder, manifest, p), allow_empty=True),
             name=f"{spec.name}:{p}",
         )
         for p in SPLIT_PARTS

@@ -242,40 +242,41 @@ def _hinge_grid(xs: np.ndarray, ys: np.ndarray, cuts: np.ndarray) -> tuple[np.nd
     return rss, coef
 
 
-def _intervals(design: np.ndarray, rss: float, df: int, rows: dict[str, np.ndarray]) -> dict[str, tuple[float, float]]:
-    """Half-widths (as ``(-h, h)``) of the 95% t-intervals of linear combinations ``rows`` of
-    the least-squares coefficients of ``design``, with ``df`` residual degrees of freedom."""
+def _intervals(
+    design: np.ndarray, coef: np.ndarray, rss: float, df: int, rows: dict[str, np.ndarray]
+) -> dict[str, tuple[float, float]]:
+    """The 95% t-intervals of linear combinations ``rows`` of the least-squares coefficients
+    ``coef`` of ``design``, with ``df`` residual degrees of freedom."""
     if df < 1:
         return {name: (-np.inf, np.inf) for name in rows}
     covariance = rss / df * np.linalg.pinv(design.T @ design)
-    return {name: _interval(r, covariance, df) for name, r in rows.items()}
+    intervals = {}
+    for name, row in rows.items():
+        half = t975(df) * float(np.sqrt(max(row @ covariance @ row, 0.0)))
+        intervals[name] = (float(row @ coef) - half, float(row @ coef) + half)
+    return intervals
 
 
-def _interval(row: np.ndarray, covariance: np.ndarray, df: int) -> tuple[float, float]:
-    half = t975(df) * float(np.sqrt(max(row @ covariance @ row, 0.0)))
-    return -half, half
+def _line(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(design, coefficients, fitted values) of the least-squares line through (x, y)."""
+    design = np.column_stack([np.ones_like(x), x])
+    coef, *_ = np.linalg.lstsq(design, y, rcond=None)
+    return design, coef, design @ coef
 
 
 def fit_line(x: np.ndarray, y: np.ndarray) -> Fit:
-    design = np.column_stack([np.ones_like(x), x])
-    coef, *_ = np.linalg.lstsq(design, y, rcond=None)
-    fitted = design @ coef
+    design, coef, fitted = _line(x, y)
     rss = float(((fitted - y) ** 2).sum())
-    intervals = _shifted(_intervals(design, rss, len(x) - 2, {"slope": np.array([0.0, 1.0])}), {"slope": coef[1]})
+    intervals = _intervals(design, coef, rss, len(x) - 2, {"slope": np.array([0.0, 1.0])})
     return Fit(
         "line", rss, _bic(rss, len(x), 2), float(coef[0]), (float(coef[1]),), None, (_r2(x, y, fitted),), intervals
     )
 
 
-def _shifted(halves: dict[str, tuple[float, float]], centres: dict[str, float]) -> dict[str, tuple[float, float]]:
-    return {name: (float(centres[name] + low), float(centres[name] + high)) for name, (low, high) in halves.items()}
-
-
 def separate_line(x: np.ndarray, y: np.ndarray) -> SeparateLine:
     """A line through the points (x, y) alone, with its r² (BOSS's fit of one stage)."""
-    design = np.column_stack([np.ones_like(x), x])
-    coef, *_ = np.linalg.lstsq(design, y, rcond=None)
-    return SeparateLine(float(coef[0]), float(coef[1]), _r2(x, y, design @ coef), len(x))
+    _, coef, fitted = _line(x, y)
+    return SeparateLine(float(coef[0]), float(coef[1]), _r2(x, y, fitted), len(x))
 
 
 def fit_segments(x: np.ndarray, y: np.ndarray) -> dict[str, Fit]:
@@ -305,8 +306,7 @@ def fit_segments(x: np.ndarray, y: np.ndarray) -> dict[str, Fit]:
         rows = {"slope_before": np.array([0.0, 1.0, 0.0]), "slope_after": np.array([0.0, 1.0, 1.0])}
         if kind == "hinge":
             rows["change"] = np.array([0.0, 0.0, 1.0])
-        centres = {"slope_before": slopes[0], "slope_after": slopes[1], "change": float(coef[2])}
-        intervals = _shifted(_intervals(design, rss, len(x) - 4, rows), centres)  # the turning point costs one
+        intervals = _intervals(design, coef, rss, len(x) - 4, rows)  # the turning point costs one
         separate = (
             tuple(separate_line(x[m], y[m]) for m in (left, ~left)) if min(left.sum(), (~left).sum()) >= 2 else ()
         )

@@ -11,6 +11,7 @@ registration in :data:`TASKS`.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -26,8 +27,9 @@ from tailsplit.shift.task_metrics import answer_scores, entity_counts, entity_f1
 from tailsplit.shift.tasks import map_tags, ner_candidate, read_ner, read_qa, unscored_effect
 
 
-class TaskKind:
-    """What a BOSS task is; the defaults are classification's where a task has no say."""
+class TaskKind(ABC):
+    """What a BOSS task is. Each task reads its examples and scores them its own way (the two
+    abstract methods); elsewhere a task says only where it differs from the defaults here."""
 
     name: ClassVar[str]
     metric_name: ClassVar[str]
@@ -42,22 +44,26 @@ class TaskKind:
         if self.field_count is not None and len(spec.fields) != self.field_count:
             raise ConfigError(f"{spec.name!r}: {self.fields_hint}, not {'+'.join(spec.fields)}")
 
+    @abstractmethod
     def read(self, spec: DatasetSpec, label_field: str, location: Path, allow_empty: bool) -> LabelledSet:
-        raise NotImplementedError
+        """Every example of the file at ``location``, read and checked."""
 
     def check_label_map(self, label_map: Mapping[str, str]) -> None:
-        """Refuse a label map the task has no labels for."""
+        """Refuse a label map the task has no labels for (every task here but QA has some)."""
+        return None
 
     def check_id_train(self, train: LabelledSet, path: str) -> None:
-        """Refuse ID training data the task model cannot learn from."""
+        """Refuse ID training data the task model cannot learn from (QA's any answer teaches)."""
+        return None
 
     def mapped_candidate(
         self, candidate: LabelledSet, id_set: LabelledSet, label_map: Mapping[str, str]
     ) -> LabelledSet:
         return candidate
 
+    @abstractmethod
     def example_stats(self, predicted: Sequence[Any], gold: Sequence[Any], label_map: Mapping[str, str]) -> np.ndarray:
-        raise NotImplementedError
+        """What each example contributes to the metric (a row per example)."""
 
     @property
     def metric(self) -> Metric:
@@ -83,9 +89,10 @@ class TaskKind:
     def cache_version(self, base: str) -> str:
         return f"{base}-{self.name}"
 
-    def id_part_counts(self, parts: IdParts) -> dict[str, Any]:
-        """What the results say of the ID parts beyond their sizes."""
-        return {}
+    def passages_in_train(self, parts: IdParts) -> int | None:
+        """How many ID test examples share their passage with ID train (``None``: the task's
+        examples have no passage)."""
+        return None
 
     def measured_extras(
         self, id_stats: np.ndarray, ood: Sequence[tuple[LabelledSet, np.ndarray, Sequence[Any]]], label_map: Any
@@ -201,8 +208,8 @@ class ExtractiveQa(TaskKind):
     def id_groups(self, whole: LabelledSet) -> Sequence[str] | None:
         return whole.columns[1]  # a paragraph in train and in test would leak its answers
 
-    def id_part_counts(self, parts: IdParts) -> dict[str, Any]:
-        return {"test_contexts_in_train": shared_passages(parts)}
+    def passages_in_train(self, parts: IdParts) -> int | None:
+        return shared_passages(parts)
 
     def measured_extras(
         self, id_stats: np.ndarray, ood: Sequence[tuple[LabelledSet, np.ndarray, Sequence[Any]]], label_map: Any

@@ -11,8 +11,9 @@ Two rules, each a paper's:
   (62.3 % true) then gets a 50/50 evaluation set.
 
 With groups kept whole a part can only approach its quotas; :func:`label_report` measures by
-how much, per label and part, and refuses a miss beyond ``label_tolerance`` (a share of the
-part) so a drifted label mix is never written without a word.
+how much, per label and part, and refuses a miss larger than both ``label_tolerance`` (a
+share of the part) and one typical group, so a drifted label mix is never written without a
+word.
 
 >>> codes, names = np.array([0, 0, 0, 1, 1, 1, 1, 1, 1, 1]), np.array(["a", "b"])
 >>> LabelQuotas(codes, names, "equal", 0.02, first=1).evaluation_quota(2, 2).tolist()

@@ -67,16 +67,16 @@ class Strata:
 
 
 def strata_quotas(
-    total: int, labels: LabelQuotas | None, bucket_codes: np.ndarray | None, n: int, n_dev_test: tuple[int, int]
+    n_dev_test: tuple[int, int], labels: LabelQuotas | None, bucket_codes: np.ndarray | None, n: int
 ) -> Strata:
-    """Quotas that give each label its quota (``labels``' rule) and, inside each label, keep
-    the buckets' proportions. ``labels`` / ``bucket_codes`` are ``None`` when that constraint
-    is off."""
+    """Quotas of dev and test together that give each label its quota (``labels``' rule) and,
+    inside each label, keep the buckets' proportions. ``labels`` / ``bucket_codes`` are
+    ``None`` when that constraint is off."""
     label_codes = np.zeros(n, dtype=np.int64) if labels is None else labels.codes
     buckets = np.zeros(n, dtype=np.int64) if bucket_codes is None else bucket_codes
     n_buckets = int(buckets.max()) + 1 if n else 1
     of_row = label_codes * n_buckets + buckets
-    label_quota = np.array([total]) if labels is None else labels.evaluation_quota(*n_dev_test)
+    label_quota = np.array([sum(n_dev_test)]) if labels is None else labels.evaluation_quota(*n_dev_test)
     quotas = np.zeros(len(label_quota) * n_buckets, dtype=np.int64)
     for label in range(len(label_quota)):
         in_label = buckets[label_codes == label]
@@ -313,7 +313,7 @@ def split_by_keys(
     n_dev, n_test = resolve_sizes(inputs.n, splitter.dev_size, splitter.test_size)
     units = Units.from_groups(inputs.groups, inputs.n)
     labels = label_quotas_for(splitter, inputs, keys, (n_dev, n_test))
-    strata = strata_quotas(n_dev + n_test, labels, buckets, inputs.n, (n_dev, n_test))
+    strata = strata_quotas((n_dev, n_test), labels, buckets, inputs.n)
     eval_mask = fill_quotas(order_units(units.mean(keys)), units, strata)
     details: dict = {}
     if getattr(splitter, "atom_constraint", False):

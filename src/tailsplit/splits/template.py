@@ -53,7 +53,7 @@ class TemplateSplitter(Splitter):
         n_dev, n_test = resolve_sizes(inputs.n, self.dev_size, self.test_size)
         templates = programs.template_codes()
         units = Units(of_row=templates, count=int(templates.max()) + 1)
-        strata = strata_quotas(n_dev + n_test, None, None, inputs.n, (n_dev, n_test))
+        strata = strata_quotas((n_dev, n_test), None, None, inputs.n)
         order = seeded_rng(self.seed, SPLIT_ORDER).permutation(units.count)
         eval_mask = fill_quotas(order, units, strata)
         details: dict = {}

@@ -78,7 +78,7 @@ class TmcdSplitter(Splitter):
         keys = np.empty(inputs.n, dtype=np.float64)
         keys[order] = np.arange(inputs.n)
         labels = label_quotas_for(self, inputs, keys, (n_dev, n_test))
-        strata = strata_quotas(n_dev + n_test, labels, None, inputs.n, (n_dev, n_test))
+        strata = strata_quotas((n_dev, n_test), labels, None, inputs.n)
         eval_mask = fill_quotas(order, units, strata)
         eval_mask, details = repair_atoms(eval_mask, inputs, keys, strata, units)
         search = CompoundDivergenceSearch(programs.compounds, programs.atoms, eval_mask, strata.of_row)
