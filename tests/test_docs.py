@@ -202,7 +202,7 @@ def test_the_where_to_change_what_table_names_files_that_exist() -> None:
     missing = [p for p in paths if not (root / p).exists()]
     assert not missing, missing
     listed = {p for p in paths if p.startswith("src/tailsplit/") and p.endswith(".py")}
-    for module in ("pipeline/signatures.py", "config/declare.py", "scoring/fused.py", "io/claims.py"):
+    for module in ("pipeline/keywords.py", "config/declare.py", "scoring/fused.py", "io/claims.py"):
         assert f"src/tailsplit/{module}" in listed
 
 

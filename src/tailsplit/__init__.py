@@ -27,33 +27,31 @@ from tailsplit.pipeline import (
     score_dataset,
     split_dataset,
 )
-from tailsplit.pipeline.correlate import CorrelateResult
-from tailsplit.pipeline.curve import CurveResult
-from tailsplit.pipeline.export_hf import HfExportResult
-from tailsplit.pipeline.export_lm_eval import LmEvalExportResult
-from tailsplit.pipeline.export_weights import WeightsExportResult
-from tailsplit.pipeline.ood_rank import OodRankResult
-from tailsplit.pipeline.overlap import OverlapResult
-from tailsplit.pipeline.signatures import (
-    analyze,
-    audit_overlap,
-    correlate,
-    curve,
-    evaluate,
-    export_hf,
-    export_lm_eval,
-    export_weights,
-    likelihood_split,
-    ood_rank,
-    score,
-    similarity,
-    split,
-)
-from tailsplit.pipeline.similarity import SimilarityResult
+from tailsplit.pipeline.analyze import analyze
+from tailsplit.pipeline.correlate import CorrelateResult, correlate
+from tailsplit.pipeline.curve import CurveResult, curve
+from tailsplit.pipeline.evaluate import evaluate
+from tailsplit.pipeline.export_hf import HfExportResult, export_hf
+from tailsplit.pipeline.export_lm_eval import LmEvalExportResult, export_lm_eval
+from tailsplit.pipeline.export_weights import WeightsExportResult, export_weights
+from tailsplit.pipeline.ood_rank import OodRankResult, ood_rank
+from tailsplit.pipeline.overlap import OverlapResult, audit_overlap
+from tailsplit.pipeline.score import score
+from tailsplit.pipeline.similarity import SimilarityResult, similarity
+from tailsplit.pipeline.split import likelihood_split, split
 from tailsplit.prompts import BUILTIN_TEMPLATES, PromptTemplate, resolve_template
 from tailsplit.registry import SCORERS
 from tailsplit.scoring import score_examples
-from tailsplit.splits import LikelihoodSplitter, RandomSplitter, SplitInputs
+from tailsplit.splits import (
+    AfliteSplitter,
+    LengthSplitter,
+    LikelihoodSplitter,
+    RandomSplitter,
+    SplitInputs,
+    Splitter,
+    TemplateSplitter,
+    TmcdSplitter,
+)
 
 __all__ = [
     "__version__",
@@ -74,6 +72,11 @@ __all__ = [
     "FieldMap",
     "InputError",
     "LikelihoodSplitter",
+    "LengthSplitter",
+    "AfliteSplitter",
+    "TemplateSplitter",
+    "TmcdSplitter",
+    "Splitter",
     "OutputConfig",
     "PromptTemplate",
     "RandomSplitter",

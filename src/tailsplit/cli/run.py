@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import Annotated
 
@@ -13,7 +12,7 @@ from tailsplit.cli.app import app, show, typed_command
 from tailsplit.cli.declared import Given, declared_options
 from tailsplit.config import AnalyzeConfig, DataConfig, OutputConfig, ScoringConfig, SplitConfig
 from tailsplit.errors import ConfigError
-from tailsplit.pipeline.signatures import analyze as analyze_split_folder
+from tailsplit.pipeline.analyze import analyze_settings
 
 RUN_EXAMPLES = """
 **Examples**
@@ -126,8 +125,6 @@ def analyze(given: Given) -> None:
     settings = given.command_config(AnalyzeConfig)
     if not settings.split_dir:
         raise ConfigError("analyze needs a split folder (as its argument or split_dir = ... in --config)")
-    options = {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)}
-    del options["split_dir"], options["compare"]
-    result = analyze_split_folder(settings.split_dir, compare=settings.compare, **options)
+    result = analyze_settings(settings.split_dir, settings.compare, settings)
     result.write()
     show(result)

@@ -42,12 +42,10 @@ from tailsplit.config.commands import (
 from tailsplit.config.declare import (
     Option,
     check_values,
-    config_from_keywords,
     declare_field_flags,
     declared_option,
     field_types,
     flag_of,
-    keyword_values,
     option,
     refuse_unknown,
 )
@@ -123,10 +121,8 @@ __all__ = [
     "SimilarityConfig",
     "SplitConfig",
     "check_values",
-    "config_from_keywords",
     "declared_option",
     "field_types",
-    "keyword_values",
     "describe_table",
     "flag_of",
     "load_command_config",

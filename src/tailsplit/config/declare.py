@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import math
+import types
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -195,7 +196,7 @@ def _check_values(config: Any, effects: bool) -> None:
         declared = declared_option(f)
         if declared is None:
             continue
-        value = plain_value(getattr(config, f.name))
+        value = as_declared(plain_value(getattr(config, f.name)), hints[f.name])
         if not value_has_type(value, hints[f.name]):
             if declared.metavar == "FIELD" and value is not None:
                 raise ConfigError(
@@ -230,6 +231,31 @@ def _check_values(config: Any, effects: bool) -> None:
                 raise ConfigError(f"{flag_of(f.name)}={value!r} {_outside(declared.bounds, item)}")
 
 
+def as_declared(value: Any, hint: Any) -> Any:
+    """A Python value in the form its field keeps: one item given to a list option as a list
+    of it (a string is never read character by character; a number to a tuple option, a tuple
+    of it), a tuple given to a ``list`` field as a list (so a signature's ``()`` default is the
+    config's ``[]``).
+
+    >>> as_declared("tfidf", list[str]), as_declared((), list[str]), as_declared(500, tuple[int, ...])
+    (['tfidf'], [], (500,))
+    """
+    if isinstance(value, str) and is_list_type(hint):
+        return [value]
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if number and is_list_type(hint) and not _list_origin(hint):
+        return (value,)
+    if isinstance(value, tuple) and _list_origin(hint):
+        return list(value)
+    return value
+
+
+def _list_origin(hint: Any) -> bool:
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        return any(_list_origin(a) for a in typing.get_args(hint))
+    return typing.get_origin(hint) is list
+
+
 def _outside(bounds: Bounds, item: float) -> str:
     """What is wrong with a number outside ``bounds``, and what to give instead."""
     allowed = bounds.describe()
@@ -253,37 +279,6 @@ def refuse_unknown(options: dict[str, Any], known: Any) -> None:
         close = difflib.get_close_matches(name, list(known), n=3)
         hint = f"did you mean {', '.join(close)}?" if close else f"use one of {', '.join(sorted(known))}"
         raise ConfigError(f"{name}={options[name]!r} is not an option; {hint}")
-
-
-def keyword_values(options: dict[str, Any], hints: dict[str, Any]) -> dict[str, Any]:
-    """Keyword values as config fields hold them: paths as text, and one item given to a list
-    option (``baselines="tfidf"``, ``corpus="c.txt"``) as a list of that item — never a string
-    read character by character. ``hints`` are the fields' types.
-
-    >>> from pathlib import Path
-    >>> keyword_values({"baselines": "tfidf", "out": Path("a"), "corpus": (Path("b"),)},
-    ...                {"baselines": list[str], "out": str, "corpus": list[str]})
-    {'baselines': ['tfidf'], 'out': 'a', 'corpus': ['b']}
-    """
-    values = {name: plain_value(value) for name, value in options.items()}
-    for name, value in values.items():
-        if isinstance(value, str) and is_list_type(hints.get(name)):
-            values[name] = [value]
-    return values
-
-
-def config_from_keywords(
-    cls: type, options: dict[str, Any], reserved: tuple[str, ...] = (), given: dict[str, Any] | None = None
-) -> Any:
-    """A command's config from Python keywords named after its fields, checked as the
-    command line's options are (each value against its field's type first); ``given``
-    fields are set by the call itself (its positional arguments) and, with ``reserved``
-    ones, are not keywords. Paths become text; one item given to a list option, a list."""
-    known = [f.name for f in dataclasses.fields(cls) if f.name not in reserved and f.name not in (given or {})]
-    refuse_unknown(options, known)
-    config = cls(**(given or {}), **keyword_values(options, field_types(cls)))
-    check_values(config)
-    return config
 
 
 class Checked:

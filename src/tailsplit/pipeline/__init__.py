@@ -1,6 +1,6 @@
 """The only layer that wires steps together; one module per command, holding its function and
-its result type (``similarity.py``: ``similarity`` and ``SimilarityResult``). The commands'
-Python functions, with their explicit signatures, are :mod:`.signatures` (``tailsplit``
+its result type (``similarity.py``: ``similarity`` and ``SimilarityResult``). A command's
+Python function is hand-written in its module with explicit keyword parameters (``tailsplit``
 exports them); this package exports the config-level calls the command line uses, so each
 module's name (``tailsplit.pipeline.evaluate``, ``.curve``) is the module, not a function."""
 

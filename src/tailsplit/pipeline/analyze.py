@@ -21,10 +21,11 @@ from tailsplit.analysis.compare import SplitComparison, compare_splits
 from tailsplit.analysis.plots import comparison_figure, null_grid
 from tailsplit.analysis.split_analysis import AnalysisInputs, SplitAnalysis, analyze_split
 from tailsplit.analysis.split_dir import describe_split, load_split_dir, pair_text, read_manifest
-from tailsplit.config import NULL_SPLITS, AnalyzeConfig, RunConfig, config_from_keywords
+from tailsplit.config import NULL_SPLITS, AnalyzeConfig, RunConfig, check_values
 from tailsplit.errors import ConfigError, MissingDependencyError, keyword_spelling
 from tailsplit.io.manifest import MANIFEST, Manifest, read_manifest_file
 from tailsplit.io.outputs import update_reports
+from tailsplit.pipeline.keywords import known_keywords
 from tailsplit.pipeline.result import RunResult, folder_of
 from tailsplit.pipeline.split_folder import report_files
 from tailsplit.pipeline.views import analysis_view
@@ -145,19 +146,33 @@ class AnalysisResult:
             return ""
 
 
-@keyword_spelling
-def analyze(split: SplitSource, *, compare: Sequence[SplitSource] = (), **options: Any) -> AnalysisResult:
+# fmt: off
+@known_keywords()
+def analyze(
+    split: SplitSource,
+    *,
+    null_splits: int | None = None, seed: int = 0, analysis_text: str | None = None, syntax: bool | None = None,
+    agreement_field: str | None = None, accept_modified: bool = False,
+    compare: SplitSource | Sequence[SplitSource] = (),
+) -> AnalysisResult:
     """``tailsplit analyze``: ``split`` (a split folder, or the result of
     :func:`~tailsplit.likelihood_split` / :func:`~tailsplit.split`) against random splits, and
-    against each split of ``compare``. ``options`` are ``analyze``'s (``null_splits``,
-    ``seed``, ``analysis_text``, ``syntax``, ``agreement_field``, ``accept_modified``); nothing
-    is written (``result.write()`` adds the reports to the split folder).
+    against each split of ``compare``; nothing is written (``result.write()`` adds the
+    reports to the split folder).
 
     >>> tailsplit.analyze("snli-likelihood", compare=["snli-random-0"]).to_pandas()  # doctest: +SKIP
     """
-    settings = config_from_keywords(AnalyzeConfig, options, reserved=("split_dir", "compare"))
+    settings = AnalyzeConfig(null_splits=null_splits, seed=seed, analysis_text=analysis_text, syntax=syntax,
+                             agreement_field=agreement_field, accept_modified=accept_modified)
+    check_values(settings)
+    return analyze_settings(split, _one_or_list(compare), settings)
+# fmt: on
+
+
+def analyze_settings(split: SplitSource, compare: Sequence[SplitSource], settings: AnalyzeConfig) -> AnalysisResult:
+    """The analysis of ``split`` (and each split of ``compare``) as ``settings`` ask."""
     split = split if isinstance(split, RunResult) else folder_of(split)
-    compare = [c if isinstance(c, RunResult) else folder_of(c, "compare") for c in _one_or_list(compare)]
+    compare = [c if isinstance(c, RunResult) else folder_of(c, "compare") for c in compare]
     _refuse_self_comparison(split, compare)
     null_splits = NULL_SPLITS if settings.null_splits is None else settings.null_splits
     inputs, manifest, folder = _inputs(split, settings.analysis_text, settings.agreement_field, settings)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -12,13 +13,14 @@ from tailsplit.analysis.shift_report import (
     correlate_markdown,
     relation_figure,
 )
-from tailsplit.config import CorrelateConfig, config_from_keywords
+from tailsplit.config import CorrelateConfig, check_values
 from tailsplit.config.arguments import path_argument
 from tailsplit.errors import ConfigError, InputError, keyword_spelling
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.values import strict_json
 from tailsplit.pipeline.findings import Findings, rows_of
+from tailsplit.pipeline.keywords import known_keywords
 from tailsplit.pipeline.manifest import command_provenance, write_outputs
 from tailsplit.pipeline.shift_common import check_out
 from tailsplit.render.console import Line, View
@@ -103,8 +105,16 @@ def correlate_config(config: CorrelateConfig, *, command: list[str] | None = Non
     return CorrelateResult(result, None if config.out is None else Path(config.out))
 
 
-@keyword_spelling
-def correlate(points: str | Path, **options: Any) -> CorrelateResult:
+@known_keywords()
+def correlate(
+    points: str | os.PathLike[str],
+    *,
+    group: str | None = None,
+    out: str | os.PathLike[str] | None = None,
+    overwrite: bool = False,
+) -> CorrelateResult:
     """``tailsplit correlate``: Type I / II / III fits of (ID, OOD) accuracy points."""
-    given = {"points": path_argument("points", points, "a CSV file of accuracy points")}
-    return correlate_config(config_from_keywords(CorrelateConfig, options, given=given))
+    points_path = path_argument("points", points, "a CSV file of accuracy points")
+    config = CorrelateConfig(points=points_path, group=group, out=out, overwrite=overwrite)  # type: ignore[arg-type]
+    check_values(config)
+    return correlate_config(config)

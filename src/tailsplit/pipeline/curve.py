@@ -13,6 +13,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,7 +23,7 @@ import numpy as np
 
 from tailsplit.analysis.shift_report import correlate_markdown, curve_figure, curve_runs_markdown
 from tailsplit.cache import default_cache_dir
-from tailsplit.config import CurveConfig, check_values, config_from_keywords
+from tailsplit.config import CurveConfig, check_values
 from tailsplit.config.arguments import path_argument, paths_argument
 from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.evaluation.encoder import EncoderRecipe
@@ -31,6 +33,7 @@ from tailsplit.io.outputs import check_output_folder, replace_file_bytes
 from tailsplit.io.values import strict_json
 from tailsplit.pipeline.correlate import relation_view
 from tailsplit.pipeline.findings import Findings, rows_of
+from tailsplit.pipeline.keywords import known_keywords
 from tailsplit.pipeline.manifest import command_provenance, write_outputs
 from tailsplit.pipeline.task_heads import task_model
 from tailsplit.pipeline.task_model import TaskData, check_task_model, dataset_files, task_data
@@ -310,9 +313,27 @@ def _write(
     )
 
 
-@keyword_spelling
-def curve(id: str | Path, ood: Any, **options: Any) -> CurveResult:  # noqa: A002 - BOSS's name
+# fmt: off
+@known_keywords()
+def curve(
+    id: str | os.PathLike[str],  # noqa: A002 - BOSS's name
+    ood: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    *,
+    task: str = "classification", label_field: str = "label", label_map: str | Sequence[str] = (),
+    id_test_size: float = 0.2, id_dev_size: float = 0.1, id_group: str | None = None,
+    encoders: str | Sequence[str] = (), train_sizes: int | Sequence[int] = (),
+    trainable_layers: int | Sequence[int] = (), max_steps: int = 800, checkpoint_every: int = 100,
+    max_examples: int | None = None, device: str = "auto", seed: int = 0, out: str | os.PathLike[str] | None = None,
+    overwrite: bool = False,
+) -> CurveResult:
     """``tailsplit curve``: a task model trained on ``id``, ID and OOD accuracy at each
     checkpoint, and the fitted relation (needs ``out=``: it writes its points and fits)."""
-    given = {"id": path_argument("id", id, "the ID dataset"), "ood": paths_argument("ood", ood, "OOD datasets")}
-    return curve_config(config_from_keywords(CurveConfig, options, given=given))
+    config = CurveConfig(
+        id=path_argument("id", id, "the ID dataset"), ood=paths_argument("ood", ood, "OOD datasets"), task=task,
+        label_field=label_field, label_map=label_map, id_test_size=id_test_size, id_dev_size=id_dev_size,  # type: ignore[arg-type]  # kept in its declared form when built
+        id_group=id_group, encoders=encoders, train_sizes=train_sizes, trainable_layers=trainable_layers,  # type: ignore[arg-type]  # kept in its declared form when built
+        max_steps=max_steps, checkpoint_every=checkpoint_every, max_examples=max_examples, device=device, seed=seed,
+        out=out, overwrite=overwrite)  # type: ignore[arg-type]
+    check_values(config)
+    return curve_config(config)
+# fmt: on

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import dataclasses
 import html
+import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tailsplit.analysis.split_dir import describe_split, read_split_parts
 from tailsplit.cache import ScoreCache, default_cache_dir
-from tailsplit.config import EvaluateConfig, RunConfig, check_values, config_from_keywords
+from tailsplit.config import EvaluateConfig, RunConfig, check_values
 from tailsplit.config.arguments import path_argument, switch_argument
 from tailsplit.errors import ConfigError, MissingDependencyError, keyword_spelling
 from tailsplit.evaluation.baselines import (
@@ -51,8 +53,9 @@ from tailsplit.pipeline.evaluate_checks import (
     split_agreements,
     text_field_of,
 )
+from tailsplit.pipeline.keywords import known_keywords
 from tailsplit.pipeline.manifest import command_provenance, write_outputs
-from tailsplit.pipeline.result import folders_of
+from tailsplit.pipeline.result import RunResult, folders_of
 from tailsplit.pipeline.scoring import template_for
 from tailsplit.registry import SCORERS
 from tailsplit.render import html_table
@@ -334,15 +337,32 @@ def _zero_shot(manifest: Manifest, parts: dict[str, list[Any]], config: Evaluate
             cache.close()
 
 
-@keyword_spelling
-def evaluate(splits: Any, **options: Any) -> EvaluationResult:
+# fmt: off
+@known_keywords()
+def evaluate(
+    splits: RunResult | str | os.PathLike[str] | Sequence[RunResult | str | os.PathLike[str]],
+    *,
+    baselines: str | Sequence[str] = (), input_fields: str | Sequence[str] = (),
+    predictions: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] = (), bucket: str | None = None,
+    zero_shot: bool = False, zero_shot_template: str | None = None, encoder: str | None = None,
+    max_steps: int = 800, max_train: int | None = None, device: str = "auto", leakage_threshold: float = 0.05,
+    agreement_field: str | None = None, fairness_margin: float = 0.02, accept_modified: bool = False, seed: int = 0,
+    out: str | os.PathLike[str] | None = None, overwrite: bool = False,
+) -> EvaluationResult:
     """``tailsplit evaluate``: baselines trained on each split's train part and scored on its
     test part, compared with the random splits among ``splits`` (split folders, or results of
-    :func:`~tailsplit.likelihood_split` / :func:`~tailsplit.split`; one split as itself). ``options``
-    are ``evaluate``'s (``baselines``, ``max_train``, ``max_steps``, ``seed``, ``out``, ...);
+    :func:`~tailsplit.likelihood_split` / :func:`~tailsplit.split`; one split as itself);
     nothing is written unless ``out`` is given (or ``result.write(out)`` is called).
 
     >>> tailsplit.evaluate(["snli-ll", "snli-random-0"], baselines=["tfidf"]).to_pandas()  # doctest: +SKIP
     """
-    folders = folders_of(splits)
-    return evaluate_config(config_from_keywords(EvaluateConfig, options, given={"split_dirs": folders}))
+    config = EvaluateConfig(
+        split_dirs=folders_of(splits), baselines=baselines, input_fields=input_fields,  # type: ignore[arg-type]
+        predictions=predictions, bucket=bucket, zero_shot=zero_shot,  # type: ignore[arg-type]
+        zero_shot_template=zero_shot_template, encoder=encoder, max_steps=max_steps, max_train=max_train,
+        device=device, leakage_threshold=leakage_threshold, agreement_field=agreement_field,
+        fairness_margin=fairness_margin, accept_modified=accept_modified, seed=seed,
+        out=out, overwrite=overwrite)  # type: ignore[arg-type]
+    check_values(config)
+    return evaluate_config(config)
+# fmt: on

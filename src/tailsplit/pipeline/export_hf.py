@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from tailsplit.analysis.split_dir import describe_split, listed_json, read_split_parts
-from tailsplit.config import HfExportConfig, config_from_keywords
+from tailsplit.config import HfExportConfig, check_values
 from tailsplit.config.arguments import path_argument
 from tailsplit.config.values import short_repr
 from tailsplit.errors import ConfigError, keyword_spelling
@@ -28,6 +29,7 @@ from tailsplit.io.memory import HF_ABOUT
 from tailsplit.io.outputs import check_output_folder, staged_output
 from tailsplit.io.values import check_writable
 from tailsplit.pipeline.export_lm_eval import ExportResult, split_manifest_sha256, tailsplit_version
+from tailsplit.pipeline.keywords import known_keywords
 from tailsplit.pipeline.manifest import recorded_command
 from tailsplit.pipeline.result import RunResult, folder_of
 from tailsplit.render.console import Line, View
@@ -230,16 +232,25 @@ def _folder_about(path: str | None) -> dict[str, str]:
     return {}
 
 
-@keyword_spelling
-def export_hf(split: RunResult | str | Path, out: str | Path, **options: Any) -> HfExportResult:
-    """``tailsplit export hf``: a split (its folder, or a run written with ``result.write``)
-    as a Hugging Face ``DatasetDict`` folder with a dataset card (``license=``,
-    ``citation_file=``, ``push_to_hub=``, ``class_labels=``, ``task_category=``, ``language=``, ``overwrite=``, ``accept_modified=``); the manifest
-    written."""
-    config = config_from_keywords(
-        HfExportConfig, options, given={"split_dir": folder_of(split), "out": path_argument("out", out, "a folder")}
-    )
+# fmt: off
+@known_keywords()
+def export_hf(
+    split: RunResult | str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    license: str | None = None, citation_file: str | os.PathLike[str] | None = None,  # noqa: A002
+    push_to_hub: str | None = None, class_labels: str | None = None, task_category: str | None = None,
+    language: str | None = None, overwrite: bool = False, accept_modified: bool = False,
+) -> HfExportResult:
+    """``tailsplit export-hf``: the split folder (or a run written to one) exported as a
+    Hugging Face ``DatasetDict`` folder with a dataset card; what was written."""
+    config = HfExportConfig(
+        split_dir=folder_of(split), out=path_argument("out", out, "a folder"), license=license,
+        citation_file=citation_file, push_to_hub=push_to_hub, class_labels=class_labels,  # type: ignore[arg-type]
+        task_category=task_category, language=language, overwrite=overwrite, accept_modified=accept_modified)
+    check_values(config)
     return export_hf_config(config)
+# fmt: on
 
 
 def export_hf_config(config: HfExportConfig, *, command: list[str] | None = None) -> HfExportResult:

@@ -10,7 +10,7 @@ from typing import Any
 from tailsplit._version import __version__
 from tailsplit.analysis.split_dir import describe_split, read_split_parts
 from tailsplit.cache import default_cache_dir
-from tailsplit.config import LmEvalExportConfig, config_from_keywords
+from tailsplit.config import LmEvalExportConfig, check_values
 from tailsplit.config.arguments import path_argument, switch_argument
 from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.export.hf_hub import check_repo_id
@@ -35,6 +35,7 @@ from tailsplit.io.manifest import Manifest
 from tailsplit.io.outputs import check_output_folder, staged_output
 from tailsplit.io.writers import write_records
 from tailsplit.pipeline.findings import Findings
+from tailsplit.pipeline.keywords import known_keywords
 from tailsplit.pipeline.manifest import recorded_command
 from tailsplit.pipeline.result import RunResult, folder_of
 from tailsplit.prompts import PromptTemplate, resolve_template
@@ -176,17 +177,29 @@ def tailsplit_version() -> str:
     return __version__
 
 
-@keyword_spelling
+@known_keywords()
 def export_lm_eval(
-    split: RunResult | str | Path, out: str | Path, *, accept_modified: bool = False, **options: Any
+    split: RunResult | str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    task_name: str | None = None,
+    template: str | None = None,
+    dataset_path: str | None = None,
+    overwrite: bool = False,
+    accept_modified: bool = False,
 ) -> LmEvalExportResult:
-    """``tailsplit export lm-eval``: a split as an lm-evaluation-harness task (``task_name=``,
-    ``template=``, ``dataset_path=``, ``overwrite=``) whose scores reproduce tailsplit's; what was written."""
-    switch_argument("accept_modified", accept_modified)
-    config = config_from_keywords(
-        LmEvalExportConfig, options, given={"split_dir": folder_of(split), "out": path_argument("out", out, "a folder")}
+    """``tailsplit export-lm-eval``: an lm-evaluation-harness task for the split's test part
+    whose scores reproduce tailsplit's; what was written."""
+    config = LmEvalExportConfig(
+        split_dir=folder_of(split),
+        out=path_argument("out", out, "a folder"),
+        task_name=task_name,
+        template=template,
+        dataset_path=dataset_path,
+        overwrite=overwrite,
     )
-    return export_lm_eval_config(config, accept_modified=accept_modified)
+    check_values(config)
+    return export_lm_eval_config(config, accept_modified=switch_argument("accept_modified", accept_modified) or False)
 
 
 def export_lm_eval_config(

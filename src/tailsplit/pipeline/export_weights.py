@@ -5,18 +5,20 @@ bytes on every machine (the digest an lm-eval task records)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 from typing import Any
 
 from tailsplit._version import __version__
 from tailsplit.cache import default_cache_dir
-from tailsplit.config import WeightsExportConfig, config_from_keywords
+from tailsplit.config import WeightsExportConfig, check_values
 from tailsplit.config.arguments import path_argument
 from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.outputs import check_output_folder, staged_output
 from tailsplit.pipeline.findings import Findings
+from tailsplit.pipeline.keywords import known_keywords
 from tailsplit.pipeline.manifest import recorded_command
 from tailsplit.render.console import Line, View
 from tailsplit.scoring.models import SOURCE_RECORD, local_folder, resolve_model, weights_digest
@@ -71,9 +73,12 @@ def export_weights_config(config: WeightsExportConfig, *, command: list[str] | N
     return WeightsExportResult(written, Path(out))
 
 
-@keyword_spelling
-def export_weights(out: str | Path, **options: Any) -> WeightsExportResult:
-    """``tailsplit export weights``: the weights a split was scored with (``model=``; the bundled
-    SmolLM2 by default, dequantised to float32) written into ``out``; what was written."""
-    given = {"out": path_argument("out", out, "a folder")}
-    return export_weights_config(config_from_keywords(WeightsExportConfig, options, given=given))
+@known_keywords()
+def export_weights(
+    out: str | os.PathLike[str], *, model: str = "smollm2", overwrite: bool = False
+) -> WeightsExportResult:
+    """``tailsplit export-weights``: a scoring model's weights (the bundled SmolLM2 by
+    default, dequantised to float32) written into ``out``; what was written."""
+    config = WeightsExportConfig(out=path_argument("out", out, "a folder"), model=model, overwrite=overwrite)
+    check_values(config)
+    return export_weights_config(config)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +13,7 @@ import numpy as np
 from tailsplit.analysis.shift_report import (
     ood_markdown,
 )
-from tailsplit.config import OodRankConfig, check_values, config_from_keywords
+from tailsplit.config import OodRankConfig, check_values
 from tailsplit.config.arguments import path_argument
 from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.evaluation.encoder import EncoderRecipe
@@ -19,6 +21,7 @@ from tailsplit.fingerprint import sha256_file
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.values import strict_json
 from tailsplit.pipeline.findings import Findings, rows_of
+from tailsplit.pipeline.keywords import known_keywords
 from tailsplit.pipeline.manifest import command_provenance, write_outputs
 from tailsplit.pipeline.shift_common import check_out, embed_texts, shift_encoder
 from tailsplit.pipeline.task_model import (
@@ -231,12 +234,29 @@ def _measured_candidates(
     return task, id_measure, candidates
 
 
-@keyword_spelling
-def ood_rank(id: str | Path, candidates: str | Path, **options: Any) -> OodRankResult:  # noqa: A002 - BOSS's name
+# fmt: off
+@known_keywords()
+def ood_rank(
+    id: str | os.PathLike[str],  # noqa: A002 - BOSS's name
+    candidates: str | os.PathLike[str],
+    *,
+    task: str = "classification", id_accuracy: float | None = None, max_similarity: float | None = None,
+    min_drop: float = 0.0, min_id_metric: float = 0.1, encoder: str | None = None, batch_size: int = 64,
+    max_examples: int | None = None, skip_training: bool = False, label_field: str = "label",
+    label_map: str | Sequence[str] = (), id_test_size: float = 0.2, id_dev_size: float = 0.1,
+    id_group: str | None = None, task_encoder: str | None = None, max_steps: int = 800,
+    max_train: int | None = None, device: str = "auto", seed: int = 0, out: str | os.PathLike[str] | None = None,
+    overwrite: bool = False,
+) -> OodRankResult:
     """``tailsplit ood-rank``: the ``candidates`` (a CSV of datasets) decided and ranked as
     out-of-distribution for the ID dataset by BOSS's criteria."""
-    given = {
-        "id": path_argument("id", id, "the ID dataset"),
-        "candidates": path_argument("candidates", candidates, "a CSV file"),
-    }
-    return ood_rank_config(config_from_keywords(OodRankConfig, options, given=given))
+    config = OodRankConfig(
+        id=path_argument("id", id, "the ID dataset"), candidates=path_argument("candidates", candidates, "a CSV file"),
+        task=task, id_accuracy=id_accuracy, max_similarity=max_similarity, min_drop=min_drop,
+        min_id_metric=min_id_metric, encoder=encoder, batch_size=batch_size, max_examples=max_examples,
+        skip_training=skip_training, label_field=label_field, label_map=label_map, id_test_size=id_test_size,  # type: ignore[arg-type]  # kept in its declared form when built
+        id_dev_size=id_dev_size, id_group=id_group, task_encoder=task_encoder, max_steps=max_steps,
+        max_train=max_train, device=device, seed=seed, out=out, overwrite=overwrite)  # type: ignore[arg-type]
+    check_values(config)
+    return ood_rank_config(config)
+# fmt: on

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import time
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from tailsplit._version import __version__
-from tailsplit.config import OverlapConfig, config_from_keywords
+from tailsplit.config import OverlapConfig, check_values
 from tailsplit.config.arguments import paths_argument, switch_argument
 from tailsplit.core import Dataset, FieldMap
 from tailsplit.errors import ConfigError, InputError, keyword_spelling
@@ -29,6 +31,7 @@ from tailsplit.overlap.query import QUERY_EXTRACTORS, StructuredQuery
 from tailsplit.overlap.report import overlap_html, render_overlap_markdown
 from tailsplit.overlap.sharded import audit_sharded, make_executor, open_or_build_sharded
 from tailsplit.pipeline.findings import Findings
+from tailsplit.pipeline.keywords import known_keywords
 from tailsplit.pipeline.manifest import command_provenance, input_records, recorded_command
 from tailsplit.pipeline.split_folder import check_parts_writable
 from tailsplit.progress import watched
@@ -270,14 +273,34 @@ def _write_overlap(
         )
 
 
-@keyword_spelling
-def audit_overlap(test: Any, *, progress: bool | None = None, **options: Any) -> OverlapResult:
-    """``tailsplit overlap``: ``test`` (files) audited against ``corpus=`` (BM25 candidates,
+# fmt: off
+@known_keywords()
+def audit_overlap(
+    test: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    *,
+    text: str = "text", id: str = "id", label: str | None = None,  # noqa: A002
+    corpus: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] = (), corpus_field: str = "text",
+    index_dir: str | os.PathLike[str] | None = None, query_kind: str = "generic",
+    required_fields: str | Sequence[str] = (), window: int = 10, k: int = 5,
+    ngram_orders: int | Sequence[int] = (8, 13), k1: float = 1.5, b: float = 0.75, threshold: float | None = None,
+    top_quantile: float | None = None, predictions: str | os.PathLike[str] | None = None,
+    prediction_field: str = "prediction", shards: int = 1, engine: str = "local", ray_address: str | None = None,
+    seed: int = 0, out: str | os.PathLike[str] | None = None, overwrite: bool = False, progress: bool | None = None,
+) -> OverlapResult:
+    """``tailsplit overlap``: the test examples audited against the ``corpus`` (BM25 retrieval,
     then n-gram overlap); the clean / dirty partition and its counts.
 
     >>> tailsplit.audit_overlap("test.jsonl", corpus=["train.jsonl"], text="question")  # doctest: +SKIP
     """
-    switch_argument("progress", progress)
-    config = config_from_keywords(OverlapConfig, options, given={"test": paths_argument("test", test, "test files")})
+    shown = switch_argument("progress", progress)
+    config = OverlapConfig(
+        test=paths_argument("test", test, "test files"), text=text, id=id, label=label,
+        corpus=corpus, corpus_field=corpus_field, index_dir=index_dir, query_kind=query_kind,  # type: ignore[arg-type]
+        required_fields=required_fields, window=window, k=k, ngram_orders=ngram_orders,  # type: ignore[arg-type]
+        k1=k1, b=b, threshold=threshold, top_quantile=top_quantile, predictions=predictions,  # type: ignore[arg-type]
+        prediction_field=prediction_field, shards=shards, engine=engine, ray_address=ray_address, seed=seed,
+        out=out, overwrite=overwrite)  # type: ignore[arg-type]
+    check_values(config)
     config.ngram_orders = tuple(config.ngram_orders)
-    return audit_overlap_config(config, progress=watched() if progress is None else progress)
+    return audit_overlap_config(config, progress=watched() if shown is None else shown)
+# fmt: on

@@ -160,7 +160,7 @@ class RunResult:
 SPLIT_WHAT = "a split folder or the result of tailsplit.split / likelihood_split"
 
 
-def folder_of(split: RunResult | str | Path, name: str = "split", what: str = SPLIT_WHAT) -> str:
+def folder_of(split: RunResult | str | os.PathLike[str], name: str = "split", what: str = SPLIT_WHAT) -> str:
     """The split folder a command reads: the path given, where a run was written, or — for a
     run held in memory — :func:`held_folder`; anything else is refused, naming the argument."""
     if not isinstance(split, RunResult):

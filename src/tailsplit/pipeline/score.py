@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import os
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from tailsplit._version import __version__
-from tailsplit.config import RunConfig
+from tailsplit.config import DataConfig, OutputConfig, RunConfig, ScoringConfig
 from tailsplit.config.arguments import path_argument, switch_argument
 from tailsplit.core import Dataset, ScoreTable
 from tailsplit.errors import ConfigError, keyword_spelling
@@ -22,10 +23,10 @@ from tailsplit.io.claims import released_on_error
 from tailsplit.io.outputs import check_output_file, write_output_file
 from tailsplit.io.scores import score_file_bytes
 from tailsplit.log import logger
+from tailsplit.pipeline.keywords import data_fields, known_keywords, label_words_of, not_for_score
 from tailsplit.pipeline.manifest import input_records, recorded_command
 from tailsplit.pipeline.runs import changed_options
 from tailsplit.pipeline.scoring import load_dataset, plan_scoring, score_dataset
-from tailsplit.pipeline.split import SECTION_OF, run_config
 from tailsplit.progress import watched
 from tailsplit.render.console import Line, View
 
@@ -136,32 +137,55 @@ def score_data(
     return result if out_path is None else result.write(out_path, overwrite=config.output.overwrite)
 
 
-@keyword_spelling
+# fmt: off
+@known_keywords(not_for_score)
 def score(
     data: Any,
     *,
-    out: str | os.PathLike[str] | None = None,
-    overwrite: bool = False,
-    progress: bool | None = None,
-    **options: Any,
+    text: str = "text", context: str | None = None, label: str | None = None, group: str | None = None,
+    id: str = "id", program: str | None = None, program_kind: str = "sql", count: str = "examples",  # noqa: A002
+    score_column: str | None = None, model_name: str | None = None,
+    method: str = "prompted", folds: int = 3, fold_seed: int = 0, fold_match: str = "exact", ngram_order: int = 3,
+    finetune_preset: str | None = None, finetune_steps: int | None = None, finetune_batch_size: int | None = None,
+    finetune_learning_rate: float | None = None, finetune_eval_every: int | None = None,
+    finetune_lora_rank: int | None = None, finetune_full: bool = False, backend: str = "hf", model: str = "smollm2",
+    template: str = "plain", label_words: Mapping[str, str] | None = None, device: str = "auto",
+    dtype: str = "float32", batch_tokens: int | None = None, max_batch_size: int | None = None,
+    start_token: str = "bos", score_eos: bool = False, end_token: str = "eos", max_tokens: int | None = None,
+    truncation: str = "left", share_prefix: str = "auto", implementation: str = "auto", torch_compile: bool = False,
+    fused: bool = False, attention: str = "dense", planner: str = "inline",
+    cache_dir: str | os.PathLike[str] | None = None, use_cache: bool = True, engine: str = "local",
+    ray_address: str | None = None, workers: int = 1, cpus_per_worker: float = 1.0, gpus_per_worker: float = 0.0,
+    shard_tokens: int = 2000000,
+    out: str | os.PathLike[str] | None = None, overwrite: bool = False, progress: bool | None = None,
 ) -> ScoreResult:
     """Score every example's query with a causal LM (the bundled SmolLM2 unless ``model=``), or
-    cross-fitted (``method="kfold"`` or ``"ngram"``): ``tailsplit score``. ``options`` are the
-    data and scoring config fields (``text``, ``context``, ``template``, ``model``, ``dtype``,
-    ...). With ``out``, the score file is written there (Parquet), as the command writes it;
-    ``result.write(out)`` writes it later.
+    cross-fitted (``method="kfold"`` or ``"ngram"``): ``tailsplit score``. With ``out``, the
+    score file is written there (Parquet), as the command writes it; ``result.write(out)``
+    writes it later.
 
     >>> scores = score("snli.jsonl", text="hypothesis", context="premise", template="snli")  # doctest: +SKIP
     >>> scores.to_pandas().sort_values("logprob_sum").head()  # doctest: +SKIP
     """
-    elsewhere = sorted(name for name in options if SECTION_OF.get(name) in ("split", "output"))
-    if elsewhere:
-        raise ConfigError(
-            f"{elsewhere[0]}= does not apply to score, which scores without splitting; split with "
-            "tailsplit.split(data, 'likelihood', scores=...) or tailsplit.likelihood_split"
-        )
-    switch_argument("progress", progress)
-    config, _ = run_config(data, options)
-    config.output.overwrite = switch_argument("overwrite", overwrite) or False
+    shown = switch_argument("progress", progress)
+    config = RunConfig(
+        data=DataConfig(**data_fields(data), text=text, context=context, label=label, group=group, id=id,
+                        program=program, program_kind=program_kind, count=count, score_column=score_column,
+                        model_name=model_name),
+        scoring=ScoringConfig(
+            method=method, folds=folds, fold_seed=fold_seed, fold_match=fold_match, ngram_order=ngram_order,
+            finetune_preset=finetune_preset, finetune_steps=finetune_steps, finetune_batch_size=finetune_batch_size,
+            finetune_learning_rate=finetune_learning_rate, finetune_eval_every=finetune_eval_every,
+            finetune_lora_rank=finetune_lora_rank, finetune_full=finetune_full, backend=backend, model=model,
+            template=template, label_words=label_words_of(label_words), device=device, dtype=dtype,
+            batch_tokens=batch_tokens, max_batch_size=max_batch_size, start_token=start_token, score_eos=score_eos,
+            end_token=end_token, max_tokens=max_tokens, truncation=truncation, share_prefix=share_prefix,
+            implementation=implementation, torch_compile=torch_compile, fused=fused, attention=attention,
+            planner=planner, cache_dir=cache_dir, use_cache=use_cache, engine=engine, ray_address=ray_address,  # type: ignore[arg-type]  # kept in its declared form when built
+            workers=workers, cpus_per_worker=cpus_per_worker, gpus_per_worker=gpus_per_worker,
+            shard_tokens=shard_tokens),
+        output=OutputConfig(overwrite=switch_argument("overwrite", overwrite) or False),
+    )
     out = None if out is None else path_argument("out", out, "a score file to write")
-    return score_data(config, out_path=out, progress=watched() if progress is None else progress)
+    return score_data(config, out_path=out, progress=watched() if shown is None else shown)
+# fmt: on

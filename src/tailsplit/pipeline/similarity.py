@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,13 +15,14 @@ from tailsplit.analysis.shift_report import (
     similarity_markdown,
 )
 from tailsplit.analysis.split_dir import load_split_dir
-from tailsplit.config import SimilarityConfig, check_values, config_from_keywords
+from tailsplit.config import SimilarityConfig, check_values
 from tailsplit.config.arguments import paths_argument
 from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.values import strict_json
 from tailsplit.pipeline.findings import Findings
+from tailsplit.pipeline.keywords import known_keywords
 from tailsplit.pipeline.manifest import command_provenance, write_outputs
 from tailsplit.pipeline.shift_common import check_out, embed_texts, shift_encoder
 from tailsplit.render.console import Line, Table, View
@@ -202,11 +205,21 @@ def _write_similarity(out: Path, config: SimilarityConfig, result: dict[str, Any
     write_outputs(out, config, files, inputs, {"embedding": result["embedding"]}, command)
 
 
-@keyword_spelling
-def similarity(datasets: Any, **options: Any) -> SimilarityResult:
+# fmt: off
+@known_keywords()
+def similarity(
+    datasets: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    *,
+    splits: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] = (), encoder: str | None = None,
+    batch_size: int = 64, max_examples: int | None = None, mmd_sample: int = 1000, permutations: int = 200,
+    seed: int = 0, out: str | os.PathLike[str] | None = None, overwrite: bool = False,
+) -> SimilarityResult:
     """``tailsplit similarity``: centroid similarity and MMD between every pair of
     ``datasets`` (``NAME=FILE[:FIELD]`` or files), and between the parts of ``splits=``."""
-    config = config_from_keywords(
-        SimilarityConfig, options, given={"datasets": paths_argument("datasets", datasets, "datasets")}
-    )
+    config = SimilarityConfig(
+        datasets=paths_argument("datasets", datasets, "datasets"), splits=splits, encoder=encoder,  # type: ignore[arg-type]
+        batch_size=batch_size, max_examples=max_examples, mmd_sample=mmd_sample, permutations=permutations,
+        seed=seed, out=out, overwrite=overwrite)  # type: ignore[arg-type]
+    check_values(config)
     return similarity_config(config)
+# fmt: on

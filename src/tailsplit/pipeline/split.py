@@ -1,123 +1,151 @@
-"""Commands as one Python call: keyword arguments are the run's config fields, by name.
+"""``tailsplit run`` and ``tailsplit split`` as Python calls: each keyword a field of
+:class:`~tailsplit.DataConfig`, :class:`~tailsplit.ScoringConfig`, :class:`~tailsplit.SplitConfig`
+or :class:`~tailsplit.OutputConfig` (their names are unique across the four), built into the
+run's config here and checked as the command line's options are.
 
-``tailsplit.likelihood_split(df, text="hypothesis", context="premise", label="label",
-template="snli", balance_labels=True)`` is ``tailsplit run`` with those options: every keyword
-is a field of :class:`~tailsplit.DataConfig`, :class:`~tailsplit.ScoringConfig`,
-:class:`~tailsplit.SplitConfig` or :class:`~tailsplit.OutputConfig` (their names are unique
-across the four, so each keyword has one place), checked as the command line's options are.
 ``data`` is a path, a list of paths, or a table in memory (a pandas DataFrame, a pyarrow
-Table, a ``datasets`` Dataset or DatasetDict, or a list of dicts).
-
-Nothing is written unless ``out`` is given; the analysis against random splits is computed
-in memory when ``analyze=True`` is passed (with ``out`` it is on by default, as on the
-command line). The progress bar shows when a person is watching (a terminal, or a notebook);
-``progress=False`` turns it off.
+Table, a ``datasets`` Dataset or DatasetDict, or a list of dicts). Nothing is written unless
+``out`` is given; the analysis against random splits is computed in memory when
+``analyze=True`` is passed (with ``out`` it is on by default, as on the command line). The
+progress bar shows when a person is watching (a terminal, or a notebook); ``progress=False``
+turns it off. ``tests/pipeline/test_public_functions.py`` holds each signature to the
+declarations: a parameter's name, type and default are its field's.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping
 from typing import Any
 
-from tailsplit.config import CONFIG_SECTIONS, RunConfig, field_types, keyword_values, refuse_unknown
+from tailsplit.config import DataConfig, OutputConfig, RunConfig, ScoringConfig, SplitConfig
 from tailsplit.config.arguments import path_argument, switch_argument
-from tailsplit.errors import ConfigError, keyword_spelling
+from tailsplit.pipeline.keywords import (
+    data_fields,
+    known_keywords,
+    label_words_of,
+    not_for_likelihood,
+    not_for_split,
+    splitter_options,
+)
 from tailsplit.pipeline.result import RunResult
 from tailsplit.pipeline.runs import run
 from tailsplit.progress import watched
 from tailsplit.splits import Splitter
 
-SECTION_OF: dict[str, str] = {
-    f.name: section for section, cls in CONFIG_SECTIONS.items() for f in dataclasses.fields(cls) if f.name != "table"
-}
-TYPE_OF: dict[str, Any] = {name: field_types(CONFIG_SECTIONS[section])[name] for name, section in SECTION_OF.items()}
 
-
-@keyword_spelling
-def likelihood_split(data: Any, *, progress: bool | None = None, **options: Any) -> RunResult:
+# fmt: off
+@known_keywords(not_for_likelihood)
+def likelihood_split(
+    data: Any,
+    *,
+    text: str = "text", context: str | None = None, label: str | None = None, group: str | None = None,
+    id: str = "id", program: str | None = None, program_kind: str = "sql", count: str = "examples",  # noqa: A002
+    score_column: str | None = None, model_name: str | None = None,
+    method: str = "prompted", folds: int = 3, fold_seed: int = 0, fold_match: str = "exact", ngram_order: int = 3,
+    finetune_preset: str | None = None, finetune_steps: int | None = None, finetune_batch_size: int | None = None,
+    finetune_learning_rate: float | None = None, finetune_eval_every: int | None = None,
+    finetune_lora_rank: int | None = None, finetune_full: bool = False, backend: str = "hf", model: str = "smollm2",
+    template: str = "plain", label_words: Mapping[str, str] | None = None, device: str = "auto",
+    dtype: str = "float32", batch_tokens: int | None = None, max_batch_size: int | None = None,
+    start_token: str = "bos", score_eos: bool = False, end_token: str = "eos", max_tokens: int | None = None,
+    truncation: str = "left", share_prefix: str = "auto", implementation: str = "auto", torch_compile: bool = False,
+    fused: bool = False, attention: str = "dense", planner: str = "inline",
+    cache_dir: str | os.PathLike[str] | None = None, use_cache: bool = True, engine: str = "local",
+    ray_address: str | None = None, workers: int = 1, cpus_per_worker: float = 1.0, gpus_per_worker: float = 0.0,
+    shard_tokens: int = 2000000,
+    dev_size: float | int = 0.1, test_size: float | int = 0.1, rank: str = "logprob_sum", reverse: bool = False,
+    length_buckets: int | str | None = None, balance_labels: bool = False, label_quota: str = "proportional",
+    label_tolerance: float = 0.02, atom_constraint: bool = False, seed: int = 0,
+    out: str | os.PathLike[str] | None = None, overwrite: bool = False, analyze: bool | None = None,
+    null_splits: int = 500, analysis_text: str = "query", syntax: bool = True, format: str | None = None,  # noqa: A002
+    progress: bool | None = None,
+) -> RunResult:
     """Score every example with a causal LM (the bundled SmolLM2 unless ``model=``), then put
-    the least likely into dev and test: ``tailsplit run``. ``options`` are the run's config
-    fields (``text``, ``context``, ``label``, ``template``, ``dev_size``, ``test_size``,
-    ``balance_labels``, ``length_buckets``, ``group``, ``model``, ``reverse``, ``out``, ...).
+    the least likely into dev and test: ``tailsplit run``.
 
     >>> result = likelihood_split("snli.jsonl", text="hypothesis", context="premise",
     ...                           label="label", template="snli")  # doctest: +SKIP
     >>> result.to_pandas().part.value_counts()  # doctest: +SKIP
     """
-    switch_argument("progress", progress)
-    config, analyze = run_config(data, {"splitter": "likelihood", **options})
-    return run(config, progress=watched() if progress is None else progress, analyze_in_memory=analyze)
+    config = RunConfig(
+        data=DataConfig(**data_fields(data), text=text, context=context, label=label, group=group, id=id,
+                        program=program, program_kind=program_kind, count=count, score_column=score_column,
+                        model_name=model_name),
+        scoring=ScoringConfig(
+            method=method, folds=folds, fold_seed=fold_seed, fold_match=fold_match, ngram_order=ngram_order,
+            finetune_preset=finetune_preset, finetune_steps=finetune_steps, finetune_batch_size=finetune_batch_size,
+            finetune_learning_rate=finetune_learning_rate, finetune_eval_every=finetune_eval_every,
+            finetune_lora_rank=finetune_lora_rank, finetune_full=finetune_full, backend=backend, model=model,
+            template=template, label_words=label_words_of(label_words), device=device, dtype=dtype,
+            batch_tokens=batch_tokens, max_batch_size=max_batch_size, start_token=start_token, score_eos=score_eos,
+            end_token=end_token, max_tokens=max_tokens, truncation=truncation, share_prefix=share_prefix,
+            implementation=implementation, torch_compile=torch_compile, fused=fused, attention=attention,
+            planner=planner, cache_dir=cache_dir, use_cache=use_cache, engine=engine, ray_address=ray_address,  # type: ignore[arg-type]  # kept in its declared form when built
+            workers=workers, cpus_per_worker=cpus_per_worker, gpus_per_worker=gpus_per_worker,
+            shard_tokens=shard_tokens),
+        split=SplitConfig(splitter="likelihood", dev_size=dev_size, test_size=test_size, rank=rank, reverse=reverse,
+                          length_buckets=length_buckets, balance_labels=balance_labels, label_quota=label_quota,
+                          label_tolerance=label_tolerance, atom_constraint=atom_constraint, seed=seed),
+        output=OutputConfig(out=out, overwrite=overwrite, analyze=switch_argument("analyze", analyze) is not False,  # type: ignore[arg-type]  # kept in its declared form when built
+                            null_splits=null_splits, analysis_text=analysis_text, syntax=syntax, format=format),
+    )
+    in_memory = analyze is True and config.output.out is None
+    return run(config, progress=_shown(progress), analyze_in_memory=in_memory)
 
 
-@keyword_spelling
+@known_keywords(not_for_split)
 def split(
     data: Any,
     splitter: str | Splitter = "random",
     *,
-    scores: str | os.PathLike[str] | None = None,
-    progress: bool | None = None,
-    **options: Any,
+    text: str = "text", context: str | None = None, label: str | None = None, group: str | None = None,
+    id: str = "id", program: str | None = None, program_kind: str = "sql", count: str = "examples",  # noqa: A002
+    score_column: str | None = None, model_name: str | None = None,
+    dev_size: float | int = 0.1, test_size: float | int = 0.1, rank: str = "logprob_sum", reverse: bool = False,
+    length_buckets: int | str | None = None, balance_labels: bool = False, label_quota: str = "proportional",
+    label_tolerance: float = 0.02, atom_constraint: bool = False, length_of: str = "text",
+    max_iterations: int | None = None, partitions: int = 64, train_share: float = 0.5,
+    removals_per_round: float | int = 0.05, predictability_threshold: float = 0.75, rounds: int | None = None,
+    encoder: str | None = None, seed: int = 0,
+    out: str | os.PathLike[str] | None = None, overwrite: bool = False, analyze: bool | None = None,
+    null_splits: int = 500, analysis_text: str = "query", syntax: bool = True, format: str | None = None,  # noqa: A002
+    scores: str | os.PathLike[str] | None = None, progress: bool | None = None,
 ) -> RunResult:
     """Split without scoring: ``tailsplit split``. ``splitter`` is a splitter object — the
     typed path, its parameters on it, as scikit-learn's splitters carry theirs — or the name of
     one (``random``, ``length``, ``template``, ``tmcd``, ``aflite`` or ``likelihood``) with its
-    parameters as keywords. A likelihood split reads its scores from ``scores`` (a file of
-    ``tailsplit score``) or ``score_column=``; ``options`` are the run's config fields, as for
-    :func:`likelihood_split` (a splitter object's parameters are not given again as keywords).
+    parameters as keywords (a parameter the splitter does not take is refused). A likelihood
+    split reads its scores from ``scores`` (a file of ``tailsplit score``) or ``score_column=``.
 
     >>> result = split("snli.jsonl", RandomSplitter(seed=3), text="hypothesis", label="label")  # doctest: +SKIP
     >>> result = split("snli.jsonl", "random", text="hypothesis", label="label", seed=3)  # doctest: +SKIP
     """
-    switch_argument("progress", progress)
-    config, analyze = run_config(data, {**splitter_options(splitter, options), **options})
+    split_config = SplitConfig(
+        dev_size=dev_size, test_size=test_size, rank=rank, reverse=reverse, length_buckets=length_buckets,
+        balance_labels=balance_labels, label_quota=label_quota, label_tolerance=label_tolerance,
+        atom_constraint=atom_constraint, length_of=length_of, max_iterations=max_iterations, partitions=partitions,
+        train_share=train_share, removals_per_round=removals_per_round,
+        predictability_threshold=predictability_threshold, rounds=rounds, encoder=encoder, seed=seed)
+    config = RunConfig(
+        data=DataConfig(**data_fields(data), text=text, context=context, label=label, group=group, id=id,
+                        program=program, program_kind=program_kind, count=count, score_column=score_column,
+                        model_name=model_name),
+        split=splitter_options(splitter, split_config),
+        output=OutputConfig(out=out, overwrite=overwrite, analyze=switch_argument("analyze", analyze) is not False,  # type: ignore[arg-type]  # kept in its declared form when built
+                            null_splits=null_splits, analysis_text=analysis_text, syntax=syntax, format=format),
+    )
     return run(
         config,
         scores_path=None if scores is None else path_argument("scores", scores, "a score file"),
-        progress=watched() if progress is None else progress,
+        progress=_shown(progress),
         score_missing=False,
-        analyze_in_memory=analyze,
+        analyze_in_memory=analyze is True and config.output.out is None,
     )
+# fmt: on
 
 
-def splitter_options(splitter: Any, options: dict[str, Any]) -> dict[str, Any]:
-    """The config fields a splitter argument sets: its name, and for a splitter object its
-    parameters (one also given as a keyword is refused: it would be said twice)."""
-    if not isinstance(splitter, Splitter):
-        return {"splitter": splitter}
-    params = splitter.get_params()
-    twice = sorted(set(params) & set(options))
-    if twice:
-        raise ConfigError(
-            f"{twice[0]}={options[twice[0]]!r} is given as a keyword and by {type(splitter).__name__}; set it on "
-            f"the splitter, e.g. {type(splitter).__name__}({twice[0]}={options[twice[0]]!r})"
-        )
-    return {"splitter": splitter.name, **params}
-
-
-def run_config(data: Any, options: dict[str, Any]) -> tuple[RunConfig, bool]:
-    """The run's config from ``data`` and keyword ``options`` (each set on the section that
-    declares it, then every section checked), and whether the analysis is asked for in
-    memory (``analyze=True`` without ``out``)."""
-    refuse_unknown(options, SECTION_OF)
-    for name in ("paths", "dataset"):
-        if name in options:
-            raise ConfigError(f"{name}= is given as data (the first argument); pass data={options[name]!r}")
-    sections: dict[str, dict[str, Any]] = {section: {} for section in CONFIG_SECTIONS}
-    for name, value in keyword_values(options, TYPE_OF).items():
-        sections[SECTION_OF[name]][name] = value
-    sections["data"].update(_data_fields(data))
-    config = RunConfig(**{section: CONFIG_SECTIONS[section](**values) for section, values in sections.items()})
-    return config, bool(options.get("analyze")) and config.output.out is None
-
-
-def _data_fields(data: Any) -> dict[str, Any]:
-    """``paths`` for a path or a list of paths; ``table`` for anything else."""
-    if isinstance(data, (str, os.PathLike)):
-        return {"paths": [os.fspath(data)]}
-    if isinstance(data, Sequence) and data and all(isinstance(item, (str, os.PathLike)) for item in data):
-        return {"paths": [os.fspath(item) for item in data]}
-    if data is None:
-        raise ConfigError("data=None; pass a path, a list of paths, or a table (DataFrame, list of dicts, ...)")
-    return {"table": data}
+def _shown(progress: Any) -> bool:
+    """Whether to show the progress bar: as asked, or when a person is watching."""
+    asked = switch_argument("progress", progress)
+    return watched() if asked is None else asked
