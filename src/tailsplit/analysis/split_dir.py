@@ -13,6 +13,8 @@ from typing import Any
 import numpy as np
 
 from tailsplit.analysis.split_analysis import AnalysisInputs, annotator_agreement
+from tailsplit.config import DataConfig
+from tailsplit.config.recorded import recorded_run
 from tailsplit.config.run import CONFIG_SECTIONS, RunConfig
 from tailsplit.core import SPLIT_PARTS
 from tailsplit.errors import ConfigError, InputError
@@ -83,8 +85,8 @@ def load_split_dir(
     without it, or with an empty list, are not annotated)."""
     folder = Path(folder)
     manifest = read_manifest(folder, accept_modified=accept_modified)
-    data = manifest.config.data
-    text_kind = text_kind or manifest.config.output.get("analysis_text", "query")
+    data = recorded_run(manifest).data
+    text_kind = text_kind or recorded_run(manifest).output.analysis_text
     fields = _fields(folder, data, text_kind, agreement_field)
     c = _read_columns(folder, manifest, fields, agreement_field)
     if agreement_field is not None and not any(np.isfinite(a[0]) for a in c["agreement"]):
@@ -100,10 +102,8 @@ def load_split_dir(
         labels=tuple(c["labels"]) if fields["label"] is not None else None,
         logprob_sum=logprob_sum,
         n_tokens=n_tokens,
-        programs=_programs(c["programs"], data.get("program_kind", "sql"), folder, data.get("count", "examples"))
-        if program_field
-        else None,
-        balance_labels=bool(manifest.config.split.get("balance_labels", False)),
+        programs=_programs(c["programs"], data.program_kind, folder, data.count) if program_field else None,
+        balance_labels=bool(recorded_run(manifest).split.balance_labels),
         text_kind=text_kind,
         queries=tuple(c["queries"]),
         contexts=tuple(c["contexts"]) if pair_field is not None else None,
@@ -112,16 +112,16 @@ def load_split_dir(
     )
 
 
-def _fields(folder: Path, data: dict[str, Any], text_kind: str, agreement_field: str | None) -> dict[str, Any]:
+def _fields(folder: Path, data: DataConfig, text_kind: str, agreement_field: str | None) -> dict[str, Any]:
     """The record fields the analysis reads, by role, from the run's ``[data]`` config:
     ``context`` only when the text is the pair, ``pair`` the context whenever there is one."""
     fields = {
-        "text": data.get("text"),
-        "id": data.get("id", "id"),
-        "label": data.get("label"),
-        "program": data.get("program"),
-        "context": data.get("context") if text_kind == "pair" else None,
-        "pair": data.get("context"),
+        "text": data.text,
+        "id": data.id,
+        "label": data.label,
+        "program": data.program,
+        "context": data.context if text_kind == "pair" else None,
+        "pair": data.context,
     }
     if agreement_field is not None and fields["label"] is None:
         raise ConfigError(
@@ -219,16 +219,14 @@ def read_split_parts(folder: str | Path, *, accept_modified: bool = False) -> tu
 
 def describe_split(manifest: Manifest) -> str:
     """A short name of how the split was made, e.g. ``likelihood (prompted, length-controlled)``."""
-    split = manifest.config.split
-    splitter = split.get("splitter", "?")
+    split = recorded_run(manifest).split
+    splitter = manifest.splitter.name or "?"
     if splitter != "likelihood":
-        return f"{splitter} (seed {split.get('seed', 0)})" if splitter == "random" else splitter
-    notes = [
-        manifest.method or manifest.config.scoring.get("method") or "prompted"
-    ]  # the score file's own record first
-    if split.get("length_buckets"):
+        return f"{splitter} (seed {split.seed})" if splitter == "random" else splitter
+    notes = [manifest.method or recorded_run(manifest).scoring.method]  # the score file's own record first
+    if split.length_buckets:
         notes.append("length-controlled")
-    if split.get("reverse"):
+    if split.reverse:
         notes.append("reverse")
     return f"likelihood ({', '.join(notes)})"
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tailsplit.config import DataConfig
 from tailsplit.errors import ConfigError, MissingDependencyError
 from tailsplit.io.manifest import Manifest
 from tailsplit.registry import EXTRACTORS
@@ -76,15 +77,15 @@ class BaselineResult:
         }
 
 
-def baselines_for(data: dict[str, Any], requested: list[str], input_fields: list[str]) -> list[str]:
+def baselines_for(data: DataConfig, requested: list[str], input_fields: list[str]) -> list[str]:
     if requested:
         unknown = [b for b in requested if b not in BASELINES]
         if unknown:
             raise ConfigError(f"--baseline={unknown[0]!r} is not one of {', '.join(BASELINES)}")
         return requested
-    if data.get("program"):
+    if data.program:
         return ["nn-sql"]
-    return ["tfidf", "tfidf-text"] if data.get("context") or len(input_fields) > 1 else ["tfidf"]
+    return ["tfidf", "tfidf-text"] if data.context or len(input_fields) > 1 else ["tfidf"]
 
 
 def _features(parts: Sequence[PartInputs], fields: Sequence[int]) -> list[Any]:
@@ -254,7 +255,7 @@ class TrainingContext:
     the seed, and the task models loaded once for every split (``sentence_encoder()`` and
     ``fine_tuned(manifest, train, dev, test, which)``)."""
 
-    data: dict[str, Any]
+    data: DataConfig
     manifest: Manifest
     models: Any
     seed: int
@@ -262,7 +263,7 @@ class TrainingContext:
 
 def _nearest_sql(train: PartInputs, dev: PartInputs, test: PartInputs, context: TrainingContext) -> BaselineResult:
 
-    return nearest_neighbour_sql(train, dev, test, EXTRACTORS.create(context.data.get("program_kind") or "sql"))
+    return nearest_neighbour_sql(train, dev, test, EXTRACTORS.create(context.data.program_kind))
 
 
 Trainer = Callable[[PartInputs, PartInputs, PartInputs, TrainingContext], BaselineResult]

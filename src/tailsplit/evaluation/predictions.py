@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from tailsplit.config.recorded import recorded_run
 from tailsplit.errors import ConfigError
 from tailsplit.evaluation.table import SplitScore
 from tailsplit.fields import field_value
@@ -96,8 +97,8 @@ def score_predictions(
 ) -> ScoredPredictions:
     """Correctness and bucket of every test example of the split in ``folder`` (a split of
     ``kind``) under the predictions in ``path``: exact match of canonical programs, else of labels."""
-    data = manifest.config.data
-    id_field, gold_field = data.get("id") or "id", data.get("program") or data.get("label")
+    data = recorded_run(manifest).data
+    id_field, gold_field = data.id, data.program or data.label
     if gold_field is None:
         raise ConfigError(f"split_dir={folder!r} has neither labels nor programs to score predictions against")
     predicted = {}
@@ -106,7 +107,7 @@ def score_predictions(
             if not raw.has(name):
                 raise raw.error("is missing", field=name, fix="give every prediction the example's id and a prediction")
         predicted[label_to_str(raw.value(id_field))] = raw.value("prediction")
-    extractor = EXTRACTORS.create(data.get("program_kind") or "sql") if data.get("program") else None
+    extractor = EXTRACTORS.create(data.program_kind) if data.program else None
     correct, buckets, ids = [], [], []
     for raw in test_records:
         key = label_to_str(raw.value(id_field))
@@ -126,7 +127,7 @@ def score_predictions(
             )
         else:
             correct.append(label_to_str(predicted[key]) == label_to_str(gold))
-            buckets.append(label_to_str(field_value(raw.record, bucket or data["label"], None)))
+            buckets.append(label_to_str(field_value(raw.record, bucket or gold_field, None)))
     return ScoredPredictions(
         Path(folder).name,
         kind,

@@ -7,10 +7,11 @@ scored."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tailsplit.config import DataConfig
 from tailsplit.errors import ConfigError
 from tailsplit.evaluation.baselines import BaselineResult
 from tailsplit.io.examples import label_to_str
@@ -24,32 +25,34 @@ if TYPE_CHECKING:
     from tailsplit.scoring.base import Scorer
 
 
-def check_zero_shot(data: dict[str, Any], template: PromptTemplate) -> None:
-    """Refuse, before any model loads, a split without labels or a template without ``{label}``."""
-    if not data.get("label") or "{label}" not in template.template:
+def check_zero_shot(data: DataConfig, template: PromptTemplate) -> str:
+    """Refuse, before any model loads, a split without labels or a template without ``{label}``;
+    the label field."""
+    if not data.label or "{label}" not in template.template:
         raise ConfigError(
             f"zero-shot classification needs labels and a template with {{label}}; the split's "
             f"template {template.name!r} has none — give --zero-shot-template (e.g. snli) or a --label-word set"
         )
+    return data.label
 
 
 def zero_shot_classify(
     test: Sequence[RawRecord],
     labels: Sequence[str],
-    data: dict[str, Any],
+    data: DataConfig,
     template: PromptTemplate,
     scorer: Scorer,
     cache: ScoreCache | None,
 ) -> BaselineResult:
     """Test accuracy of predicting, for each record, the label whose prompt scores highest."""
 
-    check_zero_shot(data, template)
+    label_field = check_zero_shot(data, template)
     requests = [
         ScoreRequest(
             *template.render(
                 r.record,
-                text=str(r.value(data["text"])),
-                context=str(r.value(data["context"])) if data.get("context") else None,
+                text=str(r.value(data.text)),
+                context=str(r.value(data.context)) if data.context else None,
                 label=label,
             )
         )
@@ -63,7 +66,7 @@ def zero_shot_classify(
     weights = np.exp(table - table.max(axis=1, keepdims=True)) if len(test) else table
     probability = weights[np.arange(len(best)), best] / weights.sum(axis=1) if len(test) else np.zeros(0)
     predicted = np.asarray(labels, dtype=object)[best]
-    gold = np.asarray([label_to_str(r.value(data["label"])) for r in test], dtype=object)
+    gold = np.asarray([label_to_str(r.value(label_field)) for r in test], dtype=object)
     correct = predicted == gold
     return BaselineResult(
         "lm-zero-shot",

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from tailsplit.config.recorded import recorded_run
 from tailsplit.errors import ConfigError
 from tailsplit.io.manifest import Manifest
 
@@ -30,7 +31,7 @@ def with_class_labels(
     class id), and the class labels to export. Refused, naming the file, line and field, when
     a label is not one of ``names``; refused when the input's own ClassLabel names differ."""
 
-    field = manifest.config.data.get("label")
+    field = recorded_run(manifest).data.label
     if not field:
         raise ConfigError("--class-labels needs a split made with a label field (--label)")
     existing = manifest.class_labels

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tailsplit._version import __version__
+from tailsplit.config.recorded import recorded_run
 from tailsplit.errors import ConfigError
 from tailsplit.io.manifest import Manifest
 from tailsplit.render import markdown_code, markdown_text, number
@@ -124,7 +125,7 @@ def card_task_and_language(
 
 def method_paper(manifest: Manifest) -> tuple[str, str] | None:
     """(reference, BibTeX) of the paper that defined the split's method, if one did."""
-    splitter = manifest.config.split.get("splitter") or manifest.splitter.name
+    splitter = manifest.splitter.name or recorded_run(manifest).split.splitter
     return METHOD_PAPERS.get(str(splitter))
 
 

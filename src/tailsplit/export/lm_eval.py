@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from tailsplit.config import DataConfig
 from tailsplit.errors import ConfigError
 from tailsplit.export.lm_eval_model import LmEvalModel
 from tailsplit.io.examples import label_to_str
@@ -61,20 +62,20 @@ def task_name(name: str) -> str:
 
 
 def task_records(
-    records: Sequence[Any], data: Mapping[str, Any], template: PromptTemplate, labels: list[str] | None
+    records: Sequence[Any], data: DataConfig, template: PromptTemplate, labels: list[str] | None
 ) -> list[dict[str, Any]]:
     """The part's records with the task's columns added (``records`` are RawRecords)."""
     out = []
     for raw in records:
-        text = str(raw.value(data["text"]))
-        context = str(raw.value(data["context"])) if data.get("context") else None
+        text = str(raw.value(data.text))
+        context = str(raw.value(data.context)) if data.context else None
         row = dict(raw.record)
         if labels is not None:
-            gold = label_to_str(raw.value(data["label"]))
+            gold = label_to_str(raw.value(data.label))
             if gold not in labels:
                 raise raw.error(
                     f"has label {gold!r}, which train does not have",
-                    field=data["label"],
+                    field=data.label,
                     fix="export a split whose evaluation labels all occur in train",
                 )
             row["tailsplit_prompts"] = [

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tailsplit.config.recorded import recorded_run
 from tailsplit.io.manifest import Manifest
 from tailsplit.scoring.hf_options import SCORER_VERSION
 from tailsplit.scoring.models import BUNDLED, weights_digest
@@ -58,15 +59,15 @@ class LmEvalModel:
 
 def lm_eval_model(manifest: Manifest, cache_dir: Path) -> LmEvalModel:
     """What reproduces ``manifest``'s scores in lm-eval; ``cache_dir`` holds converted GGUF models."""
-    scoring = manifest.config.scoring
-    method = manifest.method or scoring.get("method")
+    scoring = recorded_run(manifest).scoring
+    method = manifest.method or scoring.method
     model = manifest.model or {}
-    backend = scoring.get("backend", "hf")
+    backend = scoring.backend
     if method != "prompted" or not model:
         return LmEvalModel(None, False, f"the split's scores come from {method or 'no'} scoring, not from one model")
     if backend != "hf":
         return LmEvalModel(None, False, f"the split was scored by the {backend} backend, not a transformers model")
-    pretrained, local = _weights(str(scoring.get("model", BUNDLED)), model, cache_dir)
+    pretrained, local = _weights(str(scoring.model), model, cache_dir)
     dtype = str(model.get("dtype", "float32"))
     start = str(model.get("start_token", "bos"))
     args = [f"pretrained={pretrained}", f"dtype={dtype if dtype in EXACT_DTYPES else 'float32'}"]
@@ -92,7 +93,7 @@ def lm_eval_model(manifest: Manifest, cache_dir: Path) -> LmEvalModel:
         problems.append("the split also scored an end token after each query, which the task's continuation leaves out")
     if "," in pretrained:
         problems.append(f"the weights' path {pretrained!r} holds a comma, which lm-eval's --model_args cannot")
-    rebuild, digest = _rebuild(str(scoring.get("model", BUNDLED)), pretrained)
+    rebuild, digest = _rebuild(str(scoring.model), pretrained)
     if problems:
         return LmEvalModel(",".join(args), False, "; ".join(problems), local, rebuild, digest)
     note = "each example's log-likelihood equals its logprob_sum"

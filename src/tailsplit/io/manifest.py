@@ -97,6 +97,13 @@ class ConfigRecord:
         """A command's own ``seed`` setting (a run's is under ``split``)."""
         return self.values.get("seed")
 
+    def roles(self, names: tuple[str, ...]) -> dict[str, Any]:
+        """The data fields recorded for the roles ``names`` (a role not recorded left out: an
+        older file says nothing of it). Typed reads go through ``tailsplit.config.recorded``;
+        this one asks what was recorded at all."""
+        data = self.data
+        return {name: data[name] for name in names if name in data}
+
 
 @dataclass(frozen=True)
 class InputRecord:

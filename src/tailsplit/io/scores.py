@@ -405,9 +405,9 @@ def _align(path: Path, ids: list[str], row_of: dict[str, int], dataset: Dataset,
 def _other_fields(meta: dict[str, Any], dataset: Dataset) -> tuple[str, str] | None:
     """(the roles a tailsplit score file was made with, this run's), where they differ: a
     query or context field changes the generated ids, so no score matches."""
-    made = Manifest.of(meta).config.data  # a score file records the run's configuration as a manifest does
+    made = Manifest.of(meta).config.roles(("text", "context", "id"))  # recorded as a manifest records it
     fields = dataset.fields.as_dict()
-    differ = [role for role in ("text", "context", "id") if role in made and made[role] != fields.get(role)]
+    differ = [role for role in made if made[role] != fields.get(role)]
     if not differ:
         return None
     return (

@@ -22,6 +22,7 @@ from tailsplit.analysis.plots import comparison_figure, null_grid
 from tailsplit.analysis.split_analysis import AnalysisInputs, SplitAnalysis, analyze_split
 from tailsplit.analysis.split_dir import describe_split, load_split_dir, pair_text, read_manifest
 from tailsplit.config import NULL_SPLITS, AnalyzeConfig, RunConfig, check_values
+from tailsplit.config.recorded import recorded_run
 from tailsplit.errors import ConfigError, MissingDependencyError, keyword_spelling
 from tailsplit.io.manifest import MANIFEST, Manifest, read_manifest_file
 from tailsplit.io.outputs import update_reports
@@ -178,7 +179,7 @@ def analyze_settings(split: SplitSource, compare: Sequence[SplitSource], setting
     inputs, manifest, folder = _inputs(split, settings.analysis_text, settings.agreement_field, settings)
     syntax = settings.syntax
     if syntax is None:
-        syntax = bool(manifest.config.output.get("syntax", True))
+        syntax = bool(recorded_run(manifest).output.syntax)
     analysis = analyze_split(inputs, null_splits=null_splits, seed=settings.seed, syntax=syntax)
     comparisons, figures = [], {}
     for other_split in compare:
@@ -200,7 +201,7 @@ def _inputs(
     if isinstance(split, RunResult):
         if agreement_field is not None:
             raise ConfigError("--agreement-field= reads a split folder; write the run first (result.write(out))")
-        config = RunConfig.from_dict(dict(split.record.config.values), strict=False)
+        config = recorded_run(split.record)
         if text_kind is not None:
             config.output.analysis_text = text_kind
         name = split.out_dir.name if split.out_dir is not None else "split"

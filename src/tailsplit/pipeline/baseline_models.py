@@ -9,6 +9,7 @@ from typing import Any
 
 from tailsplit.cache import default_cache_dir
 from tailsplit.config import EvaluateConfig
+from tailsplit.config.recorded import recorded_run
 from tailsplit.errors import ConfigError
 from tailsplit.evaluation.baselines import BaselineResult, PartInputs, baselines_for
 from tailsplit.evaluation.encoder import EncoderRecipe, check_encoder_spec, finetune_encoder
@@ -101,7 +102,7 @@ def check_models(config: EvaluateConfig, manifests: list[Manifest]) -> TaskModel
     """Baselines, encoder, scoring LM, recipe and device checked before anything trains."""
 
     requested = set()
-    for data in (m.config.data for m in manifests):
+    for data in (recorded_run(m).data for m in manifests):
         requested.update(baselines_for(data, config.baselines, config.input_fields))
     location = identity = ""
     recipe = None
@@ -120,10 +121,10 @@ def _scoring_lm(manifests: list[Manifest]) -> tuple[str, str]:
 
     found = {}
     for manifest in manifests:
-        scoring = manifest.config.scoring
+        scoring = recorded_run(manifest).scoring
         model = manifest.model or {}
-        if manifest.method == "prompted" and scoring.get("backend", "hf") == "hf" and model.get("weights_sha256"):
-            found[model["weights_sha256"]] = (str(scoring.get("model") or "smollm2"), scoring.get("cache_dir"))
+        if manifest.method == "prompted" and scoring.backend == "hf" and model.get("weights_sha256"):
+            found[model["weights_sha256"]] = (str(scoring.model), scoring.cache_dir)
     if not found:
         raise ConfigError(
             "--baseline='lm' fine-tunes the LM that scored the splits, but none of them was scored by a "

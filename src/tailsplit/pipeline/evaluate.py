@@ -12,8 +12,9 @@ from typing import Any
 
 from tailsplit.analysis.split_dir import describe_split, read_split_parts
 from tailsplit.cache import ScoreCache, default_cache_dir
-from tailsplit.config import EvaluateConfig, RunConfig, check_values
+from tailsplit.config import DataConfig, EvaluateConfig, check_values
 from tailsplit.config.arguments import path_argument, switch_argument
+from tailsplit.config.recorded import recorded_run
 from tailsplit.errors import ConfigError, MissingDependencyError, keyword_spelling
 from tailsplit.evaluation.baselines import (
     TRAINERS,
@@ -191,16 +192,16 @@ def _html_report(rows: list[dict[str, Any]], provenance: dict[str, Any], body: s
         return {}
 
 
-def _part_inputs(records: list[Any], data: dict[str, Any], input_fields: list[str]) -> PartInputs:
-    fields = input_fields or [f for f in (data.get("context"), data.get("text")) if f]
+def _part_inputs(records: list[Any], data: DataConfig, input_fields: list[str]) -> PartInputs:
+    fields = input_fields or [f for f in (data.context, data.text) if f]
     for raw in records:
-        for name in fields + [f for f in (data.get("label"), data.get("program")) if f]:
+        for name in fields + [f for f in (data.label, data.program) if f]:
             if not raw.has(name):
                 raise raw.error("is missing", field=name, fix="evaluate the folder tailsplit wrote, unchanged")
     return PartInputs(
         columns=tuple(tuple(str(r.value(f)) for r in records) for f in fields),
-        labels=tuple(label_to_str(r.value(data["label"])) for r in records) if data.get("label") else None,
-        programs=tuple(str(r.value(data["program"])) for r in records) if data.get("program") else None,
+        labels=tuple(label_to_str(r.value(data.label)) for r in records) if data.label else None,
+        programs=tuple(str(r.value(data.program)) for r in records) if data.program else None,
     )
 
 
@@ -260,10 +261,10 @@ def _trained_baselines(
     scores, details, predictions = [], [], []
     leakage: dict[str, dict[str, float]] = {}
     for folder, (manifest, parts) in zip(config.split_dirs, folders):
-        data = manifest.config.data
+        data = recorded_run(manifest).data
         train, dev, test = (_part_inputs(parts[p], data, config.input_fields) for p in ("train", "dev", "test"))
         leakage[Path(folder).name] = leakage_of_test(parts, data)
-        test_ids = tuple(label_to_str(field_value(r.record, data.get("id") or "id", r.row)) for r in parts["test"])
+        test_ids = tuple(label_to_str(field_value(r.record, data.id, r.row)) for r in parts["test"])
         context = TrainingContext(data, manifest, models, config.seed)
         results = [_zero_shot(manifest, parts, config)] if config.zero_shot else []
         results += [
@@ -320,14 +321,14 @@ def _findings(
 def _zero_shot(manifest: Manifest, parts: dict[str, list[Any]], config: EvaluateConfig) -> Any:
     """The split's own LM, with the split's scoring settings, as a zero-shot classifier."""
 
-    data = manifest.config.data
-    scoring = RunConfig.from_dict(dict(manifest.config.values), strict=False).scoring
+    data = recorded_run(manifest).data
+    scoring = recorded_run(manifest).scoring
     scoring.method = "prompted"
     if config.zero_shot_template:
         scoring.template = config.zero_shot_template
     template = template_for(scoring)
     check_zero_shot(data, template)
-    labels = sorted({label_to_str(r.value(data["label"])) for r in parts["train"]}) if data.get("label") else []
+    labels = sorted({label_to_str(r.value(data.label)) for r in parts["train"]}) if data.label else []
     scorer = SCORERS.create(scoring.backend, **scoring.scorer_params(SCORERS.get(scoring.backend)))
     cache = ScoreCache(scoring.cache_dir or default_cache_dir()) if scoring.use_cache else None
     try:

@@ -12,7 +12,8 @@ import numpy as np
 
 from tailsplit.analysis.leakage import DuplicateKeys
 from tailsplit.analysis.split_dir import describe_split, no_annotations, record_agreement
-from tailsplit.config import EvaluateConfig
+from tailsplit.config import DataConfig, EvaluateConfig
+from tailsplit.config.recorded import recorded_run
 from tailsplit.core import SPLIT_PARTS
 from tailsplit.errors import ConfigError
 from tailsplit.evaluation.baselines import baselines_for
@@ -27,16 +28,16 @@ def check_trainable(config: EvaluateConfig, folders: list[tuple[Manifest, dict[s
     """Refuse, before any training, a classifier baseline on a split whose train part has no
     labels or a single label (a classifier needs two classes to learn anything)."""
     for folder, (manifest, parts) in zip(config.split_dirs, folders):
-        data = manifest.config.data
+        data = recorded_run(manifest).data
         classifiers = [b for b in baselines_for(data, config.baselines, config.input_fields) if b != "nn-sql"]
         if not classifiers:
             continue
-        if not data.get("label"):
+        if not data.label:
             raise ConfigError(
                 f"--baseline={classifiers[0]!r} and the other baselines that classify labels need a label field, "
                 f"but {folder!r} was split without --label; split with --label, or use --predictions"
             )
-        labels = {label_to_str(raw.value(data["label"])) for raw in parts["train"] if raw.has(data["label"])}
+        labels = {label_to_str(raw.value(data.label)) for raw in parts["train"] if raw.has(data.label)}
         if len(labels) < 2:
             raise ConfigError(
                 f"the train part of {folder!r} holds {len(labels)} label(s) ({sorted(labels)!r}); "
@@ -54,7 +55,7 @@ def same_encoder(config: EvaluateConfig, identity: str, manifests: list[Manifest
         recorded = splitter.details.get("encoder_sha256")
         if recorded is not None and recorded != identity:
             return False
-        if recorded is None and manifest.config.split.get("encoder") != config.encoder:
+        if recorded is None and recorded_run(manifest).split.encoder != config.encoder:
             return False
     return True
 
@@ -69,8 +70,8 @@ def split_agreements(
         return []
     out = []
     for folder, (manifest, parts) in zip(config.split_dirs, folders):
-        data = manifest.config.data
-        if not data.get("label"):
+        data = recorded_run(manifest).data
+        if not data.label:
             raise ConfigError(
                 f"--agreement-field={config.agreement_field!r} compares annotators with the gold label, but "
                 f"{folder!r} was split without --label; split with --label"
@@ -80,10 +81,8 @@ def split_agreements(
             SplitAgreement(
                 Path(folder).name,
                 describe_split(manifest),
-                tuple(label_to_str(field_value(r.record, data.get("id") or "id", r.row)) for r in test),
-                tuple(
-                    record_agreement(r, config.agreement_field, label_to_str(r.value(data["label"])))[0] for r in test
-                ),
+                tuple(label_to_str(field_value(r.record, data.id, r.row)) for r in test),
+                tuple(record_agreement(r, config.agreement_field, label_to_str(r.value(data.label)))[0] for r in test),
             )
         )
     if not any(a.annotated for a in out):
@@ -120,10 +119,10 @@ def data_identity(manifest: Manifest) -> list[str]:
     return sorted(i.identity for i in manifest.inputs)
 
 
-def leakage_of_test(parts: dict[str, list[Any]], data: dict[str, Any]) -> dict[str, float]:
+def leakage_of_test(parts: dict[str, list[Any]], data: DataConfig) -> dict[str, float]:
     """Share of the test part whose query occurs in train, exactly and normalised."""
 
-    text = data.get("text")
+    text = data.text
     if not text:
         return {}
     records = [r for p in ("train", "test") for r in parts[p]]
@@ -133,7 +132,7 @@ def leakage_of_test(parts: dict[str, list[Any]], data: dict[str, Any]) -> dict[s
 
 
 def text_field_of(folders: list[tuple[Manifest, Any]]) -> str:
-    return next((m.config.data.get("text") for m, _ in folders), None) or "TEXT"
+    return next((recorded_run(m).data.text for m, _ in folders), None) or "TEXT"
 
 
 def leakage_warnings(

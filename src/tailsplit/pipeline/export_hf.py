@@ -12,6 +12,7 @@ from typing import Any
 from tailsplit.analysis.split_dir import describe_split, listed_json, read_split_parts
 from tailsplit.config import HfExportConfig, check_values
 from tailsplit.config.arguments import path_argument
+from tailsplit.config.recorded import recorded_run
 from tailsplit.config.values import short_repr
 from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.export.class_labels import parse_class_labels, with_class_labels
@@ -124,7 +125,7 @@ def export_hf_folder(
                 "export": "hf",
                 "license": source.license,
                 "push_to_hub": push_to_hub,
-                "label_field": manifest.config.data.get("label"),
+                "label_field": recorded_run(manifest).data.label,
                 "class_labels": classes,
                 "split_dir": str(split_dir),
                 "split_manifest_sha256": split_manifest_sha256(split_dir / "manifest.json"),

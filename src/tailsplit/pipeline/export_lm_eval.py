@@ -10,8 +10,9 @@ from typing import Any
 from tailsplit._version import __version__
 from tailsplit.analysis.split_dir import describe_split, read_split_parts
 from tailsplit.cache import default_cache_dir
-from tailsplit.config import LmEvalExportConfig, check_values
+from tailsplit.config import DataConfig, LmEvalExportConfig, check_values
 from tailsplit.config.arguments import path_argument, switch_argument
+from tailsplit.config.recorded import recorded_run
 from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.export.hf_hub import check_repo_id
 from tailsplit.export.lm_eval import (
@@ -86,23 +87,23 @@ class LmEvalExportResult(ExportResult):
 
 def _split_template(manifest: Manifest, template: str | None) -> Any:
     """The template the split was scored with (or ``template``, or the run's configured one)."""
-    scoring = manifest.config.scoring
+    scoring = recorded_run(manifest).scoring
     if template is not None:
-        return resolve_template(template, scoring.get("label_words") or {})
+        return resolve_template(template, scoring.label_words or {})
     recorded = manifest.template
     if recorded:
         return PromptTemplate(recorded["name"], recorded["template"], recorded.get("label_words") or {})
-    return resolve_template(scoring.get("template", "plain"), scoring.get("label_words") or {})
+    return resolve_template(scoring.template, scoring.label_words or {})
 
 
-def _task_labels(data: dict[str, Any], prompt: PromptTemplate, parts: dict[str, list[Any]]) -> list[str] | None:
+def _task_labels(data: DataConfig, prompt: PromptTemplate, parts: dict[str, list[Any]]) -> list[str] | None:
     """The labels of a classification task (the template's words, else train's labels in
     order); ``None`` for a likelihood task. A template's field the split lacks is refused."""
-    if prompt.needs("context") and not data.get("context"):
+    if prompt.needs("context") and not data.context:
         raise ConfigError(f"--template={prompt.name!r} uses {{context}} but the split has no context field")
-    if not (data.get("label") and prompt.needs("label")):
+    if not (data.label and prompt.needs("label")):
         return None
-    return list(prompt.label_words) or sorted({label_to_str(r.value(data["label"])) for r in parts["train"]})
+    return list(prompt.label_words) or sorted({label_to_str(r.value(data.label)) for r in parts["train"]})
 
 
 @released_on_error
@@ -126,13 +127,13 @@ def export_lm_eval_task(
         check_repo_id(dataset_path, "--dataset-path")
     check_output_folder(out, overwrite=overwrite, inputs=[split_dir])
     manifest, parts = read_split_parts(split_dir, accept_modified=accept_modified)
-    data = manifest.config.data
+    data = recorded_run(manifest).data
     prompt = _split_template(manifest, template)
     task = task_name(name or f"tailsplit_{split_dir.name}")
     labels = _task_labels(data, prompt, parts)
     final = Path(os.path.realpath(os.path.expanduser(str(out))))
     files = {PARTS[part]: str(final / f"{PARTS[part]}.jsonl") for part in parts}
-    reproduce = lm_eval_model(manifest, Path(manifest.config.scoring.get("cache_dir") or default_cache_dir()))
+    reproduce = lm_eval_model(manifest, Path(recorded_run(manifest).scoring.cache_dir or default_cache_dir()))
     about = {
         "split": describe_split(manifest),
         "template": prompt.template,

@@ -19,6 +19,7 @@ from tailsplit.analysis.split_dir import load_split_dir
 from tailsplit.analysis.summary import PartStatistics, render_summary_markdown
 from tailsplit.cache import HELD_SPLITS, default_cache_dir
 from tailsplit.config.arguments import path_argument, paths_argument, switch_argument
+from tailsplit.config.recorded import recorded_run
 from tailsplit.core import SPLIT_PARTS, Dataset, ScoreTable, SplitIndices
 from tailsplit.errors import ConfigError, TailsplitError, keyword_spelling
 from tailsplit.io.arrow import arrow_table
@@ -195,7 +196,7 @@ def held_folder(result: RunResult) -> Path:
         None if result.scores is None else {p: result.scores.logprob_sum[r] for p, r in result.split.parts().items()}
     )
     digest = _held_digest(config, manifest.input_records, parts, scores)
-    cache = Path(manifest.config.scoring.get("cache_dir") or default_cache_dir()).expanduser()
+    cache = Path(recorded_run(manifest).scoring.cache_dir or default_cache_dir()).expanduser()
     splitter = manifest.splitter.name if manifest.has_splitter else "split"
     for attempt in range(_HELD_ATTEMPTS):
         folder = cache / HELD_SPLITS / (f"{splitter}-{digest[:16]}" + (f"-{attempt}" if attempt else ""))
@@ -263,7 +264,7 @@ def write_split(
     nothing; (the folder, the manifest as written)."""
     dataset, scores, split = result.dataset, result.scores, result.split
     recorded = result.record
-    fmt = output_format(dataset, recorded.config.output.get("format"))
+    fmt = output_format(dataset, recorded_run(recorded).output.format)
     schema = input_schema(dataset) if fmt in ("parquet", "hf") else None
     added = added_columns(dataset, scores)
     inputs = [
