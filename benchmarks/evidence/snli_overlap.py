@@ -84,7 +84,7 @@ def main() -> None:
             overwrite=True,
         )
         clock = time.perf_counter()
-        summary = pipeline.audit_overlap_config(config, command=["benchmarks/evidence/snli_overlap.py"])
+        summary = pipeline.audit_overlap_config(config, command=["benchmarks/evidence/snli_overlap.py"]).content
         print(
             f"audit: {time.perf_counter() - clock:.0f} s (index {summary['seconds']['index']:.0f} s), "
             f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MiB"

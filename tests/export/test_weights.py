@@ -24,8 +24,8 @@ def test_the_bundled_weights_rebuild_to_the_same_bytes_in_two_fresh_caches(
     for i in (1, 2):
         monkeypatch.setenv("TAILSPLIT_CACHE_DIR", str(tmp_path / f"fresh-cache-{i}"))
         written = tailsplit.export_weights(tmp_path / f"weights-{i}")
-        assert sha256_file(tmp_path / f"weights-{i}" / "model.safetensors") == written["weights_sha256"]
-        digests.append(written["weights_sha256"])
+        assert sha256_file(tmp_path / f"weights-{i}" / "model.safetensors") == written.content["weights_sha256"]
+        digests.append(written.content["weights_sha256"])
         for name in ("config.json", "tokenizer.json"):
             assert (tmp_path / f"weights-{i}" / name).is_file()
     (converted,) = (model_cache / "models").iterdir()  # the copy the test run's scores were made with

@@ -165,8 +165,17 @@ def test_analyze_is_one_call_on_a_folder_or_a_run_in_memory(rows, tmp_path: Path
     tailsplit.analyze(by_python, compare=[folder], null_splits=300, syntax=False).write()
     for name in ("analysis.json", "report.md", "report.html"):
         assert_same_output(by_python / name, by_cli / name)
-    with pytest.raises(ConfigError, match="in memory; write the run first"):
+    with pytest.raises(ConfigError, match="in memory; write it to a folder of its own"):
         in_memory.write()
+    own = in_memory.write(tmp_path / "memory-analysis")  # an analysis of a run in memory, in its own folder
+    assert {"report.md", "report.html", "analysis.json", "manifest.json"} <= {p.name for p in own.iterdir()}
+    assert json.loads((own / "analysis.json").read_text())["against_null"] == json.loads(
+        (folder / "analysis.json").read_text()
+    )["against_null"]
+    assert "wrote " + str(own) in in_memory.console()[-1].text
+    with pytest.raises(ConfigError, match="overwrite"):
+        in_memory.write(own)
+    assert in_memory.write(own, overwrite=True) == own
     with pytest.raises(ConfigError, match=r"null_split=3 is not an option; did you mean null_splits\?"):
         tailsplit.analyze(folder, null_split=3)
 
@@ -214,12 +223,20 @@ def test_the_overlap_audit_and_correlate_are_one_call_each(rows, tmp_path: Path)
     points = tmp_path / "points.csv"
     points.write_text("\n".join(lines) + "\n", encoding="utf-8")
     fits = tailsplit.correlate(points, out=tmp_path / "py-fits")
-    assert fits["groups"]["model-III"]["chosen"]["turning_point"] == pytest.approx(0.72, abs=0.03)
+    assert fits.content["groups"]["model-III"]["chosen"]["turning_point"] == pytest.approx(0.72, abs=0.03)
     command = CliRunner().invoke(app, ["correlate", str(points), "--out", str(tmp_path / "cli-fits")])
     assert command.exit_code == 0, command.output
     for name in ("correlate.json", "report.md"):
         assert_same_output(tmp_path / "py-fits" / name, tmp_path / "cli-fits" / name)
-    assert not (tmp_path / "nothing").exists() and tailsplit.correlate(points)["groups"] == fits["groups"]
+    assert (
+        not (tmp_path / "nothing").exists() and tailsplit.correlate(points).content["groups"] == fits.content["groups"]
+    )
+    later = tailsplit.correlate(points).write(tmp_path / "later-fits")  # written after, the same bytes
+    assert later.out_dir == tmp_path / "later-fits"
+    for name in ("correlate.json", "report.md", "report.html"):
+        assert_same_output(tmp_path / "later-fits" / name, tmp_path / "cli-fits" / name)
+    with pytest.raises(ConfigError, match="is not empty|exists|overwrite"):
+        tailsplit.correlate(points).write(tmp_path / "later-fits")
     table = fits.to_pandas().set_index("name")
     assert sorted(table.index) == ["model-I", "model-III"] and "tailsplit correlate" in fits._repr_html_()
 
@@ -229,7 +246,7 @@ def test_the_overlap_audit_and_correlate_are_one_call_each(rows, tmp_path: Path)
     audit = tailsplit.audit_overlap(
         test, corpus=[corpus], text="hypothesis", corpus_field="hypothesis", out=tmp_path / "python" / "audit"
     )
-    assert audit["examples"] == 40 and audit["verbatim"] >= 20
+    assert audit.content["examples"] == 40 and audit.content["verbatim"] >= 20
     flags = ["--test", str(test), "--corpus", str(corpus), "--text", "hypothesis", "--corpus-field", "hypothesis"]
     command = CliRunner().invoke(app, ["overlap", *flags, "--out", str(tmp_path / "cli" / "audit")])
     assert command.exit_code == 0, command.output
@@ -237,7 +254,7 @@ def test_the_overlap_audit_and_correlate_are_one_call_each(rows, tmp_path: Path)
         name = path.relative_to(tmp_path / "cli" / "audit")
         if path.is_file() and path.name != "manifest.json":
             assert_same_output(tmp_path / "python" / "audit" / name, path)
-    assert audit.to_pandas().loc[0, "examples"] == 40 and dict(audit)["clean"] == audit["clean"]
+    assert audit.to_pandas().loc[0, "examples"] == 40 and audit.to_dict()["clean"] == audit.content["clean"]
     with pytest.raises(ConfigError, match=r"corpus_fields=.* is not an option; did you mean corpus_field,"):
         tailsplit.audit_overlap(test, corpus=[corpus], corpus_fields="hypothesis")
 
@@ -256,7 +273,7 @@ def test_the_exports_are_one_call_each_and_write_what_the_command_line_writes(ro
             ours = (tmp_path / "py-task" / path.name).read_text(encoding="utf-8").replace("py-task", "cli-task")
             assert ours == path.read_text(encoding="utf-8"), path.name
     manifest = tailsplit.export_hf(written.out_dir, tmp_path / "python" / "hf", license="cc-by-sa-4.0")
-    assert manifest["license"] == "cc-by-sa-4.0" and (tmp_path / "python" / "hf" / "README.md").is_file()
+    assert manifest.content["license"] == "cc-by-sa-4.0" and (tmp_path / "python" / "hf" / "README.md").is_file()
     hf_flags = [str(written.out_dir), "--license", "cc-by-sa-4.0", "--out", str(tmp_path / "cli" / "hf")]
     command = CliRunner().invoke(app, ["export", "hf", *hf_flags])
     assert command.exit_code == 0, command.output

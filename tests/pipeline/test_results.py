@@ -5,9 +5,11 @@ line prints that view through one renderer, nothing else."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 import inspect
 import io
 import typing
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -44,10 +46,16 @@ def test_every_command_returns_one_of_the_typed_results() -> None:
 
 @pytest.mark.parametrize("result", RESULTS, ids=lambda r: r.__name__)
 def test_every_result_has_the_same_surface(result: type) -> None:
-    for method in ("to_pandas", "console", "_repr_html_"):
+    for method in ("to_pandas", "console", "_repr_html_", "write"):
         assert callable(getattr(result, method, None)), (result, method)
-    # written by write(...) or, for findings written as the command runs, by out= (out_dir says where)
-    assert callable(getattr(result, "write", None)) or issubclass(result, Findings)
+    write = inspect.signature(result.write).parameters
+    assert list(write)[:2] == ["self", "out"] and write["overwrite"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert write["overwrite"].default is False
+    # typed: a dataclass of typed fields, the findings' content a TypedDict — never a mapping read by key
+    assert dataclasses.is_dataclass(result) and not issubclass(result, Mapping), result
+    if issubclass(result, Findings):
+        hint = typing.get_args(result.__orig_bases__[0])[0]  # type: ignore[attr-defined]
+        assert typing.is_typeddict(hint), (result, hint)
 
 
 def test_the_command_line_prints_only_results_console_views() -> None:
@@ -101,7 +109,7 @@ def test_findings_views_say_what_the_command_line_said() -> None:
         "wrote task t to task; no lm-eval model reproduces the split's scores (kfold):",
         "lm_eval --tasks t",
     ]
-    assert export.rows() == [{"file": "t.yaml", "sha256": "ab"}] and export["task"] == "t"
+    assert export.rows() == [{"file": "t.yaml", "sha256": "ab"}] and export.content["task"] == "t"
 
 
 def test_findings_are_abstract_each_command_names_its_table_and_view() -> None:

@@ -273,7 +273,7 @@ def test_ood_rank_trains_the_task_model_and_curve_points_equal_its_accuracies(
         encoder=str(nli_files["encoder"]), task_encoder=str(nli_files["encoder"]),
         label_map=["neutral=not_entailment", "contradiction=not_entailment"], out=tmp_path / "python" / "again",
     )  # fmt: skip
-    assert [d["name"] for d in by_python["decisions"]] == [d["name"] for d in ood["decisions"]]
+    assert [d["name"] for d in by_python.content["decisions"]] == [d["name"] for d in ood["decisions"]]
     for name in ("ood.json", "report.md"):
         assert_same_output(tmp_path / "python" / "again" / name, tmp_path / "again" / name)
     # the curve's last checkpoint is the model ood-rank evaluated (same data, recipe and steps)

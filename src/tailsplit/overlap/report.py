@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from tailsplit.core import Dataset
@@ -11,7 +12,7 @@ from tailsplit.render.figures import figure_files, pyplot, render_figure
 from tailsplit.render.pages import html_page
 
 
-def render_overlap_markdown(summary: dict[str, Any], audits: list[Any], test: Dataset, top: int = 10) -> str:
+def render_overlap_markdown(summary: Mapping[str, Any], audits: list[Any], test: Dataset, top: int = 10) -> str:
     info = summary["index"]
     lines = [
         "# Overlap audit",

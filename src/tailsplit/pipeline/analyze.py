@@ -17,16 +17,19 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tailsplit._version import __version__
 from tailsplit.analysis.compare import SplitComparison, compare_splits
 from tailsplit.analysis.plots import comparison_figure, null_grid
 from tailsplit.analysis.split_analysis import AnalysisInputs, SplitAnalysis, analyze_split
 from tailsplit.analysis.split_dir import describe_split, load_split_dir, pair_text, read_manifest
 from tailsplit.config import NULL_SPLITS, AnalyzeConfig, RunConfig, check_values
+from tailsplit.config.arguments import path_argument, switch_argument
 from tailsplit.config.recorded import recorded_run
 from tailsplit.errors import ConfigError, MissingDependencyError, keyword_spelling
 from tailsplit.io.manifest import MANIFEST, Manifest, read_manifest_file
-from tailsplit.io.outputs import update_reports
+from tailsplit.io.outputs import staged_output, update_reports
 from tailsplit.pipeline.keywords import known_keywords
+from tailsplit.pipeline.manifest import recorded_command
 from tailsplit.pipeline.result import RunResult, folder_of
 from tailsplit.pipeline.split_folder import report_files
 from tailsplit.pipeline.views import analysis_view
@@ -70,7 +73,7 @@ class AnalysisResult:
     folder: Path | None = None
     figures: dict[str, Figure] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
-    written: bool = False  # whether write() has added the reports to the folder
+    written_to: Path | None = None  # where write() put the reports
 
     def to_pandas(self) -> Any:
         """One row per statistic tested against random splits: observed value, the random
@@ -94,25 +97,33 @@ class AnalysisResult:
         return pandas.DataFrame(rows)
 
     @keyword_spelling
-    def write(self) -> Path:
-        """report.md, report.html, analysis.json, figures and tables into the split folder
-        analysed (never another: its reports are of this split), its manifest's hashes
-        refreshed; the folder."""
-        target = self.folder
-        if target is None:
-            raise ConfigError(
-                "this analysis is of a run in memory; write the run first (result.write(out)), then analyze that"
-            )
+    def write(self, out: str | Path | None = None, *, overwrite: bool = False) -> Path:
+        """The reports — report.md, report.html, analysis.json, figures and tables — into the
+        split folder analysed (``out`` left out: its manifest's hashes refreshed; never
+        another split's folder, its reports are of this split), or into a folder of their own
+        (``out``: all or nothing, never over an input, with a manifest of their hashes — how a
+        run held in memory keeps its analysis); the folder written."""
         files = report_files(self.analysis, self.comparisons, self.manifest, self.figures)
-        check_still_analysed(target, self.manifest, set(files))
-        update_reports(target, files, extra=self.extra)
-        self.written = True
+        if out is not None:
+            target = Path(path_argument("out", out, "a folder to write"))
+            write_report_folder(target, files, self, overwrite=bool(switch_argument("overwrite", overwrite)))
+        elif self.folder is None:
+            raise ConfigError(
+                "this analysis is of a run in memory; write it to a folder of its own (result.write(out)), or write "
+                "the run first (result.write(out)) and analyze that"
+            )
+        else:
+            target = self.folder
+            check_still_analysed(target, self.manifest, set(files))
+            update_reports(target, files, extra=self.extra)
+        self.written_to = target
         return target
 
     def console(self) -> View:
         """What ``tailsplit analyze`` prints: the headlines, every statistic against random
         splits, the comparisons, and the reports written."""
-        wrote = [Line(f"wrote {self.folder}/report.html, report.md, analysis.json")] if self.written else []
+        where = self.written_to
+        wrote = [] if where is None else [Line(f"wrote {where}/report.html, report.md, analysis.json")]
         return [*analysis_view(self.analysis, self.comparisons), *wrote]
 
     def __repr__(self) -> str:
@@ -168,6 +179,29 @@ def analyze(
     check_values(settings)
     return analyze_settings(split, _one_or_list(compare), settings)
 # fmt: on
+
+
+def write_report_folder(
+    target: Path, files: dict[str, str | bytes], result: AnalysisResult, *, overwrite: bool
+) -> None:
+    """An analysis's reports as a folder of their own, with a manifest: the split analysed
+    (its kind, its folder if it has one, its manifest's sha256) and every file's hash."""
+    inputs = [] if result.folder is None else [result.folder]
+    with staged_output(target, overwrite=overwrite, inputs=inputs) as folder:
+        for name, content in files.items():
+            if isinstance(content, bytes):
+                folder.write_bytes(name, content)
+            else:
+                folder.write_text(name, content)
+        folder.write_manifest(
+            {
+                "tailsplit_version": __version__,
+                "command": recorded_command(None),
+                "analysis_of": describe_split(result.manifest),
+                "split_dir": None if result.folder is None else str(result.folder),
+                **result.extra,
+            }
+        )
 
 
 def analyze_settings(split: SplitSource, compare: Sequence[SplitSource], settings: AnalyzeConfig) -> AnalysisResult:

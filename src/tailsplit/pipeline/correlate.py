@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -19,7 +19,7 @@ from tailsplit.errors import ConfigError, InputError, keyword_spelling
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.values import strict_json
-from tailsplit.pipeline.findings import Findings, rows_of
+from tailsplit.pipeline.findings import Findings, config_writer, rows_of
 from tailsplit.pipeline.keywords import known_keywords
 from tailsplit.pipeline.manifest import command_provenance, write_outputs
 from tailsplit.pipeline.shift_common import check_out
@@ -50,18 +50,24 @@ def relation_view(groups: Mapping[str, Any]) -> View:
     return [Line(relation_line(name, rel)) for name, rel in groups.items()]
 
 
-class CorrelateResult(Findings):
-    """The ID–OOD relation of each group (``result["groups"]``: BOSS's type, the fits and the
+class CorrelateContent(TypedDict):
+    """What ``correlate`` finds (``correlate.json`` holds it): each group's relation."""
+
+    groups: dict[str, dict[str, Any]]
+
+
+class CorrelateResult(Findings[CorrelateContent]):
+    """The ID–OOD relation of each group (``content["groups"]``: BOSS's type, the fits and the
     one chosen by BIC); its table has one row per group."""
 
     command = "correlate"
     written = "correlate.json, report.md, report.html, manifest.json"
 
     def rows(self) -> list[dict[str, Any]]:
-        return rows_of(self, "groups")
+        return rows_of(self.content["groups"])
 
     def view(self) -> View:
-        return relation_view(self["groups"])
+        return relation_view(self.content["groups"])
 
 
 @released_on_error
@@ -78,31 +84,44 @@ def correlate_config(config: CorrelateConfig, *, command: list[str] | None = Non
             relations[group] = classify(xy[:, 0], xy[:, 1])
         except ConfigError as exc:
             raise InputError(f"group {group!r}: {exc}", path=config.points, fix="add points to that group") from None
-    result = {"groups": {g: r.as_dict() for g, r in relations.items()}}
+    result: CorrelateContent = {"groups": {g: r.as_dict() for g, r in relations.items()}}
+
+    write = config_writer(_write_correlate, config, result, points, relations, command)
     if config.out is not None:
-        markdown = correlate_markdown(result)
-        inputs = [{"path": config.points, "sha256": sha256_file(config.points)}]
-        provenance = command_provenance(command, inputs)
-        figures = {
-            f"group {g}: {type_label(r.type)}": relation_figure(
-                np.array(points[g])[:, 0], np.array(points[g])[:, 1], r, type_label(r.type)
-            )
-            for g, r in relations.items()
-        }
-        write_outputs(
-            Path(config.out),
-            config,
-            {
-                "correlate.json": strict_json(result),
-                "report.md": with_provenance(markdown, provenance),
-                "report.html": html_page("ID–OOD accuracy", markdown, figures, provenance),
-                **figure_files(figures),
-            },
-            inputs,
-            {},
-            command,
+        write(Path(config.out), config.overwrite)
+    return CorrelateResult(result, None if config.out is None else Path(config.out), write)
+
+
+def _write_correlate(
+    out: Path,
+    config: CorrelateConfig,
+    result: CorrelateContent,
+    points: dict[str, Any],
+    relations: dict[str, Any],
+    command: list[str] | None,
+) -> None:
+    markdown = correlate_markdown(dict(result))
+    inputs = [{"path": config.points, "sha256": sha256_file(config.points)}]
+    provenance = command_provenance(command, inputs)
+    figures = {
+        f"group {g}: {type_label(r.type)}": relation_figure(
+            np.array(points[g])[:, 0], np.array(points[g])[:, 1], r, type_label(r.type)
         )
-    return CorrelateResult(result, None if config.out is None else Path(config.out))
+        for g, r in relations.items()
+    }
+    write_outputs(
+        out,
+        config,
+        {
+            "correlate.json": strict_json(result),
+            "report.md": with_provenance(markdown, provenance),
+            "report.html": html_page("ID–OOD accuracy", markdown, figures, provenance),
+            **figure_files(figures),
+        },
+        inputs,
+        {},
+        command,
+    )
 
 
 @known_keywords()

@@ -17,7 +17,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict, cast
 
 import numpy as np
 
@@ -32,7 +32,7 @@ from tailsplit.io.claims import released_on_error
 from tailsplit.io.outputs import check_output_folder, replace_file_bytes
 from tailsplit.io.values import strict_json
 from tailsplit.pipeline.correlate import relation_view
-from tailsplit.pipeline.findings import Findings, rows_of
+from tailsplit.pipeline.findings import Findings, config_writer, rows_of
 from tailsplit.pipeline.keywords import known_keywords
 from tailsplit.pipeline.manifest import command_provenance, write_outputs
 from tailsplit.pipeline.task_heads import task_model
@@ -51,18 +51,34 @@ POINT_COLUMNS = (
 )  # fmt: skip
 
 
-class CurveResult(Findings):
-    """ID and OOD accuracy at each checkpoint (``result["points"]``) and the relation fitted
-    per OOD dataset (``result["groups"]``); its table has one row per point."""
+class CurveContent(TypedDict):
+    """What ``curve`` finds (``curve.json`` holds it, less the points ``points.csv`` holds):
+    the runs, the ID division and OOD sets, each OOD set's relation and every point;
+    ``task`` and ``metric`` name a task other than classification."""
+
+    task: NotRequired[str]
+    metric: NotRequired[str]
+    id: dict[str, Any]
+    runs: list[dict[str, Any]]
+    id_parts: dict[str, Any]
+    label_map: dict[str, Any]
+    ood: list[dict[str, Any]]
+    groups: dict[str, dict[str, Any]]
+    points: list[dict[str, Any]]
+
+
+class CurveResult(Findings[CurveContent]):
+    """ID and OOD accuracy at each checkpoint (``content["points"]``) and the relation fitted
+    per OOD dataset (``content["groups"]``); its table has one row per point."""
 
     command = "curve"
     written = "points.csv, curve.json, report.md, report.html, figures, manifest.json"
 
     def rows(self) -> list[dict[str, Any]]:
-        return rows_of(self, "points")
+        return rows_of(self.content["points"])
 
     def view(self) -> View:
-        return relation_view(self["groups"])
+        return relation_view(self.content["groups"])
 
 
 @dataclass(frozen=True)
@@ -242,7 +258,7 @@ def curve_config(config: CurveConfig, *, command: list[str] | None = None) -> Cu
         points += _points(data, run, by_step)
     relations = _fits(points)
     result = {
-        "id": {"name": id_spec.name, "path": id_spec.path, "fields": list(id_spec.fields)},
+        "id": id_spec.describe(),
         **({"metric": data.kind.metric_name} if data.kind.named_in_results else {}),
         "runs": [
             {
@@ -260,8 +276,11 @@ def curve_config(config: CurveConfig, *, command: list[str] | None = None) -> Cu
             g: (r.as_dict() if not isinstance(r, str) else {"type": None, "reason": r}) for g, r in relations.items()
         },
     }
-    _write(Path(config.out), config, result, points, relations, [id_spec.path, *(s.path for s in ood_specs)], command)
-    return CurveResult({**result, "points": points}, Path(config.out))
+    paths = [id_spec.path, *(s.path for s in ood_specs)]
+
+    write = config_writer(_write, config, result, points, relations, paths, command)
+    write(Path(config.out), config.overwrite)
+    return CurveResult(cast(CurveContent, {**result, "points": points}), Path(config.out), write)
 
 
 def _fits(points: list[dict[str, Any]]) -> dict[str, Any]:

@@ -7,7 +7,7 @@ import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, cast
 
 from tailsplit.analysis.split_dir import describe_split, listed_json, read_split_parts
 from tailsplit.config import HfExportConfig, check_values
@@ -29,32 +29,47 @@ from tailsplit.io.manifest import Manifest
 from tailsplit.io.memory import HF_ABOUT
 from tailsplit.io.outputs import check_output_folder, staged_output
 from tailsplit.io.values import check_writable
-from tailsplit.pipeline.export_lm_eval import ExportResult, split_manifest_sha256, tailsplit_version
+from tailsplit.pipeline.export_lm_eval import split_manifest_sha256, tailsplit_version
+from tailsplit.pipeline.findings import ExportResult, SplitExportContent
 from tailsplit.pipeline.keywords import known_keywords
 from tailsplit.pipeline.manifest import recorded_command
 from tailsplit.pipeline.result import RunResult, folder_of
 from tailsplit.render.console import Line, View
 
 
-class HfExportResult(ExportResult):
-    """The ``DatasetDict`` folder written, its licence (``result["license"]``), its
-    ``ClassLabel`` columns (``result["class_labels"]``) and, when pushed, ``result["hub_url"]``."""
+class HfExportContent(SplitExportContent):
+    """What ``export hf`` wrote: the card's licence, the ``ClassLabel`` columns, the label
+    field and, when pushed, where (``hub_url``)."""
+
+    license: str | None
+    push_to_hub: str | None
+    label_field: str | None
+    class_labels: list[str]
+    hub_url: NotRequired[str]
+    modified_files: NotRequired[list[str]]
+
+
+class HfExportResult(ExportResult[HfExportContent]):
+    """The ``DatasetDict`` folder written, its licence (``content["license"]``), its
+    ``ClassLabel`` columns (``content["class_labels"]``) and, when pushed, ``content["hub_url"]``;
+    ``write(out)`` writes the folder again into ``out`` (without pushing it again)."""
 
     command = "export hf"
 
     def view(self) -> View:
+        c = self.content
         lines: View = [Line(f"wrote {self.out_dir} (datasets.load_from_disk reads it)")]
-        if self.get("hub_url"):
-            lines.append(Line(f"pushed to {self['hub_url']} (datasets.load_dataset reads it)"))
-        field = self.get("label_field")
-        if field and field not in self["class_labels"]:
+        if c.get("hub_url"):
+            lines.append(Line(f"pushed to {c.get('hub_url')} (datasets.load_dataset reads it)"))
+        field = c["label_field"]
+        if field and field not in c["class_labels"]:
             lines.append(
                 Line(
                     f"note: label field {field!r} is exported as its values are; --class-labels NAMES (in id order) "
                     "makes it a ClassLabel, as datasets ships NLI data"
                 )
             )
-        if not self.get("license"):
+        if not c["license"]:
             lines.append(
                 Line("note: the card states no licence; the source dataset's applies — give it with --license")
             )
@@ -257,17 +272,24 @@ def export_hf(
 def export_hf_config(config: HfExportConfig, *, command: list[str] | None = None) -> HfExportResult:
     """:func:`export_hf_folder` with a checked config's options (the command line and the
     keyword call both come through here)."""
-    written = export_hf_folder(
-        config.split_dir,
-        str(config.out),
-        overwrite=config.overwrite,
-        command=command,
-        accept_modified=config.accept_modified,
-        license=config.license,
-        citation_file=None if config.citation_file is None else Path(config.citation_file),
-        push_to_hub=config.push_to_hub,
-        class_labels=config.class_labels,
-        task_category=config.task_category,
-        language=config.language,
-    )
-    return HfExportResult(written, Path(str(config.out)))
+
+    def export(out: Path, overwrite: bool, push_to_hub: str | None) -> dict[str, Any]:
+        return export_hf_folder(
+            config.split_dir,
+            str(out),
+            overwrite=overwrite,
+            command=command,
+            accept_modified=config.accept_modified,
+            license=config.license,
+            citation_file=None if config.citation_file is None else Path(config.citation_file),
+            push_to_hub=push_to_hub,
+            class_labels=config.class_labels,
+            task_category=config.task_category,
+            language=config.language,
+        )
+
+    def write(out: Path, overwrite: bool) -> None:
+        export(out, overwrite, None)
+
+    written = export(Path(str(config.out)), config.overwrite, config.push_to_hub)
+    return HfExportResult(cast(HfExportContent, written), Path(str(config.out)), write)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from tailsplit._version import __version__
 from tailsplit.analysis.split_dir import describe_split, read_split_parts
@@ -35,7 +35,7 @@ from tailsplit.io.examples import label_to_str
 from tailsplit.io.manifest import Manifest
 from tailsplit.io.outputs import check_output_folder, staged_output
 from tailsplit.io.writers import write_records
-from tailsplit.pipeline.findings import Findings
+from tailsplit.pipeline.findings import ExportResult, SplitExportContent
 from tailsplit.pipeline.keywords import known_keywords
 from tailsplit.pipeline.manifest import recorded_command
 from tailsplit.pipeline.result import RunResult, folder_of
@@ -43,26 +43,28 @@ from tailsplit.prompts import PromptTemplate, resolve_template
 from tailsplit.render.console import Line, View
 
 
-class ExportResult(Findings):
-    """What an export wrote: its manifest (``result["split_dir"]``, the split exported, and
-    ``result["outputs"]``, each file's sha256); its table has one row per file."""
+class LmEvalExportContent(SplitExportContent):
+    """What ``export lm-eval`` wrote: the task, how lm-eval runs it and whether its model
+    arguments reproduce the split's scores."""
 
-    def rows(self) -> list[dict[str, Any]]:
-        return [{"file": name, "sha256": digest} for name, digest in self["outputs"].items()]
+    task: str
+    lm_eval_model: dict[str, Any]
+    lm_eval_command: str
+    dataset_path: str | None
+    upload_command: str | None
+    local_to_this_machine: list[str]
 
-    def console(self) -> View:
-        return self.view()  # the view says what was written, and where
 
-
-class LmEvalExportResult(ExportResult):
-    """The lm-eval task written (``result["task"]``), the command that runs it
-    (``result["lm_eval_command"]``) and whether its model arguments reproduce the split's
-    scores (``result["lm_eval_model"]``)."""
+class LmEvalExportResult(ExportResult[LmEvalExportContent]):
+    """The lm-eval task written (``content["task"]``), the command that runs it
+    (``content["lm_eval_command"]``) and whether its model arguments reproduce the split's
+    scores (``content["lm_eval_model"]``)."""
 
     command = "export lm-eval"
 
     def view(self) -> View:
-        model = self["lm_eval_model"]
+        c = self.content
+        model = c["lm_eval_model"]
         if model["model_args"] is None:
             said = f"no lm-eval model reproduces the split's scores ({model['note']})"
         elif model["exact"]:
@@ -70,17 +72,18 @@ class LmEvalExportResult(ExportResult):
         else:
             said = f"these model arguments come closest to the split's scores, but {model['note']}"
         lines: View = [
-            Line(f"wrote task {self['task']} to {self.out_dir}; {said}:"),
-            Line(self["lm_eval_command"], copyable=True),
+            Line(f"wrote task {c['task']} to {self.out_dir}; {said}:"),
+            Line(c["lm_eval_command"], copyable=True),
         ]
-        lines += [Line(f"local to this machine: {part}", copyable=True) for part in self["local_to_this_machine"]]
-        if self["upload_command"]:
+        lines += [Line(f"local to this machine: {part}", copyable=True) for part in c["local_to_this_machine"]]
+        upload = c["upload_command"]
+        if upload:
             lines += [
                 Line(
                     "upload the data files where the task loads them from (from the folder that holds the task):",
                     copyable=True,
                 ),
-                Line(self["upload_command"], copyable=True),
+                Line(upload, copyable=True),
             ]
         return lines
 
@@ -208,14 +211,21 @@ def export_lm_eval_config(
 ) -> LmEvalExportResult:
     """:func:`export_lm_eval_task` with a checked config's options (the command line and the
     keyword call both come through here)."""
-    written = export_lm_eval_task(
-        config.split_dir,
-        str(config.out),
-        name=config.task_name,
-        template=config.template,
-        overwrite=config.overwrite,
-        command=command,
-        accept_modified=accept_modified,
-        dataset_path=config.dataset_path,
-    )
-    return LmEvalExportResult(written, Path(str(config.out)))
+
+    def export(out: Path, overwrite: bool) -> dict[str, Any]:
+        return export_lm_eval_task(
+            config.split_dir,
+            str(out),
+            name=config.task_name,
+            template=config.template,
+            overwrite=overwrite,
+            command=command,
+            accept_modified=accept_modified,
+            dataset_path=config.dataset_path,
+        )
+
+    def write(out: Path, overwrite: bool) -> None:
+        export(out, overwrite)
+
+    written = export(Path(str(config.out)), config.overwrite)
+    return LmEvalExportResult(cast(LmEvalExportContent, written), Path(str(config.out)), write)

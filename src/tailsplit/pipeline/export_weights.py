@@ -5,10 +5,11 @@ bytes on every machine (the digest an lm-eval task records)."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from tailsplit._version import __version__
 from tailsplit.cache import default_cache_dir
@@ -17,7 +18,7 @@ from tailsplit.config.arguments import path_argument
 from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.outputs import check_output_folder, staged_output
-from tailsplit.pipeline.findings import Findings
+from tailsplit.pipeline.findings import ExportContent, ExportResult
 from tailsplit.pipeline.keywords import known_keywords
 from tailsplit.pipeline.manifest import recorded_command
 from tailsplit.render.console import Line, View
@@ -26,23 +27,25 @@ from tailsplit.scoring.models import SOURCE_RECORD, local_folder, resolve_model,
 WEIGHTS_FILE = "model.safetensors"
 
 
-class WeightsExportResult(Findings):
-    """The weights folder written: the model's identity (``result["model"]``) and the sha256 of
-    its weights (``result["weights_sha256"]``); its table has one row per file."""
+class WeightsExportContent(ExportContent):
+    """What ``export weights`` wrote: the model's identity and its weights' sha256."""
+
+    model: dict[str, Any]
+    weights_sha256: str
+
+
+class WeightsExportResult(ExportResult[WeightsExportContent]):
+    """The weights folder written: the model's identity (``content["model"]``) and the sha256
+    of its weights (``content["weights_sha256"]``); its table has one row per file."""
 
     command = "export weights"
 
-    def rows(self) -> list[dict[str, Any]]:
-        return [{"file": name, "sha256": digest} for name, digest in self["outputs"].items()]
-
     def view(self) -> View:
-        lines: View = [Line(f"wrote {self.out_dir}: {self['model']['name']} as tailsplit scores with it")]
-        lines.append(Line(f"sha256 of {WEIGHTS_FILE}: {self['weights_sha256']}", copyable=True))
+        c = self.content
+        lines: View = [Line(f"wrote {self.out_dir}: {c['model']['name']} as tailsplit scores with it")]
+        lines.append(Line(f"sha256 of {WEIGHTS_FILE}: {c['weights_sha256']}", copyable=True))
         lines.append(Line(f"lm_eval reads it with --model_args pretrained={self.out_dir}", copyable=True))
         return lines
-
-    def console(self) -> View:
-        return self.view()
 
 
 @released_on_error
@@ -70,7 +73,11 @@ def export_weights_config(config: WeightsExportConfig, *, command: list[str] | N
                 "weights_sha256": weights_digest(folder),
             }
         )
-    return WeightsExportResult(written, Path(out))
+
+    def write(to: Path, overwrite: bool) -> None:
+        export_weights_config(dataclasses.replace(config, out=str(to), overwrite=overwrite), command=command)
+
+    return WeightsExportResult(cast(WeightsExportContent, written), Path(out), write)
 
 
 @known_keywords()

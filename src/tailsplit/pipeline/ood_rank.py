@@ -6,7 +6,7 @@ import dataclasses
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict, cast
 
 import numpy as np
 
@@ -20,7 +20,7 @@ from tailsplit.evaluation.encoder import EncoderRecipe
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.values import strict_json
-from tailsplit.pipeline.findings import Findings, rows_of
+from tailsplit.pipeline.findings import Findings, config_writer, rows_of
 from tailsplit.pipeline.keywords import known_keywords
 from tailsplit.pipeline.manifest import command_provenance, write_outputs
 from tailsplit.pipeline.shift_common import check_out, embed_texts, shift_encoder
@@ -43,30 +43,45 @@ from tailsplit.shift.similarity import centroid_similarity
 from tailsplit.shift.task_kinds import task_fields, task_kind
 
 
-class OodRankResult(Findings):
-    """Each candidate's decision (``result["decisions"]``: kept or not, its rank, similarity,
-    drop and the reasons), the names kept in rank order (``result["kept"]``) and the ID
+class OodRankContent(TypedDict):
+    """What ``ood-rank`` finds (``ood.json`` holds it, less the embedding's timings); ``task``
+    and ``metric`` name a task other than classification."""
+
+    task: NotRequired[str]
+    metric: NotRequired[str]
+    id: dict[str, Any]
+    encoder: dict[str, Any]
+    task_model: dict[str, Any]
+    decisions: list[dict[str, Any]]
+    kept: list[str]
+    embedding: dict[str, Any]
+
+
+class OodRankResult(Findings[OodRankContent]):
+    """Each candidate's decision (``content["decisions"]``: kept or not, its rank, similarity,
+    drop and the reasons), the names kept in rank order (``content["kept"]``) and the ID
     accuracy; its table has one row per decision."""
 
     command = "ood-rank"
     written = "ood.json, report.md, report.html, manifest.json"
 
     def rows(self) -> list[dict[str, Any]]:
-        return rows_of(self, "decisions")
+        return rows_of(self.content["decisions"])
 
     def view(self) -> View:
         lines: View = []
-        task = self["task_model"]
+        c = self.content
+        task = c["task_model"]
         if task["measured"]:
-            low, high = self["id"]["accuracy_ci"]
+            low, high = c["id"]["accuracy_ci"]
             origin = "cached" if task["cached"] else f"{task['training']['steps']} steps"
             lines.append(
                 Line(
-                    f"ID test {self.get('metric', 'accuracy')} {self['id']['accuracy']:.3f} (95% CI {low:.3f} to {high:.3f}; "
-                    f"{self['id']['examples']:,} examples; {task['encoder']}, {origin})"
+                    f"ID test {c.get('metric', 'accuracy')} {c['id']['accuracy']:.3f} (95% CI {low:.3f} to {high:.3f}; "
+                    f"{c['id']['examples']:,} examples; {task['encoder']}, {origin})"
                 )
             )
-        for d in self["decisions"]:
+        for d in c["decisions"]:
             mark = f"#{d['rank']}" if d["kept"] else "?" if d.get("undecided") else "--"
             lines.append(
                 Line(
@@ -120,24 +135,23 @@ def ood_rank_config(config: OodRankConfig, *, command: list[str] | None = None) 
         min_drop=config.min_drop,
         undecided=unlearnt,
     )
-    result = {
+    measured: dict[str, Any] = (
+        {"accuracy_ci": task["id_accuracy"]["ci"], "examples": task["id_accuracy"]["n"]} if data else {}
+    )
+    result: dict[str, Any] = {
         **({"task": kind.name, "metric": kind.metric_name} if kind.named_in_results else {}),
-        "id": {
-            "name": id_spec.name,
-            "path": id_spec.path,
-            "fields": list(id_spec.fields),
-            "accuracy": task["id_accuracy"]["value"] if data else id_accuracy,
-            **({"accuracy_ci": task["id_accuracy"]["ci"], "examples": task["id_accuracy"]["n"]} if data else {}),
-        },
+        "id": {**id_spec.describe(), "accuracy": task["id_accuracy"]["value"] if data else id_accuracy, **measured},
         "encoder": dataclasses.asdict(encoder.source),
         "task_model": task,
         "decisions": [d.as_dict() for d in decisions],
         "kept": [d.candidate.name for d in sorted((d for d in decisions if d.kept), key=lambda d: d.rank or 0)],
     }
+    paths = [*dataset_files(id_spec.path), *(s.path for s in specs)]
+    write = config_writer(_write_ood, config, result, paths, embedding, command)
     if config.out is not None:
-        paths = [*dataset_files(id_spec.path), *(s.path for s in specs)]
-        _write_ood(Path(config.out), config, result, paths, embedding, command)
-    return OodRankResult({**result, "embedding": embedding}, None if config.out is None else Path(config.out))
+        write(Path(config.out), config.overwrite)
+    content = cast(OodRankContent, {**result, "embedding": embedding})
+    return OodRankResult(content, None if config.out is None else Path(config.out), write)
 
 
 def _measures_drops(config: OodRankConfig, id_spec: DatasetSpec, listed: list[Any]) -> bool:

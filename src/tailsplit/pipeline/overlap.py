@@ -9,7 +9,7 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -30,7 +30,7 @@ from tailsplit.overlap.predictions import prediction_correctness
 from tailsplit.overlap.query import QUERY_EXTRACTORS, StructuredQuery
 from tailsplit.overlap.report import overlap_html, render_overlap_markdown
 from tailsplit.overlap.sharded import audit_sharded, make_executor, open_or_build_sharded
-from tailsplit.pipeline.findings import Findings
+from tailsplit.pipeline.findings import Findings, config_writer
 from tailsplit.pipeline.keywords import known_keywords
 from tailsplit.pipeline.manifest import command_provenance, input_records, recorded_command
 from tailsplit.pipeline.split_folder import check_parts_writable
@@ -39,8 +39,25 @@ from tailsplit.render.console import Line, View
 from tailsplit.render.provenance import with_provenance
 
 
-class OverlapResult(Findings):
-    """What the overlap audit found: the counts (``result["overlap"]``, ``["clean"]``, the
+class OverlapContent(TypedDict):
+    """What ``overlap`` finds (its ``summary.md`` and manifest say the same)."""
+
+    examples: int
+    overlap: int
+    clean: int
+    threshold: float
+    verbatim: int
+    copied_below_threshold: int
+    index: dict[str, Any]
+    queries_with_notes: int
+    accuracy: list[dict[str, Any]]
+    ngram_contaminated: dict[str, int]
+    cut: dict[str, Any]
+    seconds: dict[str, float]
+
+
+class OverlapResult(Findings[OverlapContent]):
+    """What the overlap audit found: the counts (``content["overlap"]``, ``["clean"]``, the
     BM25 ``["threshold"]``), the n-gram counts and the accuracy by subset; its table is the
     counts as one row."""
 
@@ -48,28 +65,31 @@ class OverlapResult(Findings):
     written = "overlap, clean, audit.jsonl, summary.md, manifest.json"
 
     def rows(self) -> list[dict[str, Any]]:
+        c = self.content
         keys = ("examples", "overlap", "clean", "verbatim", "copied_below_threshold", "threshold")
-        return [{k: self[k] for k in keys}]
+        return [dict(zip(keys, (c["examples"], c["overlap"], c["clean"], c["verbatim"],
+                                c["copied_below_threshold"], c["threshold"]), strict=True))]  # fmt: skip
 
     def view(self) -> View:
         """Copies first (the absolute count a reader wants), then the partition and how it was cut."""
-        copied = ", ".join(f"{count} share a {n}-gram with it" for n, count in self["ngram_contaminated"].items())
-        cut = self.get("cut") or {}
+        c = self.content
+        copied = ", ".join(f"{count} share a {n}-gram with it" for n, count in c["ngram_contaminated"].items())
+        cut = c["cut"]
         how = (
-            f"the top {100 * cut['top_quantile']:g}% of the test set by BM25 score (best BM25 ≥ {self['threshold']}), "
+            f"the top {100 * cut['top_quantile']:g}% of the test set by BM25 score (best BM25 ≥ {c['threshold']}), "
             "a share set by --top-quantile, not a finding"
             if cut.get("by") == "top_quantile"
-            else f"best BM25 ≥ {self['threshold']}"
+            else f"best BM25 ≥ {c['threshold']}"
         )
         lines: View = [
             Line(
-                f"{self['examples']} test examples: {self['verbatim']} copied verbatim in the corpus"
+                f"{c['examples']} test examples: {c['verbatim']} copied verbatim in the corpus"
                 + (f", {copied}" if copied else "")
-                + f" (index of {self['index']['entries']:,} entries)"
+                + f" (index of {c['index']['entries']:,} entries)"
             ),
             Line(
-                f"partition: {self['overlap']} overlapping — {how}, or copied ({self['copied_below_threshold']} "
-                f"copied below the cut) — and {self['clean']} clean"
+                f"partition: {c['overlap']} overlapping — {how}, or copied ({c['copied_below_threshold']} "
+                f"copied below the cut) — and {c['clean']} clean"
             ),
         ]
         lines += [
@@ -77,7 +97,7 @@ class OverlapResult(Findings):
                 f"accuracy {a['subset']}: {100 * a['accuracy']:.1f}% (95% CI {100 * a['ci_low']:.1f}–"
                 f"{100 * a['ci_high']:.1f}%, n = {a['n']})"
             )
-            for a in self["accuracy"]
+            for a in c["accuracy"]
             if a["n"]
         ]
         return lines
@@ -108,7 +128,7 @@ def audit_overlap_config(
     copied = np.array([a.copied for a in audits], dtype=bool)
     overlap = by_bm25 | copied  # a copy is overlap whatever its BM25 score: never "clean"
     accuracy = _prediction_accuracy(config, test, overlap) if config.predictions else []
-    summary = {
+    summary: OverlapContent = {
         "examples": len(test),
         "overlap": int(overlap.sum()),
         "clean": int((~overlap).sum()),
@@ -124,9 +144,11 @@ def audit_overlap_config(
         else {"by": "top_quantile", "top_quantile": config.top_quantile},
         "seconds": {"index": round(built_s, 3), "audit": round(time.perf_counter() - started - built_s, 3)},
     }
+
+    write = config_writer(_write_overlap, config, test, audits, queries, overlap, summary, command)
     if config.out is not None:
-        _write_overlap(Path(config.out), config, test, audits, queries, overlap, summary, command)
-    return OverlapResult(summary, None if config.out is None else Path(config.out))
+        write(Path(config.out), config.overwrite)
+    return OverlapResult(summary, None if config.out is None else Path(config.out), write)
 
 
 def _checked(config: OverlapConfig) -> OverlapConfig:
@@ -231,11 +253,9 @@ def _write_overlap(
     audits: list[Any],
     queries: list[Any],
     overlap: np.ndarray,
-    summary: dict[str, Any],
+    summary: OverlapContent,
     command: list[str] | None,
 ) -> None:
-    import dataclasses
-
     fmt = output_format_for(detect_format(Path(test.input_paths[0])))
     rows = []
     for record, audit, flag in zip(test.records, audits, overlap):

@@ -6,7 +6,7 @@ import dataclasses
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -21,7 +21,7 @@ from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.values import strict_json
-from tailsplit.pipeline.findings import Findings
+from tailsplit.pipeline.findings import Findings, config_writer
 from tailsplit.pipeline.keywords import known_keywords
 from tailsplit.pipeline.manifest import command_provenance, write_outputs
 from tailsplit.pipeline.shift_common import check_out, embed_texts, shift_encoder
@@ -34,16 +34,40 @@ from tailsplit.shift.datasets import DatasetSpec, load_texts
 from tailsplit.shift.similarity import centroid_similarity, mmd_matrix
 
 
-class SimilarityResult(Findings):
-    """Centroid similarity ×100 (``result["centroid_similarity"]``) and MMD² with permutation
-    p-values (``result["mmd"]``) between every pair of ``result["names"]``; its table has one
+class MmdContent(TypedDict):
+    """MMD² between every pair (row against column), its permutation p-values and how it was made."""
+
+    mmd2: list[list[float]]
+    p_value: list[list[float]]
+    bandwidth: float
+    sample: int
+    permutations: int
+    sizes: dict[str, int]
+
+
+class SimilarityContent(TypedDict):
+    """What ``similarity`` finds (``similarity.json`` holds it, less the embedding's timings)."""
+
+    names: list[str]
+    datasets: list[dict[str, Any]]
+    encoder: dict[str, Any]
+    embedded: int
+    cached: int
+    embedding: dict[str, Any]
+    centroid_similarity: list[list[float]]
+    mmd: MmdContent
+
+
+class SimilarityResult(Findings[SimilarityContent]):
+    """Centroid similarity ×100 (``content["centroid_similarity"]``) and MMD² with permutation
+    p-values (``content["mmd"]``) between every pair of ``content["names"]``; its table has one
     row per pair."""
 
     command = "similarity"
     written = "similarity.json, report.md, report.html, manifest.json"
 
     def rows(self) -> list[dict[str, Any]]:
-        names, similarity, mmd = self["names"], self["centroid_similarity"], self["mmd"]
+        names, similarity, mmd = self.content["names"], self.content["centroid_similarity"], self.content["mmd"]
         return [
             {
                 "a": names[i],
@@ -57,13 +81,13 @@ class SimilarityResult(Findings):
         ]
 
     def view(self) -> View:
-        names, e = self["names"], self["embedding"]
+        names, e = self.content["names"], self.content["embedding"]
         table = Table(
             "centroid similarity (cosine × 100)",
             ["dataset", *(str(i) for i in range(1, len(names) + 1))],
             [
                 [f"{i} {name}", *(f"{v:.1f}" for v in row)]
-                for i, (name, row) in enumerate(zip(names, self["centroid_similarity"]), start=1)
+                for i, (name, row) in enumerate(zip(names, self.content["centroid_similarity"]), start=1)
             ],
             plain=True,
         )
@@ -105,7 +129,7 @@ def similarity_config(config: SimilarityConfig, *, command: list[str] | None = N
     finally:
         encoder.close()
     mmd = mmd_matrix(vectors, sample=config.mmd_sample, permutations=config.permutations, seed=config.seed)
-    result = {
+    result: SimilarityContent = {
         "names": list(texts),
         "datasets": described,
         "encoder": dataclasses.asdict(encoder.source),
@@ -122,9 +146,11 @@ def similarity_config(config: SimilarityConfig, *, command: list[str] | None = N
             "sizes": mmd.sizes,
         },
     }
+
+    write = config_writer(_write_similarity, config, result, command)
     if config.out is not None:
-        _write_similarity(Path(config.out), config, result, command)
-    return SimilarityResult(result, None if config.out is None else Path(config.out))
+        write(Path(config.out), config.overwrite)
+    return SimilarityResult(result, None if config.out is None else Path(config.out), write)
 
 
 # A matrix of more datasets than this does not fit a page's width: the pairs table alone is written.
@@ -141,7 +167,7 @@ def _fixed(value: float, places: int) -> str:
     return text.lstrip("-") if float(text) == 0 else text
 
 
-def similarity_tables(names: list[str], result: dict[str, Any]) -> dict[str, str]:
+def similarity_tables(names: list[str], result: SimilarityContent) -> dict[str, str]:
     """LaTeX and CSV tables: every pair (centroid similarity, MMD² and its permutation p-value),
     and — while they fit a page — both matrices, columns numbered as their rows."""
     similarity, mmd = result["centroid_similarity"], result["mmd"]
@@ -175,7 +201,9 @@ def similarity_tables(names: list[str], result: dict[str, Any]) -> dict[str, str
     return tables
 
 
-def _write_similarity(out: Path, config: SimilarityConfig, result: dict[str, Any], command: list[str] | None) -> None:
+def _write_similarity(
+    out: Path, config: SimilarityConfig, result: SimilarityContent, command: list[str] | None
+) -> None:
 
     stable = {k: v for k, v in result.items() if k not in ("embedded", "cached", "embedding")}
     markdown = similarity_markdown({**result, "embedded": result["embedding"]["texts"], "cached": 0})

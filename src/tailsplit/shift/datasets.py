@@ -39,6 +39,10 @@ class DatasetSpec:
         names = tuple(f for f in fields.split("+") if f) if fields else ("text",)
         return DatasetSpec(name or Path(path).name.split(".")[0], path, names)
 
+    def describe(self) -> dict[str, Any]:
+        """The dataset as results record it: its name, path and fields."""
+        return {"name": self.name, "path": self.path, "fields": list(self.fields)}
+
 
 def sample_indices(n: int, max_examples: int | None, seed: int) -> np.ndarray | None:
     """The sorted indices of a seeded sample of ``max_examples`` of ``n`` (``--max-examples``
