@@ -169,9 +169,10 @@ def test_analyze_is_one_call_on_a_folder_or_a_run_in_memory(rows, tmp_path: Path
         in_memory.write()
     own = in_memory.write(tmp_path / "memory-analysis")  # an analysis of a run in memory, in its own folder
     assert {"report.md", "report.html", "analysis.json", "manifest.json"} <= {p.name for p in own.iterdir()}
-    assert json.loads((own / "analysis.json").read_text())["against_null"] == json.loads(
-        (folder / "analysis.json").read_text()
-    )["against_null"]
+    assert (
+        json.loads((own / "analysis.json").read_text())["against_null"]
+        == json.loads((folder / "analysis.json").read_text())["against_null"]
+    )
     assert "wrote " + str(own) in in_memory.console()[-1].text
     with pytest.raises(ConfigError, match="overwrite"):
         in_memory.write(own)
