@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from helpers import nli_pairs
+from helpers import nli_pairs, split_args, write_jsonl
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -120,3 +120,18 @@ def fresh_case(tmp_path: Path, rows: list[dict]) -> tuple[Path, Path]:
 def write_raw_jsonl(path: Path, rows: list[dict]) -> None:
     """Rows as Python's json.dumps writes them (NaN, Infinity and \\ud800 escapes included)."""
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+def overlap_args(tmp_path: Path, *extra: str) -> list[str]:
+    """An overlap command on a small test set and a corpus of its hypotheses' kind."""
+    test = write_jsonl(tmp_path / "t.jsonl", pairs())
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("".join(f"someone walks {i} times today\n" for i in range(40)), encoding="utf-8")
+    return ["overlap", "--test", str(test), "--text", "hypothesis", "--corpus", str(corpus), *extra]
+
+
+def random_split(tmp_path: Path, name: str = "r", rows: list[dict] | None = None) -> Path:
+    """A random split of small NLI pairs written to ``tmp_path / name`` (its folder)."""
+    data = write_jsonl(tmp_path / f"{name}.jsonl", rows or pairs())
+    ok([*split_args(data, tmp_path / name), "--null-splits", "5", "--no-syntax"])
+    return tmp_path / name

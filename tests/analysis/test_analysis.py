@@ -320,7 +320,7 @@ def test_compare_reports_correlation_and_shared_evaluation(tmp_path: Path) -> No
 def test_a_comparison_without_scores_says_so_rather_than_none() -> None:
     from types import SimpleNamespace
 
-    from tailsplit.pipeline.views import correlation_text
+    from tailsplit.pipeline.runs.views import correlation_text
 
     unscored = SimpleNamespace(pearson_r=None, spearman_rho=None, eval_shared_share=0.25)
     assert (

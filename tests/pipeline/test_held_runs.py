@@ -15,7 +15,7 @@ from hostile import refused
 
 import tailsplit
 from tailsplit.cache import HELD_SPLITS
-from tailsplit.pipeline.result import held_folder
+from tailsplit.pipeline.runs.result import held_folder
 
 
 @pytest.fixture

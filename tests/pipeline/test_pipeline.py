@@ -100,7 +100,7 @@ def test_a_score_file_for_other_data_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_failed_write_leaves_no_partial_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tailsplit.pipeline import result
+    from tailsplit.pipeline.runs import result
 
     real = result.write_records
     written = []

@@ -26,7 +26,7 @@ from tailsplit.pipeline.export_weights import WeightsExportResult
 from tailsplit.pipeline.findings import Findings
 from tailsplit.pipeline.ood_rank import OodRankResult
 from tailsplit.pipeline.overlap import OverlapResult
-from tailsplit.pipeline.result import RunResult
+from tailsplit.pipeline.runs.result import RunResult
 from tailsplit.pipeline.score import ScoreResult
 from tailsplit.pipeline.similarity import SimilarityResult
 from tailsplit.render.console import Line, Table, print_view

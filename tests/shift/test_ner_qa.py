@@ -172,7 +172,7 @@ def test_a_squad_document_with_a_byte_order_mark_is_read(tmp_path: Path) -> None
 
 
 def test_an_id_folder_without_its_test_file_names_the_layout(tmp_path: Path) -> None:
-    from tailsplit.pipeline.task_model import published_parts
+    from tailsplit.shift_models.task_data import published_parts
 
     write_jsonl(tmp_path / "train.jsonl", [{"tokens": ["a"], "ner_tags": ["O"]}])
     with pytest.raises(ConfigError, match=r"holds train\.jsonl but no test file; a folder of the dataset's own parts"):

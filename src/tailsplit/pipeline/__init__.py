@@ -10,12 +10,12 @@ from tailsplit.pipeline.curve import curve_config
 from tailsplit.pipeline.evaluate import EvaluationResult
 from tailsplit.pipeline.ood_rank import ood_rank_config
 from tailsplit.pipeline.overlap import audit_overlap_config
-from tailsplit.pipeline.result import RunResult, write_split
-from tailsplit.pipeline.runs import run, split_dataset
+from tailsplit.pipeline.runs.folder import output_records
+from tailsplit.pipeline.runs.loading import load_dataset, score_dataset
+from tailsplit.pipeline.runs.result import RunResult, write_split
+from tailsplit.pipeline.runs.steps import run, split_dataset
 from tailsplit.pipeline.score import ScoreResult, score_data
-from tailsplit.pipeline.scoring import load_dataset, score_dataset
 from tailsplit.pipeline.similarity import similarity_config
-from tailsplit.pipeline.split_folder import output_records
 
 __all__ = [
     "AnalysisResult",

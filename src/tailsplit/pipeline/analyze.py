@@ -6,7 +6,6 @@ through it).
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import html
 import os
@@ -15,29 +14,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from tailsplit._version import __version__
 from tailsplit.analysis.compare import SplitComparison, compare_splits
 from tailsplit.analysis.plots import comparison_figure, null_grid
 from tailsplit.analysis.split_analysis import AnalysisInputs, SplitAnalysis, analyze_split
-from tailsplit.analysis.split_dir import describe_split, load_split_dir, pair_text, read_manifest
-from tailsplit.config import NULL_SPLITS, AnalyzeConfig, RunConfig, check_values
+from tailsplit.analysis.split_dir import describe_split, load_split_dir, read_manifest
+from tailsplit.config import NULL_SPLITS, AnalyzeConfig, check_values
 from tailsplit.config.arguments import path_argument, switch_argument
 from tailsplit.config.recorded import recorded_run
 from tailsplit.errors import ConfigError, MissingDependencyError, keyword_spelling
 from tailsplit.io.manifest import MANIFEST, Manifest, read_manifest_file
 from tailsplit.io.outputs import staged_output, update_reports
 from tailsplit.pipeline.keywords import known_keywords
-from tailsplit.pipeline.manifest import recorded_command
-from tailsplit.pipeline.result import RunResult, folder_of
-from tailsplit.pipeline.split_folder import report_files
-from tailsplit.pipeline.views import analysis_view
+from tailsplit.pipeline.recording import recorded_command
+from tailsplit.pipeline.runs.analysis import run_analysis_inputs
+from tailsplit.pipeline.runs.folder import report_files
+from tailsplit.pipeline.runs.result import RunResult, folder_of
+from tailsplit.pipeline.runs.views import analysis_view
 from tailsplit.render import html_table
 from tailsplit.render.console import Line, View
 
 if TYPE_CHECKING:
-    from tailsplit.analysis.text_counts import TextCounts
     from tailsplit.render.figures import Figure
 
 SplitSource = RunResult | str | Path
@@ -243,43 +240,6 @@ def _inputs(
     folder = Path(split)
     inputs = load_split_dir(folder, text_kind, agreement_field, accept_modified=settings.accept_modified)
     return inputs, read_manifest(folder, accept_modified=settings.accept_modified), folder
-
-
-def run_analysis_inputs(result: RunResult, config: RunConfig, name: str) -> AnalysisInputs:
-    """What the analysis of a run reads: its texts (queries, or context + query pairs as
-    ``config.output.analysis_text`` says), parts, labels, scores and programs."""
-    dataset, scores = result.dataset, result.scores
-    texts = dataset.texts
-    if config.output.analysis_text == "pair" and dataset.contexts is not None:
-        texts = tuple(pair_text(c, t) for c, t in zip(dataset.contexts, dataset.texts))
-    return AnalysisInputs(
-        name=name,
-        kind=describe_split(Manifest({**result.manifest, "config": dataclasses.asdict(config)})),
-        ids=dataset.ids,
-        texts=texts,
-        parts=result.split.assignment(len(dataset)),
-        labels=dataset.labels,
-        logprob_sum=None if scores is None else np.asarray(scores.logprob_sum, dtype=np.float64),
-        n_tokens=None if scores is None or not scores.has_token_counts else np.asarray(scores.n_tokens),
-        programs=result.programs,
-        balance_labels=config.split.balance_labels,
-        text_kind=config.output.analysis_text,
-        queries=dataset.texts,
-        contexts=dataset.contexts,
-    )
-
-
-def analysis_of_run(result: RunResult, config: RunConfig, counts: TextCounts | None) -> SplitAnalysis:
-    """The analysis a run makes of its own split (named after its output folder), with the
-    queries' text counts when computed already."""
-    inputs = run_analysis_inputs(result, config, Path(config.output.out or "split").name)
-    return analyze_split(
-        inputs,
-        null_splits=config.output.null_splits,
-        seed=config.split.seed,
-        syntax=config.output.syntax,
-        text=counts if inputs.texts is result.dataset.texts else None,
-    )
 
 
 def _one_or_list(splits: Any) -> list[Any]:

@@ -21,7 +21,7 @@ from tailsplit.io.claims import released_on_error
 from tailsplit.io.values import strict_json
 from tailsplit.pipeline.findings import Findings, config_writer, rows_of
 from tailsplit.pipeline.keywords import known_keywords
-from tailsplit.pipeline.manifest import command_provenance, write_outputs
+from tailsplit.pipeline.recording import command_provenance, write_outputs
 from tailsplit.pipeline.shift_common import check_out
 from tailsplit.render.console import Line, View
 from tailsplit.render.figures import figure_files

@@ -34,9 +34,7 @@ from tailsplit.io.values import strict_json
 from tailsplit.pipeline.correlate import relation_view
 from tailsplit.pipeline.findings import Findings, config_writer, rows_of
 from tailsplit.pipeline.keywords import known_keywords
-from tailsplit.pipeline.manifest import command_provenance, write_outputs
-from tailsplit.pipeline.task_heads import task_model
-from tailsplit.pipeline.task_model import TaskData, check_task_model, dataset_files, task_data
+from tailsplit.pipeline.recording import command_provenance, write_outputs
 from tailsplit.render import markdown_text
 from tailsplit.render.console import View
 from tailsplit.render.figures import figure_files
@@ -45,6 +43,8 @@ from tailsplit.render.provenance import with_provenance
 from tailsplit.shift.correlate import classify
 from tailsplit.shift.datasets import DatasetSpec
 from tailsplit.shift.task_kinds import TaskKind, metric_value, task_fields, task_kind
+from tailsplit.shift_models.heads import task_model
+from tailsplit.shift_models.task_data import TaskData, check_task_model, dataset_files, task_data
 
 POINT_COLUMNS = (
     "group", "id_acc", "ood_acc", "encoder", "train_size", "trainable_layers", "step", "id_examples", "ood_examples"

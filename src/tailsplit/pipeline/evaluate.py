@@ -55,9 +55,9 @@ from tailsplit.pipeline.evaluate_checks import (
     text_field_of,
 )
 from tailsplit.pipeline.keywords import known_keywords
-from tailsplit.pipeline.manifest import command_provenance, write_outputs
-from tailsplit.pipeline.result import RunResult, folders_of
-from tailsplit.pipeline.scoring import template_for
+from tailsplit.pipeline.recording import command_provenance, write_outputs
+from tailsplit.pipeline.runs.loading import template_for
+from tailsplit.pipeline.runs.result import RunResult, folders_of
 from tailsplit.registry import SCORERS
 from tailsplit.render import html_table
 from tailsplit.render.console import Line, View

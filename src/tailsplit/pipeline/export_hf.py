@@ -32,8 +32,8 @@ from tailsplit.io.values import check_writable
 from tailsplit.pipeline.export_lm_eval import split_manifest_sha256, tailsplit_version
 from tailsplit.pipeline.findings import ExportResult, SplitExportContent
 from tailsplit.pipeline.keywords import known_keywords
-from tailsplit.pipeline.manifest import recorded_command
-from tailsplit.pipeline.result import RunResult, folder_of
+from tailsplit.pipeline.recording import recorded_command
+from tailsplit.pipeline.runs.result import RunResult, folder_of
 from tailsplit.render.console import Line, View
 
 

@@ -37,8 +37,8 @@ from tailsplit.io.outputs import check_output_folder, staged_output
 from tailsplit.io.writers import write_records
 from tailsplit.pipeline.findings import ExportResult, SplitExportContent
 from tailsplit.pipeline.keywords import known_keywords
-from tailsplit.pipeline.manifest import recorded_command
-from tailsplit.pipeline.result import RunResult, folder_of
+from tailsplit.pipeline.recording import recorded_command
+from tailsplit.pipeline.runs.result import RunResult, folder_of
 from tailsplit.prompts import PromptTemplate, resolve_template
 from tailsplit.render.console import Line, View
 

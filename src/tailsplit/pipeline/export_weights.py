@@ -20,7 +20,7 @@ from tailsplit.io.claims import released_on_error
 from tailsplit.io.outputs import check_output_folder, staged_output
 from tailsplit.pipeline.findings import ExportContent, ExportResult
 from tailsplit.pipeline.keywords import known_keywords
-from tailsplit.pipeline.manifest import recorded_command
+from tailsplit.pipeline.recording import recorded_command
 from tailsplit.render.console import Line, View
 from tailsplit.scoring.models import SOURCE_RECORD, local_folder, resolve_model, weights_digest
 

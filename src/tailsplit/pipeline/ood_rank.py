@@ -22,16 +22,8 @@ from tailsplit.io.claims import released_on_error
 from tailsplit.io.values import strict_json
 from tailsplit.pipeline.findings import Findings, config_writer, rows_of
 from tailsplit.pipeline.keywords import known_keywords
-from tailsplit.pipeline.manifest import command_provenance, write_outputs
+from tailsplit.pipeline.recording import command_provenance, write_outputs
 from tailsplit.pipeline.shift_common import check_out, embed_texts, shift_encoder
-from tailsplit.pipeline.task_model import (
-    TaskData,
-    check_task_model,
-    dataset_files,
-    dataset_texts,
-    predictions,
-    task_data,
-)
 from tailsplit.render.console import Line, View
 from tailsplit.render.pages import html_page
 from tailsplit.render.provenance import with_provenance
@@ -41,6 +33,14 @@ from tailsplit.shift.drops import RESAMPLES, Measured, metric_and_drops
 from tailsplit.shift.ood import Candidate, id_model_unlearnt, rank_candidates
 from tailsplit.shift.similarity import centroid_similarity
 from tailsplit.shift.task_kinds import task_fields, task_kind
+from tailsplit.shift_models.task_data import (
+    TaskData,
+    check_task_model,
+    dataset_files,
+    dataset_texts,
+    predictions,
+    task_data,
+)
 
 
 class OodRankContent(TypedDict):

@@ -32,8 +32,8 @@ from tailsplit.overlap.report import overlap_html, render_overlap_markdown
 from tailsplit.overlap.sharded import audit_sharded, make_executor, open_or_build_sharded
 from tailsplit.pipeline.findings import Findings, config_writer
 from tailsplit.pipeline.keywords import known_keywords
-from tailsplit.pipeline.manifest import command_provenance, input_records, recorded_command
-from tailsplit.pipeline.split_folder import check_parts_writable
+from tailsplit.pipeline.recording import command_provenance, input_records, recorded_command
+from tailsplit.pipeline.runs.folder import check_parts_writable
 from tailsplit.progress import watched
 from tailsplit.render.console import Line, View
 from tailsplit.render.provenance import with_provenance

@@ -24,9 +24,9 @@ from tailsplit.io.outputs import check_output_file, write_output_file
 from tailsplit.io.scores import score_file_bytes
 from tailsplit.log import logger
 from tailsplit.pipeline.keywords import data_fields, known_keywords, label_words_of, not_for_score
-from tailsplit.pipeline.manifest import input_records, recorded_command
-from tailsplit.pipeline.runs import changed_options
-from tailsplit.pipeline.scoring import load_dataset, plan_scoring, score_dataset
+from tailsplit.pipeline.recording import input_records, recorded_command
+from tailsplit.pipeline.runs.loading import load_dataset, plan_scoring, score_dataset
+from tailsplit.pipeline.runs.steps import changed_options
 from tailsplit.progress import watched
 from tailsplit.render.console import Line, View
 

@@ -23,7 +23,7 @@ from tailsplit.io.claims import released_on_error
 from tailsplit.io.values import strict_json
 from tailsplit.pipeline.findings import Findings, config_writer
 from tailsplit.pipeline.keywords import known_keywords
-from tailsplit.pipeline.manifest import command_provenance, write_outputs
+from tailsplit.pipeline.recording import command_provenance, write_outputs
 from tailsplit.pipeline.shift_common import check_out, embed_texts, shift_encoder
 from tailsplit.render.console import Line, Table, View
 from tailsplit.render.figures import figure_files

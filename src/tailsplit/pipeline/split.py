@@ -28,8 +28,8 @@ from tailsplit.pipeline.keywords import (
     not_for_split,
     splitter_options,
 )
-from tailsplit.pipeline.result import RunResult
-from tailsplit.pipeline.runs import run
+from tailsplit.pipeline.runs.result import RunResult
+from tailsplit.pipeline.runs.steps import run
 from tailsplit.progress import watched
 from tailsplit.splits import Splitter
 

@@ -1,4 +1,7 @@
-"""Text made inert where it lands: Markdown (and the HTML rendered from it), and terminals.
+"""Every report's rendering: console views (:mod:`.console`), HTML pages (:mod:`.pages`),
+figures (:mod:`.figures`), LaTeX and CSV tables (:mod:`.tables`) and the provenance block each
+report opens with (:mod:`.provenance`) — and, here, text made inert where it lands: Markdown
+(and the HTML rendered from it), and terminals.
 
 Data — texts, labels, ids, field names, paths — reaches reports and consoles. There it must
 stay text: no link, image or emphasis from a ``[click](javascript:…)`` in a label, no HTML

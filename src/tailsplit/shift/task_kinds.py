@@ -35,7 +35,7 @@ class TaskKind(ABC):
     metric_name: ClassVar[str]
     default_fields: ClassVar[tuple[str, ...]]
     default_label_field: ClassVar[str]
-    head: ClassVar[str]  # builds its task model: tailsplit.pipeline.task_heads
+    head: ClassVar[str]  # builds its task model: tailsplit.shift_models.heads
     field_count: ClassVar[int | None] = None  # how many text fields a dataset names (None: any)
     fields_hint: ClassVar[str] = ""
     named_in_results: ClassVar[bool] = True  # results name the task and metric (classification's never did)
@@ -111,7 +111,7 @@ class Classification(TaskKind):
     metric_name = "accuracy"
     default_fields = ("text",)
     default_label_field = "label"
-    head = "tailsplit.pipeline.task_heads:classifier_head"
+    head = "tailsplit.shift_models.heads:classifier_head"
     named_in_results = False
 
     def read(self, spec: DatasetSpec, label_field: str, location: Path, allow_empty: bool) -> LabelledSet:
@@ -147,7 +147,7 @@ class NamedEntities(TaskKind):
     metric_name = "entity F1"
     default_fields = ("tokens",)
     default_label_field = "ner_tags"
-    head = "tailsplit.pipeline.task_heads:tagger_head"
+    head = "tailsplit.shift_models.heads:tagger_head"
     field_count = 1
     fields_hint = "a NER dataset names one tokens field (@tokens)"
 
@@ -190,7 +190,7 @@ class ExtractiveQa(TaskKind):
     metric_name = "F1"
     default_fields = ("question", "context")
     default_label_field = "answers"
-    head = "tailsplit.pipeline.task_heads:reader_head"
+    head = "tailsplit.shift_models.heads:reader_head"
     field_count = 2
     fields_hint = "a QA dataset names its question and context fields (@question+context)"
 

@@ -21,12 +21,12 @@ from tailsplit.fingerprint import sha256_text
 from tailsplit.io.manifest import MANIFEST
 from tailsplit.io.outputs import replace_file_bytes
 from tailsplit.log import logger
-from tailsplit.pipeline.task_heads import task_model
 from tailsplit.scoring.models import check_device
 from tailsplit.shift.datasets import DatasetSpec, load_texts, sample_indices
 from tailsplit.shift.encoder import EncoderSource
 from tailsplit.shift.labelled import IdParts, LabelledSet, group_keys, id_parts, parse_label_map
 from tailsplit.shift.task_kinds import TaskKind, read_examples, task_fields, task_kind
+from tailsplit.shift_models.heads import task_model
 
 
 @dataclass(frozen=True)

@@ -712,7 +712,7 @@ def test_read_only_location_is_refused_before_work(
 
 
 def test_disk_full_while_writing_outputs_leaves_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import tailsplit.pipeline.result as split_folder  # where a split folder is written
+    import tailsplit.pipeline.runs.result as split_folder  # where a split folder is written
 
     ws = tmp_path / "ws"
     ws.mkdir()

@@ -14,7 +14,7 @@ from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.io.examples import load_examples
 from tailsplit.io.hf import load_hub_dataset
 from tailsplit.io.outputs import check_cache_folder
-from tailsplit.pipeline.checks import check_template_fields
+from tailsplit.pipeline.runs.checks import check_template_fields
 from tailsplit.progress import announce
 from tailsplit.prompts import PromptTemplate, resolve_template
 from tailsplit.registry import SCORERS

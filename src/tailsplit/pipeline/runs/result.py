@@ -29,7 +29,7 @@ from tailsplit.io.outputs import staged_output
 from tailsplit.io.scores import score_file_bytes
 from tailsplit.io.writers import OUTPUT_SUFFIX, write_records
 from tailsplit.log import logger
-from tailsplit.pipeline.split_folder import (
+from tailsplit.pipeline.runs.folder import (
     added_columns,
     input_schema,
     output_format,
@@ -38,7 +38,7 @@ from tailsplit.pipeline.split_folder import (
     scoring_note,
     take,
 )
-from tailsplit.pipeline.views import run_view
+from tailsplit.pipeline.runs.views import run_view
 from tailsplit.programs.sets import ProgramFeatures
 from tailsplit.render import html_table
 from tailsplit.render.console import View

@@ -28,12 +28,12 @@ from tailsplit.io.outputs import (
 from tailsplit.io.scores import read_score_file, scores_from_column
 from tailsplit.io.writers import check_output_format
 from tailsplit.log import logger
-from tailsplit.pipeline.analyze import analysis_of_run
-from tailsplit.pipeline.checks import warn_repeated_queries
-from tailsplit.pipeline.manifest import run_manifest
-from tailsplit.pipeline.result import RunResult
-from tailsplit.pipeline.scoring import ScoringPlan, load_dataset, plan_scoring, score_dataset
-from tailsplit.pipeline.split_folder import check_added_columns, check_parts_writable
+from tailsplit.pipeline.recording import run_manifest
+from tailsplit.pipeline.runs.analysis import analysis_of_run
+from tailsplit.pipeline.runs.checks import warn_repeated_queries
+from tailsplit.pipeline.runs.folder import check_added_columns, check_parts_writable
+from tailsplit.pipeline.runs.loading import ScoringPlan, load_dataset, plan_scoring, score_dataset
+from tailsplit.pipeline.runs.result import RunResult
 from tailsplit.programs.sets import ProgramFeatures, dataset_program_features
 from tailsplit.shift.encoder import EncoderSource, sentence_features
 from tailsplit.splits import SPLITTERS, SplitInputs, Splitter, make_splitter

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from tailsplit.analysis.null import ALPHA
 from tailsplit.analysis.program_metrics import divergence_note
 from tailsplit.analysis.report import headlines
-from tailsplit.pipeline.split_folder import scoring_note
+from tailsplit.pipeline.runs.folder import scoring_note
 from tailsplit.render.console import Line, Table, View
 
 if TYPE_CHECKING:
