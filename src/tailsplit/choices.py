@@ -7,7 +7,6 @@ from __future__ import annotations
 SCORING_METHODS = ("prompted", "ngram", "kfold")
 ENGINES = ("local", "ray")  # where scoring or index shards run: this process, or a Ray cluster
 ANALYSIS_TEXTS = ("query", "pair")  # what text statistics read: the query, or context + query
-SPLITTERS = ("likelihood", "random", "length", "template", "tmcd", "aflite")
 RANKS = ("logprob_sum", "logprob_mean")
 LENGTH_OF = ("text", "program")
 # Label balance's quotas: each label's share of the data (the paper), or an equal share each

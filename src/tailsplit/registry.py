@@ -28,6 +28,10 @@ class Registry:
     def names(self) -> list[str]:
         return sorted(self._entries)
 
+    def listed(self) -> tuple[str, ...]:
+        """The names in the order they were registered (the order choices are shown in)."""
+        return tuple(self._entries)
+
     def get(self, name: str) -> Callable[..., Any]:
         if name not in self._entries:
             raise ConfigError(f"{self.kind}={name!r} is unknown; {choice_hint(name, self.names())}")
@@ -45,3 +49,18 @@ class Registry:
 SCORERS = Registry("backend", {"hf": "tailsplit.scoring.hf:HFScorer"})
 
 EXTRACTORS = Registry("program_kind", {"sql": "tailsplit.programs.sql:SqlExtractor"})
+
+# Every splitter, registered once: a splitter is its own module (its class declares its name and
+# its parameters) and this line; ``--splitter``'s choices are these names, in this order, and
+# :data:`tailsplit.splits.SPLITTERS` maps them to the classes.
+SPLITTER_CLASSES = Registry(
+    "splitter",
+    {
+        "likelihood": "tailsplit.splits.likelihood:LikelihoodSplitter",
+        "random": "tailsplit.splits.random:RandomSplitter",
+        "length": "tailsplit.splits.length:LengthSplitter",
+        "template": "tailsplit.splits.template:TemplateSplitter",
+        "tmcd": "tailsplit.splits.tmcd:TmcdSplitter",
+        "aflite": "tailsplit.splits.aflite:AfliteSplitter",
+    },
+)

@@ -54,16 +54,23 @@ def test_every_registered_splitter_keeps_groups_whole_or_refuses_them(case) -> N
 
 
 def test_one_list_of_splitter_names_and_one_rule_per_parameter() -> None:
-    """The registry is built from the config's choices (every class reachable, every name a
-    class), and a splitter built in Python checks its parameters by the config's declarations."""
+    """One registration per splitter (tailsplit.registry.SPLITTER_CLASSES): the config's
+    --splitter choices and the class map both read it (every name a class of that name, each
+    named in the option's help), and a splitter built in Python checks its parameters by the
+    config's declarations."""
+    import dataclasses
+
     import pytest
 
-    from tailsplit.choices import SPLITTERS as NAMES
     from tailsplit.config import SplitConfig
+    from tailsplit.config.declare import declared_option
     from tailsplit.errors import ConfigError
+    from tailsplit.registry import SPLITTER_CLASSES
     from tailsplit.splits import SPLITTERS, AfliteSplitter, LikelihoodSplitter
 
-    assert tuple(SPLITTERS) == NAMES and all(cls.name == name for name, cls in SPLITTERS.items())
+    option = declared_option(next(f for f in dataclasses.fields(SplitConfig) if f.name == "splitter"))
+    assert option is not None and option.choices == tuple(SPLITTERS) == SPLITTER_CLASSES.listed()
+    assert all(cls.name == name and name in option.help for name, cls in SPLITTERS.items())
     for value in (0.0, 1.0):  # the config and the splitter refuse the same train shares
         with pytest.raises(ConfigError, match="train_share"):
             SplitConfig(train_share=value)

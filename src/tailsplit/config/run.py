@@ -27,13 +27,13 @@ from tailsplit.choices import (
     RANKS,
     SCORING_METHODS,
     SHARE_PREFIX,
-    SPLITTERS,
     TRUNCATIONS,
 )
 from tailsplit.config.declare import Applies, Checked, flag_of, option, out_option, overwrite_option, seed_option
 from tailsplit.config.values import parse_label_words, parse_length_buckets, parse_size, value_has_type, wrong_type
 from tailsplit.core import FieldMap
 from tailsplit.errors import ConfigError
+from tailsplit.registry import SPLITTER_CLASSES
 
 NULL_SPLITS = 500  # random splits in each null distribution, unless asked otherwise
 MAX_NULL_SPLITS = 100_000  # a p-value's resolution of 1e-5; each split is analysed in full
@@ -276,7 +276,7 @@ class SplitConfig(Checked):
         "likelihood",
         "likelihood, random, length, template or tmcd (the last two need --program), or aflite "
         "(adversarial filtering).",
-        choices=SPLITTERS,
+        choices=SPLITTER_CLASSES.listed(),
     )
     dev_size: float | int = option(0.1, SIZE_HELP, metavar="SIZE", parse=parse_size, size=True, low=0)
     test_size: float | int = option(0.1, SIZE_HELP, metavar="SIZE", parse=parse_size, size=True, low=0)

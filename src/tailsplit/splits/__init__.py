@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tailsplit.choices import SPLITTERS as SPLITTER_NAMES
 from tailsplit.errors import ConfigError
+from tailsplit.registry import SPLITTER_CLASSES
 from tailsplit.splits.aflite import AfliteSplitter
 from tailsplit.splits.base import SplitInputs, Splitter, resolve_size, resolve_sizes
 from tailsplit.splits.length import LengthSplitter
@@ -14,13 +14,18 @@ from tailsplit.splits.random import RandomSplitter
 from tailsplit.splits.template import TemplateSplitter
 from tailsplit.splits.tmcd import TmcdSplitter
 
-_CLASSES = {
-    cls.name: cls
-    for cls in (LikelihoodSplitter, RandomSplitter, LengthSplitter, TemplateSplitter, TmcdSplitter, AfliteSplitter)
-}
-# The one list of splitter names is tailsplit.choices.SPLITTERS (the config's --splitter choices
-# read it): the registry is built from it, so a name without a class fails here, at import.
-SPLITTERS: dict[str, type[Splitter]] = {name: _CLASSES[name] for name in SPLITTER_NAMES}
+
+def _splitter_class(name: str) -> type[Splitter]:
+    """The class registered as ``name``: a :class:`Splitter` whose own ``name`` is that name."""
+    cls = SPLITTER_CLASSES.get(name)
+    if not (isinstance(cls, type) and issubclass(cls, Splitter) and cls.name == name):
+        raise ImportError(f"splitter {name!r} is registered as {cls!r}, which is no Splitter named {name!r}")
+    return cls
+
+
+# Each registered splitter's class by its name (tailsplit.registry.SPLITTER_CLASSES registers
+# them, in --splitter's order).
+SPLITTERS: dict[str, type[Splitter]] = {name: _splitter_class(name) for name in SPLITTER_CLASSES.listed()}
 
 
 def make_splitter(name: str, **params: Any) -> Splitter:
