@@ -135,3 +135,29 @@ def random_split(tmp_path: Path, name: str = "r", rows: list[dict] | None = None
     data = write_jsonl(tmp_path / f"{name}.jsonl", rows or pairs())
     ok([*split_args(data, tmp_path / name), "--null-splits", "5", "--no-syntax"])
     return tmp_path / name
+
+
+class Elements(__import__("html.parser").parser.HTMLParser):
+    """The start tags of an HTML page, with their attributes (what a browser would make live)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[tuple[str, list[tuple[str, str | None]]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.found.append((tag, attrs))
+
+
+def assert_inert(page: str, *, holds_data: bool = True) -> None:
+    """No link or image made from data, no event handler, no javascript: URL."""
+    parser = Elements()
+    parser.feed(page)
+    for tag, attrs in parser.found:
+        if tag == "a":  # report.md links its own figure files, nothing else
+            assert dict(attrs).get("href", "").startswith("figures/"), attrs
+            continue
+        assert tag not in ("img", "script", "iframe"), (tag, attrs)
+        for name, value in attrs:
+            assert not name.startswith("on"), (tag, name)
+            assert "javascript:" not in (value or "").lower(), (tag, name, value)
+    assert "alert(1)" in page or not holds_data  # the data is there, as text

@@ -25,15 +25,6 @@ from hostile import (
 )
 
 
-class _Elements(__import__("html.parser").parser.HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.found: list[tuple[str, list[tuple[str, str | None]]]] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.found.append((tag, attrs))
-
-
 def edited_split(tmp_path: Path) -> tuple[Path, Path]:
     data = write_jsonl(tmp_path / "d.jsonl", pairs(60))
     out = tmp_path / "o"

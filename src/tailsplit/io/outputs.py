@@ -30,7 +30,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
@@ -250,6 +250,14 @@ class OutputFolder:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
         return path
+
+    def write_files(self, files: Mapping[str, str | bytes]) -> None:
+        """Each file by its relative name: text as UTF-8 with ``\\n`` line ends, bytes as they are."""
+        for name, content in files.items():
+            if isinstance(content, bytes):
+                self.write_bytes(name, content)
+            else:
+                self.write_text(name, content)
 
     def file_hashes(self) -> dict[str, str]:
         """sha256 of every file written so far except the manifest, by relative path."""

@@ -185,11 +185,7 @@ def write_report_folder(
     (its kind, its folder if it has one, its manifest's sha256) and every file's hash."""
     inputs = [] if result.folder is None else [result.folder]
     with staged_output(target, overwrite=overwrite, inputs=inputs) as folder:
-        for name, content in files.items():
-            if isinstance(content, bytes):
-                folder.write_bytes(name, content)
-            else:
-                folder.write_text(name, content)
+        folder.write_files(files)
         folder.write_manifest(
             {
                 "tailsplit_version": __version__,

@@ -277,11 +277,7 @@ def _write_overlap(
         provenance = command_provenance(command, input_records(test), seed=config.seed)
         markdown = render_overlap_markdown(summary, audits, test)
         folder.write_text("summary.md", with_provenance(markdown, provenance) + "\n")
-        for name, content in overlap_html(markdown, audits, summary["threshold"], provenance).items():
-            if isinstance(content, bytes):
-                folder.write_bytes(name, content)
-            else:
-                folder.write_text(name, content)
+        folder.write_files(overlap_html(markdown, audits, summary["threshold"], provenance))
         folder.write_manifest(
             {
                 "tailsplit_version": __version__,

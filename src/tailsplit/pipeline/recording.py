@@ -72,11 +72,7 @@ def write_outputs(
 ) -> dict[str, Any]:
     """The files, and a manifest with the command, configuration, input and output hashes (returned)."""
     with staged_output(out, overwrite=config.overwrite, inputs=[i["path"] for i in inputs]) as folder:
-        for name, content in files.items():
-            if isinstance(content, bytes):
-                folder.write_bytes(name, content)
-            else:
-                folder.write_text(name, content)
+        folder.write_files(files)
         return folder.write_manifest(
             {
                 "tailsplit_version": __version__,

@@ -292,11 +292,7 @@ def write_split(
                 summary += f"\n\n({divergence_note(result.programs.count, result.programs.extractor)})"
         folder.write_text("summary.md", summary + "\n")
         if result.analysis is not None:
-            for name, content in report_files(result.analysis, [], recorded).items():
-                if isinstance(content, bytes):
-                    folder.write_bytes(name, content)
-                else:
-                    folder.write_text(name, content)
+            folder.write_files(report_files(result.analysis, [], recorded))
         labels = (schema or input_schema(dataset)).class_labels
         manifest = folder.write_manifest(
             {
