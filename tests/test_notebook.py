@@ -36,7 +36,8 @@ def test_the_one_liner_runs_in_a_fresh_kernel_with_a_progress_line(
     assert "\rscoring: " in text and "(100%)" in text and "ipywidgets" not in text and "IProgress" not in text
     # the first line, before the model loads, says what will happen
     first = text.lstrip().splitlines()[0]
-    assert first == "scoring 45 examples with smollm2 (prompted; loading the model first)", text[:300]
+    assert first == "scoring 45 examples with smollm2 (prompted)", text[:300]
+    assert text.lstrip().splitlines()[1].startswith("loading the model to score "), text[:300]
     shown = [out for out in outputs if out.output_type == "execute_result"]
     assert "tailsplit RunResult" in shown[0].data["text/html"]
 

@@ -1,18 +1,25 @@
 """A rich progress bar with rate and ETA on a terminal (or in a notebook with ipywidgets); in a
 notebook without them, one status line rewritten in place; elsewhere (a cluster job's log), a
 status line every :data:`STATUS_EVERY_S` seconds through tailsplit's logger; a no-op when
-disabled (tests, quiet runs)."""
+disabled (tests, quiet runs).
+
+A command that trains, fits or embeds turns progress on for everything it calls
+(:func:`shown`); the long steps deep inside — an encoder's training steps, a task model's
+checkpoints, each baseline — report through :func:`steps` and :func:`say`, so no command is
+silent for more than a few seconds without each layer passing a flag down."""
 
 from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from tailsplit.log import inert, logger
 
-STATUS_EVERY_S = 30.0
+STATUS_EVERY_S = 10.0
 CARRIAGE_EVERY_S = 0.5
 
 
@@ -158,6 +165,38 @@ def announce(enabled: bool, text: str) -> None:
         sys.stderr.flush()
     else:
         logger.info(text)
+
+
+_SHOWN: ContextVar[bool] = ContextVar("tailsplit_progress_shown", default=False)
+
+
+@contextmanager
+def shown(enabled: bool) -> Iterator[None]:
+    """Progress of the long steps the body runs (:func:`steps`, :func:`say`) shown or not."""
+    token = _SHOWN.set(enabled)
+    try:
+        yield
+    finally:
+        _SHOWN.reset(token)
+
+
+def steps(total: int | None, label: str, unit: str) -> ProgressBar:
+    """A progress bar of a long step, shown when the command running it shows progress.
+
+    >>> with steps(3, "training", "steps") as advance:  # nothing shown outside a command
+    ...     advance(1)
+    """
+    return ProgressBar(_SHOWN.get(), total, label, unit)
+
+
+def showing() -> bool:
+    """Whether the command running now shows progress."""
+    return _SHOWN.get()
+
+
+def say(text: str) -> None:
+    """Say what a long step is about to do, when the command running it shows progress."""
+    announce(_SHOWN.get(), text)
 
 
 def in_notebook() -> bool:

@@ -49,3 +49,26 @@ def test_messages_follow_the_current_stderr(capsys) -> None:
     logger.info("hidden")
     logger.warning("shown")
     assert capsys.readouterr().err == "warning: shown\n"  # one handler, however often configured
+
+
+def test_a_long_step_reports_only_inside_a_command_that_shows_progress(monkeypatch, caplog) -> None:
+    import tailsplit.progress as progress
+
+    monkeypatch.setattr(progress, "STATUS_EVERY_S", 0.0)
+    caplog.set_level(logging.INFO, logger="tailsplit")
+    logging.getLogger("tailsplit").propagate = True
+    progress.say("unseen")  # outside a command: silent
+    with progress.steps(2, "training", "steps") as advance:
+        advance(2)
+    with progress.shown(True):
+        assert progress.showing()
+        progress.say("training the encoder")
+        with progress.steps(2, "training", "steps") as advance:
+            advance(1)
+            with progress.shown(False):  # a nested step that shows nothing
+                progress.say("nested, unseen")
+            advance(1)
+    assert not progress.showing()
+    lines = list(dict.fromkeys(r.getMessage() for r in caplog.records if r.name == "tailsplit"))
+    assert lines[0] == "training the encoder" and lines[1].startswith("training: 1/2 steps (50%)"), lines
+    assert lines[-1].startswith("training: 2/2 steps (100%)") and "unseen" not in " ".join(lines)

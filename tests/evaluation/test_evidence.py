@@ -325,6 +325,9 @@ def test_the_bundled_encoder_fine_tunes_as_a_classifier(snli_folders: list[str],
     args = ["--baseline", "encoder", "--max-train", "64", "--max-steps", "2", "--out", str(tmp_path / "a")]
     result = runner.invoke(app, ["evaluate", snli_folders[0], *args])
     assert result.exit_code == 0, result.output
+    # never silent while it trains: each baseline said as it starts, then its training steps
+    name = Path(snli_folders[0]).name
+    assert f"note: {name}: encoder on " in result.output and "note: training (dev checked every" in result.output
     report = json.loads((tmp_path / "a" / "evaluation.json").read_text())
     (encoder,) = [r for r in report["results"] if r["baseline"] == "encoder"]
     assert encoder["steps"] == 2 and 0.0 <= encoder["test"] <= 1.0 and encoder["max_length"] > 10

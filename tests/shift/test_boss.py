@@ -396,3 +396,30 @@ def test_ood_rank_takes_a_split_folder_as_the_id_data(nli_files: dict[str, Path]
     assert result.exit_code == 0, result.output
     task = json.loads((tmp_path / "ood" / "ood.json").read_text())["task_model"]
     assert task["id_parts"] == {"origin": "split folder", "train": 42, "dev": 6, "test": 12}
+
+
+@pytest.mark.model
+def test_ood_rank_and_curve_say_what_they_do_while_they_train(
+    nli_files: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Never silent for long: each step said as it starts, training steps and checkpoints as
+    status lines in a log (every 10 s; every step here); ``-q`` keeps them quiet."""
+    import tailsplit.progress as progress
+
+    monkeypatch.setattr(progress, "STATUS_EVERY_S", 0.0)
+    label_map = ["--label-map", "neutral=not_entailment", "--label-map", "contradiction=not_entailment"]
+    ranked = _ood_rank(nli_files, tmp_path / "ood", *label_map)
+    assert ranked.exit_code == 0, ranked.output
+    said = ranked.output
+    assert "embedding " in said and "training the classification task model on" in said, said
+    assert "training (dev checked every 200 steps): 1/4 steps" in said and "predicting " in said, said
+    again = _ood_rank(nli_files, tmp_path / "ood2", *label_map)
+    assert "predictions are cached: no training" in again.output and "training (dev" not in again.output
+    curve = ["curve", "--id", f"mnli={nli_files['mnli']}@premise+hypothesis",
+             "--ood", f"rte={nli_files['rte']}@sentence1+sentence2", *label_map,
+             "--trainable-layers", "0,2", *TINY, "--encoder", str(nli_files["encoder"]), "--checkpoint-every", "2"]  # fmt: skip
+    loud = runner.invoke(app, [*curve, "--out", str(tmp_path / "curve")])
+    assert loud.exit_code == 0, loud.output
+    assert "training to each checkpoint: 1/4 steps" in loud.output and "checkpoint 2: predicted" in loud.output
+    quiet = runner.invoke(app, [*curve, "-q", "--out", str(tmp_path / "curve-q")])
+    assert quiet.exit_code == 0 and "checkpoint" not in quiet.output and "training" not in quiet.output

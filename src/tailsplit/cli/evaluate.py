@@ -6,6 +6,7 @@ from tailsplit.cli.app import app, show, typed_command
 from tailsplit.cli.declared import Given, declared_options
 from tailsplit.config import EvaluateConfig
 from tailsplit.pipeline.evaluate import evaluate_config
+from tailsplit.progress import shown
 
 EVALUATE_EXAMPLES = """
 **Examples**
@@ -36,4 +37,6 @@ def evaluate(given: Given) -> None:
     """Train baselines on each split's train part and compare test scores with random splits (relative error increase)."""
 
     settings = given.command_config(EvaluateConfig)
-    show(evaluate_config(settings, command=typed_command()))
+    with shown(not given.quiet):  # each baseline, each training step
+        result = evaluate_config(settings, command=typed_command())
+    show(result)

@@ -7,6 +7,7 @@ from tailsplit.cli.app import app, show, typed_command
 from tailsplit.cli.declared import Given, declared_options
 from tailsplit.config import CorrelateConfig, CurveConfig, OodRankConfig, SimilarityConfig
 from tailsplit.errors import ConfigError
+from tailsplit.progress import shown
 
 SIMILARITY_EXAMPLES = """
 **Examples**
@@ -57,7 +58,9 @@ points.csv has columns id_acc, ood_acc and optionally group (one fit per group).
 def similarity(given: Given) -> None:
     """Embedding similarity between datasets: centroid cosine ×100 (BOSS) and MMD, with a heatmap report."""
 
-    show(pipeline.similarity_config(given.command_config(SimilarityConfig), command=typed_command()))
+    with shown(not given.quiet):  # the texts being embedded
+        result = pipeline.similarity_config(given.command_config(SimilarityConfig), command=typed_command())
+    show(result)
 
 
 @app.command(name="ood-rank", epilog=OOD_EXAMPLES)
@@ -68,7 +71,9 @@ def ood_rank(given: Given) -> None:
     settings = given.command_config(OodRankConfig)
     if not settings.id or not settings.candidates:
         raise ConfigError("ood-rank needs --id DATASET and --candidates CSV (or both in --config)")
-    show(pipeline.ood_rank_config(settings, command=typed_command()))
+    with shown(not given.quiet):  # embedding, the task model's training steps, its predictions
+        result = pipeline.ood_rank_config(settings, command=typed_command())
+    show(result)
 
 
 @app.command(epilog=CORRELATE_EXAMPLES)
@@ -87,4 +92,6 @@ def correlate(given: Given) -> None:
 def curve(given: Given) -> None:
     """Train on ID, measure ID and OOD accuracy at checkpoints, and name the ID–OOD relation (Type I / II / III)."""
 
-    show(pipeline.curve_config(given.command_config(CurveConfig), command=typed_command()))
+    with shown(not given.quiet):  # each run, its training steps and checkpoints
+        result = pipeline.curve_config(given.command_config(CurveConfig), command=typed_command())
+    show(result)

@@ -32,6 +32,7 @@ import numpy as np
 from tailsplit.errors import ConfigError, MissingDependencyError
 from tailsplit.evaluation.recipe import EncoderRecipe, frozen_below
 from tailsplit.evaluation.training_state import resume_state, save_state
+from tailsplit.progress import steps
 from tailsplit.shift.encoder import EncoderSource
 from tailsplit.torch_state import forked_torch_rng, quiet_transformers
 
@@ -268,23 +269,25 @@ class PairClassifier:
         best = (-1.0, 0, None)
         checks_without_gain, seen, train_seconds, step = 0, 0, 0.0, 0
         batches = self.batches(len(train), np.random.default_rng(recipe.seed), [len(r) for r in train])
-        while step < recipe.max_steps:
-            self.model.train()
-            started = time.perf_counter()
-            for _ in range(min(recipe.eval_every, recipe.max_steps - step)):
-                batch = next(batches)
-                self._train_step([train[i] for i in batch], labels[batch], optimizer, schedule)
-                seen += len(batch)
-                step += 1
-            train_seconds += time.perf_counter() - started
-            accuracy = self.dev_score(dev, dev_labels)
-            if accuracy > best[0]:
-                best = (accuracy, step, copy.deepcopy(self.model.state_dict()))
-                checks_without_gain = 0
-            else:
-                checks_without_gain += 1
-                if checks_without_gain >= recipe.patience:
-                    break
+        with steps(recipe.max_steps, f"training (dev checked every {recipe.eval_every} steps)", "steps") as advance:
+            while step < recipe.max_steps:
+                self.model.train()
+                started = time.perf_counter()
+                for _ in range(min(recipe.eval_every, recipe.max_steps - step)):
+                    batch = next(batches)
+                    self._train_step([train[i] for i in batch], labels[batch], optimizer, schedule)
+                    seen += len(batch)
+                    step += 1
+                    advance(1)
+                train_seconds += time.perf_counter() - started
+                accuracy = self.dev_score(dev, dev_labels)
+                if accuracy > best[0]:
+                    best = (accuracy, step, copy.deepcopy(self.model.state_dict()))
+                    checks_without_gain = 0
+                else:
+                    checks_without_gain += 1
+                    if checks_without_gain >= recipe.patience:
+                        break
         self.model.load_state_dict(best[2])
         return best[0], step, best[1], seen / max(train_seconds, 1e-9)
 
@@ -310,17 +313,19 @@ class PairClassifier:
             for _ in range(step):  # the batch order is a function of the seed: replay it
                 next(batches)
             seen, seconds = 0, 0.0
-            for target in sorted(c for c in set(checkpoints) if c > step):
-                self.model.train()
-                started = time.perf_counter()
-                while step < target:
-                    batch = next(batches)
-                    self._train_step([train[i] for i in batch], labels[batch], optimizer, schedule)
-                    seen, step = seen + len(batch), step + 1
-                seconds += time.perf_counter() - started
-                on_checkpoint(step)
-                if state_path is not None:
-                    save_state(self, state_path, step, optimizer, schedule)
+            with steps(max(checkpoints, default=0) - step, "training to each checkpoint", "steps") as advance:
+                for target in sorted(c for c in set(checkpoints) if c > step):
+                    self.model.train()
+                    started = time.perf_counter()
+                    while step < target:
+                        batch = next(batches)
+                        self._train_step([train[i] for i in batch], labels[batch], optimizer, schedule)
+                        seen, step = seen + len(batch), step + 1
+                        advance(1)
+                    seconds += time.perf_counter() - started
+                    on_checkpoint(step)
+                    if state_path is not None:
+                        save_state(self, state_path, step, optimizer, schedule)
         return seen / max(seconds, 1e-9)
 
 

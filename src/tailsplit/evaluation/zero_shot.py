@@ -15,6 +15,7 @@ from tailsplit.config import DataConfig
 from tailsplit.errors import ConfigError
 from tailsplit.evaluation.baselines import BaselineResult
 from tailsplit.io.examples import label_to_str
+from tailsplit.progress import say, showing
 from tailsplit.scoring.base import ScoreRequest
 from tailsplit.scoring.driver import score_requests
 
@@ -59,7 +60,8 @@ def zero_shot_classify(
         for r in test
         for label in labels
     ]
-    logprob_sum, _, _, _ = score_requests(requests, scorer, cache)
+    say(f"zero-shot: scoring {len(test):,} test examples under {len(labels)} label prompts each")
+    logprob_sum, _, _, _ = score_requests(requests, scorer, cache, progress=showing())
     table = np.asarray(logprob_sum, dtype=np.float64).reshape(len(test), len(labels))
     best = table.argmax(axis=1) if len(test) else np.zeros(0, int)
     # the labels' normalised likelihoods of the query: softmax over the label prompts

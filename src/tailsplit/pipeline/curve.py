@@ -24,7 +24,7 @@ import numpy as np
 from tailsplit.analysis.shift_report import correlate_markdown, curve_figure, curve_runs_markdown
 from tailsplit.cache import default_cache_dir
 from tailsplit.config import CurveConfig, check_values
-from tailsplit.config.arguments import path_argument, paths_argument
+from tailsplit.config.arguments import path_argument, paths_argument, switch_argument
 from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.evaluation.encoder import EncoderRecipe
 from tailsplit.fingerprint import sha256_file, sha256_text
@@ -35,6 +35,7 @@ from tailsplit.pipeline.correlate import relation_view
 from tailsplit.pipeline.findings import Findings, config_writer, rows_of
 from tailsplit.pipeline.keywords import known_keywords
 from tailsplit.pipeline.recording import command_provenance, write_outputs
+from tailsplit.progress import say, shown, watched
 from tailsplit.render import markdown_text
 from tailsplit.render.console import View
 from tailsplit.render.figures import figure_files
@@ -125,7 +126,9 @@ def _train(data: TaskData, run: Run, steps: list[int], folder: Path, device: str
     sizes = [len(s) for s in sets]
     found = {step: _cached(folder, step, sizes, data.kind) for step in steps}
     if all(p is not None for p in found.values()):
+        say(f"{run.name}, {run.train_size:,} training examples: every checkpoint cached")
         return found  # type: ignore[return-value]
+    say(f"{run.name}, {run.train_size:,} training examples: {max(steps):,} steps, {len(steps)} checkpoints")
     model = task_model(
         data.kind, data.parts.train, data.parts.dev, location=run.location, recipe=run.recipe, device=device
     )
@@ -136,6 +139,7 @@ def _train(data: TaskData, run: Run, steps: list[int], folder: Path, device: str
         folder.mkdir(parents=True, exist_ok=True)
         replace_file_bytes(folder / f"step-{step}.json", json.dumps(predicted).encode("utf-8"))
         found[step] = predicted
+        say(f"checkpoint {step:,}: predicted {sum(sizes):,} examples")
 
     state = folder / "state.pt"
     model.model.fit_checkpoints(model.rows, model.labels, steps, on_checkpoint, state)
@@ -343,7 +347,7 @@ def curve(
     encoders: str | Sequence[str] = (), train_sizes: int | Sequence[int] = (),
     trainable_layers: int | Sequence[int] = (), max_steps: int = 800, checkpoint_every: int = 100,
     max_examples: int | None = None, device: str = "auto", seed: int = 0, out: str | os.PathLike[str] | None = None,
-    overwrite: bool = False,
+    overwrite: bool = False, progress: bool | None = None,
 ) -> CurveResult:
     """``tailsplit curve``: a task model trained on ``id``, ID and OOD accuracy at each
     checkpoint, and the fitted relation (needs ``out=``: it writes its points and fits)."""
@@ -354,5 +358,6 @@ def curve(
         max_steps=max_steps, checkpoint_every=checkpoint_every, max_examples=max_examples, device=device, seed=seed,
         out=out, overwrite=overwrite)  # type: ignore[arg-type]
     check_values(config)
-    return curve_config(config)
+    with shown(watched() if switch_argument("progress", progress) is None else bool(progress)):
+        return curve_config(config)
 # fmt: on

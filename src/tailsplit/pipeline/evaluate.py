@@ -58,6 +58,7 @@ from tailsplit.pipeline.keywords import known_keywords
 from tailsplit.pipeline.recording import command_provenance, write_outputs
 from tailsplit.pipeline.runs.loading import template_for
 from tailsplit.pipeline.runs.result import RunResult, folders_of
+from tailsplit.progress import say, shown, watched
 from tailsplit.registry import SCORERS
 from tailsplit.render import html_table
 from tailsplit.render.console import Line, View
@@ -267,10 +268,9 @@ def _trained_baselines(
         test_ids = tuple(label_to_str(field_value(r.record, data.id, r.row)) for r in parts["test"])
         context = TrainingContext(data, manifest, models, config.seed)
         results = [_zero_shot(manifest, parts, config)] if config.zero_shot else []
-        results += [
-            TRAINERS[name](train, dev, test, context)
-            for name in baselines_for(data, config.baselines, config.input_fields)
-        ]
+        for name in baselines_for(data, config.baselines, config.input_fields):
+            say(f"{Path(folder).name}: {name} on {len(train):,} training examples, {len(test):,} test examples")
+            results.append(TRAINERS[name](train, dev, test, context))
         if train.labels is not None and any(r.metric == "accuracy" for r in results):
             results += reference_results(train, dev, test)
         kind, sizes = describe_split(manifest), [len(train), len(dev), len(test)]
@@ -348,7 +348,7 @@ def evaluate(
     zero_shot: bool = False, zero_shot_template: str | None = None, encoder: str | None = None,
     max_steps: int = 800, max_train: int | None = None, device: str = "auto", leakage_threshold: float = 0.05,
     agreement_field: str | None = None, fairness_margin: float = 0.02, accept_modified: bool = False, seed: int = 0,
-    out: str | os.PathLike[str] | None = None, overwrite: bool = False,
+    out: str | os.PathLike[str] | None = None, overwrite: bool = False, progress: bool | None = None,
 ) -> EvaluationResult:
     """``tailsplit evaluate``: baselines trained on each split's train part and scored on its
     test part, compared with the random splits among ``splits`` (split folders, or results of
@@ -365,5 +365,6 @@ def evaluate(
         fairness_margin=fairness_margin, accept_modified=accept_modified, seed=seed,
         out=out, overwrite=overwrite)  # type: ignore[arg-type]
     check_values(config)
-    return evaluate_config(config)
+    with shown(watched() if switch_argument("progress", progress) is None else bool(progress)):
+        return evaluate_config(config)
 # fmt: on

@@ -14,7 +14,7 @@ from tailsplit.analysis.shift_report import (
     ood_markdown,
 )
 from tailsplit.config import OodRankConfig, check_values
-from tailsplit.config.arguments import path_argument
+from tailsplit.config.arguments import path_argument, switch_argument
 from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.evaluation.encoder import EncoderRecipe
 from tailsplit.fingerprint import sha256_file
@@ -24,6 +24,7 @@ from tailsplit.pipeline.findings import Findings, config_writer, rows_of
 from tailsplit.pipeline.keywords import known_keywords
 from tailsplit.pipeline.recording import command_provenance, write_outputs
 from tailsplit.pipeline.shift_common import check_out, embed_texts, shift_encoder
+from tailsplit.progress import shown, watched
 from tailsplit.render.console import Line, View
 from tailsplit.render.pages import html_page
 from tailsplit.render.provenance import with_provenance
@@ -260,7 +261,7 @@ def ood_rank(
     label_map: str | Sequence[str] = (), id_test_size: float = 0.2, id_dev_size: float = 0.1,
     id_group: str | None = None, task_encoder: str | None = None, max_steps: int = 800,
     max_train: int | None = None, device: str = "auto", seed: int = 0, out: str | os.PathLike[str] | None = None,
-    overwrite: bool = False,
+    overwrite: bool = False, progress: bool | None = None,
 ) -> OodRankResult:
     """``tailsplit ood-rank``: the ``candidates`` (a CSV of datasets) decided and ranked as
     out-of-distribution for the ID dataset by BOSS's criteria."""
@@ -272,5 +273,6 @@ def ood_rank(
         id_dev_size=id_dev_size, id_group=id_group, task_encoder=task_encoder, max_steps=max_steps,
         max_train=max_train, device=device, seed=seed, out=out, overwrite=overwrite)  # type: ignore[arg-type]
     check_values(config)
-    return ood_rank_config(config)
+    with shown(watched() if switch_argument("progress", progress) is None else bool(progress)):
+        return ood_rank_config(config)
 # fmt: on

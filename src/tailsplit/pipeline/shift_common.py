@@ -10,16 +10,18 @@ from typing import Any
 import numpy as np
 
 from tailsplit.io.outputs import check_output_folder
+from tailsplit.progress import say, showing
 from tailsplit.shift.encoder import SentenceEncoder
 
 
 def shift_encoder(config: Any) -> Any:
     """The sentence encoder ``config`` names (progress shown on a terminal)."""
-    return SentenceEncoder(config.encoder, batch_size=config.batch_size, progress=sys.stderr.isatty())
+    return SentenceEncoder(config.encoder, batch_size=config.batch_size, progress=showing() and sys.stderr.isatty())
 
 
 def embed_texts(encoder: Any, texts: dict[str, list[str]]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """Embeddings per dataset, and what it took (texts, how many encoded, seconds, texts/s)."""
+    say(f"embedding {sum(len(t) for t in texts.values()):,} texts of {len(texts)} datasets (cached ones read back)")
     started, before = time.perf_counter(), encoder.encoded
     vectors = {name: encoder.encode(t) for name, t in texts.items()}
     seconds = time.perf_counter() - started

@@ -16,7 +16,7 @@ from tailsplit.analysis.shift_report import (
 )
 from tailsplit.analysis.split_dir import load_split_dir
 from tailsplit.config import SimilarityConfig, check_values
-from tailsplit.config.arguments import paths_argument
+from tailsplit.config.arguments import paths_argument, switch_argument
 from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.claims import released_on_error
@@ -25,6 +25,7 @@ from tailsplit.pipeline.findings import Findings, config_writer
 from tailsplit.pipeline.keywords import known_keywords
 from tailsplit.pipeline.recording import command_provenance, write_outputs
 from tailsplit.pipeline.shift_common import check_out, embed_texts, shift_encoder
+from tailsplit.progress import shown, watched
 from tailsplit.render.console import Line, Table, View
 from tailsplit.render.figures import figure_files
 from tailsplit.render.pages import html_page
@@ -240,7 +241,7 @@ def similarity(
     *,
     splits: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] = (), encoder: str | None = None,
     batch_size: int = 64, max_examples: int | None = None, mmd_sample: int = 1000, permutations: int = 200,
-    seed: int = 0, out: str | os.PathLike[str] | None = None, overwrite: bool = False,
+    seed: int = 0, out: str | os.PathLike[str] | None = None, overwrite: bool = False, progress: bool | None = None,
 ) -> SimilarityResult:
     """``tailsplit similarity``: centroid similarity and MMD between every pair of
     ``datasets`` (``NAME=FILE[:FIELD]`` or files), and between the parts of ``splits=``."""
@@ -249,5 +250,6 @@ def similarity(
         batch_size=batch_size, max_examples=max_examples, mmd_sample=mmd_sample, permutations=permutations,
         seed=seed, out=out, overwrite=overwrite)  # type: ignore[arg-type]
     check_values(config)
-    return similarity_config(config)
+    with shown(watched() if switch_argument("progress", progress) is None else bool(progress)):
+        return similarity_config(config)
 # fmt: on

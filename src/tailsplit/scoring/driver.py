@@ -21,7 +21,7 @@ from tailsplit.core import Dataset, ScoreTable
 from tailsplit.errors import ScoringError, keyword_spelling
 from tailsplit.fingerprint import sha256_text
 from tailsplit.log import logger
-from tailsplit.progress import ProgressBar
+from tailsplit.progress import ProgressBar, announce
 from tailsplit.prompts import PromptTemplate
 from tailsplit.scoring.base import Batch, BatchScores, Scorer, ScoreRequest
 
@@ -117,14 +117,10 @@ def score_requests(
         scored = engine.score(todo, scorer, keys) if engine is not None and todo else _scores_in_order(scorer, todo)
         pairs = zip(todo, scored)
     known = None if streamed else sum(b.n_tokens for b in todo)
+    if streamed or todo:  # a run whose scores are all cached loads no model, and says none
+        announce(progress, _loading_text(len(cached), len(unique_requests), known, None if streamed else len(todo)))
     scored_tokens, n_batches = _run_batches(pairs, known, cache, keys, (total, counts, cut), progress)
-    bad = np.flatnonzero(~np.isfinite(total))
-    if len(bad):
-        first = unique_requests[int(bad[0])]
-        raise ScoringError(
-            f"the model gave a non-finite score for {len(bad)} request(s), e.g. query "
-            f"{first.query[:80]!r}; check the model files or use --dtype float32"
-        )
+    _refuse_non_finite(total, unique_requests)
     report = ScoringReport(
         n_requests=len(requests),
         n_unique=len(unique_requests),
@@ -134,6 +130,27 @@ def score_requests(
         seconds=round(time.perf_counter() - started, 3),
     )
     return total[position], counts[position], cut[position], report
+
+
+def _refuse_non_finite(total: np.ndarray, requests: Sequence[ScoreRequest]) -> None:
+    bad = np.flatnonzero(~np.isfinite(total))
+    if len(bad):
+        first = requests[int(bad[0])]
+        raise ScoringError(
+            f"the model gave a non-finite score for {len(bad)} request(s), e.g. query "
+            f"{first.query[:80]!r}; check the model files or use --dtype float32"
+        )
+
+
+def _loading_text(cached: int, unique: int, tokens: int | None, batches: int | None) -> str:
+    """What scoring says before the model loads.
+
+    >>> _loading_text(3, 10, 1860, 4)
+    '3 of 10 queries cached; loading the model to score 1,860 tokens in 4 batches'
+    """
+    cached_note = f"{cached:,} of {unique:,} queries cached; " if cached else ""
+    to_score = "the rest" if tokens is None or batches is None else f"{tokens:,} tokens in {batches:,} batches"
+    return f"{cached_note}loading the model to score {to_score}"
 
 
 def _run_batches(

@@ -21,6 +21,7 @@ from tailsplit.fingerprint import sha256_text
 from tailsplit.io.manifest import MANIFEST
 from tailsplit.io.outputs import replace_file_bytes
 from tailsplit.log import logger
+from tailsplit.progress import say
 from tailsplit.scoring.models import check_device
 from tailsplit.shift.datasets import DatasetSpec, load_texts, sample_indices
 from tailsplit.shift.encoder import EncoderSource
@@ -224,8 +225,10 @@ def fit_and_predict(
 ) -> tuple[dict[str, Any], dict[str, tuple[Any, ...]]]:
     """Fine-tune on train, select on dev (as :func:`finetune_encoder`), then predict every
     example of every set in ``evaluations``. Returns (what training did, the predictions by set)."""
+    say(f"training the {kind.name} task model on {len(train):,} examples (at most {recipe.max_steps:,} steps)")
     model = task_model(kind, train, dev, location=location, recipe=recipe, device=device)
     dev_score, steps, best_step, train_rate = model.model.fit(model.rows, model.labels, *model.dev)
+    say(f"predicting {sum(len(s) for s in evaluations.values()):,} examples of {len(evaluations)} set(s)")
     predictions = {name: model.predict(s) for name, s in evaluations.items()}
     training = {
         f"dev_{kind.metric_name.replace(' ', '_').lower()}": round(dev_score, 4),
@@ -260,6 +263,7 @@ def predictions(
         stored = json.loads(path.read_text(encoding="utf-8"))
         predicted = [tuple(data.kind.prediction(v) for v in p) for p in stored["predictions"]]
         if [len(p) for p in predicted] == [len(s) for s in sets]:
+            say("the task model's predictions are cached: no training")
             return stored["training"], predicted[0], predicted[1:], True
     except (OSError, ValueError, KeyError, TypeError):
         pass  # absent or damaged: train

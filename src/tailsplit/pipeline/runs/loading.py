@@ -70,7 +70,7 @@ def _scoring_plan_text(n: int, config: ScoringConfig) -> str:
     """What scoring is about to do, said before the model loads.
 
     >>> _scoring_plan_text(300, ScoringConfig())
-    'scoring 300 examples with smollm2 (prompted; loading the model first)'
+    'scoring 300 examples with smollm2 (prompted)'
     """
     if config.method == "ngram":
         return f"scoring {n:,} examples with an n-gram model per fold ({config.folds} folds)"
@@ -78,7 +78,7 @@ def _scoring_plan_text(n: int, config: ScoringConfig) -> str:
         return (
             f"fine-tuning {config.model} on {config.folds} folds, then scoring {n:,} examples (loading the model first)"
         )
-    return f"scoring {n:,} examples with {config.model} (prompted; loading the model first)"
+    return f"scoring {n:,} examples with {config.model} (prompted)"
 
 
 def score_dataset(
