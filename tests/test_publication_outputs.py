@@ -106,6 +106,21 @@ def test_every_generated_latex_table_compiles_with_pdflatex(tmp_path: Path, tiny
         headline
     )  # no scores: no log-probability row
     assert len([line for line in against.splitlines() if line.endswith("\\tabularnewline")]) > 8
+    labels = [re.search(r"\\label\{(tab:[^}]*)\}", t.read_text(encoding="utf-8")).group(1) for t in tables]
+    assert len(set(labels)) == len(labels), labels  # two splits' tables in one paper: no label defined twice
+    assert "tab:likelihood-of-pairs-parts" in labels and "tab:ev-evaluation" in labels
+    grouped = [line.split(" & ")[0] for line in evaluation.splitlines() if line.endswith("\\tabularnewline")][1:]
+    assert [g.replace("\\raggedright", "").strip() for g in grouped] == [
+        "tfidf",
+        "",
+        "",
+        "chance",
+        "",
+        "",
+        "majority",
+        "",
+        "",
+    ]
     for table in tables:
         text = table.read_text(encoding="utf-8")
         assert "nan" not in text and "≥" not in text and "\\label{tab:" in text

@@ -198,13 +198,21 @@ def test_evaluate_is_one_call_whose_result_writes_what_the_command_line_writes(r
 
     command = CliRunner().invoke(
         app,
-        ["evaluate", str(length.out_dir), str(random.out_dir), "--baseline", "tfidf", "--out", str(tmp_path / "cli")],
+        [
+            "evaluate",
+            str(length.out_dir),
+            str(random.out_dir),
+            "--baseline",
+            "tfidf",
+            "--out",
+            str(tmp_path / "cli" / "ev"),
+        ],
     )
     assert command.exit_code == 0, command.output
-    written = evaluation.write(tmp_path / "python")
-    assert written.out_dir == tmp_path / "python" and "evaluation.json" in written.outputs
+    written = evaluation.write(tmp_path / "python" / "ev")  # one name: the table's label is the folder's
+    assert written.out_dir == tmp_path / "python" / "ev" and "evaluation.json" in written.outputs
     for name in ("evaluation.json", "table.csv", "table.tex"):
-        assert_same_output(tmp_path / "python" / name, tmp_path / "cli" / name)
+        assert_same_output(tmp_path / "python" / "ev" / name, tmp_path / "cli" / "ev" / name)
     # runs held in memory evaluate as their folders do (tailsplit writes each once into its cache)
     held = [tailsplit.split(data, "length", **fields), tailsplit.split(data, "random", seed=1, **fields)]
     in_memory = tailsplit.evaluate(held, baselines=["tfidf"]).to_pandas()

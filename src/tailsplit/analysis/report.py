@@ -24,7 +24,7 @@ from tailsplit.io.manifest import Manifest
 from tailsplit.render import markdown_text
 from tailsplit.render.pages import STYLE
 from tailsplit.render.provenance import provenance_html, provenance_markdown
-from tailsplit.render.tables import csv_table, latex_table
+from tailsplit.render.tables import csv_table, latex_table, table_label
 
 if TYPE_CHECKING:
     from tailsplit.render.figures import Figure
@@ -222,7 +222,9 @@ def analysis_tables(analysis: SplitAnalysis) -> dict[str, str]:
         if name == "parts":  # one column per part in the paper: 12 statistics do not fit across a column
             latex_header = ["statistic", *[row[0] for row in rows]]
             latex_rows = [[h, *[_lines(row[i]) for row in rows]] for i, h in enumerate(header) if i]
-            files[f"tables/{name}.tex"] = latex_table(latex_header, latex_rows, caption, name)
+            files[f"tables/{name}.tex"] = latex_table(
+                latex_header, latex_rows, caption, table_label(analysis.name, name)
+            )
         else:  # the verdict is the Holm p and its star, said in the caption (a column of sentences did not fit a page)
             files |= _against_random_latex(analysis, header[:-1], [row[:-1] for row in rows], caption)
         files[f"tables/{name}.csv"] = csv_table(*csv_rows[name])  # numbers as numbers, units in the header
@@ -240,12 +242,12 @@ def _against_random_latex(
     every, every_caption = _parser_in_caption(rows, caption, analysis.parser)
     files = {
         "tables/against-random-splits-all.tex": latex_table(
-            header, every, every_caption + starred, "against-random-splits-all"
+            header, every, every_caption + starred, table_label(analysis.name, "against-random-splits-all")
         )
     }
     short = f"{caption} Headline statistics ({len(headline)} of {len(rows)})." if headline else every_caption
     files["tables/against-random-splits.tex"] = latex_table(
-        header, headline or every, short + starred, "against-random-splits"
+        header, headline or every, short + starred, table_label(analysis.name, "against-random-splits")
     )
     return files
 

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from tailsplit.render import markdown_text
-from tailsplit.render.tables import latex_table
+from tailsplit.render.tables import BLANK, latex_table, table_label
 
 
 @dataclass(frozen=True)
@@ -166,24 +166,26 @@ def _interval(bounds: Sequence[float] | None, signed: bool = False) -> str:
 TABLE_HEADER = ["baseline", "split", "folder", "test [95% CI]", "Δ vs random [95% CI]", "relative error increase"]
 
 
-def table_latex(rows: Sequence[dict[str, Any]]) -> str:
-    """The table for a paper (``booktabs``), with the same cells as the Markdown table."""
+def table_latex(rows: Sequence[dict[str, Any]], name: str = "evaluation") -> str:
+    """The table for a paper (``booktabs``), with the same numbers as the Markdown table: the
+    rows grouped by baseline (named once, at its group's first row; its metric there too
+    unless every row has the one the caption names), labelled after ``name`` (the folder)."""
 
     named = Counter((r["baseline"], r["split"]) for r in rows)
-    cells = [
-        [
-            f"{r['baseline']} ({r['metric']})",
-            r["split"] if named[r["baseline"], r["split"]] == 1 else f"{r['split']}, {r['folder']}",
-            *_number_cells(r),
-        ]
-        for r in rows
-    ]  # no folder column: a split is named by its kind (and its folder only where two share a kind)
+    metrics = sorted({r["metric"] for r in rows})
+    cells, previous = [], None
+    for r in rows:  # no folder column: a split is named by its kind (and its folder only where two share a kind)
+        baseline = r["baseline"] if len(metrics) == 1 else f"{r['baseline']} ({r['metric']})"
+        split = r["split"] if named[r["baseline"], r["split"]] == 1 else f"{r['split']}, {r['folder']}"
+        cells.append([baseline if r["baseline"] != previous else BLANK, split, *_number_cells(r)])
+        previous = r["baseline"]
     header = [h.replace("Δ", "difference") for h in TABLE_HEADER if h != "folder"]
+    score = f"Test {metrics[0]}" if len(metrics) == 1 else "Test score"
     caption = (
-        "Test score of a model trained on each split's train part; random splits pooled (mean ± std); "
-        "brackets: paired bootstrap 95% intervals."
+        f"{score} of a model trained on each split's train part, by baseline; random splits pooled "
+        "(mean ± std); brackets: paired bootstrap 95% intervals."
     )
-    return latex_table(header, cells, caption, "evaluation", align="llrrr")
+    return latex_table(header, cells, caption, table_label(name, "evaluation"), align="llrrr")
 
 
 def _number_cells(r: dict[str, Any]) -> list[str]:

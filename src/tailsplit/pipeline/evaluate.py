@@ -170,7 +170,7 @@ def _write_evaluation(
         "evaluation.json": strict_json(result),
         "table.md": with_provenance(body, provenance),
         "table.csv": table_csv(rows),
-        "table.tex": table_latex(rows),
+        "table.tex": table_latex(rows, out.name),
         **({"fairness.md": with_provenance(fairness_text, provenance)} if fair else {}),
         **({"fairness.csv": fairness_csv(fair)} if fair else {}),
         **_html_report(rows, provenance, body),

@@ -30,7 +30,7 @@ from tailsplit.render.console import Line, Table, View
 from tailsplit.render.figures import figure_files
 from tailsplit.render.pages import html_page
 from tailsplit.render.provenance import with_provenance
-from tailsplit.render.tables import csv_table, latex_table
+from tailsplit.render.tables import csv_table, latex_table, table_label
 from tailsplit.shift.datasets import DatasetSpec, load_texts
 from tailsplit.shift.similarity import centroid_similarity, mmd_matrix
 
@@ -168,9 +168,10 @@ def _fixed(value: float, places: int) -> str:
     return text.lstrip("-") if float(text) == 0 else text
 
 
-def similarity_tables(names: list[str], result: SimilarityContent) -> dict[str, str]:
+def similarity_tables(names: list[str], result: SimilarityContent, folder: str = "similarity") -> dict[str, str]:
     """LaTeX and CSV tables: every pair (centroid similarity, MMD² and its permutation p-value),
-    and — while they fit a page — both matrices, columns numbered as their rows."""
+    and — while they fit a page — both matrices, columns numbered as their rows; labelled after
+    ``folder`` (the output's name)."""
     similarity, mmd = result["centroid_similarity"], result["mmd"]
     permutations = mmd["permutations"]
     pairs = [
@@ -184,7 +185,7 @@ def similarity_tables(names: list[str], result: SimilarityContent) -> dict[str, 
         f"p-value ({permutations} permutations; the smallest possible is 1 / {permutations + 1})."
     )
     tables = {
-        "tables/pairs.tex": latex_table(header, pairs, caption, "similarity-pairs", align="llrrr"),
+        "tables/pairs.tex": latex_table(header, pairs, caption, table_label(folder, "similarity-pairs"), align="llrrr"),
         "tables/pairs.csv": csv_table(header, pairs),
     }
     if len(names) > MATRIX_TABLE_MAX:
@@ -197,7 +198,9 @@ def similarity_tables(names: list[str], result: SimilarityContent) -> dict[str, 
     for stem, (caption, matrix, places) in matrices.items():
         rows = [[label, *[_fixed(v, places) for v in row]] for label, row in zip(numbered, matrix)]
         columns = ["dataset", *(str(i) for i in range(1, len(names) + 1))]
-        tables[f"tables/{stem}.tex"] = latex_table(columns, rows, caption, stem, align="l" + "r" * len(names))
+        tables[f"tables/{stem}.tex"] = latex_table(
+            columns, rows, caption, table_label(folder, stem), align="l" + "r" * len(names)
+        )
         tables[f"tables/{stem}.csv"] = csv_table(["dataset", *names], [[n, *r[1:]] for n, r in zip(names, rows)])
     return tables
 
@@ -223,7 +226,7 @@ def _write_similarity(
     links = "".join(
         f"- [{caption}]({path})\n" for caption, path in zip(figures, [p for p in pictures if p.endswith(".svg")])
     )
-    tables = similarity_tables(names, result)
+    tables = similarity_tables(names, result, out.name)
     files: dict[str, str | bytes] = {
         "similarity.json": strict_json(stable),
         "report.md": with_provenance(markdown, provenance) + "\n## Figures\n\n" + links,

@@ -83,7 +83,17 @@ def latex_escape(text: Any) -> str:
 _NEGATIVE = re.compile(r"(?<![\w.])-(?=\d)")
 
 
+class _Blank(str):
+    """A cell left empty on purpose (not a missing value, which reads as an en dash)."""
+
+
+# The cell of a group's rows after its first (the group named once, at its first row).
+BLANK = _Blank("")
+
+
 def _cell(value: Any) -> str:
+    if isinstance(value, _Blank):
+        return ""
     if isinstance(value, (list, tuple)):  # lines in one cell (of a p{} column)
         return r" \newline ".join(_minus(latex_escape(item)) for item in value) if value else "--"
     return "--" if str(value).strip() in _MISSING else _minus(latex_escape(value))
@@ -173,6 +183,17 @@ def _span(chars: Sequence[int], widths: Sequence[float], wraps: Sequence[bool]) 
     """A table's estimated width in em: its wrapped columns' widths, half an em a character of
     the others, an em of separation per column."""
     return sum(1 + (w if wrap else n / 2) for n, w, wrap in zip(chars, widths, wraps))
+
+
+def table_label(*names: str) -> str:
+    """A table's LaTeX label from what it is of (the split or output folder) and what it shows:
+    unique per split, so a paper that sets two splits' tables refers to each.
+
+    >>> table_label("snli-likelihood", "parts"), table_label("<b> len", "against-random-splits")
+    ('snli-likelihood-parts', 'b-len-against-random-splits')
+    """
+    slugs = [re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") for name in names]
+    return "-".join(s for s in slugs if s) or "table"
 
 
 def latex_table(
