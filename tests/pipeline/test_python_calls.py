@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import sys
 import types
 from pathlib import Path
@@ -154,6 +155,10 @@ def test_analyze_is_one_call_on_a_folder_or_a_run_in_memory(rows, tmp_path: Path
     assert on_folder.comparisons[0][0].as_dict() == in_memory.comparisons[0][0].as_dict() | {"other": "random"}
     shown = on_folder._repr_html_()
     assert "&lt;b&gt;length" in shown and "<b>length" not in shown and shown.count("<svg") == 1  # the key figure
+    # as the report prints it: the split's kind, shares in percent, the comparison asked for
+    table_html = shown[: shown.index("</table>")]
+    assert "of the length split" in shown and "%" in table_html and "vs random: " in shown
+    assert not re.search(r"\d\.\d{5,}", table_html), table_html  # numbers at the report's precision
 
     assert on_folder.write() == folder
     by_cli, by_python = tmp_path / "cli" / "random", tmp_path / "python" / "random"  # same name: same reports
@@ -195,6 +200,9 @@ def test_evaluate_is_one_call_whose_result_writes_what_the_command_line_writes(r
     assert (
         "tailsplit evaluation" in evaluation._repr_html_() and "(0." not in evaluation._repr_html_()
     )  # intervals as [a, b]
+    shown = evaluation._repr_html_()  # as the report prints it: its headers, percent and points
+    assert "relative error increase" in shown and "test [95% CI]" in shown and "test_std" not in shown
+    assert "difference_ci" not in shown and "tfidf (accuracy)" in shown
 
     command = CliRunner().invoke(
         app,
@@ -283,6 +291,10 @@ def test_the_exports_are_one_call_each_and_write_what_the_command_line_writes(ro
             assert ours == path.read_text(encoding="utf-8"), path.name
     manifest = tailsplit.export_hf(written.out_dir, tmp_path / "python" / "hf", license="cc-by-sa-4.0")
     assert manifest.content["license"] == "cc-by-sa-4.0" and (tmp_path / "python" / "hf" / "README.md").is_file()
+    shown = manifest.to_pandas()  # what a user checks: rows per part, the label's feature, the licence
+    assert shown["part"].tolist() == ["train", "validation", "test"] and shown["rows"].sum() == len(rows)
+    assert set(shown["licence"]) == {"cc-by-sa-4.0"} and set(shown["label"]) == {"label"}
+    assert "sha256" not in manifest._repr_html_()
     hf_flags = [str(written.out_dir), "--license", "cc-by-sa-4.0", "--out", str(tmp_path / "cli" / "hf")]
     command = CliRunner().invoke(app, ["export", "hf", *hf_flags])
     assert command.exit_code == 0, command.output

@@ -199,6 +199,20 @@ def _number_cells(r: dict[str, Any]) -> list[str]:
     return [test, difference, increase]
 
 
+def table_display_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
+    """The table's rows as the report prints them (its headers; scores in percent, differences
+    in points, intervals in brackets): what a notebook shows.
+
+    >>> table_display_rows([{"baseline": "tfidf", "metric": "accuracy", "split": "random (1 seed)", "folder": "r",
+    ...     "test": 0.537, "test_std": None, "difference": None, "relative_error_increase": None}])[0]["test [95% CI]"]
+    '53.7'
+    """
+    return [
+        dict(zip(TABLE_HEADER, [f"{r['baseline']} ({r['metric']})", r["split"], r["folder"], *_number_cells(r)]))
+        for r in rows
+    ]
+
+
 def table_markdown(rows: Sequence[dict[str, Any]]) -> str:
     """The table; intervals in brackets are paired bootstrap 95% intervals."""
     lines = ["| " + " | ".join(TABLE_HEADER) + " |", "|---|---|---|---:|---:|---:|"]

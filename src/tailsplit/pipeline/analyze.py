@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from tailsplit._version import __version__
 from tailsplit.analysis.compare import SplitComparison, compare_splits
 from tailsplit.analysis.plots import comparison_figure, null_grid
+from tailsplit.analysis.report import NULL_HEADER, null_cells
 from tailsplit.analysis.split_analysis import AnalysisInputs, SplitAnalysis, analyze_split
 from tailsplit.analysis.split_dir import describe_split, load_split_dir, read_manifest
 from tailsplit.config import NULL_SPLITS, AnalyzeConfig, check_values
@@ -30,7 +31,7 @@ from tailsplit.pipeline.recording import recorded_command
 from tailsplit.pipeline.runs.analysis import run_analysis_inputs
 from tailsplit.pipeline.runs.folder import report_files
 from tailsplit.pipeline.runs.result import RunResult, folder_of
-from tailsplit.pipeline.runs.views import analysis_view
+from tailsplit.pipeline.runs.views import analysis_view, correlation_text
 from tailsplit.render import html_table
 from tailsplit.render.console import Line, View
 
@@ -131,16 +132,20 @@ class AnalysisResult:
         )
 
     def _repr_html_(self) -> str:
+        """The report's table of statistics against random splits, its cells as the report
+        prints them (shares in percent), titled by the split's kind and name, with each
+        ``compare=`` split's agreement."""
         a = self.analysis
-        rows = [
-            {"statistic": c.description, "observed": c.observed, "random mean": c.null_mean, "Holm p": c.p_holm,
-             "differs": "yes" if c.differs else ""}
-            for c in a.null
-        ]  # fmt: skip
+        header = [*NULL_HEADER[:-1], "verdict"]
+        rows = [dict(zip(header, cells, strict=True)) for cells in null_cells(a.null)]
+        kind = f"the {a.kind} split " if a.kind else ""
+        compared = "".join(
+            f"<li>vs {html.escape(c.other)}: {html.escape(correlation_text(c))}</li>" for c, _ in self.comparisons
+        )
         return (
-            f"<div><b>tailsplit analysis</b> of {html.escape(a.name)} ({a.n:,} examples) against "
-            f"{a.n_null_splits:,} random splits{html_table(rows, ['statistic', 'observed', 'random mean', 'Holm p', 'differs'])}"
-            f"<p>{html.escape(a.correction())}</p>{self._figure_svg}</div>"
+            f"<div><b>tailsplit analysis</b> of {html.escape(kind)}{html.escape(a.name)} ({a.n:,} examples) against "
+            f"{a.n_null_splits:,} random splits{html_table(rows, header)}"
+            f"<p>{html.escape(a.correction())}</p>{f'<ul>{compared}</ul>' if compared else ''}{self._figure_svg}</div>"
         )
 
     @functools.cached_property

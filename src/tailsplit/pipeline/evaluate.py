@@ -35,7 +35,15 @@ from tailsplit.evaluation.fairness import (
 from tailsplit.evaluation.predictions import given_prediction_rows, score_predictions
 from tailsplit.evaluation.report import evaluation_figures, evaluation_html, evaluation_markdown
 from tailsplit.evaluation.samples import below_chance_warnings, prediction_rows, predictions_jsonl
-from tailsplit.evaluation.table import SplitScore, table_csv, table_latex, table_markdown, table_rows
+from tailsplit.evaluation.table import (
+    TABLE_HEADER,
+    SplitScore,
+    table_csv,
+    table_display_rows,
+    table_latex,
+    table_markdown,
+    table_rows,
+)
 from tailsplit.evaluation.zero_shot import check_zero_shot, zero_shot_classify
 from tailsplit.fields import field_value
 from tailsplit.fingerprint import sha256_file
@@ -136,8 +144,7 @@ class EvaluationResult:
         return view
 
     def _repr_html_(self) -> str:
-        rows = self.table
-        table = html_table(rows, list(rows[0]) if rows else [])
+        table = html_table(table_display_rows(self.table), TABLE_HEADER)  # as the report prints it
         found = "".join(
             f"<li>{html.escape(c['baseline'])}: {html.escape(c['question'])} — <b>{html.escape(c['outcome'])}</b> "
             f"({html.escape(c['evidence'])})</li>"

@@ -44,7 +44,8 @@ class HfExportContent(SplitExportContent):
     license: str | None
     push_to_hub: str | None
     label_field: str | None
-    class_labels: list[str]
+    class_labels: dict[str, list[str]]
+    rows: dict[str, int]
     hub_url: NotRequired[str]
     modified_files: NotRequired[list[str]]
 
@@ -55,6 +56,18 @@ class HfExportResult(ExportResult[HfExportContent]):
     ``write(out)`` writes the folder again into ``out`` (without pushing it again)."""
 
     command = "export hf"
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One row per part: its rows, the label column's feature and the card's licence —
+        what a user checks before publishing (the files' hashes are in the manifest)."""
+        c = self.content
+        field = c["label_field"]
+        names = c["class_labels"].get(field or "")
+        feature = f"ClassLabel({', '.join(names)})" if names else ("values as given" if field else "no label")
+        return [
+            {"part": part, "rows": n, "label": field or "", "label feature": feature, "licence": c["license"] or ""}
+            for part, n in c.get("rows", {}).items()
+        ]
 
     def view(self) -> View:
         c = self.content
@@ -142,6 +155,7 @@ def export_hf_folder(
                 "push_to_hub": push_to_hub,
                 "label_field": recorded_run(manifest).data.label,
                 "class_labels": classes,
+                "rows": {PARTS[part]: len(part_records) for part, part_records in records.items()},
                 "split_dir": str(split_dir),
                 "split_manifest_sha256": split_manifest_sha256(split_dir / "manifest.json"),
                 **({"modified_files": manifest.modified_files} if manifest.modified_files else {}),
