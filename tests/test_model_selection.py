@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -21,7 +20,6 @@ from tailsplit.model_selection import (
     TailsplitCV,
     TemplateSplit,
     TmcdSplit,
-    TuningOnTestWarning,
 )
 from tailsplit.splits import SPLITTERS
 
@@ -50,16 +48,18 @@ def test_every_registered_splitter_has_a_class() -> None:
 
 
 def test_protocol_split_with_and_without_y_and_groups(snli: pd.DataFrame) -> None:
-    cv = LikelihoodSplit(scores="logprob_sum", dev_size=30, test_size=30)
+    cv = LikelihoodSplit(scores="logprob_sum", dev_size=30, test_size=30, part="eval")  # dev + test
     assert cv.get_n_splits() == 1
     (train, test), *rest = list(cv.split(snli))
     assert not rest and len(test) == 60 and len(train) == 540 and not set(train) & set(test)
     assert set(test) == set(np.argsort(snli["logprob_sum"].to_numpy(), kind="stable")[:60])
-    balanced = LikelihoodSplit(scores=snli["logprob_sum"].to_numpy(), dev_size=30, test_size=30, balance_labels=True)
+    balanced = LikelihoodSplit(
+        scores=snli["logprob_sum"].to_numpy(), dev_size=30, test_size=30, balance_labels=True, part="eval"
+    )
     _, test_b = next(balanced.split(snli, snli["label"]))
     assert snli["label"].iloc[test_b].value_counts().max() - snli["label"].iloc[test_b].value_counts().min() <= 1
     premises = snli["premise"].to_numpy()
-    train_g2, test_g2 = next(RandomSplit(test_size=30, dev_size=30).split(snli, groups=premises))
+    train_g2, test_g2 = next(RandomSplit(test_size=30, dev_size=30, part="eval").split(snli, groups=premises))
     assert not set(premises[train_g2]) & set(premises[test_g2])
 
 
@@ -95,19 +95,12 @@ def test_cross_validate_and_grid_search(snli: pd.DataFrame) -> None:
     scores = cross_validate(model, snli["hypothesis"], snli["label"], cv=cv_on(snli, cv))
     assert len(scores["test_score"]) == 1 and 0.0 <= scores["test_score"][0] <= 1.0
     search = GridSearchCV(model, {"logisticregression__C": [0.1, 1.0]}, cv=cv_on(snli, cv))
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # the default hands a search dev only: nothing to warn of
-        search.fit(snli["hypothesis"], snli["label"])
+    search.fit(snli["hypothesis"], snli["label"])
     assert set(search.cv_results_["param_logisticregression__C"]) == {0.1, 1.0}
     parts = cv_on(snli, cv).split_indices(snli)
-    assert search.cv_results_["split0_test_score"].size == 2  # scored on dev: the test part never seen
-    told = GridSearchCV(model, {"logisticregression__C": [0.1, 1.0]}, cv=cv_on(snli, cv).set_params(part="eval"))
-    with pytest.warns(TuningOnTestWarning):  # asked for dev + test explicitly: warned of
-        told.fit(snli["hypothesis"], snli["label"])
-    on_test = GridSearchCV(model, {"logisticregression__C": [0.1, 1.0]}, cv=cv_on(snli, cv).set_params(part="test"))
-    with pytest.warns(TuningOnTestWarning, match=r"part='test'\) hands test to a hyperparameter search"):
-        on_test.fit(snli["hypothesis"], snli["label"])
-    assert len(next(cv_on(snli, cv).split(snli))[1]) == len(parts.eval_idx)  # outside a search: dev + test
+    assert len(next(cv_on(snli, cv).split(snli))[1]) == len(parts.dev_idx)  # the default: dev, for every helper
+    assert len(next(cv_on(snli, cv).set_params(part="eval").split(snli))[1]) == len(parts.eval_idx)
+    assert np.array_equal(next(cv_on(snli, cv).set_params(part="test").split(snli))[1], parts.test_idx)
 
 
 def test_a_series_binds_by_index_and_numbers_are_checked_before_any_cast(snli: pd.DataFrame) -> None:
@@ -161,13 +154,15 @@ def cv_on(df: pd.DataFrame, cv: TailsplitCV) -> TailsplitCV:
 
 
 def test_predefined_split_matches(snli: pd.DataFrame) -> None:
-    cv = RandomSplit(dev_size=30, test_size=30, seed=4)
+    cv = RandomSplit(dev_size=30, test_size=30, seed=4, part="eval")
     predefined = cv.predefined_split(snli)
     (train, test) = next(predefined.split())
     ours = next(cv.split(snli))
     assert np.array_equal(np.sort(train), ours[0]) and np.array_equal(np.sort(test), ours[1])
     with pytest.raises(ConfigError, match="PredefinedSplit cannot express"):
         RandomSplit(dev_size=30, test_size=30, part="test").predefined_split(snli)
+    with pytest.raises(ConfigError, match=r"use cv.train_dev_split\(X, y\)"):  # the default: dev alone
+        RandomSplit(dev_size=30, test_size=30).predefined_split(snli)
 
 
 def test_model_selection_on_dev_never_sees_the_test_part(snli: pd.DataFrame) -> None:
@@ -216,7 +211,7 @@ def test_program_splitters_read_a_program_column() -> None:
     ]  # fmt: skip
     sql = [shapes[i % len(shapes)].format(t=f"t{i % 7}") for i in range(120)]
     X = pd.DataFrame({"question": [f"q{i}" for i in range(120)], "query": sql})
-    train, test = next(TemplateSplit(programs="query", dev_size=0.1, test_size=0.1).split(X))
+    train, test = next(TemplateSplit(programs="query", dev_size=0.1, test_size=0.1, part="eval").split(X))
     assert len(train) + len(test) == 120
     train, test = next(TmcdSplit(programs="query", dev_size=0.1, test_size=0.1, max_iterations=50).split(X))
     assert len(test) > 0
@@ -227,7 +222,7 @@ def test_aflite_split_takes_x_as_features_and_holds_out_what_classifiers_cannot_
     y = np.array(["a", "b"] * 100)
     signal = np.where(y == "a", 1.0, -1.0) * (np.arange(200) < 150)  # the last 50 rows carry no signal
     X = np.c_[signal, rng.normal(size=(200, 4))]
-    cv = AfliteSplit(dev_size=20, test_size=20, partitions=16, balance_labels=True)
+    cv = AfliteSplit(dev_size=20, test_size=20, partitions=16, balance_labels=True, part="eval")
     ((train, held_out),) = cv.split(X, y)
     assert len(held_out) == 40 and np.mean(held_out >= 150) > 0.6  # mostly the unpredictable rows
     assert clone(cv).get_params()["partitions"] == 16
@@ -237,24 +232,27 @@ def test_aflite_split_takes_x_as_features_and_holds_out_what_classifiers_cannot_
         next(cv.split(np.array([["x"]] * 200), y))
 
 
-def test_a_search_handed_the_test_part_is_warned_of() -> None:
-    """A search told part='eval' selects on dev + test: it is warned of; the default (part='auto')
-    and part='dev' tune on dev alone and are not."""
-    import warnings
-
+def test_every_helper_that_picks_a_model_validates_on_dev_alone() -> None:
+    """The searches, validation_curve and learning_curve (and cross_validate) score on dev by
+    default — the same split however they are called, no call stack read — so model selection
+    never sees the test part; each helper's score equals the model's score on dev."""
+    from sklearn.base import clone
     from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import GridSearchCV, cross_validate
-
-    from tailsplit.model_selection import LikelihoodSplit, TuningOnTestWarning
+    from sklearn.model_selection import GridSearchCV, cross_validate, learning_curve, validation_curve
 
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(200, 3)), rng.integers(0, 2, size=200)
-    scores = -rng.random(200)
-    search = GridSearchCV(LogisticRegression(), {"C": [0.1, 1.0]}, cv=LikelihoodSplit(scores=scores, part="eval"))
-    with pytest.warns(TuningOnTestWarning, match="selects on the test part"):
-        search.fit(X, y)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", TuningOnTestWarning)
-        GridSearchCV(LogisticRegression(), {"C": [0.1, 1.0]}, cv=LikelihoodSplit(scores=scores, part="dev")).fit(X, y)
-        GridSearchCV(LogisticRegression(), {"C": [0.1, 1.0]}, cv=LikelihoodSplit(scores=scores)).fit(X, y)
-        cross_validate(LogisticRegression(), X, y, cv=LikelihoodSplit(scores=scores))  # a score, not a search
+    cv = LikelihoodSplit(scores=-rng.random(200), dev_size=30, test_size=30)
+    parts = cv.split_indices(X, y)
+    model = LogisticRegression(C=0.5)
+    fitted = clone(model).fit(X[parts.train_idx], y[parts.train_idx])
+    expected = fitted.score(X[parts.dev_idx], y[parts.dev_idx])
+    assert cross_validate(model, X, y, cv=cv)["test_score"][0] == pytest.approx(expected)
+    search = GridSearchCV(model, {"C": [0.5]}, cv=cv).fit(X, y)
+    assert search.cv_results_["split0_test_score"][0] == pytest.approx(expected)
+    _, valid = validation_curve(model, X, y, param_name="C", param_range=[0.5], cv=cv)
+    assert valid[0, 0] == pytest.approx(expected)
+    sizes, _, scores = learning_curve(model, X, y, train_sizes=[1.0], cv=cv)
+    assert sizes[0] == len(parts.train_idx) and scores[0, 0] == pytest.approx(expected)
+    on_test = cross_validate(model, X, y, cv=clone(cv).set_params(part="test"))["test_score"][0]  # the final score
+    assert on_test == pytest.approx(fitted.score(X[parts.test_idx], y[parts.test_idx]))

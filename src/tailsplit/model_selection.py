@@ -8,10 +8,13 @@ so a Likelihood Split can be the ``cv`` of ``cross_validate`` or ``GridSearchCV`
     >>> cv = LikelihoodSplit(scores="logprob_sum", test_size=0.1, dev_size=0.1)
     >>> cross_validate(model, df[["premise", "hypothesis"]], df["label"], cv=cv)  # doctest: +SKIP
 
-``test_idx`` is the evaluation set (dev + test) unless ``part`` asks for ``"dev"`` or ``"test"``
-alone — and under the default ``part="auto"`` a hyperparameter search (``GridSearchCV``,
-``RandomizedSearchCV``, the halving searches) validates on dev only: the test part is never
-seen while tuning, and is the user's to score once, at the end. Columns the splitter reads come as arrays, or as column names of a DataFrame ``X``:
+``test_idx`` is the dev part by default (``part="dev"``), for every scikit-learn helper alike —
+``cross_validate``, the searches (``GridSearchCV``, ``RandomizedSearchCV``, the halving ones),
+``validation_curve``, ``learning_curve`` — so no helper that picks a model by its validation
+scores ever sees the test part; ``part="test"`` (or ``"eval"``, dev + test) is for the final
+score, once, at the end, and never for a search. (The default is the same whoever calls: a
+cross-validator cannot know what its caller does with the split without reading the call stack,
+which it does not.) Columns the splitter reads come as arrays, or as column names of a DataFrame ``X``:
 ``scores`` (a log-probability per example: lower = rarer), ``n_tokens`` (for
 ``rank="logprob_mean"``), ``lengths`` (word counts) or ``text`` (a text column whose words
 tailsplit counts) for length control and length splits, ``programs`` (+ ``program_kind``) for
@@ -23,8 +26,6 @@ their options are the splitters' own (``LikelihoodSplit().get_params()`` lists t
 from __future__ import annotations
 
 import inspect
-import sys
-import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -38,7 +39,7 @@ from tailsplit.registry import EXTRACTORS
 from tailsplit.splits import SPLITTERS, SplitInputs, Splitter
 from tailsplit.words import word_lengths
 
-PARTS = ("auto", "eval", "dev", "test")
+PARTS = ("dev", "test", "eval", "auto")  # auto: dev, as it meant for a search (kept for older code)
 # Parameters that bind data to the splitter (the splitter's own options come from its signature).
 DATA_PARAMS: dict[str, Any] = {
     "scores": None,
@@ -47,7 +48,7 @@ DATA_PARAMS: dict[str, Any] = {
     "text": None,
     "programs": None,
     "program_kind": "sql",
-    "part": "auto",
+    "part": "dev",
 }
 
 
@@ -136,20 +137,9 @@ class TailsplitCV:
         return splitter.split(self._inputs(X, y, groups, splitter))
 
     def split(self, X: Any, y: Any = None, groups: Any = None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        """One ``(train_idx, test_idx)`` pair: train, and the evaluation part (``part``; under
-        ``"auto"``, dev for a hyperparameter search, dev + test otherwise). A search told
-        ``part="eval"`` is warned that it selects on the test part."""
-        searching = _called_by_a_search()
-        part = ("dev" if searching else "eval") if self.part == "auto" else self.part
-        if part in ("eval", "test") and searching:
-            warnings.warn(
-                f"{type(self).__name__}(part={part!r}) hands {'dev + test' if part == 'eval' else 'test'} to a "
-                "hyperparameter search: it selects on "
-                "the test part, so the test score it reports is optimistic. Tune with part='dev' (or "
-                "cv.train_dev_split(X, y)) and score part='test' once, at the end.",
-                TuningOnTestWarning,
-                stacklevel=3,
-            )
+        """One ``(train_idx, test_idx)`` pair: train, and the part ``part`` names (dev by
+        default, whichever scikit-learn helper asks: validation never sees the test part)."""
+        part = "dev" if self.part == "auto" else self.part
         indices = self.split_indices(X, y, groups)
         test = {"eval": indices.eval_idx, "dev": indices.dev_idx, "test": indices.test_idx}[part]
         yield indices.train_idx, test
@@ -165,7 +155,8 @@ class TailsplitCV:
         if (fold == -2).any():
             raise ConfigError(
                 f"part={self.part!r} leaves {int((fold == -2).sum())} rows out of both train and test, which "
-                "PredefinedSplit cannot express; use part='eval'"
+                "PredefinedSplit cannot express; use cv.train_dev_split(X, y) (train + dev, validated on dev) or "
+                "part='eval'"
             )
         return PredefinedSplit(fold)
 
@@ -401,21 +392,6 @@ def _make_class(class_name: str, splitter_name: str) -> type[TailsplitCV]:
 LikelihoodSplit = _make_class("LikelihoodSplit", "likelihood")
 
 
-class TuningOnTestWarning(UserWarning):
-    """A hyperparameter search was handed the test part."""
-
-
-def _called_by_a_search() -> bool:
-    """Whether scikit-learn's hyperparameter search (``GridSearchCV``, ``RandomizedSearchCV``,
-    halving searches) asked for the split."""
-    frame = sys._getframe(1)
-    while frame is not None:
-        if str(frame.f_globals.get("__name__", "")).startswith("sklearn.model_selection._search"):  # halving too
-            return True
-        frame = frame.f_back  # type: ignore[assignment]
-    return False
-
-
 RandomSplit = _make_class("RandomSplit", "random")
 LengthSplit = _make_class("LengthSplit", "length")
 TemplateSplit = _make_class("TemplateSplit", "template")
@@ -424,5 +400,4 @@ AfliteSplit = _make_class("AfliteSplit", "aflite")  # X: the feature matrix; y: 
 
 __all__ = [
     "AfliteSplit", "LengthSplit", "LikelihoodSplit", "RandomSplit", "TailsplitCV", "TemplateSplit", "TmcdSplit",
-    "TuningOnTestWarning",
 ]  # fmt: skip
