@@ -179,6 +179,25 @@ def test_hf_export_is_a_dataset_dict_with_a_card(snli_split: Path, tmp_path: Pat
     assert "README.md" in manifest["outputs"] and manifest["export"] == "hf"
 
 
+def test_hf_export_releases_the_columns_asked_for(snli_split: Path, tmp_path: Path) -> None:
+    """A release without the scores: --column chooses the columns and their order; a name the
+    split does not hold is refused, listing those it does, before anything is written."""
+    datasets = pytest.importorskip("datasets")
+    columns = ["id", "premise", "hypothesis", "label"]
+    out = tmp_path / "hf"
+    flags = [a for c in columns for a in ("--column", c)]
+    result = CliRunner().invoke(app, ["export", "hf", str(snli_split), *flags, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    loaded = datasets.load_from_disk(str(out))
+    assert all(part.column_names == columns for part in loaded.values())  # no logprob_sum, n_tokens, ...
+    assert json.loads((out / "manifest.json").read_text())["columns"] == columns
+    refused = CliRunner().invoke(
+        app, ["export", "hf", str(snli_split), "--column", "logprob", "--out", str(tmp_path / "x")]
+    )
+    assert refused.exit_code == 2 and "--column='logprob' is not a column of the split" in refused.output
+    assert "logprob_sum" in refused.output and not (tmp_path / "x").exists()
+
+
 def test_hf_export_makes_the_label_a_class_label_when_told_its_names(snli_split: Path, tmp_path: Path) -> None:
     datasets = pytest.importorskip("datasets")
     plain = CliRunner().invoke(app, ["export", "hf", str(snli_split), "--out", str(tmp_path / "plain")])

@@ -413,6 +413,10 @@ class HfExportConfig(Checked):
         None, "The card's languages, ISO 639-1 codes, comma-separated (en or en,de).", metavar="CODES",
         shown_default="en for a built-in template's data, else none",
     )  # fmt: skip
+    columns: list[str] = option(
+        [], "A column of the release, in order (repeatable): e.g. leave out the score columns.", flag="--column",
+        metavar="NAME", shown_default="every field of the split, its scores included",
+    )  # fmt: skip
     overwrite: bool = overwrite_option()
     accept_modified: bool = accept_modified_option()
 

@@ -118,14 +118,13 @@ def export_hf_folder(
     class_labels: str | Sequence[str] | None = None,
     task_category: str | None = None,
     language: str | None = None,
+    columns: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """Write a ``DatasetDict`` folder (train/validation/test) with a dataset card into ``out``
-    (and, with ``push_to_hub``, its hub layout in ``out/hub``, uploaded after the export is
-    complete). Description, citation and licence go into every part's ``DatasetInfo`` and the
-    card: ``license`` and ``citation_file`` (BibTeX) first, else the input's own metadata.
-    ``class_labels`` (class names in id order) makes the label field a ``ClassLabel``;
-    ``task_category`` and ``language`` (comma-separated codes) go into the card's metadata."""
-
+    """A ``DatasetDict`` folder (train/validation/test) with a card in ``out`` (with ``push_to_hub``,
+    its hub layout in ``out/hub``, uploaded once complete); description, citation and licence in
+    every ``DatasetInfo`` and the card (``license``, ``citation_file``, else the input's own);
+    ``class_labels`` makes the label a ``ClassLabel``; ``task_category``, ``language`` go to the
+    card; ``columns`` chooses the release's columns (all the split's, scores included, if empty)."""
     split_dir = Path(split_dir)
     if push_to_hub is not None:
         check_repo_id(push_to_hub)
@@ -134,7 +133,7 @@ def export_hf_folder(
     check_output_folder(out, overwrite=overwrite, inputs=[split_dir, *([citation_file] if citation_file else [])])
     manifest, parts = read_split_parts(split_dir, accept_modified=accept_modified)
     _check_hf_writable(parts)
-    records, classes = _part_records(manifest, parts, names)
+    records, classes = _chosen_columns(*_part_records(manifest, parts, names), columns)
     description = describe_split(manifest)
     source = card_source(manifest, license, citation, task_category, language)
     analysis, manifest = listed_json(split_dir, manifest, "analysis.json", accept_modified=accept_modified)
@@ -155,6 +154,7 @@ def export_hf_folder(
                 "push_to_hub": push_to_hub,
                 "label_field": recorded_run(manifest).data.label,
                 "class_labels": classes,
+                "columns": list(columns) or None,
                 "rows": {PARTS[part]: len(part_records) for part, part_records in records.items()},
                 "split_dir": str(split_dir),
                 "split_manifest_sha256": split_manifest_sha256(split_dir / "manifest.json"),
@@ -175,6 +175,21 @@ def _part_records(
     if names is not None:
         return with_class_labels(manifest, parts, names)
     return {part: [r.record for r in raws] for part, raws in parts.items()}, manifest.class_labels
+
+
+def _chosen_columns(
+    records: dict[str, list[dict[str, Any]]], classes: dict[str, list[str]], columns: Sequence[str]
+) -> tuple[dict[str, list[dict[str, Any]]], dict[str, list[str]]]:
+    """Each part's records with only ``columns``, in their order (all when empty); a name no
+    record holds is refused, listing the split's columns, before anything is written."""
+    if not columns:
+        return records, classes
+    held = list(dict.fromkeys(k for part in records.values() for record in part for k in record))
+    missing = [c for c in columns if c not in held]
+    if missing:
+        raise ConfigError(f"--column={missing[0]!r} is not a column of the split; use some of {held}")
+    chosen = {part: [{c: r[c] for c in columns if c in r} for r in rows] for part, rows in records.items()}
+    return chosen, {name: names for name, names in classes.items() if name in columns}
 
 
 def _dataset_dict(
@@ -270,14 +285,16 @@ def export_hf(
     *,
     license: str | None = None, citation_file: str | os.PathLike[str] | None = None,  # noqa: A002
     push_to_hub: str | None = None, class_labels: str | None = None, task_category: str | None = None,
-    language: str | None = None, overwrite: bool = False, accept_modified: bool = False,
+    language: str | None = None, columns: str | Sequence[str] = (), overwrite: bool = False,
+    accept_modified: bool = False,
 ) -> HfExportResult:
     """``tailsplit export-hf``: the split folder (or a run written to one) exported as a
     Hugging Face ``DatasetDict`` folder with a dataset card; what was written."""
     config = HfExportConfig(
         split_dir=folder_of(split), out=path_argument("out", out, "a folder"), license=license,
         citation_file=citation_file, push_to_hub=push_to_hub, class_labels=class_labels,  # type: ignore[arg-type]
-        task_category=task_category, language=language, overwrite=overwrite, accept_modified=accept_modified)
+        task_category=task_category, language=language, columns=columns, overwrite=overwrite,  # type: ignore[arg-type]
+        accept_modified=accept_modified)
     check_values(config)
     return export_hf_config(config)
 # fmt: on
@@ -300,6 +317,7 @@ def export_hf_config(config: HfExportConfig, *, command: list[str] | None = None
             class_labels=config.class_labels,
             task_category=config.task_category,
             language=config.language,
+            columns=config.columns,
         )
 
     def write(out: Path, overwrite: bool) -> None:

@@ -23,7 +23,10 @@ def embed_texts(encoder: Any, texts: dict[str, list[str]]) -> tuple[dict[str, np
     """Embeddings per dataset, and what it took (texts, how many encoded, seconds, texts/s)."""
     say(f"embedding {sum(len(t) for t in texts.values()):,} texts of {len(texts)} datasets (cached ones read back)")
     started, before = time.perf_counter(), encoder.encoded
-    vectors = {name: encoder.encode(t) for name, t in texts.items()}
+    vectors = {}
+    for name, part in texts.items():
+        say(f"embedding {name}: {len(part):,} texts")
+        vectors[name] = encoder.encode(part)
     seconds = time.perf_counter() - started
     encoded = encoder.encoded - before
     total = sum(len(t) for t in texts.values())
