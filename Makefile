@@ -9,7 +9,7 @@ PY := $(VENV)/bin/python
 # build on a GPU machine (scripts/install_torch.sh).
 TORCH_VERSION ?= 2.13.0
 
-.PHONY: install demo test test-fast lint bench docs clean
+.PHONY: install demo test test-fast lint bench docs docs-numbers clean
 
 install: $(VENV)/.installed
 
@@ -47,6 +47,10 @@ test-fast: install
 # The documentation site into site/ (the command-line reference is generated from the commands).
 docs: install
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict -d site
+
+# Every docs page's numbers filled again from benchmarks/results (after a benchmark writes new ones).
+docs-numbers: install
+	$(PY) docs/hooks.py --write
 
 bench: install
 	$(PY) -m benchmarks.speed.bench_scoring --n 600 --repeats 3

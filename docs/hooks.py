@@ -9,7 +9,10 @@
 - Every measured number of every page: pages hold ``{{ FILE:PATH | FORMAT }}`` fields that
   read a value from ``benchmarks/results/FILE.json`` (or ``.csv``) at build time, and
   ``{{ source:FILE }}`` for the line that says which command wrote the file and when. A field
-  that names a missing file, key or row fails the build.
+  that names a missing file, key or row fails the build. In the Markdown a field is kept
+  filled, ``<!--{{ FILE:PATH | FORMAT }}-->VALUE<!--/-->``, so a page read where no build runs
+  (on GitHub) shows its numbers; ``python docs/hooks.py --write`` fills every page again from
+  the results files (``make docs-numbers``), and a test fails while a page is not up to date.
 
 A PATH is dotted keys; a key may be followed by ``[3]`` (an index), ``[*]`` (every element, or every
 value of a mapping: the field then shows the range, lowest to highest) or ``[key=value]`` filters, one or more in a
@@ -37,6 +40,9 @@ RESULTS_MARKER = "<!-- benchmark results -->"
 RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
 BY_HAND = re.compile(r"^<!-- by hand: (.+?) -->$", re.MULTILINE)
 FIELD = re.compile(r"\{\{\s*([^{}|]+?)\s*(?:\|\s*([^{}]*?)\s*)?\}\}")
+# A field as a page keeps it: the field in a comment, then its value as last written.
+FILLED = re.compile(r"<!--(\{\{[^{}]*\}\})-->(.*?)<!--/-->")
+DOCS = Path(__file__).resolve().parent
 STEPS = re.compile(r"(?:[^.\[\]]+|\[[^\]]*\])+")  # dot-separated steps; a dot inside [...] is kept
 STEP = re.compile(r"([^.\[\]]*)((?:\[[^\]]*\])*)")
 
@@ -66,7 +72,32 @@ def by_hand_note(match: re.Match[str]) -> str:
 
 
 def fill_results_fields(markdown: str, folder: Path, where: str = "page") -> str:
-    """``markdown`` with every ``{{ FILE:PATH | FORMAT }}`` field replaced by its value."""
+    """``markdown`` with every ``{{ FILE:PATH | FORMAT }}`` field (kept filled or bare)
+    replaced by its value as the results files give it now."""
+    return FIELD.sub(_filler(folder, where), FILLED.sub(lambda m: m.group(1), markdown))
+
+
+def written_fields(markdown: str, folder: Path, where: str = "page") -> str:
+    """``markdown`` with every field kept filled with its value as the results files give it
+    now (``<!--{{ ... }}-->VALUE<!--/-->``): what a page holds in the repository."""
+    fill = _filler(folder, where)
+    return FIELD.sub(lambda m: f"<!--{m.group(0)}-->{fill(m)}<!--/-->", FILLED.sub(lambda m: m.group(1), markdown))
+
+
+def write_pages(docs: Path = DOCS) -> list[Path]:
+    """Every page of ``docs`` filled again from the results files; the pages that changed."""
+    changed = []
+    for page in sorted(docs.rglob("*.md")):
+        text = page.read_text(encoding="utf-8")
+        written = written_fields(text, RESULTS, where=str(page.relative_to(docs)))
+        if written != text:
+            page.write_text(written, encoding="utf-8")
+            changed.append(page)
+    return changed
+
+
+def _filler(folder: Path, where: str) -> Any:
+    """The value of one matched field (a missing file, key or row raised, naming the page)."""
     cache: dict[str, Any] = {}
 
     def fill(match: re.Match[str]) -> str:
@@ -82,7 +113,7 @@ def fill_results_fields(markdown: str, folder: Path, where: str = "page") -> str
         except (ResultsFieldError, KeyError, IndexError, TypeError, ValueError) as error:
             raise ResultsFieldError(f"{where}: {{{{ {target} }}}}: {error}") from None
 
-    return FIELD.sub(fill, markdown)
+    return fill
 
 
 def results_file(name: str, folder: Path) -> Path:
@@ -219,3 +250,12 @@ def results_table() -> str:
             f"{markdown_text(made.get('date') or 'not recorded')} | {markdown_text(made.get('commit') or '')} |"
         )
     return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    import sys
+
+    if sys.argv[1:] != ["--write"]:
+        raise SystemExit("usage: python docs/hooks.py --write  (fills every page's results fields again)")
+    for page in write_pages():
+        print(f"filled {page.relative_to(DOCS.parent)}")
