@@ -198,6 +198,18 @@ def test_hf_export_releases_the_columns_asked_for(snli_split: Path, tmp_path: Pa
     assert "logprob_sum" in refused.output and not (tmp_path / "x").exists()
 
 
+def test_hf_card_names_the_source_dataset_given(snli_split: Path, tmp_path: Path) -> None:
+    from huggingface_hub import DatasetCard
+
+    out = tmp_path / "hf"
+    args = ["export", "hf", str(snli_split), "--source-dataset", "stanfordnlp/snli", "--out", str(out)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert DatasetCard.load(out / "README.md").data.source_datasets == ["stanfordnlp/snli"]
+    bad = CliRunner().invoke(app, [*args[:4], "snli data", "--out", str(tmp_path / "x")])
+    assert bad.exit_code == 2 and "is not a hub dataset id" in bad.output and not (tmp_path / "x").exists()
+
+
 def test_hf_export_makes_the_label_a_class_label_when_told_its_names(snli_split: Path, tmp_path: Path) -> None:
     datasets = pytest.importorskip("datasets")
     plain = CliRunner().invoke(app, ["export", "hf", str(snli_split), "--out", str(tmp_path / "plain")])

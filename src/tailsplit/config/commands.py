@@ -413,6 +413,10 @@ class HfExportConfig(Checked):
         None, "The card's languages, ISO 639-1 codes, comma-separated (en or en,de).", metavar="CODES",
         shown_default="en for a built-in template's data, else none",
     )  # fmt: skip
+    source_dataset: str | None = option(
+        None, "The dataset the split re-splits, as the hub names it (e.g. stanfordnlp/snli): the card's source_datasets.",
+        metavar="ID", shown_default="the input's own dataset name, if any",
+    )  # fmt: skip
     columns: list[str] = option(
         [], "A column of the release, in order (repeatable): e.g. leave out the score columns.", flag="--column",
         metavar="NAME", shown_default="every field of the split, its scores included",

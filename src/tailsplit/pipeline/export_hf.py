@@ -119,12 +119,13 @@ def export_hf_folder(
     task_category: str | None = None,
     language: str | None = None,
     columns: Sequence[str] = (),
+    source_dataset: str | None = None,
 ) -> dict[str, Any]:
     """A ``DatasetDict`` folder (train/validation/test) with a card in ``out`` (with ``push_to_hub``,
     its hub layout in ``out/hub``, uploaded once complete); description, citation and licence in
     every ``DatasetInfo`` and the card (``license``, ``citation_file``, else the input's own);
     ``class_labels`` makes the label a ``ClassLabel``; ``task_category``, ``language`` go to the
-    card; ``columns`` chooses the release's columns (all the split's, scores included, if empty)."""
+    card, as ``source_dataset``; ``columns`` chooses the release's columns (all, if empty)."""
     split_dir = Path(split_dir)
     if push_to_hub is not None:
         check_repo_id(push_to_hub)
@@ -135,7 +136,7 @@ def export_hf_folder(
     _check_hf_writable(parts)
     records, classes = _chosen_columns(*_part_records(manifest, parts, names), columns)
     description = describe_split(manifest)
-    source = card_source(manifest, license, citation, task_category, language)
+    source = card_source(manifest, license, citation, task_category, language, source_dataset)
     analysis, manifest = listed_json(split_dir, manifest, "analysis.json", accept_modified=accept_modified)
     exported = manifest.with_sizes({part: len(records) for part, records in parts.items()})  # edited or not
     dataset_dict = _dataset_dict(exported, records, classes, source, analysis)
@@ -152,10 +153,7 @@ def export_hf_folder(
                 "export": "hf",
                 "license": source.license,
                 "push_to_hub": push_to_hub,
-                "label_field": recorded_run(manifest).data.label,
-                "class_labels": classes,
-                "columns": list(columns) or None,
-                "rows": {PARTS[part]: len(part_records) for part, part_records in records.items()},
+                **_release_record(manifest, records, classes, columns),
                 "split_dir": str(split_dir),
                 "split_manifest_sha256": split_manifest_sha256(split_dir / "manifest.json"),
                 **({"modified_files": manifest.modified_files} if manifest.modified_files else {}),
@@ -175,6 +173,19 @@ def _part_records(
     if names is not None:
         return with_class_labels(manifest, parts, names)
     return {part: [r.record for r in raws] for part, raws in parts.items()}, manifest.class_labels
+
+
+def _release_record(
+    manifest: Manifest, records: dict[str, list[dict[str, Any]]], classes: dict[str, list[str]], columns: Sequence[str]
+) -> dict[str, Any]:
+    """What the export's manifest says of the release: its label field and ``ClassLabel``
+    columns, the columns chosen, and each part's rows."""
+    return {
+        "label_field": recorded_run(manifest).data.label,
+        "class_labels": classes,
+        "columns": list(columns) or None,
+        "rows": {PARTS[part]: len(part_records) for part, part_records in records.items()},
+    }
 
 
 def _chosen_columns(
@@ -231,6 +242,7 @@ def card_source(
     citation: str | None,
     task_category: str | None = None,
     language: str | None = None,
+    source_dataset: str | None = None,
 ) -> CardSource:
     """What the card says of the source data: the options first, then the input's own metadata
     (a Hugging Face table's ``DatasetInfo``, or a ``save_to_disk`` folder's ``dataset_info.json``);
@@ -254,10 +266,19 @@ def card_source(
         language=languages,
         license=(license or about.get("license") or None),
         citation=citation or about.get("citation") or None,
-        name=about.get("dataset_name") or None,
+        name=_source_dataset(source_dataset) or about.get("dataset_name") or None,
         description=about.get("description") or None,
         homepage=about.get("homepage") or None,
     )
+
+
+def _source_dataset(name: str | None) -> str | None:
+    """``--source-dataset``: a hub dataset id (``NAME`` or ``OWNER/NAME``), checked."""
+    if name is not None and not re.fullmatch(r"[A-Za-z0-9][\w.-]{0,95}(/[A-Za-z0-9][\w.-]{0,95})?", name):
+        raise ConfigError(
+            f"--source-dataset={short_repr(name)} is not a hub dataset id; give NAME or OWNER/NAME, e.g. stanfordnlp/snli"
+        )
+    return name
 
 
 def _folder_about(path: str | None) -> dict[str, str]:
@@ -285,15 +306,16 @@ def export_hf(
     *,
     license: str | None = None, citation_file: str | os.PathLike[str] | None = None,  # noqa: A002
     push_to_hub: str | None = None, class_labels: str | None = None, task_category: str | None = None,
-    language: str | None = None, columns: str | Sequence[str] = (), overwrite: bool = False,
-    accept_modified: bool = False,
+    language: str | None = None, source_dataset: str | None = None, columns: str | Sequence[str] = (),
+    overwrite: bool = False, accept_modified: bool = False,
 ) -> HfExportResult:
     """``tailsplit export-hf``: the split folder (or a run written to one) exported as a
     Hugging Face ``DatasetDict`` folder with a dataset card; what was written."""
     config = HfExportConfig(
         split_dir=folder_of(split), out=path_argument("out", out, "a folder"), license=license,
         citation_file=citation_file, push_to_hub=push_to_hub, class_labels=class_labels,  # type: ignore[arg-type]
-        task_category=task_category, language=language, columns=columns, overwrite=overwrite,  # type: ignore[arg-type]
+        task_category=task_category, language=language, source_dataset=source_dataset,
+        columns=columns, overwrite=overwrite,  # type: ignore[arg-type]
         accept_modified=accept_modified)
     check_values(config)
     return export_hf_config(config)
@@ -318,6 +340,7 @@ def export_hf_config(config: HfExportConfig, *, command: list[str] | None = None
             task_category=config.task_category,
             language=config.language,
             columns=config.columns,
+            source_dataset=config.source_dataset,
         )
 
     def write(out: Path, overwrite: bool) -> None:
