@@ -139,6 +139,19 @@ def test_every_generated_latex_table_compiles_with_pdflatex(tmp_path: Path, tiny
             assert doc.with_suffix(".pdf").stat().st_size > 0
             log = doc.with_suffix(".log").read_text(encoding="utf-8", errors="replace")
             assert "Overfull \\hbox" not in log, (doc.name, text)  # fits its column, or spans both (table*)
+        if "\\begin{table*}" in text:  # spans both columns only where it must: in one column it overflows
+            narrow = tmp_path / f"{table.parent.parent.name}-{table.stem}-in-a-column.tex"
+            narrow.write_text(text.replace("{table*}", "{table}"), encoding="utf-8")
+            doc = tmp_path / f"doc-{narrow.stem}.tex"
+            doc.write_text(
+                "\\documentclass[twocolumn]{article}\n\\usepackage{booktabs}\n\\begin{document}\n"
+                f"\\input{{{narrow.as_posix()}}}\n\\end{{document}}\n",
+                encoding="utf-8",
+            )
+            subprocess.run(
+                [latex, "-interaction=nonstopmode", doc.name], cwd=tmp_path, capture_output=True, timeout=120
+            )
+            assert "Overfull \\hbox" in doc.with_suffix(".log").read_text(encoding="utf-8", errors="replace"), doc.name
 
 
 def test_export_hf_keeps_the_inputs_class_labels(tmp_path: Path) -> None:

@@ -179,6 +179,25 @@ def _at_least_words(widths: Sequence[float], words: Sequence[int], wraps: Sequen
     return [max(w, round(n / _CHARS_PER_EM * 4 + 1) / 4) if wrap else w for w, n, wrap in zip(widths, words, wraps)]
 
 
+# Widths in em of \\footnotesize characters (Computer Modern), for the column-or-page decision:
+# digits and most lowercase letters are half an em, capitals wider, punctuation and spaces narrower.
+_NARROW, _WIDE = set(".,:;!|'()[]ijlft"), set("ABCDEFGHKLNOPQRSTUVXYZmw")
+
+
+def _ems(value: Any) -> float:
+    """A cell's width in em (its widest line), character by character.
+
+    >>> _ems("100.0"), _ems("1 len:train")
+    (2.28, 4.45)
+    """
+    items = value if isinstance(value, (list, tuple)) else [value]
+    widths = [
+        sum(0.28 if ch in _NARROW else 0.33 if ch in " -" else 0.75 if ch in _WIDE or ch == "M" else 0.5 for ch in text)
+        for text in (str(item) for item in items)
+    ]
+    return round(max(widths, default=0.0), 2)
+
+
 def _span(chars: Sequence[int], widths: Sequence[float], wraps: Sequence[bool]) -> float:
     """A table's estimated width in em: its wrapped columns' widths, half an em a character of
     the others, an em of separation per column."""
@@ -215,7 +234,9 @@ def latex_table(
         wraps = [wrap or (k == "l" and n > 8) for k, n, wrap in zip(kinds, chars, wraps)]
         widths = _at_least_words(_wrapped_widths(chars, wraps), words, wraps)
     spec = "".join(rf"p{{{w:g}em}}" if wrap else k for k, w, wrap in zip(kinds, widths, wraps))
-    env = "table*" if _span(chars, widths, wraps) > _COLUMN_EMS else "table"
+    ems = [max([_ems(c) for c in column] + [_ems(h[:14])]) for column, h in zip(columns, header)]
+    across = sum(1 + (w if wrap else e) for e, w, wrap in zip(ems, widths, wraps))  # in em, as set
+    env = "table*" if across > _COLUMN_EMS else "table"
     wrapped = [s.startswith("p") for s in re.findall(r"p\{[^}]*\}|[lrc]", spec)]
     lines = [
         rf"\begin{{{env}}}[t]",
