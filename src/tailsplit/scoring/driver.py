@@ -119,6 +119,8 @@ def score_requests(
     known = None if streamed else sum(b.n_tokens for b in todo)
     if streamed or todo:  # a run whose scores are all cached loads no model, and says none
         announce(progress, _loading_text(len(cached), len(unique_requests), known, None if streamed else len(todo)))
+        if engine is None and hasattr(scorer, "load"):
+            scorer.load()  # before the bar: it moves from the first batch on, not after the load
     scored_tokens, n_batches = _run_batches(pairs, known, cache, keys, (total, counts, cut), progress)
     _refuse_non_finite(total, unique_requests)
     report = ScoringReport(

@@ -208,6 +208,10 @@ class HFScorer:
             self._tokenizer = load_tokenizer(self.folder, self.model_spec)
         return self._tokenizer
 
+    def load(self) -> None:
+        """Load the model now (it otherwise loads with the first batch)."""
+        self.model  # noqa: B018 - the property loads it
+
     @property
     def model(self) -> Any:
         if self._model is None:
