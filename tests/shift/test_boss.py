@@ -413,6 +413,11 @@ def test_ood_rank_and_curve_say_what_they_do_while_they_train(
     said = ranked.output
     assert "embedding " in said and "training the classification task model on" in said, said
     assert "training (dev checked every 200 steps): 1/4 steps" in said and "predicting " in said, said
+    # each evaluated example's prediction beside its gold label, in the folder (not only the cache)
+    rows = [json.loads(line) for line in (tmp_path / "ood" / "predictions.jsonl").read_text().splitlines()]
+    assert [r["set"] for r in rows][0] == "mnli:test" and {"anli", "rte"} <= {r["set"] for r in rows}
+    assert all(set(r) == {"set", "row", "text", "gold", "prediction"} for r in rows)
+    assert "predictions.jsonl" in json.loads((tmp_path / "ood" / "manifest.json").read_text())["outputs"]
     again = _ood_rank(nli_files, tmp_path / "ood2", *label_map)
     assert "predictions are cached: no training" in again.output and "training (dev" not in again.output
     curve = ["curve", "--id", f"mnli={nli_files['mnli']}@premise+hypothesis",

@@ -244,6 +244,17 @@ def json_default(value: Any) -> Any:
     raise TypeError(f"cannot write {type(value).__name__} to JSON")
 
 
+def json_lines(rows: Any) -> str:
+    """One strict JSON object a line (NaN and infinities as null), text kept as it is.
+
+    >>> json_lines([{"a": float("nan"), "b": "é"}])
+    '{"a": null, "b": "é"}\\n'
+    """
+    return "".join(
+        json.dumps(finite(row), default=json_default, allow_nan=False, ensure_ascii=False) + "\n" for row in rows
+    )
+
+
 def strict_json(value: Any) -> str:
     """Indented strict JSON (NaN and infinities as null) with a final newline."""
     return json.dumps(finite(value), indent=2, default=json_default, allow_nan=False) + "\n"

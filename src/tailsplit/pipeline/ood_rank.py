@@ -19,7 +19,7 @@ from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.evaluation.encoder import EncoderRecipe
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.claims import released_on_error
-from tailsplit.io.values import strict_json
+from tailsplit.io.values import json_lines, strict_json
 from tailsplit.pipeline.findings import Findings, config_writer, rows_of
 from tailsplit.pipeline.keywords import known_keywords
 from tailsplit.pipeline.recording import command_provenance, write_outputs
@@ -39,6 +39,7 @@ from tailsplit.shift_models.task_data import (
     check_task_model,
     dataset_files,
     dataset_texts,
+    prediction_rows,
     predictions,
     task_data,
 )
@@ -64,7 +65,7 @@ class OodRankResult(Findings[OodRankContent]):
     accuracy; its table has one row per decision."""
 
     command = "ood-rank"
-    written = "ood.json, report.md, report.html, manifest.json"
+    written = "ood.json, report.md, report.html, predictions.jsonl when the task model ran, manifest.json"
 
     def rows(self) -> list[dict[str, Any]]:
         return rows_of(self.content["decisions"])
@@ -114,9 +115,10 @@ def ood_rank_config(config: OodRankConfig, *, command: list[str] | None = None) 
     similarity_to_id = centroid_similarity(vectors)[0, 1:]
     task: dict[str, Any] = {"measured": False}
     id_accuracy, unlearnt = config.id_accuracy, None
+    rows: list[dict[str, Any]] = []  # each evaluated example's prediction, when the task model runs
     if data is not None:
         recipe = EncoderRecipe(max_steps=config.max_steps, max_train=config.max_train, seed=config.seed)
-        task, id_measure, candidates = _measured_candidates(data, model, recipe, config, listed, similarity_to_id)
+        task, id_measure, candidates, rows = _measured_candidates(data, model, recipe, config, listed, similarity_to_id)
         id_accuracy = id_measure.value
         unlearnt = id_model_unlearnt(
             id_measure.value,
@@ -148,7 +150,7 @@ def ood_rank_config(config: OodRankConfig, *, command: list[str] | None = None) 
         "kept": [d.candidate.name for d in sorted((d for d in decisions if d.kept), key=lambda d: d.rank or 0)],
     }
     paths = [*dataset_files(id_spec.path), *(s.path for s in specs)]
-    write = config_writer(_write_ood, config, result, paths, embedding, command)
+    write = config_writer(_write_ood, config, result, paths, embedding, rows, command)
     if config.out is not None:
         write(Path(config.out), config.overwrite)
     content = cast(OodRankContent, {**result, "embedding": embedding})
@@ -198,6 +200,7 @@ def _write_ood(
     result: dict[str, Any],
     paths: list[str],
     embedding: dict[str, Any],
+    rows: list[dict[str, Any]],
     command: list[str] | None,
 ) -> None:
     inputs = [{"path": p, "sha256": sha256_file(p)} for p in [config.candidates, *paths]]
@@ -207,6 +210,7 @@ def _write_ood(
         "ood.json": strict_json(result),
         "report.md": with_provenance(markdown, provenance),
         "report.html": html_page("OOD candidates", markdown, {}, provenance),
+        **({"predictions.jsonl": json_lines(rows)} if rows else {}),
     }
     cached = result["task_model"].get("cached")
     write_outputs(out, config, files, inputs, {"embedding": embedding, "task_model_cached": cached}, command)
@@ -219,9 +223,9 @@ def _measured_candidates(
     config: OodRankConfig,
     listed: list[Any],
     similarity_to_id: np.ndarray,
-) -> tuple[dict[str, Any], Measured, list[Candidate]]:
+) -> tuple[dict[str, Any], Measured, list[Candidate], list[dict[str, Any]]]:
     """Train (or read the cache), then the ID metric and each candidate's metric and drop with
-    their bootstrap intervals."""
+    their bootstrap intervals, and every evaluated example's prediction."""
     location, identity, name = model
     training, id_predicted, ood_predicted, cached = predictions(
         data, location=location, identity=identity, recipe=recipe, device=config.device
@@ -246,7 +250,7 @@ def _measured_candidates(
         "interval": f"95% percentile bootstrap, {RESAMPLES} resamples of each test set independently",
         **data.describe(),
     }
-    return task, id_measure, candidates
+    return task, id_measure, candidates, prediction_rows(data, id_predicted, ood_predicted)
 
 
 # fmt: off

@@ -242,6 +242,20 @@ def fit_and_predict(
     return training, predictions
 
 
+def prediction_rows(
+    data: TaskData, id_predicted: Sequence[Any], ood_predicted: Sequence[Sequence[Any]]
+) -> list[dict[str, Any]]:
+    """Every evaluated example with the task model's prediction beside its gold answer: the ID
+    test part's, then each OOD set's, in their order (``predictions.jsonl`` of ``ood-rank``)."""
+    sets = [(data.parts.test.name, data.parts.test, id_predicted)]  # named NAME:test
+    sets += [(s.name, s, p) for s, p in zip(data.ood, ood_predicted)]
+    return [
+        {"set": name, "row": i, "text": text, "gold": gold, "prediction": predicted}
+        for name, labelled, predictions in sets
+        for i, (text, gold, predicted) in enumerate(zip(labelled.texts(), labelled.labels, predictions))
+    ]
+
+
 def _prediction_key(data: TaskData, sets: Sequence[LabelledSet], identity: str, recipe: EncoderRecipe) -> str:
     version = data.kind.cache_version("ood-task-model-v1")
     return sha256_text(
