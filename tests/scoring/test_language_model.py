@@ -109,6 +109,24 @@ def test_scores_do_not_depend_on_batching_padding_or_sharing(tiny, requests_100,
     assert np.max(np.abs(baseline - other)) <= 1e-4
 
 
+def test_token_scores_are_each_tokens_share_of_the_score(tiny, requests_100) -> None:
+    """Per token, the log-probabilities scoring sums (their sum is the request's score, with
+    packing and prefix sharing as scoring plans them) and each token's text, which together
+    spell the query: what a page shades token by token."""
+    from tailsplit.scoring.tokens import token_scores
+
+    requests = requests_100[:24]
+    baseline, counts = score_all(tiny, requests)
+    tokens = token_scores(tiny, requests)
+    assert [len(t.logprobs) for t in tokens] == counts.tolist()
+    assert np.max(np.abs(np.array([t.logprob_sum for t in tokens]) - baseline)) <= 1e-4
+    assert all(v <= 0 for t in tokens for v in t.logprobs)
+    for request, scored in zip(requests, tokens):
+        assert "".join(scored.pieces).strip() == request.query.strip(), (request.query, scored.pieces)
+    shared = token_scores(variant(tiny, share_prefix="always", batch_tokens=300), requests)
+    assert np.max(np.abs(np.array([t.logprob_sum for t in shared]) - baseline)) <= 1e-4
+
+
 def test_scores_do_not_depend_on_input_order(tiny, requests_100) -> None:
     baseline, _ = score_all(tiny, requests_100)
     order = np.random.default_rng(0).permutation(len(requests_100))
