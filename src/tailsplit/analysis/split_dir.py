@@ -85,8 +85,9 @@ def load_split_dir(
     without it, or with an empty list, are not annotated)."""
     folder = Path(folder)
     manifest = read_manifest(folder, accept_modified=accept_modified)
-    data = recorded_run(manifest).data
-    text_kind = text_kind or recorded_run(manifest).output.analysis_text
+    recorded = recorded_run(manifest)
+    data = recorded.data
+    text_kind = text_kind or recorded.output.analysis_text
     fields = _fields(folder, data, text_kind, agreement_field)
     c = _read_columns(folder, manifest, fields, agreement_field)
     if agreement_field is not None and not any(np.isfinite(a[0]) for a in c["agreement"]):
@@ -103,7 +104,7 @@ def load_split_dir(
         logprob_sum=logprob_sum,
         n_tokens=n_tokens,
         programs=_programs(c["programs"], data.program_kind, folder, data.count) if program_field else None,
-        balance_labels=bool(recorded_run(manifest).split.balance_labels),
+        balance_labels=recorded.split.balance_labels,
         text_kind=text_kind,
         queries=tuple(c["queries"]),
         contexts=tuple(c["contexts"]) if pair_field is not None else None,
@@ -219,11 +220,12 @@ def read_split_parts(folder: str | Path, *, accept_modified: bool = False) -> tu
 
 def describe_split(manifest: Manifest) -> str:
     """A short name of how the split was made, e.g. ``likelihood (prompted, length-controlled)``."""
-    split = recorded_run(manifest).split
+    recorded = recorded_run(manifest)
+    split = recorded.split
     splitter = manifest.splitter.name or "?"
     if splitter != "likelihood":
         return f"{splitter} (seed {split.seed})" if splitter == "random" else splitter
-    notes = [manifest.method or recorded_run(manifest).scoring.method]  # the score file's own record first
+    notes = [manifest.method or recorded.scoring.method]  # the score file's own record first
     if split.length_buckets:
         notes.append("length-controlled")
     if split.reverse:

@@ -24,7 +24,7 @@ import numpy as np
 from tailsplit.analysis.shift_report import correlate_markdown, curve_figure, curve_runs_markdown
 from tailsplit.cache import default_cache_dir
 from tailsplit.config import CurveConfig, check_values
-from tailsplit.config.arguments import path_argument, paths_argument, switch_argument
+from tailsplit.config.arguments import path_argument, paths_argument
 from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.evaluation.encoder import EncoderRecipe
 from tailsplit.fingerprint import sha256_file, sha256_text
@@ -33,9 +33,9 @@ from tailsplit.io.outputs import check_output_folder, replace_file_bytes
 from tailsplit.io.values import strict_json
 from tailsplit.pipeline.correlate import relation_view
 from tailsplit.pipeline.findings import Findings, config_writer, rows_of
-from tailsplit.pipeline.keywords import known_keywords
+from tailsplit.pipeline.keywords import known_keywords, progress_shown
 from tailsplit.pipeline.recording import command_provenance, write_outputs
-from tailsplit.progress import say, shown, watched
+from tailsplit.progress import say, shown
 from tailsplit.render import markdown_text
 from tailsplit.render.console import View
 from tailsplit.render.figures import figure_files
@@ -358,6 +358,6 @@ def curve(
         max_steps=max_steps, checkpoint_every=checkpoint_every, max_examples=max_examples, device=device, seed=seed,
         out=out, overwrite=overwrite)  # type: ignore[arg-type]
     check_values(config)
-    with shown(watched() if switch_argument("progress", progress) is None else bool(progress)):
+    with shown(progress_shown(progress)):
         return curve_config(config)
 # fmt: on

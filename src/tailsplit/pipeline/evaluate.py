@@ -62,11 +62,11 @@ from tailsplit.pipeline.evaluate_checks import (
     split_agreements,
     text_field_of,
 )
-from tailsplit.pipeline.keywords import known_keywords
+from tailsplit.pipeline.keywords import known_keywords, progress_shown
 from tailsplit.pipeline.recording import command_provenance, write_outputs
 from tailsplit.pipeline.runs.loading import template_for
 from tailsplit.pipeline.runs.result import RunResult, folders_of
-from tailsplit.progress import say, shown, watched
+from tailsplit.progress import say, shown
 from tailsplit.registry import SCORERS
 from tailsplit.render import html_table
 from tailsplit.render.console import Line, View
@@ -372,6 +372,6 @@ def evaluate(
         fairness_margin=fairness_margin, accept_modified=accept_modified, seed=seed,
         out=out, overwrite=overwrite)  # type: ignore[arg-type]
     check_values(config)
-    with shown(watched() if switch_argument("progress", progress) is None else bool(progress)):
+    with shown(progress_shown(progress)):
         return evaluate_config(config)
 # fmt: on

@@ -66,7 +66,7 @@ class HfExportResult(ExportResult[HfExportContent]):
         feature = f"ClassLabel({', '.join(names)})" if names else ("values as given" if field else "no label")
         return [
             {"part": part, "rows": n, "label": field or "", "label feature": feature, "licence": c["license"] or ""}
-            for part, n in c.get("rows", {}).items()
+            for part, n in c["rows"].items()
         ]
 
     def view(self) -> View:

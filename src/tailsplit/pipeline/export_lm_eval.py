@@ -130,13 +130,14 @@ def export_lm_eval_task(
         check_repo_id(dataset_path, "--dataset-path")
     check_output_folder(out, overwrite=overwrite, inputs=[split_dir])
     manifest, parts = read_split_parts(split_dir, accept_modified=accept_modified)
-    data = recorded_run(manifest).data
+    recorded = recorded_run(manifest)
+    data = recorded.data
     prompt = _split_template(manifest, template)
     task = task_name(name or f"tailsplit_{split_dir.name}")
     labels = _task_labels(data, prompt, parts)
     final = Path(os.path.realpath(os.path.expanduser(str(out))))
     files = {PARTS[part]: str(final / f"{PARTS[part]}.jsonl") for part in parts}
-    reproduce = lm_eval_model(manifest, Path(recorded_run(manifest).scoring.cache_dir or default_cache_dir()))
+    reproduce = lm_eval_model(manifest, Path(recorded.scoring.cache_dir or default_cache_dir()))
     about = {
         "split": describe_split(manifest),
         "template": prompt.template,

@@ -13,7 +13,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ParamSpec, TypeVar
 
 from tailsplit.config import CONFIG_SECTIONS, SplitConfig, flag_of, refuse_unknown
+from tailsplit.config.arguments import switch_argument
 from tailsplit.errors import ConfigError, keyword_spelling
+from tailsplit.progress import watched
 from tailsplit.splits import SPLITTERS, Splitter
 
 P = ParamSpec("P")
@@ -87,6 +89,13 @@ def not_for_score(unknown: dict[str, Any]) -> None:
             f"{elsewhere[0]}= does not apply to score, which scores without splitting; split with "
             "tailsplit.split(data, 'likelihood', scores=...) or tailsplit.likelihood_split"
         )
+
+
+def progress_shown(progress: Any) -> bool:
+    """Whether a Python call shows progress: as ``progress=`` asks, or when a person is
+    watching (a terminal, a notebook) where it asks nothing."""
+    asked = switch_argument("progress", progress)
+    return watched() if asked is None else asked
 
 
 def data_fields(data: Any) -> dict[str, Any]:

@@ -14,17 +14,17 @@ from tailsplit.analysis.shift_report import (
     ood_markdown,
 )
 from tailsplit.config import OodRankConfig, check_values
-from tailsplit.config.arguments import path_argument, switch_argument
+from tailsplit.config.arguments import path_argument
 from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.evaluation.encoder import EncoderRecipe
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.values import json_lines, strict_json
 from tailsplit.pipeline.findings import Findings, config_writer, rows_of
-from tailsplit.pipeline.keywords import known_keywords
+from tailsplit.pipeline.keywords import known_keywords, progress_shown
 from tailsplit.pipeline.recording import command_provenance, write_outputs
 from tailsplit.pipeline.shift_common import check_out, embed_texts, shift_encoder
-from tailsplit.progress import shown, watched
+from tailsplit.progress import shown
 from tailsplit.render.console import Line, View
 from tailsplit.render.pages import html_page
 from tailsplit.render.provenance import with_provenance
@@ -277,6 +277,6 @@ def ood_rank(
         id_dev_size=id_dev_size, id_group=id_group, task_encoder=task_encoder, max_steps=max_steps,
         max_train=max_train, device=device, seed=seed, out=out, overwrite=overwrite)  # type: ignore[arg-type]
     check_values(config)
-    with shown(watched() if switch_argument("progress", progress) is None else bool(progress)):
+    with shown(progress_shown(progress)):
         return ood_rank_config(config)
 # fmt: on

@@ -15,7 +15,7 @@ import numpy as np
 
 from tailsplit._version import __version__
 from tailsplit.config import OverlapConfig, check_values
-from tailsplit.config.arguments import paths_argument, switch_argument
+from tailsplit.config.arguments import paths_argument
 from tailsplit.core import Dataset, FieldMap
 from tailsplit.errors import ConfigError, InputError, keyword_spelling
 from tailsplit.io.claims import released_on_error
@@ -31,10 +31,9 @@ from tailsplit.overlap.query import QUERY_EXTRACTORS, StructuredQuery
 from tailsplit.overlap.report import overlap_html, render_overlap_markdown
 from tailsplit.overlap.sharded import audit_sharded, make_executor, open_or_build_sharded
 from tailsplit.pipeline.findings import Findings, config_writer
-from tailsplit.pipeline.keywords import known_keywords
+from tailsplit.pipeline.keywords import known_keywords, progress_shown
 from tailsplit.pipeline.recording import command_provenance, input_records, recorded_command
 from tailsplit.pipeline.runs.folder import check_parts_writable
-from tailsplit.progress import watched
 from tailsplit.render.console import Line, View
 from tailsplit.render.provenance import with_provenance
 
@@ -308,7 +307,7 @@ def audit_overlap(
 
     >>> tailsplit.audit_overlap("test.jsonl", corpus=["train.jsonl"], text="question")  # doctest: +SKIP
     """
-    shown = switch_argument("progress", progress)
+    shown = progress_shown(progress)
     config = OverlapConfig(
         test=paths_argument("test", test, "test files"), text=text, id=id, label=label,
         corpus=corpus, corpus_field=corpus_field, index_dir=index_dir, query_kind=query_kind,  # type: ignore[arg-type]
@@ -318,5 +317,5 @@ def audit_overlap(
         out=out, overwrite=overwrite)  # type: ignore[arg-type]
     check_values(config)
     config.ngram_orders = tuple(config.ngram_orders)
-    return audit_overlap_config(config, progress=watched() if shown is None else shown)
+    return audit_overlap_config(config, progress=shown)
 # fmt: on

@@ -23,11 +23,10 @@ from tailsplit.io.claims import released_on_error
 from tailsplit.io.outputs import check_output_file, write_output_file
 from tailsplit.io.scores import score_file_bytes
 from tailsplit.log import logger
-from tailsplit.pipeline.keywords import data_fields, known_keywords, label_words_of, not_for_score
+from tailsplit.pipeline.keywords import data_fields, known_keywords, label_words_of, not_for_score, progress_shown
 from tailsplit.pipeline.recording import input_records, recorded_command
 from tailsplit.pipeline.runs.loading import load_dataset, plan_scoring, score_dataset
 from tailsplit.pipeline.runs.steps import changed_options
-from tailsplit.progress import watched
 from tailsplit.render.console import Line, View
 
 
@@ -167,7 +166,7 @@ def score(
     >>> scores = score("snli.jsonl", text="hypothesis", context="premise", template="snli")  # doctest: +SKIP
     >>> scores.to_pandas().sort_values("logprob_sum").head()  # doctest: +SKIP
     """
-    shown = switch_argument("progress", progress)
+    shown = progress_shown(progress)
     config = RunConfig(
         data=DataConfig(**data_fields(data), text=text, context=context, label=label, group=group, id=id,
                         program=program, program_kind=program_kind, count=count, score_column=score_column,
@@ -187,5 +186,5 @@ def score(
         output=OutputConfig(overwrite=switch_argument("overwrite", overwrite) or False),
     )
     out = None if out is None else path_argument("out", out, "a score file to write")
-    return score_data(config, out_path=out, progress=watched() if shown is None else shown)
+    return score_data(config, out_path=out, progress=shown)
 # fmt: on

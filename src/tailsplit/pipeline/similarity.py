@@ -16,16 +16,16 @@ from tailsplit.analysis.shift_report import (
 )
 from tailsplit.analysis.split_dir import load_split_dir
 from tailsplit.config import SimilarityConfig, check_values
-from tailsplit.config.arguments import paths_argument, switch_argument
+from tailsplit.config.arguments import paths_argument
 from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.values import strict_json
 from tailsplit.pipeline.findings import Findings, config_writer
-from tailsplit.pipeline.keywords import known_keywords
+from tailsplit.pipeline.keywords import known_keywords, progress_shown
 from tailsplit.pipeline.recording import command_provenance, write_outputs
 from tailsplit.pipeline.shift_common import check_out, embed_texts, shift_encoder
-from tailsplit.progress import shown, watched
+from tailsplit.progress import shown
 from tailsplit.render.console import Line, Table, View
 from tailsplit.render.figures import figure_files
 from tailsplit.render.pages import html_page
@@ -253,6 +253,6 @@ def similarity(
         batch_size=batch_size, max_examples=max_examples, mmd_sample=mmd_sample, permutations=permutations,
         seed=seed, out=out, overwrite=overwrite)  # type: ignore[arg-type]
     check_values(config)
-    with shown(watched() if switch_argument("progress", progress) is None else bool(progress)):
+    with shown(progress_shown(progress)):
         return similarity_config(config)
 # fmt: on

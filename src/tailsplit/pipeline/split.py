@@ -26,11 +26,11 @@ from tailsplit.pipeline.keywords import (
     label_words_of,
     not_for_likelihood,
     not_for_split,
+    progress_shown,
     splitter_options,
 )
 from tailsplit.pipeline.runs.result import RunResult
 from tailsplit.pipeline.runs.steps import run
-from tailsplit.progress import watched
 from tailsplit.splits import Splitter
 
 
@@ -91,7 +91,7 @@ def likelihood_split(
                             null_splits=null_splits, analysis_text=analysis_text, syntax=syntax, format=format),
     )
     in_memory = analyze is True and config.output.out is None
-    return run(config, progress=_shown(progress), analyze_in_memory=in_memory)
+    return run(config, progress=progress_shown(progress), analyze_in_memory=in_memory)
 
 
 @known_keywords(not_for_split)
@@ -138,14 +138,8 @@ def split(
     return run(
         config,
         scores_path=None if scores is None else path_argument("scores", scores, "a score file"),
-        progress=_shown(progress),
+        progress=progress_shown(progress),
         score_missing=False,
         analyze_in_memory=analyze is True and config.output.out is None,
     )
 # fmt: on
-
-
-def _shown(progress: Any) -> bool:
-    """Whether to show the progress bar: as asked, or when a person is watching."""
-    asked = switch_argument("progress", progress)
-    return watched() if asked is None else asked

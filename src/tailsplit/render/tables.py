@@ -181,7 +181,7 @@ def _at_least_words(widths: Sequence[float], words: Sequence[int], wraps: Sequen
 
 # Widths in em of \\footnotesize characters (Computer Modern), for the column-or-page decision:
 # digits and most lowercase letters are half an em, capitals wider, punctuation and spaces narrower.
-_NARROW, _WIDE = set(".,:;!|'()[]ijlft"), set("ABCDEFGHKLNOPQRSTUVXYZmw")
+_NARROW, _WIDE = set(".,:;!|'()[]ijlft"), set("ABCDEFGHKLMNOPQRSTUVWXYZmw")
 
 
 def _ems(value: Any) -> float:
@@ -192,16 +192,16 @@ def _ems(value: Any) -> float:
     """
     items = value if isinstance(value, (list, tuple)) else [value]
     widths = [
-        sum(0.28 if ch in _NARROW else 0.33 if ch in " -" else 0.75 if ch in _WIDE or ch == "M" else 0.5 for ch in text)
+        sum(0.28 if ch in _NARROW else 0.33 if ch in " -" else 0.75 if ch in _WIDE else 0.5 for ch in text)
         for text in (str(item) for item in items)
     ]
     return round(max(widths, default=0.0), 2)
 
 
-def _span(chars: Sequence[int], widths: Sequence[float], wraps: Sequence[bool]) -> float:
-    """A table's estimated width in em: its wrapped columns' widths, half an em a character of
-    the others, an em of separation per column."""
-    return sum(1 + (w if wrap else n / 2) for n, w, wrap in zip(chars, widths, wraps))
+def _span(ems: Sequence[float], widths: Sequence[float], wraps: Sequence[bool]) -> float:
+    """A table's estimated width in em: its wrapped columns' widths, the others' ``ems``, an em
+    of separation per column."""
+    return sum(1 + (w if wrap else e) for e, w, wrap in zip(ems, widths, wraps))
 
 
 def table_label(*names: str) -> str:
@@ -230,13 +230,14 @@ def latex_table(
     wraps = [(k == "l" and n > _WRAP_CHARS) or stacked for k, n, stacked in zip(kinds, chars, listed)]
     words = [_longest_word(column) for column in columns]
     widths = _at_least_words(_wrapped_widths(chars, wraps), words, wraps)
-    if _span(chars, widths, wraps) > _PAGE_EMS:  # too wide for a one-column page: shorter text wraps too
+    if (
+        _span([n / 2 for n in chars], widths, wraps) > _PAGE_EMS
+    ):  # too wide for a one-column page: shorter text wraps too
         wraps = [wrap or (k == "l" and n > 8) for k, n, wrap in zip(kinds, chars, wraps)]
         widths = _at_least_words(_wrapped_widths(chars, wraps), words, wraps)
     spec = "".join(rf"p{{{w:g}em}}" if wrap else k for k, w, wrap in zip(kinds, widths, wraps))
     ems = [max([_ems(c) for c in column] + [_ems(h[:14])]) for column, h in zip(columns, header)]
-    across = sum(1 + (w if wrap else e) for e, w, wrap in zip(ems, widths, wraps))  # in em, as set
-    env = "table*" if across > _COLUMN_EMS else "table"
+    env = "table*" if _span(ems, widths, wraps) > _COLUMN_EMS else "table"  # measured character by character
     wrapped = [s.startswith("p") for s in re.findall(r"p\{[^}]*\}|[lrc]", spec)]
     lines = [
         rf"\begin{{{env}}}[t]",
