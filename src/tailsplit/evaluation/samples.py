@@ -9,7 +9,6 @@ per-example predictions (it is an expectation); ``majority`` predicts its one la
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -43,10 +42,6 @@ def prediction_rows(
             ids, gold, result.test_predicted, probability, result.test_correct, strict=True
         )
     ]
-
-
-def predictions_jsonl(rows: Sequence[dict[str, Any]]) -> str:
-    return "".join(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n" for row in rows)
 
 
 # A model row is flagged below chance when a one-sided exact binomial test of its correct test

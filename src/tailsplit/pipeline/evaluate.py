@@ -34,7 +34,7 @@ from tailsplit.evaluation.fairness import (
 )
 from tailsplit.evaluation.predictions import given_prediction_rows, score_predictions
 from tailsplit.evaluation.report import evaluation_figures, evaluation_html, evaluation_markdown
-from tailsplit.evaluation.samples import below_chance_warnings, prediction_rows, predictions_jsonl
+from tailsplit.evaluation.samples import below_chance_warnings, prediction_rows
 from tailsplit.evaluation.table import (
     TABLE_HEADER,
     SplitScore,
@@ -51,7 +51,7 @@ from tailsplit.io.claims import released_on_error
 from tailsplit.io.examples import label_to_str
 from tailsplit.io.manifest import Manifest
 from tailsplit.io.outputs import check_output_folder
-from tailsplit.io.values import strict_json
+from tailsplit.io.values import json_lines, strict_json
 from tailsplit.pipeline.baseline_models import check_models
 from tailsplit.pipeline.evaluate_checks import (
     check_comparable,
@@ -181,7 +181,7 @@ def _write_evaluation(
         **({"fairness.md": with_provenance(fairness_text, provenance)} if fair else {}),
         **({"fairness.csv": fairness_csv(fair)} if fair else {}),
         **_html_report(rows, provenance, body),
-        **({"predictions.jsonl": predictions_jsonl(predictions)} if predictions else {}),
+        **({"predictions.jsonl": json_lines(predictions)} if predictions else {}),
         **files,
     }
     manifest = write_outputs(out, config, outputs, inputs, {"models": result.get("models", {})}, command)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import time
 from collections import Counter
@@ -23,6 +22,7 @@ from tailsplit.io.examples import load_examples
 from tailsplit.io.files import file_problem
 from tailsplit.io.outputs import check_cache_folder, check_output_folder, staged_output
 from tailsplit.io.readers import detect_format
+from tailsplit.io.values import json_lines
 from tailsplit.io.writers import OUTPUT_SUFFIX, output_format_for, write_records
 from tailsplit.overlap.audit import ExampleAudit, audit_all, partition_overlap, subset_accuracies
 from tailsplit.overlap.index import INDEX_MARKERS, open_or_build_index
@@ -271,7 +271,7 @@ def _write_overlap(
             write_records(folder / f"{name}{OUTPUT_SUFFIX[fmt]}", [r for r, k in zip(rows, keep) if k], fmt)
         folder.write_text(
             "audit.jsonl",
-            "".join(json.dumps(_audit_row(a, q), ensure_ascii=False) + "\n" for a, q in zip(audits, queries)),
+            json_lines(_audit_row(a, q) for a, q in zip(audits, queries)),
         )
         provenance = command_provenance(command, input_records(test), seed=config.seed)
         markdown = render_overlap_markdown(summary, audits, test)
