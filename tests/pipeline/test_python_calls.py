@@ -182,6 +182,9 @@ def test_analyze_is_one_call_on_a_folder_or_a_run_in_memory(rows, tmp_path: Path
     with pytest.raises(ConfigError, match="overwrite"):
         in_memory.write(own)
     assert in_memory.write(own, overwrite=True) == own
+    with pytest.raises(ConfigError):  # never over an input of the run, overwrite or not
+        in_memory.write(data, overwrite=True)
+    assert data.read_bytes().startswith(b"{")
     with pytest.raises(ConfigError, match=r"null_split=3 is not an option; did you mean null_splits\?"):
         tailsplit.analyze(folder, null_split=3)
 

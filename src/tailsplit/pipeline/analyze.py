@@ -188,7 +188,7 @@ def write_report_folder(
 ) -> None:
     """An analysis's reports as a folder of their own, with a manifest: the split analysed
     (its kind, its folder if it has one, its manifest's sha256) and every file's hash."""
-    inputs = [] if result.folder is None else [result.folder]
+    inputs = [r.path for r in result.manifest.inputs if r.path] + ([] if result.folder is None else [result.folder])
     with staged_output(target, overwrite=overwrite, inputs=inputs) as folder:
         folder.write_files(files)
         folder.write_manifest(
