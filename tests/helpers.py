@@ -11,6 +11,7 @@ import re
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -236,3 +237,55 @@ def snli_requests(n: int, unprompted: int) -> list[ScoreRequest]:
     dataset = load_examples(SAMPLE, FieldMap(text="hypothesis", context="premise", label="label")).subset(range(n))
     prompted = build_requests(dataset, BUILTIN_TEMPLATES["snli"])
     return prompted + [ScoreRequest("", r.prompt + r.query) for r in prompted[:unprompted]]
+
+
+EXPLORE_HOSTILE = '</script><img src=x onerror="window.pwned=1"> & <b>bold</b>'
+EXPLORE_LABELS = ("entailment", "neutral", "contradiction")
+
+
+def explore_examples(n: int = 60) -> list[dict]:
+    rows = [
+        {"id": f"e{i}", "premise": f"A person number {i // 3} stands outside.", "hypothesis": f"Someone {i} waits for a bus.",
+         "label": EXPLORE_LABELS[i % 3]}
+        for i in range(n)
+    ]  # fmt: skip
+    rows[7]["hypothesis"] = EXPLORE_HOSTILE
+    return rows
+
+
+def explore_token_scores(rows: list[dict], seed: int = 0) -> tuple[list[list[str]], list[np.ndarray]]:
+    rng = np.random.default_rng(seed)
+    pieces = [[w if j == 0 else " " + w for j, w in enumerate(r["hypothesis"].split(" "))] for r in rows]
+    return pieces, [(-rng.gamma(2.0, 2.0, len(p))).astype(np.float32) for p in pieces]
+
+
+def invoke(args: list[Any]) -> Any:
+    """The command line run in this process, every argument as text."""
+    from typer.testing import CliRunner
+
+    from tailsplit.cli import app
+
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def explore_folders(root: Path) -> dict[str, Path]:
+    """A likelihood split (of :func:`explore_examples`) whose score file kept its tokens, and a
+    random split of the same data, in ``root``."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = explore_examples()
+    data = write_jsonl(root / "data.jsonl", rows)
+    pieces, values = explore_token_scores(rows)
+    table = {
+        "id": [r["id"] for r in rows],
+        "logprob_sum": [float(np.sum(v, dtype=np.float64)) for v in values],
+        "n_tokens": [len(p) for p in pieces],
+        "token_pieces": pieces,
+        "token_logprobs": [v.tolist() for v in values],
+    }
+    pq.write_table(pa.table(table), root / "scores.parquet")
+    common = [data, "--text", "hypothesis", "--context", "premise", "--label", "label", "--no-analyze"]
+    assert invoke(["split", *common, "--scores", root / "scores.parquet", "--out", root / "ll"]).exit_code == 0
+    assert invoke(["split", *common, "--splitter", "random", "--out", root / "rnd"]).exit_code == 0
+    return {"root": root, "ll": root / "ll", "rnd": root / "rnd", "data": data}

@@ -37,7 +37,7 @@ def main() -> None:
             requests.append(ScoreRequest(prompt=row["text"][:start] + option, query=row["text"][end:]))
     scorer = SCORERS.create("hf")
     with ScoreCache(default_cache_dir()) as cache:
-        logprob_sum, _, _, _ = score_requests(requests, scorer, cache, progress=True)
+        logprob_sum = score_requests(requests, scorer, cache, progress=True).logprob_sum
     pairs = logprob_sum.reshape(len(rows), 2)
     predictions = np.argmax(pairs, axis=1)
     args.out.write_text("".join(json.dumps({"prediction": int(p)}) + "\n" for p in predictions))

@@ -227,7 +227,7 @@ def timed_run(scorer: HFScorer, requests: list[ScoreRequest], info: dict, peak: 
     if torch.cuda.is_available():
         torch.cuda.reset_peak_memory_stats()
     started = time.perf_counter()
-    _, _, _, report = score_requests(requests, scorer, None)
+    report = score_requests(requests, scorer, None).report
     synchronize()
     seconds = time.perf_counter() - started
     peak_memory = torch.cuda.max_memory_allocated() / 2**30 if torch.cuda.is_available() else None

@@ -31,6 +31,7 @@ from tailsplit.pipeline.analyze import analyze
 from tailsplit.pipeline.correlate import CorrelateResult, correlate
 from tailsplit.pipeline.curve import CurveResult, curve
 from tailsplit.pipeline.evaluate import evaluate
+from tailsplit.pipeline.explore import ExploreResult, explore
 from tailsplit.pipeline.export_hf import HfExportResult, export_hf
 from tailsplit.pipeline.export_lm_eval import LmEvalExportResult, export_lm_eval
 from tailsplit.pipeline.export_weights import WeightsExportResult, export_weights
@@ -82,6 +83,7 @@ __all__ = [
     "RandomSplitter",
     "RunConfig",
     "RunResult",
+    "ExploreResult",
     "ScoreResult",
     "SCORERS",
     "ScoreTable",
@@ -96,6 +98,7 @@ __all__ = [
     "correlate",
     "curve",
     "evaluate",
+    "explore",
     "export_hf",
     "export_lm_eval",
     "export_weights",

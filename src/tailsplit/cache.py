@@ -16,6 +16,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from tailsplit.errors import CacheError
 from tailsplit.log import logger
 
@@ -99,7 +101,9 @@ class ScoreCache:
     A row whose checksum does not match its key and values is treated as a miss (and scored
     again); rows written before checksums existed have none and are used as they are. A
     second table keeps small JSON notes about how cached scores were made (e.g. the training
-    curve of a fine-tuned fold), so a run served from the cache can still report them.
+    curve of a fine-tuned fold), so a run served from the cache can still report them. A
+    third keeps each query's token log-probabilities for the runs that ask for them
+    (``--token-scores``).
     """
 
     def __init__(self, directory: str | Path) -> None:
@@ -119,6 +123,10 @@ class ScoreCache:
                 _add_checksum_column(self._db)
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS notes (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID"
+            )
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS tokens (key TEXT PRIMARY KEY, logprobs BLOB NOT NULL, "
+                "checksum INTEGER NOT NULL) WITHOUT ROWID"
             )
             self._db.commit()
         except sqlite3.DatabaseError as exc:
@@ -161,6 +169,32 @@ class ScoreCache:
         except sqlite3.DatabaseError as exc:
             raise self.failure(exc) from None
         self._damaged_keys.difference_update(v[0] for v in replace)
+
+    def get_tokens(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
+        """Each key's token log-probabilities (float32, as scored), where kept; a damaged
+        row is a miss."""
+        found: dict[str, np.ndarray] = {}
+        for start in range(0, len(keys), 500):
+            chunk = list(keys[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            for key, blob, checksum in self._execute(
+                f"SELECT key, logprobs, checksum FROM tokens WHERE key IN ({marks})", chunk
+            ):
+                if checksum == zlib.crc32(key.encode() + blob):
+                    found[key] = np.frombuffer(blob, dtype="<f4")
+        return found
+
+    def put_tokens(self, rows: Iterable[tuple[str, np.ndarray]]) -> None:
+        """Store each key's token log-probabilities (float32: the model's values exactly)."""
+        values = []
+        for key, logprobs in rows:
+            blob = np.asarray(logprobs, dtype="<f4").tobytes()
+            values.append((key, blob, zlib.crc32(key.encode() + blob)))
+        try:
+            self._db.executemany("INSERT OR REPLACE INTO tokens VALUES (?, ?, ?)", values)
+            self._db.commit()
+        except sqlite3.DatabaseError as exc:
+            raise self.failure(exc) from None
 
     def _execute(self, sql: str, params: Sequence[Any]) -> list[Any]:
         try:

@@ -112,18 +112,26 @@ class ScoreTable:
     ``logprob_sum`` is the total natural-log probability of the query tokens, ``n_tokens``
     how many tokens were scored, ``truncated`` whether the input had to be cut to fit the
     model's context. ``logprob_mean = logprob_sum / n_tokens`` (per-token; ``-log`` perplexity).
+    When kept (``--token-scores``), ``token_pieces`` and ``token_logprobs`` hold each query's
+    scored tokens in order: their text as the tokenizer decodes each alone, and their
+    log-probabilities, which sum to ``logprob_sum``.
     """
 
     ids: tuple[str, ...]
     logprob_sum: np.ndarray
     n_tokens: np.ndarray
     truncated: np.ndarray
+    token_pieces: Sequence[tuple[str, ...]] | None = field(default=None, compare=False)
+    token_logprobs: Sequence[np.ndarray] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         n = len(self.ids)
-        for name in ("logprob_sum", "n_tokens", "truncated"):
-            if len(getattr(self, name)) != n:
-                raise ValueError(f"{name} has {len(getattr(self, name))} rows, ids have {n}")
+        for name in ("logprob_sum", "n_tokens", "truncated", "token_pieces", "token_logprobs"):
+            column = getattr(self, name)
+            if column is not None and len(column) != n:
+                raise ValueError(f"{name} has {len(column)} rows, ids have {n}")
+        if (self.token_pieces is None) != (self.token_logprobs is None):
+            raise ValueError("token_pieces and token_logprobs come together")
 
     def __len__(self) -> int:
         return len(self.ids)

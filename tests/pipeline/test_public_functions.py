@@ -68,6 +68,7 @@ COMMANDS: dict[str, Command] = {
     "analyze": Command((c.AnalyzeConfig,), ("split",), frozenset({"split_dir", "compare"}),
                        own=(("compare", "SplitSource | Sequence[SplitSource]", "()"),)),
     "evaluate": Command((c.EvaluateConfig,), ("splits",), frozenset({"split_dirs"}), own=(PROGRESS,)),
+    "explore": Command((c.ExploreConfig,), ("splits",), frozenset({"split_dirs"})),
     "audit_overlap": Command((c.OverlapConfig,), ("test",), frozenset({"test"}), own=(PROGRESS,)),
     "similarity": Command((c.SimilarityConfig,), ("datasets",), frozenset({"datasets"}), own=(PROGRESS,)),
     "ood_rank": Command((c.OodRankConfig,), ("id", "candidates"), frozenset({"id", "candidates"}), own=(PROGRESS,)),

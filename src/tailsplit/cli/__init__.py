@@ -1,5 +1,5 @@
 """The ``tailsplit`` command: ``score``, ``split``, ``run``, ``analyze`` (:mod:`.run`), ``overlap``,
-``similarity``, ``ood-rank``, ``correlate``, ``curve`` (:mod:`.shift`), ``evaluate`` and ``export``.
+``similarity``, ``ood-rank``, ``correlate``, ``curve`` (:mod:`.shift`), ``evaluate``, ``explore`` and ``export``.
 
 Every error the library raises on purpose is printed as its message (no traceback) and the
 command exits with status 2 (:mod:`.app`).
@@ -13,6 +13,7 @@ from tailsplit.cli import run  # noqa: F401
 from tailsplit.cli import overlap  # noqa: F401
 from tailsplit.cli import shift  # noqa: F401
 from tailsplit.cli import evaluate  # noqa: F401
+from tailsplit.cli import explore  # noqa: F401
 from tailsplit.cli import export  # noqa: F401
 from tailsplit.cli.app import app, usable_columns
 from tailsplit.cli.threads import set_wait_policy

@@ -49,6 +49,7 @@ from tailsplit.config.declare import (
     option,
     refuse_unknown,
 )
+from tailsplit.config.explore import ExploreConfig
 from tailsplit.config.recipes import load_command_config, load_config
 from tailsplit.config.run import (
     CONFIG_SECTIONS,
@@ -74,6 +75,7 @@ COMMAND_CONFIGS: tuple[type, ...] = (
     OodRankConfig,
     CorrelateConfig,
     CurveConfig,
+    ExploreConfig,
     LmEvalExportConfig,
     HfExportConfig,
     WeightsExportConfig,
@@ -108,6 +110,7 @@ __all__ = [
     "CurveConfig",
     "DataConfig",
     "EvaluateConfig",
+    "ExploreConfig",
     "HfExportConfig",
     "LmEvalExportConfig",
     "WeightsExportConfig",

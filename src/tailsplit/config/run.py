@@ -102,6 +102,10 @@ PROMPTED_LM = Applies(
     lambda c: c.method != "ngram", "with an LM (--method prompted or kfold; an n-gram LM reads the query alone)"
 )
 ON_RAY = Applies(lambda c: c.engine == "ray", "with --engine ray")
+KEEPS_TOKENS = Applies(
+    lambda c: c.method == "prompted" and c.backend == "hf" and c.engine == "local",
+    "with --method prompted, --backend hf and --engine local (the scorer that hands back each token)",
+)
 
 
 def _on_device(defaults: dict[str, int]) -> str:
@@ -233,6 +237,12 @@ class ScoringConfig(Checked):
         None, "Score and model cache.", metavar="DIR", shown_default="$TAILSPLIT_CACHE_DIR, else ~/.cache/tailsplit"
     )
     use_cache: bool = option(True, "Read and write the score cache.", flag="--cache/--no-cache")
+    token_scores: bool = option(
+        False,
+        "Keep each query token's text and log-probability in the score file (for tailsplit explore; from the same "
+        "forward passes, cached).",
+        applies=KEEPS_TOKENS,
+    )
     engine: str = option(
         "local",
         "Where prompted scoring runs: local (this process) or ray (a Ray Data pipeline of model actors over "

@@ -61,7 +61,7 @@ def zero_shot_classify(
         for label in labels
     ]
     say(f"zero-shot: scoring {len(test):,} test examples under {len(labels)} label prompts each")
-    logprob_sum, _, _, _ = score_requests(requests, scorer, cache, progress=showing())
+    logprob_sum = score_requests(requests, scorer, cache, progress=showing()).logprob_sum
     table = np.asarray(logprob_sum, dtype=np.float64).reshape(len(test), len(labels))
     best = table.argmax(axis=1) if len(test) else np.zeros(0, int)
     # the labels' normalised likelihoods of the query: softmax over the label prompts

@@ -1,8 +1,9 @@
 """The score file (``scores.parquet``): one row per example, keyed by id.
 
 Columns tailsplit writes: ``id``, ``logprob_sum``, ``n_tokens``, ``logprob_mean``, ``truncated``,
-``text_sha256`` (of the scored query, to detect a score file that belongs to other data) and,
-in a split folder, ``part``. The file's metadata holds the model identity and template.
+``text_sha256`` (of the scored query, to detect a score file that belongs to other data),
+in a split folder ``part``, and with ``--token-scores`` ``token_pieces`` and ``token_logprobs``
+(each query's scored tokens and their log-probabilities, in order; the explorer shades them). The file's metadata holds the model identity and template.
 
 Scores made elsewhere (vLLM, lm-eval, an API) need only ``id`` and ``logprob_sum`` (the total
 natural-log probability of the query; lower = rarer), in Parquet, CSV or JSON Lines (lm-eval's
@@ -59,6 +60,11 @@ def score_file_bytes(
     }
     if part is not None:
         columns["part"] = string_column([str(p) for p in part])
+    if scores.token_pieces is not None and scores.token_logprobs is not None:
+        columns["token_pieces"] = pa.array([list(p) for p in scores.token_pieces], type=pa.list_(pa.string()))
+        columns["token_logprobs"] = pa.array(
+            [np.asarray(v, dtype=np.float32) for v in scores.token_logprobs], type=pa.list_(pa.float32())
+        )
     table = pa.table(columns).replace_schema_metadata({_META_KEY: json.dumps(meta, sort_keys=True)})
     sink = io.BytesIO()
     pq.write_table(table, sink)
@@ -112,9 +118,28 @@ def read_score_file(
             )
         n_tokens = counts.astype(np.int64)
     truncated = table.flags("truncated", path)[order] if "truncated" in table else np.zeros(len(dataset), dtype=bool)
+    pieces, values = _token_columns(path, table, order, n_tokens, dataset.ids)
     table.release()
-    scores = ScoreTable(ids=dataset.ids, logprob_sum=logprob_sum, n_tokens=n_tokens, truncated=truncated)
+    scores = ScoreTable(dataset.ids, logprob_sum, n_tokens, truncated, token_pieces=pieces, token_logprobs=values)
     return scores, _model_of(path, meta, model_name)
+
+
+def _token_columns(path: Path, table: Any, order: np.ndarray, n_tokens: np.ndarray, ids: Any) -> tuple[Any, Any]:
+    """``token_pieces`` and ``token_logprobs`` in the data's order, when the file has both
+    (``--token-scores``): one piece per log-probability, as many as ``n_tokens``."""
+    if "token_pieces" not in table or "token_logprobs" not in table:
+        return None, None
+    pieces = [tuple(table["token_pieces"][row] or ()) for row in order]
+    values = [np.asarray(table["token_logprobs"][row] or (), dtype=np.float32) for row in order]
+    for i, (p, v) in enumerate(zip(pieces, values)):
+        if len(p) != len(v) or (n_tokens[i] and len(v) != n_tokens[i]):
+            raise InputError(
+                f"has {len(p)} token pieces and {len(v)} token log-probabilities for id {ids[i]!r} "
+                f"({int(n_tokens[i])} tokens scored)",
+                path=path, row=int(order[i]) + 1, field="token_logprobs",
+                fix="score again with --token-scores, or drop the token columns",
+            )  # fmt: skip
+    return pieces, values
 
 
 def _row_order(path: Path, table: Any, dataset: Dataset, meta: dict[str, Any]) -> np.ndarray:

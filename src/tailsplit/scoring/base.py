@@ -35,11 +35,15 @@ class Batch:
 
 @dataclass(frozen=True)
 class BatchScores:
-    """Scores of one batch, aligned with ``Batch.indices``."""
+    """Scores of one batch, aligned with ``Batch.indices``; a scorer that has them also
+    gives every scored token's log-probability (``token_values``) and the position in
+    ``Batch.indices`` of the request each belongs to (``token_rows``), in token order."""
 
     logprob_sum: np.ndarray
     n_tokens: np.ndarray
     truncated: np.ndarray
+    token_values: np.ndarray | None = None
+    token_rows: np.ndarray | None = None
 
 
 class Scorer(Protocol):

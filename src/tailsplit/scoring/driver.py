@@ -12,7 +12,7 @@ import json
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -24,6 +24,7 @@ from tailsplit.log import logger
 from tailsplit.progress import ProgressBar, announce
 from tailsplit.prompts import PromptTemplate
 from tailsplit.scoring.base import Batch, BatchScores, Scorer, ScoreRequest
+from tailsplit.scoring.tokens import token_pieces
 
 
 @dataclass(frozen=True)
@@ -66,12 +67,33 @@ def score_examples(
     *,
     progress: bool = False,
     engine: Any = None,
+    tokens: bool = False,
 ) -> tuple[ScoreTable, ScoringReport]:
-    """Score every example's query under ``template``; returns scores in dataset order."""
+    """Score every example's query under ``template``; returns scores in dataset order (with
+    ``tokens``, each query's tokens and their log-probabilities as well)."""
     requests = build_requests(dataset, template)
-    logprob_sum, n_tokens, truncated, report = score_requests(requests, scorer, cache, progress=progress, engine=engine)
-    table = ScoreTable(ids=dataset.ids, logprob_sum=logprob_sum, n_tokens=n_tokens, truncated=truncated)
-    return table, report
+    scored = score_requests(requests, scorer, cache, progress=progress, engine=engine, tokens=tokens)
+    pieces = None if scored.token_logprobs is None else token_pieces(scorer, requests, scored.token_logprobs)
+    table = ScoreTable(
+        ids=dataset.ids,
+        logprob_sum=scored.logprob_sum,
+        n_tokens=scored.n_tokens,
+        truncated=scored.truncated,
+        token_pieces=pieces,
+        token_logprobs=scored.token_logprobs,
+    )
+    return table, scored.report
+
+
+class RequestScores(NamedTuple):
+    """Scores aligned with the requests, the report of the work, and (when asked for) each
+    request's scored tokens' log-probabilities in order (float32, as the model gave them)."""
+
+    logprob_sum: np.ndarray
+    n_tokens: np.ndarray
+    truncated: np.ndarray
+    report: ScoringReport
+    token_logprobs: list[np.ndarray] | None = None
 
 
 def score_requests(
@@ -81,8 +103,11 @@ def score_requests(
     *,
     progress: bool = False,
     engine: Any = None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, ScoringReport]:
-    """Scores aligned with ``requests``: (logprob_sum, n_tokens, truncated, report).
+    tokens: bool = False,
+) -> RequestScores:
+    """Scores aligned with ``requests``; with ``tokens``, every scored token's log-probability
+    too, from the same forward passes (a batch is scored again only when a request in it has
+    its sum cached but not its tokens).
 
     ``engine`` (e.g. :class:`tailsplit.scoring.distributed.RayScoringEngine`) scores the
     planned batches elsewhere; by default they are scored here, one ahead in flight."""
@@ -94,14 +119,9 @@ def score_requests(
     if cache is not None or engine is not None:  # no key is hashed for a run that caches nothing
         namespace = scorer_key(scorer)
         keys = [sha256_text(namespace, r.prompt, r.query) for r in unique_requests]
-    cached = cache.get_many(keys) if cache is not None else {}
-
-    total = np.full(len(unique_requests), np.nan)
-    counts = np.zeros(len(unique_requests), dtype=np.int64)
-    cut = np.zeros(len(unique_requests), dtype=bool)
-    for i, key in enumerate(keys):
-        if key in cached:
-            total[i], counts[i], cut[i] = cached[key]
+    sums_cached = cache.get_many(keys) if cache is not None else {}
+    cached, columns = _from_cache(sums_cached, cache, keys, len(unique_requests), tokens)
+    total, counts, cut, per_token = columns
 
     streamed = getattr(scorer, "planner_kind", "inline") == "process" and engine is None
     planned = scorer.planned(unique_requests) if streamed else scorer.plan(unique_requests)  # type: ignore[attr-defined]
@@ -121,7 +141,10 @@ def score_requests(
         announce(progress, _loading_text(len(cached), len(unique_requests), known, None if streamed else len(todo)))
         if engine is None and hasattr(scorer, "load"):
             scorer.load()  # before the bar: it moves from the first batch on, not after the load
-    scored_tokens, n_batches = _run_batches(pairs, known, cache, keys, (total, counts, cut), progress)
+    scored_tokens, n_batches = _run_batches(pairs, known, cache, keys, columns, progress)
+    for i, key in enumerate(keys):
+        if key in sums_cached:  # first writer wins: a batch scored again for its tokens keeps these sums
+            total[i] = sums_cached[key][0]
     _refuse_non_finite(total, unique_requests)
     report = ScoringReport(
         n_requests=len(requests),
@@ -131,7 +154,29 @@ def score_requests(
         n_tokens_scored=scored_tokens,
         seconds=round(time.perf_counter() - started, 3),
     )
-    return total[position], counts[position], cut[position], report
+    in_order = None if per_token is None else [per_token[i] for i in position]
+    return RequestScores(total[position], counts[position], cut[position], report, in_order)
+
+
+Columns = tuple[np.ndarray, np.ndarray, np.ndarray, "list[np.ndarray] | None"]
+
+
+def _from_cache(
+    sums: dict[str, tuple[float, int, bool]], cache: ScoreCache | None, keys: list[str], n: int, tokens: bool
+) -> tuple[dict[str, tuple[float, int, bool]], Columns]:
+    """(the cached requests a batch need not score, the columns filled from the cache): with
+    ``tokens``, a request is cached only with its tokens."""
+    cached, per_token = sums, None
+    if tokens:
+        kept = cache.get_tokens(keys) if cache is not None else {}
+        cached = {key: value for key, value in sums.items() if key in kept}
+        none = np.zeros(0, dtype=np.float32)
+        per_token = [kept.get(key, none) for key in keys] if keys else [none] * n
+    total, counts, cut = np.full(n, np.nan), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool)
+    for i, key in enumerate(keys):
+        if key in cached:
+            total[i], counts[i], cut[i] = cached[key]
+    return cached, (total, counts, cut, per_token)
 
 
 def _refuse_non_finite(total: np.ndarray, requests: Sequence[ScoreRequest]) -> None:
@@ -160,13 +205,13 @@ def _run_batches(
     known: int | None,
     cache: ScoreCache | None,
     keys: list[str],
-    columns: tuple[np.ndarray, np.ndarray, np.ndarray],
+    columns: Columns,
     progress: bool,
 ) -> tuple[int, int]:
     """Each batch's scores into ``columns`` (and the cache) as they come: (tokens, batches).
     ``known``: the tokens to score, or ``None`` when the plan streams from a planning process
     (the progress then counts without a total)."""
-    total, counts, cut = columns
+    total, counts, cut, per_token = columns
     n_tokens, n_batches = 0, 0
     with ProgressBar(progress, known, "scoring", "tokens") as advance:
         for batch, scores in pairs:
@@ -177,9 +222,27 @@ def _run_batches(
                 cache.put_many(
                     zip((keys[i] for i in batch.indices), scores.logprob_sum, scores.n_tokens, scores.truncated)
                 )
+            if per_token is not None:
+                _keep_tokens(batch, scores, per_token, cache, keys)
             advance(batch.n_tokens)
             n_tokens, n_batches = n_tokens + batch.n_tokens, n_batches + 1
     return n_tokens, n_batches
+
+
+def _keep_tokens(
+    batch: Batch, scores: BatchScores, per_token: list[np.ndarray], cache: ScoreCache | None, keys: list[str]
+) -> None:
+    """A batch's token log-probabilities, request by request in token order, into
+    ``per_token`` (and the cache)."""
+    if scores.token_values is None or scores.token_rows is None:
+        raise ScoringError("this scorer gives no token log-probabilities; --token-scores needs --backend hf")
+    order = np.argsort(scores.token_rows, kind="stable")
+    bounds = np.cumsum(np.bincount(scores.token_rows, minlength=len(batch.indices)))[:-1]
+    values = np.split(scores.token_values[order].astype(np.float32), bounds)
+    for i, logprobs in zip(batch.indices, values):
+        per_token[int(i)] = logprobs
+    if cache is not None:
+        cache.put_tokens((keys[int(i)], logprobs) for i, logprobs in zip(batch.indices, values))
 
 
 def _paired(scorer: Scorer, batches: Iterator[Batch]) -> Iterator[tuple[Batch, BatchScores]]:

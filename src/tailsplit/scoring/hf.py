@@ -365,14 +365,16 @@ class HFScorer:
         return Launched([part for half in parts for part in self.launch(half).parts])
 
     def collect(self, launched: Launched) -> BatchScores:
-        """Wait for a launched batch and sum its token log-probabilities per request."""
-        sums, counts, cut = [], [], []
-        for layout, copy in launched.parts:
-            sums.append(np.bincount(layout.example_idx, weights=copy.numpy(), minlength=len(layout.n_tokens)))
-            counts.append(layout.n_tokens)
-            cut.append(layout.truncated)
+        """Wait for a launched batch; its token log-probabilities summed per request, and kept."""
+        layouts, values = [layout for layout, _ in launched.parts], [copy.numpy() for _, copy in launched.parts]
+        sums = [np.bincount(p.example_idx, weights=v, minlength=len(p.n_tokens)) for p, v in zip(layouts, values)]
+        offsets = np.cumsum([0] + [len(p.n_tokens) for p in layouts])  # each part's rows after the parts before
         return BatchScores(
-            logprob_sum=np.concatenate(sums), n_tokens=np.concatenate(counts), truncated=np.concatenate(cut)
+            np.concatenate(sums),
+            np.concatenate([p.n_tokens for p in layouts]),
+            np.concatenate([p.truncated for p in layouts]),
+            token_values=np.concatenate(values),
+            token_rows=np.concatenate([p.example_idx + o for p, o in zip(layouts, offsets)]),
         )
 
     def query_logprobs(self, rows: list[Encoded], model: Any = None) -> tuple[Any, np.ndarray]:

@@ -4,8 +4,10 @@ batches are planned and run as scoring runs them, and each request's tokens are 
 their sum is the request's ``logprob_sum`` — with each token's text as the tokenizer decodes
 it alone, so a report can shade the query token by token.
 
-For the evaluation examples a page shows (hundreds to thousands), not a whole corpus: nothing
-is cached, and no score file changes.
+:func:`token_scores` runs its own passes, for a handful of queries (nothing cached); a whole
+run keeps its tokens from its scoring passes (``--token-scores``:
+:func:`tailsplit.scoring.driver.score_requests` with ``tokens``), named here by
+:func:`token_pieces`.
 """
 
 from __future__ import annotations
@@ -47,19 +49,32 @@ def token_logprobs(scorer: Any, requests: Sequence[ScoreRequest]) -> list[np.nda
     return out
 
 
-def token_scores(scorer: Any, requests: Sequence[ScoreRequest]) -> list[TokenScores]:
-    """Each request's scored tokens with their text and log-probability (see the module)."""
+def token_pieces(
+    scorer: Any, requests: Sequence[ScoreRequest], logprobs: Sequence[np.ndarray]
+) -> list[tuple[str, ...]]:
+    """Each request's scored tokens as text, each decoded alone (a byte of a character split
+    over tokens shows as U+FFFD), checked against its count of log-probabilities. Every id is
+    decoded once and looked up after: a score file's worth of queries in seconds, not minutes."""
     encoded = scorer.encode(requests)
-    values = token_logprobs(scorer, requests)
     tokenizer = getattr(scorer.tokenizer, "backend_tokenizer", scorer.tokenizer)  # the Rust tokenizer decodes
-    scores = []
-    for request, tokens, logprobs in zip(requests, encoded, values, strict=True):
+    texts: dict[int, str] = {}
+    pieces = []
+    for request, tokens, values in zip(requests, encoded, logprobs, strict=True):
         scored = tokens.ids[tokens.first :]
-        if len(scored) != len(logprobs):
+        if len(scored) != len(values):
             raise ScoringError(
-                f"query {request.query[:60]!r}: {len(scored)} tokens scored but {len(logprobs)} log-probabilities; "
+                f"query {request.query[:60]!r}: {len(scored)} tokens scored but {len(values)} log-probabilities; "
                 "the tokenizer and the scorer disagree"
             )
-        pieces = tuple(tokenizer.decode([token], skip_special_tokens=False) for token in scored)
-        scores.append(TokenScores(pieces, tuple(float(v) for v in logprobs)))
-    return scores
+        for token in scored:
+            if token not in texts:
+                texts[token] = tokenizer.decode([token], skip_special_tokens=False)
+        pieces.append(tuple(texts[token] for token in scored))
+    return pieces
+
+
+def token_scores(scorer: Any, requests: Sequence[ScoreRequest]) -> list[TokenScores]:
+    """Each request's scored tokens with their text and log-probability (see the module)."""
+    values = token_logprobs(scorer, requests)
+    pieces = token_pieces(scorer, requests, values)
+    return [TokenScores(p, tuple(float(v) for v in lp)) for p, lp in zip(pieces, values, strict=True)]

@@ -97,7 +97,9 @@ def score_dataset(
         return ScoredDataset(*cross_score_dataset(dataset, template, config, progress, base=scorer))
     cache = ScoreCache(config.cache_dir or default_cache_dir()) if config.use_cache else None
     try:
-        scores, report = score_examples(dataset, template, scorer, cache, progress=progress, engine=engine)
+        scores, report = score_examples(
+            dataset, template, scorer, cache, progress=progress, engine=engine, tokens=config.token_scores
+        )
     finally:
         if cache is not None:
             cache.close()
