@@ -25,6 +25,7 @@ $(VENV)/.installed: pyproject.toml Makefile scripts/install_torch.sh
 
 demo: install
 	$(VENV)/bin/tailsplit run --config examples/snli.toml
+	$(VENV)/bin/tailsplit explore demo-out/snli-likelihood --out demo-out/snli-explorer --overwrite
 
 # Test files run in parallel, one worker per core and one torch thread per worker (pytest-xdist;
 # tests/conftest.py); a file's tests stay together and in order on one worker (the docs' shell

@@ -111,11 +111,11 @@ def test_two_splits_side_by_side_show_where_each_puts_every_example(folders, tmp
 def test_evaluate_predictions_sit_beside_the_examples_of_their_split(folders, tmp_path) -> None:
     test_ids = [json.loads(line)["id"] for line in (folders["ll"] / "test.jsonl").read_text().splitlines()]
     predicted = [
-        {"folder": str(folders["ll"]), "split": "ll", "baseline": "tfidf", "id": i, "gold": "neutral",
+        {"folder": "ll", "split": "likelihood", "baseline": "tfidf", "id": i, "gold": "neutral",
          "predicted": "neutral", "probability": 0.5, "correct": n % 2 == 0}
         for n, i in enumerate(test_ids)
     ]  # fmt: skip
-    other = {**predicted[0], "split": "another-split"}  # another folder's rows are left out
+    other = {**predicted[0], "folder": "another-split"}  # another folder's rows are left out
     path = write_jsonl(tmp_path / "predictions.jsonl", [*predicted, other])
     result = invoke(["explore", folders["ll"], "--predictions", path, "--out", tmp_path / "x"])
     assert result.exit_code == 0, result.output
@@ -169,10 +169,10 @@ def test_splits_of_other_data_are_refused(folders, tmp_path) -> None:
 @pytest.mark.parametrize(
     ("rows", "says"),
     [
-        ([{"split": "ll", "baseline": "b", "id": "e1", "predicted": "x"}], "field 'correct'"),
-        ([{"split": "ll", "baseline": "b", "id": "nope", "predicted": "x", "correct": True}], "names id 'nope'"),
-        ([{"split": "ll", "baseline": "b", "id": "e1", "predicted": "x", "correct": "yes"}], "not true or false"),
-        ([{"split": "elsewhere", "baseline": "b", "id": "e1", "predicted": "x", "correct": True}], "no predictions"),
+        ([{"folder": "ll", "baseline": "b", "id": "e1", "predicted": "x"}], "field 'correct'"),
+        ([{"folder": "ll", "baseline": "b", "id": "nope", "predicted": "x", "correct": True}], "names id 'nope'"),
+        ([{"folder": "ll", "baseline": "b", "id": "e1", "predicted": "x", "correct": "yes"}], "not true or false"),
+        ([{"folder": "elsewhere", "baseline": "b", "id": "e1", "predicted": "x", "correct": True}], "no predictions"),
     ],
 )
 def test_bad_predictions_are_refused_naming_the_line(folders, tmp_path, rows, says) -> None:
@@ -210,3 +210,25 @@ def test_python_returns_the_result_and_writes_later(folders, tmp_path) -> None:
     assert result.out_dir is None and result.content["rows"] == 60 and len(result.rows()) == 1
     written = result.write(tmp_path / "x")
     assert (written.out_dir / "explorer.html").is_file()
+
+
+def test_the_predictions_evaluate_writes_are_joined_as_it_writes_them(folders, tmp_path) -> None:
+    """The real ``evaluate`` output (TF-IDF baselines on both splits), not a stand-in of it."""
+    pytest.importorskip("sklearn")
+    evaluated = invoke(["evaluate", folders["ll"], folders["rnd"], "--baseline", "tfidf", "--out", tmp_path / "eval"])
+    assert evaluated.exit_code == 0, evaluated.output
+    path = tmp_path / "eval" / "predictions.jsonl"
+    result = invoke(["explore", folders["ll"], folders["rnd"], "--predictions", path, "--out", tmp_path / "x"])
+    assert result.exit_code == 0, result.output
+    written = [json.loads(line) for line in path.read_text().splitlines()]
+    page = (tmp_path / "x" / "explorer.html").read_text(encoding="utf-8")
+    spec, rows = page_json(page, "explorer-spec"), page_json(page, "explorer-rows")
+    keys = [c["key"] for c in spec["columns"]]
+    by_id = {r[0]: r for r in rows}
+    for name in ("ll", "rnd"):
+        mine = [w for w in written if Path(w["folder"]).name == name and w["baseline"] == "tfidf"]
+        assert len(mine) == sum(1 for _ in (folders[name] / "test.jsonl").open())
+        said, verdict = keys.index(f"{name}:tfidf:predicted"), keys.index(f"{name}:tfidf:correct")
+        for w in mine:
+            assert by_id[w["id"]][said] == w["predicted"]
+            assert by_id[w["id"]][verdict] == ("yes" if w["correct"] else "no")

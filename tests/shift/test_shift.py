@@ -319,3 +319,39 @@ def test_similarity_between_the_parts_of_a_split(tmp_path: Path, monkeypatch: py
     report = json.loads((tmp_path / "sim" / "similarity.json").read_text())
     assert report["names"] == ["rand:train", "rand:dev", "rand:test"]
     assert [d["examples"] for d in report["datasets"]] == [24, 6, 6]
+
+
+@pytest.mark.model
+def test_texts_are_embedded_chunk_by_chunk_each_shown_and_cached(
+    tiny_encoder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long embedding is no one silent call: chunks of ``CHUNK_BATCHES`` batches, each
+    advancing the command's progress and committed to the cache, the same vectors as one call."""
+    from tailsplit.progress import shown
+    from tailsplit.shift import encoder as encoding
+
+    texts = [f"a sentence number {i} about {'cats' if i % 2 else 'dogs'}" for i in range(70)]
+    whole = encoding.SentenceEncoder(str(tiny_encoder), batch_size=4, cache_dir=tmp_path / "one").load_model()
+    reference = whole.encode(texts, batch_size=4, convert_to_numpy=True)
+    chunked = encoding.SentenceEncoder(str(tiny_encoder), batch_size=4, cache_dir=tmp_path / "chunks")
+    advanced: list[int] = []
+
+    class Counting(encoding.ProgressBar):
+        def __enter__(self):  # type: ignore[no-untyped-def]
+            inner = super().__enter__()
+
+            def advance(n: int) -> None:
+                advanced.append(n)
+                inner(n)
+
+            return advance
+
+    monkeypatch.setattr(encoding, "ProgressBar", Counting)
+    with shown(True):
+        vectors = chunked.encode(texts)
+    assert advanced == [32, 32, 6] and chunked.encoded == 70
+    np.testing.assert_allclose(vectors, reference, rtol=0, atol=1e-5)
+    again = encoding.SentenceEncoder(str(tiny_encoder), batch_size=4, cache_dir=tmp_path / "chunks")
+    assert np.array_equal(again.encode(texts), vectors) and again.encoded == 0
+    chunked.close()
+    again.close()

@@ -25,6 +25,7 @@ from tailsplit.analysis.split_dir import listed_file, load_split_dir, read_manif
 from tailsplit.config import ExploreConfig, check_values
 from tailsplit.config.arguments import path_argument, paths_argument
 from tailsplit.errors import ConfigError, InputError, keyword_spelling
+from tailsplit.evaluation.samples import REFERENCES
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.claims import released_on_error
 from tailsplit.io.manifest import MANIFEST
@@ -38,7 +39,7 @@ from tailsplit.render import html_table
 from tailsplit.render.console import Line, View
 from tailsplit.render.explorer import bundle_version, explorer_html, table_bundle
 
-PREDICTION_FIELDS = ("split", "baseline", "id", "predicted", "correct")
+PREDICTION_FIELDS = ("folder", "baseline", "id", "predicted", "correct")
 
 
 class ExploreContent(TypedDict):
@@ -128,8 +129,8 @@ def _tokens(config: ExploreConfig, splits: Sequence[AnalysisInputs]) -> tuple[li
 
 
 def read_predictions(path: Path, splits: Sequence[AnalysisInputs]) -> list[Predictions]:
-    """``evaluate``'s predictions.jsonl, grouped by split and baseline, for the splits shown
-    (a file that names none of them is refused)."""
+    """``evaluate``'s predictions.jsonl, grouped by split folder (matched by name) and baseline,
+    for the splits shown (a file that names none of them is refused)."""
     names = {s.name: set(s.ids) for s in splits}
     grouped: dict[tuple[str, str], dict[str, tuple[str, bool | None]]] = {}
     records = read_all(path)
@@ -137,8 +138,8 @@ def read_predictions(path: Path, splits: Sequence[AnalysisInputs]) -> list[Predi
         for name in PREDICTION_FIELDS:
             if not raw.has(name):
                 raise raw.error("is missing", field=name, fix="give the predictions.jsonl tailsplit evaluate wrote")
-        split, example = str(raw.value("split")), str(raw.value("id"))
-        if split not in names:
+        split, example = Path(str(raw.value("folder"))).name, str(raw.value("id"))  # the folder evaluate read
+        if split not in names or raw.value("baseline") in REFERENCES:  # chance and majority say nothing per example
             continue
         if example not in names[split]:
             raise raw.error(f"names id {example!r}, not an example of {split!r}", field="id")

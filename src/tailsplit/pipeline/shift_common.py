@@ -3,20 +3,19 @@ cost recorded, and the output-folder check."""
 
 from __future__ import annotations
 
-import sys
 import time
 from typing import Any
 
 import numpy as np
 
 from tailsplit.io.outputs import check_output_folder
-from tailsplit.progress import say, showing
+from tailsplit.progress import say
 from tailsplit.shift.encoder import SentenceEncoder
 
 
 def shift_encoder(config: Any) -> Any:
-    """The sentence encoder ``config`` names (progress shown on a terminal)."""
-    return SentenceEncoder(config.encoder, batch_size=config.batch_size, progress=showing() and sys.stderr.isatty())
+    """The sentence encoder ``config`` names (its progress shown as the command shows it)."""
+    return SentenceEncoder(config.encoder, batch_size=config.batch_size)
 
 
 def embed_texts(encoder: Any, texts: dict[str, list[str]]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:

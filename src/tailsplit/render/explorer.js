@@ -35,9 +35,10 @@
       // search string with an ampersand through innerHTML), as it is for sorting
       const escaped = DataTable.render.text().display;
       const shown = (cell, type) => (cell.length === 3 && type === "display" ? tokenSpans(cell) : escaped(cell[0]));
-      return { ...declared, render: (cell, type) => (type === "display" || type === "filter" ? shown(cell, type) : cell[0]) };
+      const render = (cell, type) => (type === "display" || type === "filter" ? shown(cell, type) : cell[0]);
+      return { ...declared, className: "tokens", render };
     }
-    return { ...declared, render: DataTable.render.text() };
+    return { ...declared, className: column.key, render: DataTable.render.text() };
   });
 
   const table = new DataTable("#explorer", {

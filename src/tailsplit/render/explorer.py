@@ -34,12 +34,12 @@ COLOUR = "214, 39, 40"  # the rgb of the shade
 KINDS = ("text", "number", "category", "tokens")
 
 EXPLORER_STYLE = """
-main{max-width:1400px}
+main{max-width:1800px}.dt-container{overflow-x:auto}
 .tok{border-radius:2px}
 .filters{display:flex;flex-wrap:wrap;gap:12px;margin:12px 0}.filters label{font-size:.9em}
 .tails button{margin:2px 4px 2px 0}
 .legend span{display:inline-block;width:44px;text-align:center;font-size:.85em}
-table.dataTable td{vertical-align:top}
+table.dataTable td{vertical-align:top}table.dataTable td.tokens{min-width:24em}table.dataTable td.context{min-width:16em}
 """
 
 

@@ -22,7 +22,11 @@ from tailsplit.cache import cache_failure, default_cache_dir
 from tailsplit.errors import CacheError, ConfigError, MissingDependencyError
 from tailsplit.fingerprint import sha256_file, sha256_text
 from tailsplit.log import logger
+from tailsplit.progress import ProgressBar, showing
 from tailsplit.torch_state import quiet_transformers
+
+# Texts embedded between progress updates and cache commits: this many batches.
+CHUNK_BATCHES = 8
 
 
 def encoder_name(spec: str | None) -> str:
@@ -132,6 +136,10 @@ class EmbeddingCache:
 
 
 class SentenceEncoder:
+    """Sentence embeddings through the embedding cache; the texts it runs through the model
+    are embedded chunk by chunk (:data:`CHUNK_BATCHES` batches), each committed to the cache
+    and shown on the command's progress (``progress``: shown even outside a command)."""
+
     def __init__(
         self,
         spec: str | None = None,
@@ -175,15 +183,19 @@ class SentenceEncoder:
         found = self.cache.get_many(list(dict.fromkeys(keys)))
         missing = list(dict.fromkeys(t for t, k in zip(texts, keys) if k not in found))
         if missing:
-            vectors = (
-                self.load_model()
-                .encode(missing, batch_size=self.batch_size, show_progress_bar=self.progress, convert_to_numpy=True)
-                .astype(np.float32)
-            )
-            new = [(sha256_text(self.source.identity, t), v) for t, v in zip(missing, vectors)]
-            self.cache.put_many(new)
-            found.update(new)
-            self.encoded += len(missing)
+            model = self.load_model()
+            chunk = self.batch_size * CHUNK_BATCHES
+            with ProgressBar(self.progress or showing(), len(missing), "embedding", "texts") as advance:
+                for start in range(0, len(missing), chunk):  # cached chunk by chunk: a stopped run resumes
+                    texts_in = missing[start : start + chunk]
+                    vectors = model.encode(
+                        texts_in, batch_size=self.batch_size, show_progress_bar=False, convert_to_numpy=True
+                    ).astype(np.float32)
+                    new = [(sha256_text(self.source.identity, t), v) for t, v in zip(texts_in, vectors)]
+                    self.cache.put_many(new)
+                    found.update(new)
+                    self.encoded += len(texts_in)
+                    advance(len(texts_in))
         if not keys:
             return np.zeros((0, 0), dtype=np.float32)
         return np.stack([found[k] for k in keys]).astype(np.float32)
