@@ -23,8 +23,17 @@ STATUS_EVERY_S = 10.0
 CARRIAGE_EVERY_S = 0.5
 
 
+# When progress last said something (a status line or an announcement): a bar's first status
+# line comes that long after it, not a whole interval after the bar starts.
+_LAST_LINE = [0.0]
+
+
 class ProgressBar:
-    """``with ProgressBar(True, total, "scoring", "tokens") as advance: advance(n)``."""
+    """``with ProgressBar(True, total, "scoring", "tokens") as advance: advance(n)``. A bar
+    opened while another is shown stays quiet (the outer one speaks for both: a dev check's
+    predictions inside a training bar)."""
+
+    open_bars = 0  # bars shown now, in this process
 
     def __init__(self, enabled: bool, total: int | None, label: str, unit: str) -> None:
         """``total=None``: a count without an end (entries of a corpus being read)."""
@@ -34,8 +43,10 @@ class ProgressBar:
         self._line_open = False  # a status line written in place, to end with a newline
 
     def __enter__(self) -> Callable[[int], None]:
+        self.enabled = self.enabled and ProgressBar.open_bars == 0
         if not self.enabled:
             return lambda n: None
+        ProgressBar.open_bars += 1
         if not sys.stderr.isatty():
             if not in_notebook():
                 return self._status_lines()
@@ -80,7 +91,8 @@ class ProgressBar:
     def _every(self, seconds: float, emit: Callable[[str], None]) -> Callable[[int], None]:
         """An ``advance`` that emits the status (count, share, rate, ETA) every ``seconds``
         and when the total is reached."""
-        started = last = time.perf_counter()
+        started = time.perf_counter()
+        last = min(started, _LAST_LINE[0])  # counted from the last line said (a model's load before the bar)
         done = 0
 
         def advance(n: int) -> None:
@@ -88,7 +100,7 @@ class ProgressBar:
             done += n
             now = time.perf_counter()
             if now - last >= seconds or (self.total is not None and done >= self.total):
-                last = now
+                last = _LAST_LINE[0] = now
                 emit(self._status(done, done / max(now - started, 1e-9)))
 
         return advance
@@ -118,6 +130,9 @@ class ProgressBar:
         return self._every(CARRIAGE_EVERY_S, rewrite)
 
     def __exit__(self, *exc: object) -> None:
+        if not self.enabled:
+            return
+        ProgressBar.open_bars -= 1
         if self._line_open:
             sys.stderr.write("\n")
         if self._progress is not None:
@@ -160,6 +175,7 @@ def announce(enabled: bool, text: str) -> None:
     stderr where a person watches (a terminal, a notebook), in tailsplit's log elsewhere."""
     if not enabled:
         return
+    _LAST_LINE[0] = time.perf_counter()
     if watched():
         sys.stderr.write(inert(text) + "\n")
         sys.stderr.flush()

@@ -39,6 +39,45 @@ def test_status_lines_without_a_terminal(monkeypatch, caplog) -> None:
     assert lines[0].startswith("scoring: 1/4 tokens (25%)") and lines[-1].startswith("scoring: 4/4 tokens (100%)")
 
 
+def test_a_bar_inside_a_shown_bar_stays_quiet(monkeypatch, caplog) -> None:
+    """A dev check's predictions inside a training bar: the outer bar speaks for both (on a
+    terminal two live bars at once are an error), and the next bar after it shows again."""
+    import tailsplit.progress as progress
+
+    monkeypatch.setattr(progress, "STATUS_EVERY_S", 0.0)
+    caplog.set_level(logging.INFO, logger="tailsplit")
+    logging.getLogger("tailsplit").propagate = True
+    with progress.ProgressBar(True, 2, "training", "steps") as advance:
+        with progress.ProgressBar(True, 5, "predicting", "examples") as inner:
+            inner(5)
+        advance(2)
+    with progress.ProgressBar(True, 1, "predicting", "examples") as after:
+        after(1)
+    lines = [r.getMessage() for r in caplog.records if r.name == "tailsplit"]
+    assert [line.split(":")[0] for line in lines] == ["training", "predicting"]
+    assert progress.ProgressBar.open_bars == 0
+
+
+def test_a_bars_first_status_counts_from_the_last_line_said(monkeypatch, caplog) -> None:
+    """A model that loads between an announcement and its bar takes from the bar's first
+    interval: the log is never silent for the load and a whole interval after it."""
+    import time
+
+    import tailsplit.progress as progress
+
+    monkeypatch.setattr(progress, "STATUS_EVERY_S", 0.2)
+    monkeypatch.setattr(progress, "watched", lambda: False)
+    caplog.set_level(logging.INFO, logger="tailsplit")
+    logging.getLogger("tailsplit").propagate = True
+    progress.announce(True, "loading the model")
+    time.sleep(0.25)  # the load
+    with progress.ProgressBar(True, 10, "embedding", "texts") as advance:
+        advance(1)  # at once: 0.25 s since the last line
+        advance(1)  # not again until another interval has passed
+    lines = [r.getMessage() for r in caplog.records if r.name == "tailsplit"]
+    assert lines == ["loading the model", lines[1]] and lines[1].startswith("embedding: 1/10 texts")
+
+
 def test_messages_follow_the_current_stderr(capsys) -> None:
     from tailsplit.log import configure, logger
 

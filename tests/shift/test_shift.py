@@ -349,7 +349,7 @@ def test_texts_are_embedded_chunk_by_chunk_each_shown_and_cached(
     monkeypatch.setattr(encoding, "ProgressBar", Counting)
     with shown(True):
         vectors = chunked.encode(texts)
-    assert advanced == [32, 32, 6] and chunked.encoded == 70
+    assert advanced == [8] * 8 + [6] and chunked.encoded == 70
     np.testing.assert_allclose(vectors, reference, rtol=0, atol=1e-5)
     again = encoding.SentenceEncoder(str(tiny_encoder), batch_size=4, cache_dir=tmp_path / "chunks")
     assert np.array_equal(again.encode(texts), vectors) and again.encoded == 0

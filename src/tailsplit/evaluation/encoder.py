@@ -184,8 +184,10 @@ class PairClassifier:
     def predict_proba(self, rows: Sequence[list[int]], batch_tokens: int = 16384) -> np.ndarray:
         """Label probabilities of every row: length-sorted batches of about ``batch_tokens``."""
         predicted = np.zeros((len(rows), len(self.labels)), dtype=np.float64)
-        for chunk, out in self.outputs(rows, batch_tokens):
-            predicted[chunk] = self.torch.softmax(out.logits.float(), dim=-1).cpu().numpy()
+        with steps(len(rows), "predicting", "examples") as advance:  # shown while a command shows progress
+            for chunk, out in self.outputs(rows, batch_tokens):
+                predicted[chunk] = self.torch.softmax(out.logits.float(), dim=-1).cpu().numpy()
+                advance(len(chunk))
         return predicted
 
     def outputs(self, rows: Sequence[list[int]], batch_tokens: int = 16384) -> Iterator[tuple[list[int], Any]]:

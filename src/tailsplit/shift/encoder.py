@@ -22,11 +22,12 @@ from tailsplit.cache import cache_failure, default_cache_dir
 from tailsplit.errors import CacheError, ConfigError, MissingDependencyError
 from tailsplit.fingerprint import sha256_file, sha256_text
 from tailsplit.log import logger
-from tailsplit.progress import ProgressBar, showing
+from tailsplit.progress import ProgressBar, say, showing
 from tailsplit.torch_state import quiet_transformers
 
-# Texts embedded between progress updates and cache commits: this many batches.
-CHUNK_BATCHES = 8
+# Texts embedded between progress updates and cache commits: this many batches (a second or
+# two of work on a CPU, so a log's status line comes on time).
+CHUNK_BATCHES = 2
 
 
 def encoder_name(spec: str | None) -> str:
@@ -183,6 +184,8 @@ class SentenceEncoder:
         found = self.cache.get_many(list(dict.fromkeys(keys)))
         missing = list(dict.fromkeys(t for t, k in zip(texts, keys) if k not in found))
         if missing:
+            if self._model is None:
+                say(f"loading the sentence encoder {self.source.name}")
             model = self.load_model()
             chunk = self.batch_size * CHUNK_BATCHES
             with ProgressBar(self.progress or showing(), len(missing), "embedding", "texts") as advance:
