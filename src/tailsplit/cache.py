@@ -126,7 +126,7 @@ class ScoreCache:
             )
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS tokens (key TEXT PRIMARY KEY, logprobs BLOB NOT NULL, "
-                "checksum INTEGER NOT NULL) WITHOUT ROWID"
+                "moments BLOB, checksum INTEGER NOT NULL) WITHOUT ROWID"
             )
             self._db.commit()
         except sqlite3.DatabaseError as exc:
@@ -170,28 +170,31 @@ class ScoreCache:
             raise self.failure(exc) from None
         self._damaged_keys.difference_update(v[0] for v in replace)
 
-    def get_tokens(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
-        """Each key's token log-probabilities (float32, as scored), where kept; a damaged
-        row is a miss."""
-        found: dict[str, np.ndarray] = {}
+    def get_tokens(self, keys: Sequence[str]) -> dict[str, tuple[np.ndarray, np.ndarray | None]]:
+        """Each key's token log-probabilities (float32, as scored) and, where kept, each
+        position's next-token moments (``[2, n]``: μ, σ²); a damaged row is a miss."""
+        found: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
         for start in range(0, len(keys), 500):
             chunk = list(keys[start : start + 500])
             marks = ",".join("?" * len(chunk))
-            for key, blob, checksum in self._execute(
-                f"SELECT key, logprobs, checksum FROM tokens WHERE key IN ({marks})", chunk
+            for key, blob, moments, checksum in self._execute(
+                f"SELECT key, logprobs, moments, checksum FROM tokens WHERE key IN ({marks})", chunk
             ):
-                if checksum == zlib.crc32(key.encode() + blob):
-                    found[key] = np.frombuffer(blob, dtype="<f4")
+                if checksum == zlib.crc32(key.encode() + blob + (moments or b"")):
+                    kept = None if moments is None else np.frombuffer(moments, dtype="<f8").reshape(2, -1)
+                    found[key] = (np.frombuffer(blob, dtype="<f4"), kept)
         return found
 
-    def put_tokens(self, rows: Iterable[tuple[str, np.ndarray]]) -> None:
-        """Store each key's token log-probabilities (float32: the model's values exactly)."""
+    def put_tokens(self, rows: Iterable[tuple[str, np.ndarray, np.ndarray | None]]) -> None:
+        """Store each key's token log-probabilities (float32: the model's values) and moments
+        (float64, as the head sums them)."""
         values = []
-        for key, logprobs in rows:
+        for key, logprobs, moments in rows:
             blob = np.asarray(logprobs, dtype="<f4").tobytes()
-            values.append((key, blob, zlib.crc32(key.encode() + blob)))
+            extra = None if moments is None else np.asarray(moments, dtype="<f8").tobytes()
+            values.append((key, blob, extra, zlib.crc32(key.encode() + blob + (extra or b""))))
         try:
-            self._db.executemany("INSERT OR REPLACE INTO tokens VALUES (?, ?, ?)", values)
+            self._db.executemany("INSERT OR REPLACE INTO tokens VALUES (?, ?, ?, ?)", values)
             self._db.commit()
         except sqlite3.DatabaseError as exc:
             raise self.failure(exc) from None

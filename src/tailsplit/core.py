@@ -123,6 +123,7 @@ class ScoreTable:
     truncated: np.ndarray
     token_pieces: Sequence[tuple[str, ...]] | None = field(default=None, compare=False)
     token_logprobs: Sequence[np.ndarray] | None = field(default=None, compare=False)
+    membership: Mapping[str, np.ndarray] | None = field(default=None, compare=False)  # --membership-k's scores
 
     def __post_init__(self) -> None:
         n = len(self.ids)

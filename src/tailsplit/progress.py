@@ -29,11 +29,12 @@ _LAST_LINE = [0.0]
 
 
 class ProgressBar:
-    """``with ProgressBar(True, total, "scoring", "tokens") as advance: advance(n)``. A bar
-    opened while another is shown stays quiet (the outer one speaks for both: a dev check's
-    predictions inside a training bar)."""
+    """``with ProgressBar(True, total, "scoring", "tokens") as advance: advance(n)``. In a log
+    a bar inside another writes its own status lines (a dev check's predictions inside a
+    training bar); where the bar is drawn live, one opened while another is drawn stays quiet,
+    the outer one speaking for both (a rich before nested live displays refuses a second)."""
 
-    open_bars = 0  # bars shown now, in this process
+    live_bars = 0  # bars drawn live now, in this process
 
     def __init__(self, enabled: bool, total: int | None, label: str, unit: str) -> None:
         """``total=None``: a count without an end (entries of a corpus being read)."""
@@ -43,15 +44,16 @@ class ProgressBar:
         self._line_open = False  # a status line written in place, to end with a newline
 
     def __enter__(self) -> Callable[[int], None]:
-        self.enabled = self.enabled and ProgressBar.open_bars == 0
         if not self.enabled:
             return lambda n: None
-        ProgressBar.open_bars += 1
         if not sys.stderr.isatty():
             if not in_notebook():
                 return self._status_lines()
             if not _has_widgets():  # rich draws its notebook bar as an ipywidgets widget
                 return self._carriage_line()
+        if ProgressBar.live_bars:
+            self.enabled = False
+            return lambda n: None
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
@@ -85,6 +87,7 @@ class ProgressBar:
             Remaining(),
         )
         self._progress.start()
+        ProgressBar.live_bars += 1
         task = self._progress.add_task(self.label, total=self.total)
         return lambda n: self._progress.advance(task, n)
 
@@ -130,13 +133,11 @@ class ProgressBar:
         return self._every(CARRIAGE_EVERY_S, rewrite)
 
     def __exit__(self, *exc: object) -> None:
-        if not self.enabled:
-            return
-        ProgressBar.open_bars -= 1
         if self._line_open:
             sys.stderr.write("\n")
         if self._progress is not None:
             self._progress.stop()
+            ProgressBar.live_bars -= 1
 
 
 def average_rate(done: float, elapsed: float | None) -> float | None:

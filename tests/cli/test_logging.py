@@ -39,9 +39,12 @@ def test_status_lines_without_a_terminal(monkeypatch, caplog) -> None:
     assert lines[0].startswith("scoring: 1/4 tokens (25%)") and lines[-1].startswith("scoring: 4/4 tokens (100%)")
 
 
-def test_a_bar_inside_a_shown_bar_stays_quiet(monkeypatch, caplog) -> None:
-    """A dev check's predictions inside a training bar: the outer bar speaks for both (on a
-    terminal two live bars at once are an error), and the next bar after it shows again."""
+def test_a_bar_inside_another_speaks_in_a_log_and_stays_quiet_where_drawn_live(monkeypatch, caplog) -> None:
+    """A dev check's predictions inside a training bar: in a log both write status lines; on a
+    terminal the inner bar stays quiet (the outer one speaks for both), and the next bar after
+    the outer one is drawn again."""
+    import sys
+
     import tailsplit.progress as progress
 
     monkeypatch.setattr(progress, "STATUS_EVERY_S", 0.0)
@@ -51,11 +54,20 @@ def test_a_bar_inside_a_shown_bar_stays_quiet(monkeypatch, caplog) -> None:
         with progress.ProgressBar(True, 5, "predicting", "examples") as inner:
             inner(5)
         advance(2)
-    with progress.ProgressBar(True, 1, "predicting", "examples") as after:
-        after(1)
-    lines = [r.getMessage() for r in caplog.records if r.name == "tailsplit"]
-    assert [line.split(":")[0] for line in lines] == ["training", "predicting"]
-    assert progress.ProgressBar.open_bars == 0
+    lines = [r.getMessage().split(":")[0] for r in caplog.records if r.name == "tailsplit"]
+    assert lines == ["predicting", "training"]
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    outer = progress.ProgressBar(True, 2, "training", "steps")
+    with outer as advance:
+        nested = progress.ProgressBar(True, 5, "predicting", "examples")
+        with nested as inner:
+            inner(5)  # drawn by no second live display
+        advance(2)
+    assert outer._progress is not None and nested._progress is None and progress.ProgressBar.live_bars == 0
+    after = progress.ProgressBar(True, 1, "predicting", "examples")
+    with after as step:
+        step(1)
+    assert after._progress is not None and progress.ProgressBar.live_bars == 0
 
 
 def test_a_bars_first_status_counts_from_the_last_line_said(monkeypatch, caplog) -> None:

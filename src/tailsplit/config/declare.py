@@ -30,15 +30,18 @@ from tailsplit.errors import ConfigError, choice_hint, keyword_spelling
 @dataclass(frozen=True)
 class Bounds:
     """The allowed range of a numeric option (each value of a list option); NaN and
-    infinities are never allowed. With ``exclusive``, the ends themselves are not allowed."""
+    infinities are never allowed. With ``exclusive``, the ends themselves are not allowed;
+    ``exclusive="low"`` leaves out the low end only (a share of (0, 100])."""
 
     low: float | None = None
     high: float | None = None
-    exclusive: bool = False
+    exclusive: bool | str = False
 
     def describe(self) -> str:
         if self.low is None and self.high is None:
             return "a finite number"
+        if self.exclusive == "low":
+            return f"above {self.low} and at most {self.high}"
         if self.low is not None and self.high is not None:
             return ("strictly " if self.exclusive else "") + f"between {self.low} and {self.high}"
         if self.exclusive:
@@ -48,6 +51,8 @@ class Bounds:
     def allows(self, value: float) -> bool:
         if not math.isfinite(value):
             return False
+        if self.exclusive == "low":
+            return (self.low is None or value > self.low) and (self.high is None or value <= self.high)
         if self.exclusive:
             return (self.low is None or value > self.low) and (self.high is None or value < self.high)
         return (self.low is None or value >= self.low) and (self.high is None or value <= self.high)
@@ -95,7 +100,7 @@ def option(
     low: float | None = None,
     high: float | None = None,
     bounded: bool = False,
-    exclusive: bool = False,
+    exclusive: bool | str = False,
     **declared: Any,
 ) -> Any:
     """A config field declared as an option (see :class:`Option`); ``low``/``high`` (or

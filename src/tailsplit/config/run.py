@@ -102,10 +102,8 @@ PROMPTED_LM = Applies(
     lambda c: c.method != "ngram", "with an LM (--method prompted or kfold; an n-gram LM reads the query alone)"
 )
 ON_RAY = Applies(lambda c: c.engine == "ray", "with --engine ray")
-KEEPS_TOKENS = Applies(
-    lambda c: c.method == "prompted" and c.backend == "hf" and c.engine == "local",
-    "with --method prompted, --backend hf and --engine local (the scorer that hands back each token)",
-)
+KEEPS_TOKENS = Applies(lambda c: c.method == "prompted" and c.backend == "hf" and c.engine == "local",
+                       "with --method prompted, --backend hf and --engine local (the scorer that hands back each token)")  # fmt: skip
 
 
 def _on_device(defaults: dict[str, int]) -> str:
@@ -237,12 +235,14 @@ class ScoringConfig(Checked):
         None, "Score and model cache.", metavar="DIR", shown_default="$TAILSPLIT_CACHE_DIR, else ~/.cache/tailsplit"
     )
     use_cache: bool = option(True, "Read and write the score cache.", flag="--cache/--no-cache")
-    token_scores: bool = option(
-        False,
-        "Keep each query token's text and log-probability in the score file (for tailsplit explore; from the same "
-        "forward passes, cached).",
-        applies=KEEPS_TOKENS,
-    )
+    token_scores: bool = option(False, "Keep each query token's text and log-probability in the score file (for "
+                                "tailsplit explore; from the same forward passes, cached).", applies=KEEPS_TOKENS)  # fmt: skip
+    membership_k: float | None = option(
+        None,
+        "Add membership scores as score-file columns — loss, zlib, Min-K% and Min-K%++ at this k, a percent of each "
+        "text's tokens (e.g. 20); larger = more like training data, from the same forward passes (no verdict).",
+        low=0, high=100, exclusive="low", metavar="K", shown_default="none", applies=KEEPS_TOKENS,
+    )  # fmt: skip
     engine: str = option(
         "local",
         "Where prompted scoring runs: local (this process) or ray (a Ray Data pipeline of model actors over "

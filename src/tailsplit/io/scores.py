@@ -65,6 +65,8 @@ def score_file_bytes(
         columns["token_logprobs"] = pa.array(
             [np.asarray(v, dtype=np.float32) for v in scores.token_logprobs], type=pa.list_(pa.float32())
         )
+    for name, values in (scores.membership or {}).items():
+        columns[f"membership_{name}"] = number_column(np.asarray(values, dtype=np.float64), "float64")
     table = pa.table(columns).replace_schema_metadata({_META_KEY: json.dumps(meta, sort_keys=True)})
     sink = io.BytesIO()
     pq.write_table(table, sink)

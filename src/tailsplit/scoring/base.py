@@ -44,6 +44,7 @@ class BatchScores:
     truncated: np.ndarray
     token_values: np.ndarray | None = None
     token_rows: np.ndarray | None = None
+    token_moments: np.ndarray | None = None  # [2, tokens]: μ and σ² of each position (Min-K%++)
 
 
 class Scorer(Protocol):

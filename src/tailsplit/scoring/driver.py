@@ -24,6 +24,7 @@ from tailsplit.log import logger
 from tailsplit.progress import ProgressBar, announce
 from tailsplit.prompts import PromptTemplate
 from tailsplit.scoring.base import Batch, BatchScores, Scorer, ScoreRequest
+from tailsplit.scoring.membership import membership_scores
 from tailsplit.scoring.tokens import token_pieces
 
 
@@ -68,19 +69,31 @@ def score_examples(
     progress: bool = False,
     engine: Any = None,
     tokens: bool = False,
+    membership_k: float | None = None,
 ) -> tuple[ScoreTable, ScoringReport]:
     """Score every example's query under ``template``; returns scores in dataset order (with
-    ``tokens``, each query's tokens and their log-probabilities as well)."""
+    ``tokens``, each query's tokens and their log-probabilities as well; with
+    ``membership_k``, a percent, its membership scores: :mod:`.membership`)."""
     requests = build_requests(dataset, template)
-    scored = score_requests(requests, scorer, cache, progress=progress, engine=engine, tokens=tokens)
-    pieces = None if scored.token_logprobs is None else token_pieces(scorer, requests, scored.token_logprobs)
+    moments = membership_k is not None
+    if moments:
+        scorer.head.moments = True  # type: ignore[attr-defined]  # the HF head: each position's μ, σ² too
+    scored = score_requests(requests, scorer, cache, progress=progress, engine=engine, tokens=tokens, moments=moments)
+    pieces = None
+    if tokens and scored.token_logprobs is not None:
+        pieces = token_pieces(scorer, requests, scored.token_logprobs)
+    membership = None
+    if membership_k is not None and scored.token_logprobs is not None:
+        queries = [r.query for r in requests]
+        membership = membership_scores(queries, scored.token_logprobs, membership_k / 100, scored.token_moments)
     table = ScoreTable(
         ids=dataset.ids,
         logprob_sum=scored.logprob_sum,
         n_tokens=scored.n_tokens,
         truncated=scored.truncated,
         token_pieces=pieces,
-        token_logprobs=scored.token_logprobs,
+        token_logprobs=scored.token_logprobs if tokens else None,
+        membership=membership,
     )
     return table, scored.report
 
@@ -94,6 +107,7 @@ class RequestScores(NamedTuple):
     truncated: np.ndarray
     report: ScoringReport
     token_logprobs: list[np.ndarray] | None = None
+    token_moments: list[np.ndarray] | None = None  # each request's [2, tokens]: μ and σ² (Min-K%++)
 
 
 def score_requests(
@@ -104,10 +118,12 @@ def score_requests(
     progress: bool = False,
     engine: Any = None,
     tokens: bool = False,
+    moments: bool = False,
 ) -> RequestScores:
     """Scores aligned with ``requests``; with ``tokens``, every scored token's log-probability
     too, from the same forward passes (a batch is scored again only when a request in it has
-    its sum cached but not its tokens).
+    its sum cached but not its tokens); with ``moments`` (the scorer's head computing them),
+    each position's next-token μ and σ² as well.
 
     ``engine`` (e.g. :class:`tailsplit.scoring.distributed.RayScoringEngine`) scores the
     planned batches elsewhere; by default they are scored here, one ahead in flight."""
@@ -115,12 +131,9 @@ def score_requests(
     unique: dict[ScoreRequest, int] = {}
     position = np.array([unique.setdefault(r, len(unique)) for r in requests], dtype=np.int64)
     unique_requests = list(unique)
-    keys: list[str] = []
-    if cache is not None or engine is not None:  # no key is hashed for a run that caches nothing
-        namespace = scorer_key(scorer)
-        keys = [sha256_text(namespace, r.prompt, r.query) for r in unique_requests]
+    keys = _cache_keys(scorer, unique_requests) if cache is not None or engine is not None else []
     sums_cached = cache.get_many(keys) if cache is not None else {}
-    cached, columns = _from_cache(sums_cached, cache, keys, len(unique_requests), tokens)
+    cached, columns = _from_cache(sums_cached, cache, keys, len(unique_requests), tokens or moments, moments)
     total, counts, cut, per_token = columns
 
     streamed = getattr(scorer, "planner_kind", "inline") == "process" and engine is None
@@ -154,23 +167,39 @@ def score_requests(
         n_tokens_scored=scored_tokens,
         seconds=round(time.perf_counter() - started, 3),
     )
-    in_order = None if per_token is None else [per_token[i] for i in position]
-    return RequestScores(total[position], counts[position], cut[position], report, in_order)
+    in_order = None if per_token is None else [per_token[i][0] for i in position]
+    kept_moments = None if per_token is None or not moments else [per_token[i][1] for i in position]
+    return RequestScores(total[position], counts[position], cut[position], report, in_order, kept_moments)
 
 
-Columns = tuple[np.ndarray, np.ndarray, np.ndarray, "list[np.ndarray] | None"]
+def _cache_keys(scorer: Scorer, requests: Sequence[ScoreRequest]) -> list[str]:
+    """Each request's cache key: the scorer's identity, the prompt and the query (hashed only
+    for a run that caches or hands its batches to an engine)."""
+    namespace = scorer_key(scorer)
+    return [sha256_text(namespace, r.prompt, r.query) for r in requests]
+
+
+# Each request's tokens: their log-probabilities and (or None) their next-token moments.
+TokenRow = tuple[np.ndarray, "np.ndarray | None"]
+Columns = tuple[np.ndarray, np.ndarray, np.ndarray, "list[TokenRow] | None"]
 
 
 def _from_cache(
-    sums: dict[str, tuple[float, int, bool]], cache: ScoreCache | None, keys: list[str], n: int, tokens: bool
+    sums: dict[str, tuple[float, int, bool]],
+    cache: ScoreCache | None,
+    keys: list[str],
+    n: int,
+    tokens: bool,
+    moments: bool,
 ) -> tuple[dict[str, tuple[float, int, bool]], Columns]:
     """(the cached requests a batch need not score, the columns filled from the cache): with
-    ``tokens``, a request is cached only with its tokens."""
+    ``tokens``, a request is cached only with its tokens (with ``moments``, and theirs)."""
     cached, per_token = sums, None
     if tokens:
         kept = cache.get_tokens(keys) if cache is not None else {}
+        kept = {key: row for key, row in kept.items() if row[1] is not None or not moments}
         cached = {key: value for key, value in sums.items() if key in kept}
-        none = np.zeros(0, dtype=np.float32)
+        none: TokenRow = (np.zeros(0, dtype=np.float32), None)
         per_token = [kept.get(key, none) for key in keys] if keys else [none] * n
     total, counts, cut = np.full(n, np.nan), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool)
     for i, key in enumerate(keys):
@@ -230,19 +259,23 @@ def _run_batches(
 
 
 def _keep_tokens(
-    batch: Batch, scores: BatchScores, per_token: list[np.ndarray], cache: ScoreCache | None, keys: list[str]
+    batch: Batch, scores: BatchScores, per_token: list[TokenRow], cache: ScoreCache | None, keys: list[str]
 ) -> None:
-    """A batch's token log-probabilities, request by request in token order, into
-    ``per_token`` (and the cache)."""
+    """A batch's token log-probabilities (and moments), request by request in token order,
+    into ``per_token`` (and the cache)."""
     if scores.token_values is None or scores.token_rows is None:
         raise ScoringError("this scorer gives no token log-probabilities; --token-scores needs --backend hf")
     order = np.argsort(scores.token_rows, kind="stable")
     bounds = np.cumsum(np.bincount(scores.token_rows, minlength=len(batch.indices)))[:-1]
     values = np.split(scores.token_values[order].astype(np.float32), bounds)
-    for i, logprobs in zip(batch.indices, values):
-        per_token[int(i)] = logprobs
+    moments: list[Any] = [None] * len(values)
+    if scores.token_moments is not None:
+        moments = np.split(scores.token_moments[:, order], bounds, axis=1)
+    rows = list(zip(values, moments))
+    for i, row in zip(batch.indices, rows):
+        per_token[int(i)] = row
     if cache is not None:
-        cache.put_tokens((keys[int(i)], logprobs) for i, logprobs in zip(batch.indices, values))
+        cache.put_tokens((keys[int(i)], *row) for i, row in zip(batch.indices, rows))
 
 
 def _paired(scorer: Scorer, batches: Iterator[Batch]) -> Iterator[tuple[Batch, BatchScores]]:

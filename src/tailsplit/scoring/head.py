@@ -36,6 +36,9 @@ class VocabularyHead:
 
     def __init__(self, head_dtype: str = "float32") -> None:
         self.head_dtype = head_dtype
+        # Also each position's next-token mean log-probability and its variance (Min-K%++):
+        # target_logprobs then gives a [3, n] tensor, the log-probabilities its first row.
+        self.moments = False
         self.float32_copy: Any = None  # (weight, its version, float32 weight, float32 bias)
         self.half_gemm: dict[tuple[str, str], bool] = {}  # (device, dtype) → has the float32-output product
         self.buffer: Any = None  # float32 logits of one CPU chunk, reused chunk after chunk
@@ -66,13 +69,17 @@ class VocabularyHead:
                     logits.div_(softcap).tanh_().mul_(softcap) if in_place else torch.tanh(logits / softcap) * softcap
                 )
             chunk_targets = targets[start : start + chunk]
-            if device_kind == "gpu" and regions is not None and regions.fused:
+            if self.moments:
+                pieces.append(_with_moments(logits, chunk_targets))
+            elif device_kind == "gpu" and regions is not None and regions.fused:
                 pieces.append(regions.target_logprobs(logits, chunk_targets))  # one pass (:mod:`.fused`)
             elif device_kind == "gpu":
                 pieces.append(-torch.nn.functional.cross_entropy(logits, chunk_targets, reduction="none"))
             else:
                 picked = logits.gather(1, chunk_targets[:, None])[:, 0]
                 pieces.append(picked - (_logsumexp_over(logits) if in_place else torch.logsumexp(logits, 1)))
+        if self.moments:
+            return torch.cat(pieces, 1) if pieces else torch.zeros(3, 0)
         return torch.cat(pieces) if pieces else torch.zeros(0)
 
     def chunk_buffer(self, head: Any, rows: int) -> Any:
@@ -145,3 +152,19 @@ def _logsumexp_over(logits: Any) -> Any:
     maxes = logits.amax(1)
     maxes.masked_fill_(maxes.abs() == float("inf"), 0)
     return logits.sub_(maxes[:, None]).exp_().sum(1).log_().add_(maxes)
+
+
+def _with_moments(logits: Any, targets: Any) -> Any:
+    """``[log p(target), μ, σ²]`` of each row: μ = Σ p log p and σ² = Σ p (log p − μ)² over
+    the vocabulary, the mean and variance of the next token's log-probability (Min-K%++). One
+    chunk's log-softmax at a time (in float64), never the whole batch's; the targets'
+    log-probabilities are those of the CPU path without moments, bit for bit (``logit −
+    logsumexp`` in float32)."""
+    import torch
+
+    lse = torch.logsumexp(logits, 1)
+    logp = torch.log_softmax(logits.double(), 1)  # float64: float32 leaves 3e-6 in x − μ (measured)
+    p = logp.exp()
+    mu = (p * logp).sum(1)
+    var = (p * (logp - mu[:, None]).square()).sum(1)  # centred: E[x²] − μ² cancels
+    return torch.stack([(logits.gather(1, targets[:, None])[:, 0] - lse).double(), mu, var])

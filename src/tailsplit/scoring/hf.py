@@ -129,9 +129,8 @@ class HFScorer:
             start_token=start_token, score_eos=score_eos, end_token=end_token, truncation=truncation,
             padding_side=padding_side, share_prefix=share_prefix, head_dtype=head_dtype, dtype=dtype,
             implementation=implementation, torch_compile=torch_compile, fused=fused, attention=attention,
-            planner=planner, device=device,
-            batch_tokens=batch_tokens,
-            max_batch_size=max_batch_size, max_tokens=max_tokens,
+            planner=planner, device=device, batch_tokens=batch_tokens, max_batch_size=max_batch_size,
+            max_tokens=max_tokens,
         )  # fmt: skip
         self.model_spec = model
         self.device = device
@@ -148,8 +147,7 @@ class HFScorer:
         self.head_dtype = head_dtype
         self.implementation = implementation
         self.torch_compile = torch_compile
-        self.fused = fused
-        self.attention = attention
+        self.fused, self.attention = fused, attention
         self.planner_kind = planner
         self.head = VocabularyHead(head_dtype)
         self.cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
@@ -366,15 +364,17 @@ class HFScorer:
 
     def collect(self, launched: Launched) -> BatchScores:
         """Wait for a launched batch; its token log-probabilities summed per request, and kept."""
-        layouts, values = [layout for layout, _ in launched.parts], [copy.numpy() for _, copy in launched.parts]
-        sums = [np.bincount(p.example_idx, weights=v, minlength=len(p.n_tokens)) for p, v in zip(layouts, values)]
+        layouts = [layout for layout, _ in launched.parts]
+        rows = np.concatenate([np.atleast_2d(copy.numpy()) for _, copy in launched.parts], 1)  # [1 or 3, tokens]
         offsets = np.cumsum([0] + [len(p.n_tokens) for p in layouts])  # each part's rows after the parts before
+        token_rows = np.concatenate([p.example_idx + o for p, o in zip(layouts, offsets)])
         return BatchScores(
-            np.concatenate(sums),
+            np.bincount(token_rows, weights=rows[0], minlength=int(offsets[-1])),
             np.concatenate([p.n_tokens for p in layouts]),
             np.concatenate([p.truncated for p in layouts]),
-            token_values=np.concatenate(values),
-            token_rows=np.concatenate([p.example_idx + o for p, o in zip(layouts, offsets)]),
+            token_values=rows[0],
+            token_rows=token_rows,
+            token_moments=rows[1:] if len(rows) == 3 else None,
         )
 
     def query_logprobs(self, rows: list[Encoded], model: Any = None) -> tuple[Any, np.ndarray]:

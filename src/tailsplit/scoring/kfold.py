@@ -72,7 +72,8 @@ class LMFoldScorer:
     ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
         progress = None if self.progress is None else (lambda step, total: self.progress(fold, step, total))
         scorer = FinetunedScorer(self.base, train, train_sha256, self.config, progress)
-        total, counts, _, report, _ = score_requests(heldout, scorer, self.cache)
+        scored = score_requests(heldout, scorer, self.cache)
+        total, counts, report = scored.logprob_sum, scored.n_tokens, scored.report
         details: dict[str, Any] = {"scoring": report.as_dict()}
         note_key = "training-curve:" + sha256_text(json.dumps(scorer.identity(), sort_keys=True))
         if scorer.curve is not None:

@@ -42,7 +42,7 @@ def token_logprobs(scorer: Any, requests: Sequence[ScoreRequest]) -> list[np.nda
     for batch in scorer.plan(requests):
         offset = 0
         for layout, copy in scorer.launch(batch).parts:
-            values = np.asarray(copy.numpy(), dtype=np.float64)
+            values = np.atleast_2d(np.asarray(copy.numpy(), dtype=np.float64))[0]  # without the moments
             for local in range(len(layout.n_tokens)):
                 out[int(batch.indices[offset + local])] = values[layout.example_idx == local]
             offset += len(layout.n_tokens)

@@ -21,6 +21,7 @@ from tailsplit.registry import SCORERS
 from tailsplit.scoring.crossfit import cross_score_dataset
 from tailsplit.scoring.distributed import RayScoringEngine
 from tailsplit.scoring.driver import score_examples
+from tailsplit.scoring.membership import membership_record
 
 
 def load_dataset(config: RunConfig) -> Dataset:
@@ -98,8 +99,9 @@ def score_dataset(
     cache = ScoreCache(config.cache_dir or default_cache_dir()) if config.use_cache else None
     try:
         scores, report = score_examples(
-            dataset, template, scorer, cache, progress=progress, engine=engine, tokens=config.token_scores
-        )
+            dataset, template, scorer, cache, progress=progress, engine=engine, tokens=config.token_scores,
+            membership_k=config.membership_k,
+        )  # fmt: skip
     finally:
         if cache is not None:
             cache.close()
@@ -108,6 +110,7 @@ def score_dataset(
         "model": scorer.identity(),
         "template": template.describe(),
         "backend": config.backend,
+        **({} if config.membership_k is None else {"membership": membership_record(config.membership_k)}),
     }
     if hasattr(scorer, "resolved_implementation"):  # what --implementation auto chose, and where
         meta["implementation"] = scorer.resolved_implementation()
