@@ -1,0 +1,110 @@
+"""How well the membership scores tell members from non-members, measured where the members are
+known: the bundled LM fine-tuned (tailsplit's k-fold fine-tuning, LoRA, best checkpoint by
+held-out perplexity) on one half of the bundled SNLI sample's distinct hypotheses, the other half
+never seen. For each score (``--membership-k``'s four columns), the AUC of members against
+non-members and the TPR at 5 % FPR, each with a 95 % bootstrap interval (members and
+non-members resampled apart); the same for the base model, where neither half was trained on
+here (a control: near 0.5 unless the base model saw one half more than the other).
+
+The members are the texts the model trained on: the fine-tuning's held-out tenth (which picks
+the checkpoint) is left out of both sides.
+
+    python -m benchmarks.evidence.membership_power --members 1000 --steps 200 --json benchmarks/results/membership_power.json
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from typing import Any
+
+import numpy as np
+
+from benchmarks.harness import ROOT, parser, write_results
+
+SAMPLE = ROOT / "examples" / "data" / "snli_dev_3000.jsonl.gz"
+SCORES = ("loss", "zlib", "min_k", "min_k_plus_plus")
+
+
+def auc(members: np.ndarray, others: np.ndarray) -> float:
+    """P(a member scores above a non-member), ties half (the Mann–Whitney AUC)."""
+    from scipy.stats import rankdata
+
+    ranks = rankdata(np.concatenate([members, others]))
+    n, m = len(members), len(others)
+    return float((ranks[:n].sum() - n * (n + 1) / 2) / (n * m))
+
+
+def tpr_at_fpr(members: np.ndarray, others: np.ndarray, fpr: float = 0.05) -> float:
+    """The share of members above the threshold that at most ``fpr`` of non-members pass."""
+    threshold = np.sort(others)[::-1][int(np.floor(fpr * len(others)))] if len(others) else np.inf
+    return float(np.mean(members > threshold))
+
+
+def with_interval(statistic: Any, members: np.ndarray, others: np.ndarray, rng: np.random.Generator) -> dict:
+    draws = [statistic(rng.choice(members, len(members)), rng.choice(others, len(others))) for _ in range(1000)]
+    low, high = np.percentile(draws, [2.5, 97.5])
+    return {"value": round(statistic(members, others), 4), "ci95": [round(float(low), 4), round(float(high), 4)]}
+
+
+def power(scores: dict[str, np.ndarray], is_member: np.ndarray, seed: int) -> dict[str, Any]:
+    rng = np.random.default_rng(seed)
+    out = {}
+    for name in SCORES:
+        values = scores[name]
+        members, others = values[is_member], values[~is_member]
+        out[name] = {
+            "auc": with_interval(auc, members, others, rng),
+            "tpr_at_5pct_fpr": with_interval(tpr_at_fpr, members, others, rng),
+        }
+    return out
+
+
+def main() -> None:
+    from tailsplit.rng import FINETUNE_HELDOUT, seeded_rng
+    from tailsplit.scoring.base import ScoreRequest
+    from tailsplit.scoring.driver import score_requests
+    from tailsplit.scoring.finetune import FinetuneConfig
+    from tailsplit.scoring.hf import HFScorer
+    from tailsplit.scoring.kfold import FinetunedScorer
+    from tailsplit.scoring.membership import membership_scores
+
+    made = parser(__doc__)
+    made.add_argument("--members", type=int, default=1000, help="texts fine-tuned on (the same number never seen)")
+    made.add_argument("--steps", type=int, default=200, help="fine-tuning steps (batch 16, LoRA rank 16)")
+    made.add_argument("--k", type=float, default=20.0, help="Min-K%%'s k, a percent")
+    made.add_argument("--seed", type=int, default=0)
+    args = made.parse_args()
+
+    with gzip.open(SAMPLE, "rt", encoding="utf-8") as lines:
+        texts = list(dict.fromkeys(json.loads(line)["hypothesis"] for line in lines))
+    order = np.random.default_rng(args.seed).permutation(len(texts))
+    chosen = [texts[i] for i in order[: 2 * args.members]]
+    members, others = chosen[: args.members], chosen[args.members :]
+    config = FinetuneConfig(max_steps=args.steps, batch_size=16, eval_every=max(args.steps // 10, 1), seed=args.seed)
+    n_heldout = max(1, int(round(config.heldout_fraction * len(members))))  # as fine-tuning draws them
+    heldout = set(seeded_rng(config.seed, FINETUNE_HELDOUT).permutation(len(members))[:n_heldout].tolist())
+    trained = [t for i, t in enumerate(members) if i not in heldout]
+
+    base = HFScorer(device="cpu")
+    tuned = FinetunedScorer(base, [ScoreRequest("", t) for t in members], "membership-power", config)
+    texts_scored = trained + others
+    is_member = np.array([True] * len(trained) + [False] * len(others))
+    results: dict[str, Any] = {
+        "members_trained": len(trained), "non_members": len(others), "heldout_left_out": len(heldout),
+        "k_percent": args.k, "finetune": config.as_dict(),
+    }  # fmt: skip
+    for name, scorer in (("fine_tuned", tuned), ("base", base)):
+        scorer.head.moments = True
+        scored = score_requests([ScoreRequest("", t) for t in texts_scored], scorer, None, moments=True)
+        values = membership_scores(texts_scored, scored.token_logprobs, args.k / 100, scored.token_moments)
+        results[name] = power(values, is_member, args.seed)
+        print(name, {score: results[name][score]["auc"]["value"] for score in SCORES})
+    if tuned.curve is not None:
+        results["training"] = {"chosen_step": tuned.curve.chosen_step, "seconds": tuned.curve.seconds}
+    if args.json:
+        write_results(args.json, results)
+
+
+if __name__ == "__main__":
+    main()
