@@ -14,7 +14,6 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -25,6 +24,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from benchmarks.browser import headless_chromium, open_explorer
 from benchmarks.harness import ROOT, in_rounds, parser, write_results
 
 SAMPLE = ROOT / "examples" / "data" / "snli_dev_3000.jsonl.gz"
@@ -112,21 +112,9 @@ def page_at(n: int, data: Path, scores: Path, work: Path) -> dict[str, Any]:
 def in_chromium(page: Path) -> dict[str, Any]:
     """Milliseconds from navigation to the table's first draw (``window.explorerReady``), and
     from typing a word into the search box to the filtered count."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = shutil.which("chromium") or "chromium"
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+    driver = headless_chromium()
     try:
-        driver.set_page_load_timeout(600)
-        driver.set_script_timeout(600)
-        driver.get(page.as_uri())
-        while driver.execute_script("return window.explorerReady === undefined"):
-            time.sleep(0.05)
-        ready = driver.execute_script("return window.explorerReady")
+        ready = open_explorer(driver, page)
         box = driver.find_element("css selector", "input[type=search]")
         started = time.perf_counter()
         box.send_keys("guitar")

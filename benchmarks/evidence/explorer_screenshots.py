@@ -2,17 +2,17 @@
 likelihood split of the bundled 3,000 SNLI pairs (tokens kept) beside a random split, with
 the TF-IDF baseline's predictions, in headless Chromium through chromedriver.
 
-    python docs/explorer_screenshots.py
+    python -m benchmarks.evidence.explorer_screenshots
 """
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 import time
 from pathlib import Path
 
 import tailsplit
+from benchmarks.browser import headless_chromium, open_explorer
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "examples" / "data" / "snli_dev_3000.jsonl.gz"
@@ -32,19 +32,11 @@ def page(work: Path) -> Path:
 
 
 def screenshots(html: Path) -> None:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.support.ui import Select
 
-    options = webdriver.ChromeOptions()
-    options.binary_location = shutil.which("chromium") or "chromium"
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1500,1050"):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+    driver = headless_chromium("1500,1050")
     try:
-        driver.get(html.as_uri())
-        while driver.execute_script("return window.explorerReady === undefined"):
-            time.sleep(0.05)
+        open_explorer(driver, html)
         driver.execute_script("document.querySelector('.filters').scrollIntoView()")
         driver.save_screenshot(str(ASSETS / "explorer-table.png"))
         driver.find_element("css selector", 'button[data-tail="neutral"]').click()
