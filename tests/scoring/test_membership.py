@@ -163,3 +163,53 @@ def test_a_bad_k_is_one_line_before_any_model_loads(tmp_path) -> None:
     )
     assert ngram.exit_code == 2 and "--membership-k=20.0 has an effect only with --method prompted" in ngram.output
     assert not (tmp_path / "s.parquet").exists()
+
+
+@pytest.mark.model
+def test_the_reference_ratio_is_the_mean_log_probability_less_the_reference_models(tiny_llama, tmp_path) -> None:
+    """``membership_reference``: loss under the model minus loss under a second model (a tiny
+    Llama of other weights), each the plain forward pass's mean; the model against itself is 0."""
+    import json
+
+    import pyarrow.parquet as pq
+    from typer.testing import CliRunner
+
+    torch = pytest.importorskip("torch")
+    from transformers import AutoTokenizer, LlamaForCausalLM
+
+    from tailsplit.cli import app
+
+    other = tmp_path / "other-llama"
+    model = LlamaForCausalLM.from_pretrained(tiny_llama)
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.mul_(0.5)  # other weights, the same layout and tokenizer
+    model.save_pretrained(other)
+    AutoTokenizer.from_pretrained(tiny_llama).save_pretrained(other)
+
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("".join(json.dumps({"id": f"t{i}", "text": t}) + "\n" for i, t in enumerate(TEXTS)))
+    args = ["score", str(rows), "--model", str(tiny_llama), "--device", "cpu", "--cache-dir", str(tmp_path / "c"),
+            "--membership-k", "20"]  # fmt: skip
+    for reference, out in ((other, "a.parquet"), (tiny_llama, "b.parquet")):
+        result = CliRunner().invoke(
+            app, [*args, "--membership-reference", str(reference), "--out", str(tmp_path / out)]
+        )
+        assert result.exit_code == 0, result.output
+    against_other = pq.read_table(tmp_path / "a.parquet").column("membership_reference").to_numpy()
+    against_itself = pq.read_table(tmp_path / "b.parquet").column("membership_reference").to_numpy()
+    assert np.max(np.abs(against_itself)) < 1e-6
+    tokenizer = AutoTokenizer.from_pretrained(tiny_llama)
+    target = LlamaForCausalLM.from_pretrained(tiny_llama).eval()
+    for i, text in enumerate(TEXTS):
+        expected = (
+            reference_scores(target, tokenizer, text, 0.2)["loss"]
+            - reference_scores(model.eval(), tokenizer, text, 0.2)["loss"]
+        )
+        assert abs(against_other[i] - expected) <= 1e-6 * max(1.0, abs(expected)), (text, against_other[i], expected)
+    meta = json.loads(pq.read_table(tmp_path / "a.parquet").schema.metadata[b"tailsplit"])
+    assert meta["membership"]["columns"][-1] == "membership_reference" and meta["membership"]["reference_model"]
+    alone = CliRunner().invoke(
+        app, ["score", str(rows), "--membership-reference", str(other), "--out", str(tmp_path / "x")]
+    )
+    assert alone.exit_code == 2 and "has an effect only with --membership-k" in alone.output

@@ -129,6 +129,7 @@ class ScoringConfig(Checked):
             "share_prefix", "implementation", "torch_compile", "fused", "attention", "planner",
         ),
         "Scoring: Ray": ("engine", "ray_address", "workers", "cpus_per_worker", "gpus_per_worker", "shard_tokens"),
+        "Scoring: tokens and membership": ("token_scores", "membership_k", "membership_reference"),
     }  # fmt: skip
 
     method: str = option(
@@ -237,12 +238,13 @@ class ScoringConfig(Checked):
     use_cache: bool = option(True, "Read and write the score cache.", flag="--cache/--no-cache")
     token_scores: bool = option(False, "Keep each query token's text and log-probability in the score file (for "
                                 "tailsplit explore; from the same forward passes, cached).", applies=KEEPS_TOKENS)  # fmt: skip
-    membership_k: float | None = option(
-        None,
-        "Add membership scores as score-file columns — loss, zlib, Min-K% and Min-K%++ at this k, a percent of each "
-        "text's tokens (e.g. 20); larger = more like training data, from the same forward passes (no verdict).",
-        low=0, high=100, exclusive="low", metavar="K", shown_default="none", applies=KEEPS_TOKENS,
-    )  # fmt: skip
+    membership_k: float | None = option(None, "Add membership scores as score-file columns — loss, zlib, Min-K% and "
+        "Min-K%++ at this k, a percent of each text's tokens (e.g. 20); larger = more like training data, from the "
+        "same forward passes (no verdict).", low=0, high=100, exclusive="low", metavar="K", shown_default="none",
+        applies=KEEPS_TOKENS)  # fmt: skip
+    membership_reference: str | None = option(None, "A reference LM (as --model) for the membership score "
+        "reference: the mean token log-probability under the model minus under this one, each with its own tokenizer.",
+        metavar="MODEL", applies=Applies(lambda c: c.membership_k is not None, "with --membership-k"))  # fmt: skip
     engine: str = option(
         "local",
         "Where prompted scoring runs: local (this process) or ray (a Ray Data pipeline of model actors over "

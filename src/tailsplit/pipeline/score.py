@@ -154,7 +154,7 @@ def score(
     truncation: str = "left", share_prefix: str = "auto", implementation: str = "auto", torch_compile: bool = False,
     fused: bool = False, attention: str = "dense", planner: str = "inline",
     cache_dir: str | os.PathLike[str] | None = None, use_cache: bool = True, token_scores: bool = False,
-    membership_k: float | None = None, engine: str = "local", ray_address: str | None = None, workers: int = 1, cpus_per_worker: float = 1.0,
+    membership_k: float | None = None, membership_reference: str | None = None, engine: str = "local", ray_address: str | None = None, workers: int = 1, cpus_per_worker: float = 1.0,
     gpus_per_worker: float = 0.0,
     shard_tokens: int = 2000000,
     out: str | os.PathLike[str] | None = None, overwrite: bool = False, progress: bool | None = None,
@@ -182,7 +182,7 @@ def score(
             end_token=end_token, max_tokens=max_tokens, truncation=truncation, share_prefix=share_prefix,
             implementation=implementation, torch_compile=torch_compile, fused=fused, attention=attention,
             planner=planner, cache_dir=cache_dir, use_cache=use_cache, token_scores=token_scores,  # type: ignore[arg-type]  # kept in its declared form when built
-            membership_k=membership_k,
+            membership_k=membership_k, membership_reference=membership_reference,
             engine=engine, ray_address=ray_address,
             workers=workers, cpus_per_worker=cpus_per_worker, gpus_per_worker=gpus_per_worker,
             shard_tokens=shard_tokens),

@@ -70,10 +70,12 @@ def score_examples(
     engine: Any = None,
     tokens: bool = False,
     membership_k: float | None = None,
+    reference: Scorer | None = None,
 ) -> tuple[ScoreTable, ScoringReport]:
     """Score every example's query under ``template``; returns scores in dataset order (with
     ``tokens``, each query's tokens and their log-probabilities as well; with
-    ``membership_k``, a percent, its membership scores: :mod:`.membership`)."""
+    ``membership_k``, a percent, its membership scores: :mod:`.membership`, the reference
+    model's ratio too when a ``reference`` scorer is given)."""
     requests = build_requests(dataset, template)
     moments = membership_k is not None
     if moments:
@@ -86,6 +88,9 @@ def score_examples(
     if membership_k is not None and scored.token_logprobs is not None:
         queries = [r.query for r in requests]
         membership = membership_scores(queries, scored.token_logprobs, membership_k / 100, scored.token_moments)
+        if reference is not None:
+            other = score_requests(requests, reference, cache, progress=progress)
+            membership["reference"] = membership["loss"] - other.logprob_sum / np.maximum(other.n_tokens, 1)
     table = ScoreTable(
         ids=dataset.ids,
         logprob_sum=scored.logprob_sum,

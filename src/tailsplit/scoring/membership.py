@@ -13,7 +13,11 @@ score is larger for a text that looks like training data:
   log-probabilities of the text's ``n`` tokens;
 * ``min_k_plus_plus`` (Min-K%++, Zhang et al., 2024): the same over each token's
   ``(log p(x_t) − μ_t) / σ_t``, where ``μ_t`` and ``σ_t²`` are the mean and variance of
-  ``log p(z)`` for ``z`` drawn from the model's next-token distribution at position ``t``.
+  ``log p(z)`` for ``z`` drawn from the model's next-token distribution at position ``t``;
+* ``reference`` (Carlini et al., 2021; ``run_ref.py``): ``loss`` minus the reference model's
+  mean token log-probability of the same text — each model with its own tokenizer, where the
+  authors' script tokenises for the reference with the target's (the same where they share
+  one, as its Pythia pairs do).
 
 Where ``floor(n · k)`` is 0 (a text of fewer than ``1 / k`` tokens) the authors' code takes the
 mean of nothing, NaN; tailsplit takes the single lowest token instead (``min_tokens=1``), and
@@ -25,6 +29,7 @@ from __future__ import annotations
 import math
 import zlib
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -76,11 +81,14 @@ def membership_scores(
     return scores
 
 
-def membership_record(k: float) -> dict[str, object]:
-    """What a manifest records of the membership scores a score file holds."""
+def membership_record(k: float, reference: Any = None) -> dict[str, object]:
+    """What a manifest records of the membership scores a score file holds (``reference``: the
+    reference model's scorer, whose identity is recorded)."""
+    names = [*MEMBERSHIP_SCORES, *(["reference"] if reference is not None else [])]
     return {
         "k_percent": k,
-        "columns": [f"membership_{name}" for name in MEMBERSHIP_SCORES],
+        "columns": [f"membership_{name}" for name in names],
+        **({} if reference is None else {"reference_model": reference.identity()}),
         "direction": "larger = more like training data",
         "min_tokens": 1,
         "definitions": "Min-K%++'s run.py (loss, zlib, mink, mink++); at least one token where floor(n k) is 0",

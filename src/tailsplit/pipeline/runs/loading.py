@@ -50,11 +50,13 @@ def template_for(config: ScoringConfig) -> PromptTemplate:
 class ScoringPlan:
     """What scores a run, built once (no model loads until the first batch): the template,
     the backend's scorer (prompted scoring's, or the base model of k-fold fine-tuning;
-    ``None`` for n-gram scoring) and the engine."""
+    ``None`` for n-gram scoring), the engine, and the reference model's scorer of the
+    membership scores (``--membership-reference``)."""
 
     template: PromptTemplate
     scorer: Any
     engine: Any
+    reference: Any = None
 
 
 @keyword_spelling
@@ -100,7 +102,7 @@ def score_dataset(
     try:
         scores, report = score_examples(
             dataset, template, scorer, cache, progress=progress, engine=engine, tokens=config.token_scores,
-            membership_k=config.membership_k,
+            membership_k=config.membership_k, reference=plan.reference,
         )  # fmt: skip
     finally:
         if cache is not None:
@@ -110,7 +112,11 @@ def score_dataset(
         "model": scorer.identity(),
         "template": template.describe(),
         "backend": config.backend,
-        **({} if config.membership_k is None else {"membership": membership_record(config.membership_k)}),
+        **(
+            {}
+            if config.membership_k is None
+            else {"membership": membership_record(config.membership_k, plan.reference)}
+        ),
     }
     if hasattr(scorer, "resolved_implementation"):  # what --implementation auto chose, and where
         meta["implementation"] = scorer.resolved_implementation()
@@ -157,7 +163,10 @@ def plan_scoring(dataset: Dataset, config: ScoringConfig) -> ScoringPlan:
         check_cache_folder(config.cache_dir, markers=None, inputs=dataset.input_paths, option="--cache-dir")
     check_cache_layout(Path(config.cache_dir).expanduser() if config.cache_dir else default_cache_dir())
     engine = scoring_engine(config)
-    scorer = None
+    scorer = reference = None
     if config.method != "ngram":  # the constructor checks its options; the model loads later
-        scorer = SCORERS.create(config.backend, **config.scorer_params(SCORERS.get(config.backend)))
-    return ScoringPlan(template, scorer, engine)
+        params = config.scorer_params(SCORERS.get(config.backend))
+        scorer = SCORERS.create(config.backend, **params)
+        if config.membership_reference is not None:
+            reference = SCORERS.create(config.backend, **{**params, "model": config.membership_reference})
+    return ScoringPlan(template, scorer, engine, reference)
