@@ -232,3 +232,14 @@ def test_the_predictions_evaluate_writes_are_joined_as_it_writes_them(folders, t
         for w in mine:
             assert by_id[w["id"]][said] == w["predicted"]
             assert by_id[w["id"]][verdict] == ("yes" if w["correct"] else "no")
+
+
+def test_a_tail_button_per_label_only_while_they_fit() -> None:
+    from tailsplit.render.explorer import MAX_TAIL_BUTTONS, Column, ExplorerTable, _tails
+
+    columns = [Column("id", "id"), Column("label", "label", "category"), Column("logprob_sum", "log p", "number")]
+    few = ExplorerTable(columns, [[f"e{i}", f"l{i % 3}", -float(i)] for i in range(9)], "logprob_sum")
+    many = ExplorerTable(columns, [[f"e{i}", f"l{i}", -float(i)] for i in range(MAX_TAIL_BUTTONS + 1)], "logprob_sum")
+    assert _tails(few, "label").count("data-tail=") == 3
+    assert _tails(many, "label") == "" and _tails(few, None) == ""
+    assert _tails(ExplorerTable(columns, few.rows, None), "label") == ""  # no scores: no tail

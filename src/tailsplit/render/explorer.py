@@ -32,6 +32,7 @@ from tailsplit.render.provenance import provenance_html
 SCALE = 10.0
 COLOUR = "214, 39, 40"  # the rgb of the shade
 KINDS = ("text", "number", "category", "tokens")
+MAX_TAIL_BUTTONS = 50  # a button per label up to this many labels
 
 EXPLORER_STYLE = """
 main{max-width:1800px}.dt-container{overflow-x:auto}
@@ -188,8 +189,8 @@ def _filters(table: ExplorerTable) -> str:
 
 def _tails(table: ExplorerTable, label_key: str | None) -> str:
     """One button per label: that label's rows, least likely first (its tail)."""
-    if label_key is None or table.order_by is None:
-        return ""
+    if label_key is None or table.order_by is None or len(table.category_values(label_key)) > MAX_TAIL_BUTTONS:
+        return ""  # without scores there is no tail; with hundreds of labels, the label filter serves
     buttons = "".join(
         f'<button type="button" data-tail="{html.escape(v)}">{html.escape(v)}</button>'
         for v in table.category_values(label_key)
