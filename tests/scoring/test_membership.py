@@ -129,6 +129,7 @@ def test_the_score_file_holds_them_and_the_manifest_says_how(tiny_llama, tmp_pat
     args = ["score", str(rows), "--model", str(tiny_llama), "--device", "cpu", "--cache-dir", str(tmp_path / "c")]
     result = CliRunner().invoke(app, [*args, "--membership-k", "20", "--out", str(tmp_path / "s.parquet")])
     assert result.exit_code == 0, result.output
+    assert "no verdict is drawn" in result.output
     table = pq.read_table(tmp_path / "s.parquet")
     names = ["membership_loss", "membership_zlib", "membership_min_k", "membership_min_k_plus_plus"]
     assert [n for n in table.column_names if n.startswith("membership_")] == names

@@ -81,7 +81,19 @@ class ScoreResult:
         """What ``tailsplit score`` prints: how many examples were scored, in how long, and where."""
         cached = f" ({self.report['n_cached']} cached)" if "n_cached" in self.report else ""
         wrote = "" if self.path is None else f"; wrote {self.path}"
-        return [Line(f"scored {self.report['n_requests']} examples{cached} in {self.report['seconds']:.1f} s{wrote}")]
+        lines: View = [
+            Line(f"scored {self.report['n_requests']} examples{cached} in {self.report['seconds']:.1f} s{wrote}")
+        ]
+        membership = self.meta.get("membership")
+        if membership:
+            lines.append(
+                Line(
+                    f"membership scores at K = {membership['k_percent']:g}% ({', '.join(membership['columns'])}): "
+                    "no verdict is drawn from them — their power on a model with known members is on the "
+                    "Overlap guide's page (near chance there)"
+                )
+            )
+        return lines
 
     def _repr_html_(self) -> str:
         sums = self.scores.logprob_sum
