@@ -128,6 +128,8 @@ class ScoreCache:
                 "CREATE TABLE IF NOT EXISTS tokens (key TEXT PRIMARY KEY, logprobs BLOB NOT NULL, "
                 "moments BLOB, checksum INTEGER NOT NULL) WITHOUT ROWID"
             )
+            if "moments" not in [row[1] for row in self._db.execute("PRAGMA table_info(tokens)")]:
+                self._db.execute("ALTER TABLE tokens ADD COLUMN moments BLOB")  # a table made before moments were kept
             self._db.commit()
         except sqlite3.DatabaseError as exc:
             raise self.failure(exc) from None
@@ -194,7 +196,9 @@ class ScoreCache:
             extra = None if moments is None else np.asarray(moments, dtype="<f8").tobytes()
             values.append((key, blob, extra, zlib.crc32(key.encode() + blob + (extra or b""))))
         try:
-            self._db.executemany("INSERT OR REPLACE INTO tokens VALUES (?, ?, ?, ?)", values)
+            self._db.executemany(
+                "INSERT OR REPLACE INTO tokens (key, logprobs, moments, checksum) VALUES (?, ?, ?, ?)", values
+            )
             self._db.commit()
         except sqlite3.DatabaseError as exc:
             raise self.failure(exc) from None

@@ -101,3 +101,22 @@ def test_python_says_it_in_pythons_words() -> None:
 
     with pytest.raises(ConfigError, match="token_scores=True has an effect only with method="):
         check_values(ScoringConfig(token_scores=True, method="ngram"))
+
+
+def test_a_token_table_made_before_moments_were_kept_gains_their_column(tmp_path) -> None:
+    import sqlite3
+
+    from tailsplit.cache import SCHEMA_VERSION
+
+    tmp_path.mkdir(exist_ok=True)
+    db = sqlite3.connect(tmp_path / f"scores-v{SCHEMA_VERSION}.sqlite")
+    db.execute(
+        "CREATE TABLE tokens (key TEXT PRIMARY KEY, logprobs BLOB NOT NULL, checksum INTEGER NOT NULL) WITHOUT ROWID"
+    )
+    db.commit()
+    db.close()
+    values = np.array([-1.5, -2.25], dtype=np.float32)
+    with ScoreCache(tmp_path) as cache:
+        cache.put_tokens([("k", values, np.array([[-3.0, -4.0], [0.5, 0.25]]))])
+        kept = cache.get_tokens(["k"])["k"]
+    assert np.array_equal(kept[0], values) and np.array_equal(kept[1], [[-3.0, -4.0], [0.5, 0.25]])
