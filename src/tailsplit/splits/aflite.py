@@ -42,7 +42,7 @@ class AfliteSplitter(Splitter):
 
     >>> rng = np.random.default_rng(0)
     >>> labels = np.array(["a", "b"] * 40, dtype=object)
-    >>> easy = np.where(labels == "a", 1.0, -1.0)[:, None] * np.r_[np.ones(60), np.zeros(20)][:, None]
+    >>> easy = (np.where(labels == "a", 1.0, -1.0) * np.r_[np.ones(60), np.zeros(20)]).reshape(-1, 1)
     >>> features = np.hstack([easy, rng.normal(size=(80, 3))])
     >>> inputs = SplitInputs(n=80, word_lengths=np.ones(80), labels=labels, features=features)
     >>> split = AfliteSplitter(dev_size=10, test_size=10, partitions=16).split(inputs)
