@@ -283,6 +283,7 @@ def explore_folders(root: Path) -> dict[str, Path]:
         "n_tokens": [len(p) for p in pieces],
         "token_pieces": pieces,
         "token_logprobs": [v.tolist() for v in values],
+        "membership_min_k": [float(np.sort(v)[0]) for v in values],  # as --membership-k writes its columns
     }
     pq.write_table(pa.table(table), root / "scores.parquet")
     common = [data, "--text", "hypothesis", "--context", "premise", "--label", "label", "--no-analyze"]

@@ -243,3 +243,21 @@ def test_a_tail_button_per_label_only_while_they_fit() -> None:
     assert _tails(few, "label").count("data-tail=") == 3
     assert _tails(many, "label") == "" and _tails(few, None) == ""
     assert _tails(ExplorerTable(columns, few.rows, None), "label") == ""  # no scores: no tail
+
+
+def test_membership_scores_travel_from_the_score_file_to_the_page(folders, tmp_path) -> None:
+    """``--membership-k``'s columns: carried by ``split --scores`` into the split folder, and a
+    number column of the explorer."""
+    kept = pq.read_table(folders["ll"] / "scores.parquet").to_pydict()
+    pieces, values = token_scores(examples())
+    at = {example: i for i, example in enumerate(kept["id"])}
+    assert [kept["membership_min_k"][at[f"e{k}"]] for k in range(60)] == [float(np.sort(v)[0]) for v in values]
+    assert invoke(["explore", folders["rnd"], folders["ll"], "--out", tmp_path / "x"]).exit_code == 0
+    page = (tmp_path / "x" / "explorer.html").read_text(encoding="utf-8")
+    spec, rows = page_json(page, "explorer-spec"), page_json(page, "explorer-rows")
+    keys = [c["key"] for c in spec["columns"]]
+    column = keys.index("membership_min_k")
+    assert spec["columns"][column]["kind"] == "number" and spec["columns"][column]["title"] == "membership: Min-K%"
+    for row in rows:
+        assert abs(row[column] - float(np.sort(values[int(row[0][1:])])[0])) <= 5e-5
+    assert len(rows[0][keys.index("text")]) == 3  # the tokens too, from the second folder's score file

@@ -56,9 +56,10 @@ def explorer_table(
     splits: Sequence[AnalysisInputs],
     tokens: tuple[Sequence[Any], Sequence[Any]] | None,
     predictions: Sequence[Predictions],
+    membership: dict[str, list[Any]] | None = None,
 ) -> ExplorerTable:
-    """Every example, a column per field; ``tokens`` (pieces, log-probabilities) in the first
-    split's order, from the first split that kept them."""
+    """Every example, a column per field; ``tokens`` (pieces, log-probabilities) and
+    ``membership`` (score-file column → values) in the first split's order."""
     first = splits[0]
     scored = next((s for s in splits if s.logprob_sum is not None), None)
     columns = [Column("id", "id")]
@@ -81,6 +82,14 @@ def explorer_table(
         _add(columns, cells, Column(TEST_IN, "in test of", "category"), _test_in(first, splits))
     if scored is not None:
         _add_scores(columns, cells, first, scored, len(splits) > 1)
+    for name, values in (membership or {}).items():
+        title = name.removeprefix("membership_").replace("_plus_plus", "++").replace("min_k", "Min-K%")
+        _add(
+            columns,
+            cells,
+            Column(name, f"membership: {title}", "number"),
+            [None if v is None else _round(float(v)) for v in values],
+        )
     for answers in predictions:
         _add_predictions(columns, cells, first, answers)
     order_by = "logprob_sum" if scored is not None else None

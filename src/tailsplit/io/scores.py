@@ -121,8 +121,15 @@ def read_score_file(
         n_tokens = counts.astype(np.int64)
     truncated = table.flags("truncated", path)[order] if "truncated" in table else np.zeros(len(dataset), dtype=bool)
     pieces, values = _token_columns(path, table, order, n_tokens, dataset.ids)
+    membership = {  # --membership-k's columns, carried as they are (NaN where a text had no token)
+        name.removeprefix("membership_"): np.array([np.nan if v is None else v for v in table[name]], dtype=float)[
+            order
+        ]
+        for name in table
+        if name.startswith("membership_")
+    }
     table.release()
-    scores = ScoreTable(dataset.ids, logprob_sum, n_tokens, truncated, token_pieces=pieces, token_logprobs=values)
+    scores = ScoreTable(dataset.ids, logprob_sum, n_tokens, truncated, pieces, values, membership=membership or None)
     return scores, _model_of(path, meta, model_name)
 
 
