@@ -86,7 +86,7 @@ def main() -> None:
     heldout = set(seeded_rng(config.seed, FINETUNE_HELDOUT).permutation(len(members))[:n_heldout].tolist())
     trained = [t for i, t in enumerate(members) if i not in heldout]
 
-    base = HFScorer(device="cpu")
+    base = HFScorer(device="cpu", head_moments=True)
     tuned = FinetunedScorer(base, [ScoreRequest("", t) for t in members], "membership-power", config)
     texts_scored = trained + others
     is_member = np.array([True] * len(trained) + [False] * len(others))
@@ -95,7 +95,6 @@ def main() -> None:
         "k_percent": args.k, "finetune": config.as_dict(),
     }  # fmt: skip
     for name, scorer in (("fine_tuned", tuned), ("base", base)):
-        scorer.head.moments = True
         scored = score_requests([ScoreRequest("", t) for t in texts_scored], scorer, None, moments=True)
         values = membership_scores(texts_scored, scored.token_logprobs, args.k / 100, scored.token_moments)
         results[name] = power(values, is_member, args.seed)

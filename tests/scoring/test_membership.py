@@ -68,8 +68,7 @@ def test_every_score_equals_the_authors_definition(tiny_llama, tmp_path) -> None
     from tailsplit.scoring.driver import score_requests
     from tailsplit.scoring.hf import HFScorer
 
-    scorer = HFScorer(str(tiny_llama), device="cpu", cache_dir=tmp_path, max_batch_size=2)
-    scorer.head.moments = True
+    scorer = HFScorer(str(tiny_llama), device="cpu", cache_dir=tmp_path, max_batch_size=2, head_moments=True)
     scored = score_requests([ScoreRequest("", t) for t in TEXTS], scorer, None, moments=True)
     assert scored.token_moments is not None and scored.report.n_scored_batches > 1
     ours = membership_scores(TEXTS, scored.token_logprobs, 0.2, scored.token_moments, min_tokens=0)
@@ -92,8 +91,7 @@ def test_the_head_gives_each_positions_moments_beside_the_same_targets(tiny_llam
     model = pytest.importorskip("transformers").LlamaForCausalLM.from_pretrained(tiny_llama).eval()
     hidden = torch.randn(37, model.config.hidden_size)
     targets = torch.randint(0, model.config.vocab_size, (37,))
-    plain, with_moments = VocabularyHead(), VocabularyHead()
-    with_moments.moments = True
+    plain, with_moments = VocabularyHead(), VocabularyHead(moments=True)
     with torch.inference_mode():
         values = plain.target_logprobs(model, hidden, targets, "cpu")
         rows = with_moments.target_logprobs(model, hidden, targets, "cpu")
@@ -214,3 +212,22 @@ def test_the_reference_ratio_is_the_mean_log_probability_less_the_reference_mode
         app, ["score", str(rows), "--membership-reference", str(other), "--out", str(tmp_path / "x")]
     )
     assert alone.exit_code == 2 and "has an effect only with --membership-k" in alone.output
+
+
+@pytest.mark.model
+def test_membership_needs_a_head_that_gives_the_moments(tmp_path) -> None:
+    """Asked of a scorer built without them, membership scores are refused before any model loads."""
+    from tailsplit.core import FieldMap
+    from tailsplit.errors import ScoringError
+    from tailsplit.io import load_examples
+    from tailsplit.prompts import BUILTIN_TEMPLATES
+    from tailsplit.scoring.driver import score_examples
+    from tailsplit.scoring.hf import HFScorer
+
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"id": "a", "text": "A man plays a guitar."}\n')
+    dataset = load_examples(rows, FieldMap(text="text"))
+    scorer = HFScorer(device="cpu", cache_dir=tmp_path)
+    with pytest.raises(ScoringError, match="head_moments=True"):
+        score_examples(dataset, BUILTIN_TEMPLATES["plain"], scorer, None, membership_k=20)
+    assert scorer._model is None

@@ -21,14 +21,14 @@ from tailsplit.analysis.explore_table import (
     parts_rows,
 )
 from tailsplit.analysis.split_analysis import AnalysisInputs
-from tailsplit.analysis.split_dir import listed_file, load_split_dir, read_manifest
+from tailsplit.analysis.split_dir import listed_file, load_split_dir
 from tailsplit.config import ExploreConfig, check_values
 from tailsplit.config.arguments import path_argument, paths_argument
 from tailsplit.errors import ConfigError, InputError, keyword_spelling
 from tailsplit.evaluation.samples import REFERENCES
 from tailsplit.fingerprint import sha256_file
 from tailsplit.io.claims import released_on_error
-from tailsplit.io.manifest import MANIFEST
+from tailsplit.io.manifest import MANIFEST, read_manifest_file
 from tailsplit.io.readers import read_all
 from tailsplit.pipeline.findings import Findings, config_writer
 from tailsplit.pipeline.keywords import known_keywords
@@ -117,7 +117,7 @@ def _score_columns(config: ExploreConfig, splits: Sequence[AnalysisInputs]) -> t
     tokens: Any = None
     membership: dict[str, list[Any]] = {}
     for folder in config.split_dirs:
-        manifest = read_manifest(Path(folder), accept_modified=config.accept_modified)
+        manifest = read_manifest_file(Path(folder) / MANIFEST)  # its files' hashes checked as the folder was loaded
         path = listed_file(Path(folder), manifest, "scores.parquet")
         names = [] if path is None else pq.read_schema(path).names
         wanted = [n for n in names if n.startswith("membership_")] if not membership else []

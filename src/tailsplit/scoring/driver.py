@@ -78,8 +78,8 @@ def score_examples(
     model's ratio too when a ``reference`` scorer is given)."""
     requests = build_requests(dataset, template)
     moments = membership_k is not None
-    if moments:
-        scorer.head.moments = True  # type: ignore[attr-defined]  # the HF head: each position's μ, σ² too
+    if moments and not getattr(scorer, "head_moments", False):
+        raise ScoringError("membership scores need a scorer whose head gives next-token moments (head_moments=True)")
     scored = score_requests(requests, scorer, cache, progress=progress, engine=engine, tokens=tokens, moments=moments)
     pieces = None
     if tokens and scored.token_logprobs is not None:

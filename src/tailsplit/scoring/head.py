@@ -34,11 +34,11 @@ class VocabularyHead:
     """Log-probabilities of target tokens from hidden states; ``head_dtype="float32"`` (the
     default) gives float32 logits in any model, ``"model"`` the model's own precision."""
 
-    def __init__(self, head_dtype: str = "float32") -> None:
+    def __init__(self, head_dtype: str = "float32", *, moments: bool = False) -> None:
         self.head_dtype = head_dtype
         # Also each position's next-token mean log-probability and its variance (Min-K%++):
         # target_logprobs then gives a [3, n] tensor, the log-probabilities its first row.
-        self.moments = False
+        self.moments = moments
         self.float32_copy: Any = None  # (weight, its version, float32 weight, float32 bias)
         self.half_gemm: dict[tuple[str, str], bool] = {}  # (device, dtype) → has the float32-output product
         self.buffer: Any = None  # float32 logits of one CPU chunk, reused chunk after chunk

@@ -99,7 +99,8 @@ class HFScorer:
     bfloat16) to 0.25 (mixed bfloat16) and 0.046 (mixed float16). ``implementation`` picks
     tailsplit's native Llama or transformers' model (``auto``: native on a CPU with float32
     weights); ``torch_compile`` runs the native model's layers through ``torch.compile``;
-    ``fused`` compiles only their element-wise regions (:mod:`.fused`).
+    ``fused`` compiles only their element-wise regions (:mod:`.fused`); ``head_moments`` has the
+    head give each position's next-token μ and σ² too (Min-K%++, :mod:`.membership`).
     """
 
     def __init__(
@@ -118,6 +119,7 @@ class HFScorer:
         padding_side: str = "right",
         share_prefix: str = "auto",
         head_dtype: str = "float32",
+        head_moments: bool = False,
         implementation: str = "auto",
         torch_compile: bool = False,
         fused: bool = False,
@@ -142,14 +144,12 @@ class HFScorer:
         self.end_token = end_token
         self.max_tokens = max_tokens
         self.truncation = truncation
-        self.padding_side = padding_side
-        self.share_prefix = share_prefix
-        self.head_dtype = head_dtype
-        self.implementation = implementation
-        self.torch_compile = torch_compile
+        self.padding_side, self.share_prefix = padding_side, share_prefix
+        self.head_dtype, self.head_moments = head_dtype, head_moments
+        self.implementation, self.torch_compile = implementation, torch_compile
         self.fused, self.attention = fused, attention
         self.planner_kind = planner
-        self.head = VocabularyHead(head_dtype)
+        self.head = VocabularyHead(head_dtype, moments=head_moments)
         self.cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
         self._source: ModelSource | None = None
         self._folder: Path | None = None

@@ -166,7 +166,8 @@ def plan_scoring(dataset: Dataset, config: ScoringConfig) -> ScoringPlan:
     scorer = reference = None
     if config.method != "ngram":  # the constructor checks its options; the model loads later
         params = config.scorer_params(SCORERS.get(config.backend))
-        scorer = SCORERS.create(config.backend, **params)
+        moments = {"head_moments": True} if config.membership_k is not None else {}  # Min-K%++ (an HF scorer)
+        scorer = SCORERS.create(config.backend, **params, **moments)
         if config.membership_reference is not None:
             reference = SCORERS.create(config.backend, **{**params, "model": config.membership_reference})
     return ScoringPlan(template, scorer, engine, reference)
