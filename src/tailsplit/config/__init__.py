@@ -35,7 +35,6 @@ from tailsplit.config.commands import (
     HfExportConfig,
     LmEvalExportConfig,
     OodRankConfig,
-    OverlapConfig,
     SimilarityConfig,
     WeightsExportConfig,
 )
@@ -50,6 +49,7 @@ from tailsplit.config.declare import (
     refuse_unknown,
 )
 from tailsplit.config.explore import ExploreConfig
+from tailsplit.config.overlap import OverlapConfig
 from tailsplit.config.recipes import load_command_config, load_config
 from tailsplit.config.run import (
     CONFIG_SECTIONS,

@@ -1,5 +1,5 @@
 """The options of the commands that read split folders or datasets rather than run a split:
-``analyze``, ``evaluate``, ``overlap``, ``similarity``, ``ood-rank``, ``correlate`` and
+``analyze``, ``evaluate``, ``similarity``, ``ood-rank``, ``correlate`` and
 ``export``, each field declared once as an option (:mod:`tailsplit.config.declare`)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from tailsplit.choices import ANALYSIS_TEXTS, ENGINES, SHIFT_TASKS
+from tailsplit.choices import ANALYSIS_TEXTS, SHIFT_TASKS
 from tailsplit.config.declare import (
     Applies,
     Checked,
@@ -22,9 +22,7 @@ from tailsplit.config.run import MAX_NULL_SPLITS
 from tailsplit.config.values import parse_orders
 
 BUNDLED_ENCODER = "bundled all-MiniLM-L6-v2"
-MAX_NGRAM_ORDER = 64  # overlap --ngram-orders: GPT-3's test used 13; a longer n-gram is a near-copy test
 MAX_PERMUTATIONS = 100_000  # similarity --permutations: a p-value's resolution of 1e-5, as the null splits'
-MAX_SHARDS = 1024  # overlap --shards: a shard per worker core of a large cluster; each is a folder of files
 RAY_ADDRESS_HELP = "Ray cluster to join ('auto' finds a running one)."
 
 
@@ -50,52 +48,6 @@ class AnalyzeConfig(Checked):
     )  # fmt: skip
     agreement_field: str | None = agreement_field_option()
     accept_modified: bool = accept_modified_option()
-
-
-@dataclass
-class OverlapConfig(Checked):
-    """``tailsplit overlap``: a test set audited against a corpus."""
-
-    PANEL: ClassVar[str | None] = None
-
-    test: list[str] = option([], "Test file(s) to audit.", metavar="FILE")
-    text: str = option("text", "Field holding the test text.", metavar="FIELD")
-    id: str = option("id", "Id field (generated when absent).", metavar="FIELD")
-    label: str | None = option(None, "Label field.", metavar="FIELD")
-    corpus: list[str] = option(
-        [], "Corpus file(s): .txt (one entry per line), .jsonl or .parquet, .gz ok.", metavar="FILE"
-    )
-    corpus_field: str = option("text", "Text field of JSONL/Parquet corpus files.", metavar="FIELD")
-    index_dir: str | None = option(None, "Where to keep the corpus index.", metavar="DIR", shown_default="the cache")
-    query_kind: str = option("generic", "generic or winograd (or a registered extractor).")
-    required_fields: list[str] = option(
-        [], "Test field whose value must appear in a match (repeatable, in order).", flag="--required-field",
-        metavar="FIELD",
-    )  # fmt: skip
-    window: int = option(10, "Most tokens between required phrases.", low=0)
-    k: int = option(5, "Matches kept per test example.", low=1)
-    ngram_orders: tuple[int, ...] = option(
-        (8, 13), "n-gram sizes, comma-separated (at least one).", low=1, high=MAX_NGRAM_ORDER, parse=parse_orders,
-        metavar="N,N",
-    )  # fmt: skip
-    k1: float = option(1.5, "BM25 k1.", low=0)
-    b: float = option(0.75, "BM25 b.", low=0, high=1)
-    threshold: float | None = option(None, "BM25 score from which an example overlaps.", bounded=True)
-    top_quantile: float | None = option(
-        None, "Share of examples, highest BM25 first, that overlap.", low=0, high=1, exclusive=True, shown_default="0.5"
-    )
-    predictions: str | None = option(None, "File of (id, prediction): accuracy per subset.", metavar="FILE")
-    prediction_field: str = option("prediction", "Prediction field in --predictions.", metavar="FIELD")
-    shards: int = option(
-        1,
-        "Index the corpus in this many shards (map-reduce; same results; at most one per corpus line).",
-        low=1, high=MAX_SHARDS,
-    )  # fmt: skip
-    engine: str = option("local", "Where shards run: local (this process) or ray.", choices=ENGINES)
-    ray_address: str | None = option(None, RAY_ADDRESS_HELP, shown_default="a running one, else a local one")
-    seed: int = seed_option()
-    out: str | None = out_option()
-    overwrite: bool = overwrite_option()
 
 
 def _encoder_option() -> Any:

@@ -12,6 +12,7 @@ import numpy as np
 
 from tailsplit.errors import ConfigError
 from tailsplit.overlap.index import OverlapIndex
+from tailsplit.overlap.matches import MatchProfile
 from tailsplit.overlap.ngrams import members, ngram_hashes, word_hashes
 from tailsplit.overlap.query import StructuredQuery, phrases_in_order
 from tailsplit.overlap.tokens import overlap_tokens
@@ -30,6 +31,7 @@ class ExampleAudit:
     ngram_total: dict[int, int] = field(default_factory=dict)
     passing_entries: int = 0
     verbatim: bool = False
+    profile: MatchProfile | None = None  # against a suffix-array index: longest match, coverage
 
     @property
     def copied(self) -> bool:
@@ -37,13 +39,18 @@ class ExampleAudit:
         return self.verbatim or any(hits > 0 for hits in self.ngram_hits.values())
 
     def as_dict(self) -> dict[str, Any]:
+        counts = {
+            "ngram_hits": {str(n): v for n, v in self.ngram_hits.items()},
+            "ngram_total": {str(n): v for n, v in self.ngram_total.items()},
+        }
+        if self.profile is not None:
+            return {"id": self.id, "verbatim": self.verbatim, **self.profile.as_dict(), **counts}
         return {
             "id": self.id,
             "best_bm25": round(self.best_score, 4),
             "verbatim": self.verbatim,
             "passing_entries": self.passing_entries,
-            "ngram_hits": {str(n): v for n, v in self.ngram_hits.items()},
-            "ngram_total": {str(n): v for n, v in self.ngram_total.items()},
+            **counts,
             "matches": self.matches,
         }
 

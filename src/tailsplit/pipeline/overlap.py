@@ -26,6 +26,7 @@ from tailsplit.io.values import json_lines
 from tailsplit.io.writers import OUTPUT_SUFFIX, output_format_for, write_records
 from tailsplit.overlap.audit import ExampleAudit, audit_all, partition_overlap, subset_accuracies
 from tailsplit.overlap.index import INDEX_MARKERS, open_or_build_index
+from tailsplit.overlap.index_audit import IndexPlan, audit_with_index, open_index, plan_index
 from tailsplit.overlap.predictions import prediction_correctness
 from tailsplit.overlap.query import QUERY_EXTRACTORS, StructuredQuery
 from tailsplit.overlap.report import overlap_html, render_overlap_markdown
@@ -44,7 +45,7 @@ class OverlapContent(TypedDict):
     examples: int
     overlap: int
     clean: int
-    threshold: float
+    threshold: float | None
     verbatim: int
     copied_below_threshold: int
     index: dict[str, Any]
@@ -80,17 +81,27 @@ class OverlapResult(Findings[OverlapContent]):
             if cut.get("by") == "top_quantile"
             else f"best BM25 ≥ {c['threshold']}"
         )
-        lines: View = [
-            Line(
-                f"{c['examples']} test examples: {c['verbatim']} copied verbatim in the corpus"
-                + (f", {copied}" if copied else "")
-                + f" (index of {c['index']['entries']:,} entries)"
-            ),
-            Line(
-                f"partition: {c['overlap']} overlapping — {how}, or copied ({c['copied_below_threshold']} "
-                f"copied below the cut) — and {c['clean']} clean"
-            ),
-        ]
+        if cut.get("by") == "copies":
+            index = c["index"]
+            lines: View = [
+                Line(
+                    f"{c['examples']} test examples against an infini-gram index of {index['tokens']:,} "
+                    f"{index['tokenizer']} tokens: {c['verbatim']} held whole" + (f", {copied}" if copied else "")
+                ),
+                Line(f"partition: {c['overlap']} overlapping (held whole or sharing an n-gram) and {c['clean']} clean"),
+            ]
+        else:
+            lines = [
+                Line(
+                    f"{c['examples']} test examples: {c['verbatim']} copied verbatim in the corpus"
+                    + (f", {copied}" if copied else "")
+                    + f" (index of {c['index']['entries']:,} entries)"
+                ),
+                Line(
+                    f"partition: {c['overlap']} overlapping — {how}, or copied ({c['copied_below_threshold']} "
+                    f"copied below the cut) — and {c['clean']} clean"
+                ),
+            ]
         lines += [
             Line(
                 f"accuracy {a['subset']}: {100 * a['accuracy']:.1f}% (95% CI {100 * a['ci_low']:.1f}–"
@@ -110,6 +121,7 @@ def audit_overlap_config(
     """``tailsplit overlap``: audit a test set against a corpus; write the partition
     (``progress``: show the corpus being indexed)."""
     config = _checked(config)
+    plan = _index_plan(config)
     started = time.perf_counter()
     test = load_examples(config.test, FieldMap(text=config.text, id=config.id, label=config.label))
     if config.out is not None:
@@ -120,27 +132,28 @@ def audit_overlap_config(
         **({"required_fields": config.required_fields} if config.required_fields else {}),
     )
     queries = _queries(extractor, test)
-    audits, info, ngram_orders = _audits(config, test, queries, progress)
+    audits, info, ngram_orders = _audits(config, plan, test, queries, progress)
     built_s = info.pop("built_s") - started
-    best = np.array([a.best_score for a in audits])
-    by_bm25, threshold = partition_overlap(best, threshold=config.threshold, top_quantile=config.top_quantile)
     copied = np.array([a.copied for a in audits], dtype=bool)
+    if plan is None:
+        best = np.array([a.best_score for a in audits])
+        by_bm25, threshold = partition_overlap(best, threshold=config.threshold, top_quantile=config.top_quantile)
+    else:  # an index counts n-grams, it scores nothing: the partition is the copies
+        by_bm25, threshold = np.zeros(len(audits), dtype=bool), None
     overlap = by_bm25 | copied  # a copy is overlap whatever its BM25 score: never "clean"
     accuracy = _prediction_accuracy(config, test, overlap) if config.predictions else []
     summary: OverlapContent = {
         "examples": len(test),
         "overlap": int(overlap.sum()),
         "clean": int((~overlap).sum()),
-        "threshold": round(threshold, 4),
+        "threshold": None if threshold is None else round(threshold, 4),
         "verbatim": int(sum(a.verbatim for a in audits)),
         "copied_below_threshold": int((copied & ~by_bm25).sum()),
         "index": info,
         "queries_with_notes": sum(q.note is not None for q in queries),
         "accuracy": [a.as_dict() for a in accuracy],
         "ngram_contaminated": {str(n): int(sum(a.ngram_hits[n] > 0 for a in audits)) for n in ngram_orders},
-        "cut": {"by": "threshold"}
-        if config.threshold is not None
-        else {"by": "top_quantile", "top_quantile": config.top_quantile},
+        "cut": _cut(config),
         "seconds": {"index": round(built_s, 3), "audit": round(time.perf_counter() - started - built_s, 3)},
     }
 
@@ -153,11 +166,11 @@ def audit_overlap_config(
 def _checked(config: OverlapConfig) -> OverlapConfig:
     """Everything checked before the index is built: inputs, the index and output folders;
     the config with its default cut (the top half by BM25, unless a threshold is given)."""
-    if not config.test or not config.corpus:
-        raise ConfigError("tailsplit overlap needs --test FILE and at least one --corpus FILE")
+    if not config.test or not (config.corpus or config.infini_gram):
+        raise ConfigError("tailsplit overlap needs --test FILE and at least one --corpus FILE (or --infini-gram DIR)")
     if not config.ngram_orders:
         raise ConfigError("--ngram-orders=() names no n-gram size; give at least one, e.g. --ngram-orders 8,13")
-    if config.top_quantile is None and config.threshold is None:
+    if config.top_quantile is None and config.threshold is None and config.infini_gram is None:
         config = dataclasses.replace(config, top_quantile=0.5)  # the caller's config is left as given
     for path in config.corpus:
         if problem := file_problem(path):
@@ -175,12 +188,33 @@ def _checked(config: OverlapConfig) -> OverlapConfig:
     return config
 
 
+def _index_plan(config: OverlapConfig) -> IndexPlan | None:
+    """The ``--infini-gram`` folder planned (checked without loading anything), or ``None``."""
+    if config.infini_gram is None:
+        return None
+    read = [*config.test, *config.corpus, *([config.predictions] if config.predictions else [])]
+    return plan_index(config, [*read, *([config.out] if config.out else [])])
+
+
+def _cut(config: OverlapConfig) -> dict[str, Any]:
+    if config.infini_gram is not None:
+        return {"by": "copies"}
+    if config.threshold is not None:
+        return {"by": "threshold"}
+    return {"by": "top_quantile", "top_quantile": config.top_quantile}
+
+
 def _audits(
-    config: OverlapConfig, test: Dataset, queries: list[Any], progress: bool = False
+    config: OverlapConfig, plan: IndexPlan | None, test: Dataset, queries: list[Any], progress: bool = False
 ) -> tuple[list[ExampleAudit], dict, Any]:
     """Every test example audited against the corpus index (built or opened; one index, or
-    shards on an executor), the index's description (with ``built_s``: when it was ready) and
-    its n-gram orders."""
+    shards on an executor, or an infini-gram index), the index's description (with
+    ``built_s``: when it was ready) and its n-gram orders."""
+    if plan is not None:
+        index = open_index(plan, config, progress)
+        built = time.perf_counter()
+        audits, info = audit_with_index(index, test.ids, test.texts, config.ngram_orders, progress)
+        return audits, {**info, "built_s": built}, tuple(config.ngram_orders)
     if config.shards == 1 and config.engine == "local":
         single = open_or_build_index(config, progress)
         built = time.perf_counter()
@@ -223,6 +257,7 @@ def overlap_inputs(config: OverlapConfig) -> list[str]:
         *config.corpus,
         *([config.predictions] if config.predictions else []),
         *([config.index_dir] if config.index_dir else []),
+        *([config.infini_gram] if config.infini_gram else []),
     ]
 
 
@@ -245,6 +280,18 @@ def _audit_row(audit: Any, query: Any) -> dict[str, Any]:
     return row
 
 
+def _audit_columns(audit: ExampleAudit) -> dict[str, Any]:
+    """The audit's columns beside a test record: its best BM25 score, or (against an
+    infini-gram index) its longest match, that match's count and the coverage per order."""
+    hits = {f"ngram{n}_hits": audit.ngram_hits[n] for n in audit.ngram_hits}
+    if audit.profile is None:
+        return {"best_bm25": round(audit.best_score, 4), "verbatim": audit.verbatim, **hits}
+    p = audit.profile
+    coverage = {f"coverage{n}": round(v, 6) for n, v in p.coverage.items()}
+    return {"longest_match": p.longest, "longest_match_count": p.longest_count, "verbatim": audit.verbatim,
+            **hits, **coverage}  # fmt: skip
+
+
 def _write_overlap(
     out: Path,
     config: OverlapConfig,
@@ -258,14 +305,7 @@ def _write_overlap(
     fmt = output_format_for(detect_format(Path(test.input_paths[0])))
     rows = []
     for record, audit, flag in zip(test.records, audits, overlap):
-        row = dict(record)
-        row.update(
-            best_bm25=round(audit.best_score, 4),
-            verbatim=audit.verbatim,
-            overlap=bool(flag),
-            **{f"ngram{n}_hits": audit.ngram_hits[n] for n in audit.ngram_hits},
-        )
-        rows.append(row)
+        rows.append({**record, **_audit_columns(audit), "overlap": bool(flag)})
     with staged_output(out, overwrite=config.overwrite, inputs=overlap_inputs(config)) as folder:
         for name, keep in (("overlap", overlap), ("clean", ~overlap)):
             write_records(folder / f"{name}{OUTPUT_SUFFIX[fmt]}", [r for r, k in zip(rows, keep) if k], fmt)
@@ -295,7 +335,8 @@ def audit_overlap(
     *,
     text: str = "text", id: str = "id", label: str | None = None,  # noqa: A002
     corpus: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] = (), corpus_field: str = "text",
-    index_dir: str | os.PathLike[str] | None = None, query_kind: str = "generic",
+    index_dir: str | os.PathLike[str] | None = None, infini_gram: str | os.PathLike[str] | None = None,
+    index_tokenizer: str | None = None, query_kind: str = "generic",
     required_fields: str | Sequence[str] = (), window: int = 10, k: int = 5,
     ngram_orders: int | Sequence[int] = (8, 13), k1: float = 1.5, b: float = 0.75, threshold: float | None = None,
     top_quantile: float | None = None, predictions: str | os.PathLike[str] | None = None,
@@ -310,7 +351,8 @@ def audit_overlap(
     shown = progress_shown(progress)
     config = OverlapConfig(
         test=paths_argument("test", test, "test files"), text=text, id=id, label=label,
-        corpus=corpus, corpus_field=corpus_field, index_dir=index_dir, query_kind=query_kind,  # type: ignore[arg-type]
+        corpus=corpus, corpus_field=corpus_field, index_dir=index_dir, infini_gram=infini_gram,  # type: ignore[arg-type]
+        index_tokenizer=index_tokenizer, query_kind=query_kind,
         required_fields=required_fields, window=window, k=k, ngram_orders=ngram_orders,  # type: ignore[arg-type]
         k1=k1, b=b, threshold=threshold, top_quantile=top_quantile, predictions=predictions,  # type: ignore[arg-type]
         prediction_field=prediction_field, shards=shards, engine=engine, ray_address=ray_address, seed=seed,
