@@ -4,7 +4,9 @@ held-out perplexity) on one half of the bundled SNLI sample's distinct hypothese
 never seen. For each score (``--membership-k``'s four columns), the AUC of members against
 non-members and the TPR at 5 % FPR, each with a 95 % bootstrap interval (members and
 non-members resampled apart); the same for the base model, where neither half was trained on
-here (a control: near 0.5 unless the base model saw one half more than the other).
+here (a control: near 0.5 unless the base model saw one half more than the other). The table is
+the one ``score --members --non-members`` prints (``tailsplit.scoring.membership_calibration``).
+A higher ``--learning-rate`` over fewer ``--members`` makes a model that memorises them.
 
 The members are the texts the model trained on: the fine-tuning's held-out tenth (which picks
 the checkpoint) is left out of both sides.
@@ -23,41 +25,6 @@ import numpy as np
 from benchmarks.harness import ROOT, parser, write_results
 
 SAMPLE = ROOT / "examples" / "data" / "snli_dev_3000.jsonl.gz"
-SCORES = ("loss", "zlib", "min_k", "min_k_plus_plus")
-
-
-def auc(members: np.ndarray, others: np.ndarray) -> float:
-    """P(a member scores above a non-member), ties half (the Mann–Whitney AUC)."""
-    from scipy.stats import rankdata
-
-    ranks = rankdata(np.concatenate([members, others]))
-    n, m = len(members), len(others)
-    return float((ranks[:n].sum() - n * (n + 1) / 2) / (n * m))
-
-
-def tpr_at_fpr(members: np.ndarray, others: np.ndarray, fpr: float = 0.05) -> float:
-    """The share of members above the threshold that at most ``fpr`` of non-members pass."""
-    threshold = np.sort(others)[::-1][int(np.floor(fpr * len(others)))] if len(others) else np.inf
-    return float(np.mean(members > threshold))
-
-
-def with_interval(statistic: Any, members: np.ndarray, others: np.ndarray, rng: np.random.Generator) -> dict:
-    draws = [statistic(rng.choice(members, len(members)), rng.choice(others, len(others))) for _ in range(1000)]
-    low, high = np.percentile(draws, [2.5, 97.5])
-    return {"value": round(statistic(members, others), 4), "ci95": [round(float(low), 4), round(float(high), 4)]}
-
-
-def power(scores: dict[str, np.ndarray], is_member: np.ndarray, seed: int) -> dict[str, Any]:
-    rng = np.random.default_rng(seed)
-    out = {}
-    for name in SCORES:
-        values = scores[name]
-        members, others = values[is_member], values[~is_member]
-        out[name] = {
-            "auc": with_interval(auc, members, others, rng),
-            "tpr_at_5pct_fpr": with_interval(tpr_at_fpr, members, others, rng),
-        }
-    return out
 
 
 def main() -> None:
@@ -68,11 +35,13 @@ def main() -> None:
     from tailsplit.scoring.hf import HFScorer
     from tailsplit.scoring.kfold import FinetunedScorer
     from tailsplit.scoring.membership import membership_scores
+    from tailsplit.scoring.membership_calibration import calibration_table
 
     made = parser(__doc__)
     made.add_argument("--members", type=int, default=1000, help="texts fine-tuned on (the same number never seen)")
     made.add_argument("--steps", type=int, default=200, help="fine-tuning steps (batch 16, LoRA rank 16)")
     made.add_argument("--k", type=float, default=20.0, help="Min-K%%'s k, a percent")
+    made.add_argument("--learning-rate", type=float, default=1e-4, help="LoRA learning rate (higher: memorises)")
     made.add_argument("--seed", type=int, default=0)
     args = made.parse_args()
 
@@ -81,7 +50,13 @@ def main() -> None:
     order = np.random.default_rng(args.seed).permutation(len(texts))
     chosen = [texts[i] for i in order[: 2 * args.members]]
     members, others = chosen[: args.members], chosen[args.members :]
-    config = FinetuneConfig(max_steps=args.steps, batch_size=16, eval_every=max(args.steps // 10, 1), seed=args.seed)
+    config = FinetuneConfig(
+        max_steps=args.steps,
+        batch_size=16,
+        learning_rate=args.learning_rate,
+        eval_every=max(args.steps // 10, 1),
+        seed=args.seed,
+    )
     n_heldout = max(1, int(round(config.heldout_fraction * len(members))))  # as fine-tuning draws them
     heldout = set(seeded_rng(config.seed, FINETUNE_HELDOUT).permutation(len(members))[:n_heldout].tolist())
     trained = [t for i, t in enumerate(members) if i not in heldout]
@@ -97,8 +72,8 @@ def main() -> None:
     for name, scorer in (("fine_tuned", tuned), ("base", base)):
         scored = score_requests([ScoreRequest("", t) for t in texts_scored], scorer, None, moments=True)
         values = membership_scores(texts_scored, scored.token_logprobs, args.k / 100, scored.token_moments)
-        results[name] = power(values, is_member, args.seed)
-        print(name, {score: results[name][score]["auc"]["value"] for score in SCORES})
+        results[name] = calibration_table(values, is_member, seed=args.seed)["scores"]  # as --members gives it
+        print(name, {score: row["auc"]["value"] for score, row in results[name].items()})
     if tuned.curve is not None:
         results["training"] = {"chosen_step": tuned.curve.chosen_step, "seconds": tuned.curve.seconds}
     if args.json:

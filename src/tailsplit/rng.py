@@ -18,6 +18,7 @@ BANDWIDTH_SAMPLE = 31  # rows for the median-distance bandwidth
 MMD_PERMUTATIONS = 37  # permutation test of one MMD
 AFLITE_PARTITIONS = 41  # AFLite's random training partitions and tie-breaks
 OOD_BOOTSTRAP = 43  # ood-rank's accuracy and drop intervals
+MEMBERSHIP_BOOTSTRAP = 47  # the membership scores' calibration intervals (--members, --non-members)
 
 
 def seeded_rng(seed: int, stream: int) -> np.random.Generator:

@@ -222,3 +222,17 @@ def test_a_new_index_needs_a_corpus_and_a_folder_of_its_own(tmp_path: Path) -> N
     result = runner.invoke(app, ["overlap", "--test", str(test), "--corpus", str(test), "--infini-gram", str(busy)])
     assert result.exit_code == 2 and "did not write" in result.output
     assert [p.name for p in busy.iterdir()] == ["notes.txt"]
+
+
+def test_without_the_engine_the_option_is_refused_naming_the_extra(tmp_path: Path, monkeypatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "infini_gram", None)  # as where the wheel does not install
+    test = write_jsonl(tmp_path / "test.jsonl", [{"id": "a", "text": "a man runs"}])
+    result = runner.invoke(
+        app, ["overlap", "--test", str(test), "--corpus", str(test), "--infini-gram", str(tmp_path / "i")]
+    )
+    assert (
+        result.exit_code == 2 and "tailsplit[index]" in result.output and len(result.output.strip().splitlines()) == 1
+    )
+    assert not (tmp_path / "i").exists()

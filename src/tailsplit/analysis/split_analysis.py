@@ -9,29 +9,30 @@ from a split folder on disk (:mod:`tailsplit.analysis.split_dir`).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from tailsplit.analysis.inputs import AnalysisInputs
 from tailsplit.analysis.leakage import DuplicateKeys, describe, duplicate_views
 from tailsplit.analysis.null import (
     ALPHA,
     CORRECTION,
     NullComparison,
-    RatioStatistic,
     holm,
     per_split_null,
     random_eval_rows,
     ratio_statistics_null,
 )
 from tailsplit.analysis.program_metrics import ProgramMetrics, divergence_note, novel_share, program_metrics
+from tailsplit.analysis.split_statistics import ratio_statistics, statistic_columns
 from tailsplit.analysis.summary import PartStatistics
 from tailsplit.analysis.syntax import Parser, dependency_depths, find_parser
 from tailsplit.analysis.text_counts import TextCounts, compute_text_counts, example_fk_grades, fk_grade
 from tailsplit.config import NULL_SPLITS
-from tailsplit.core import SPLIT_PARTS, SplitIndices
+from tailsplit.core import SPLIT_PARTS
 from tailsplit.programs.divergence import ATOM_ALPHA, COMPOUND_ALPHA, chernoff_divergence
 from tailsplit.programs.sets import ProgramFeatures
 
@@ -41,35 +42,6 @@ SYNTAX_UNAVAILABLE = (
     "constituency parse, which no pipeline on the package index provides."
 )
 SYNTAX_OFF = "Syntactic complexity was not computed (--no-syntax)."
-
-
-@dataclass(frozen=True)
-class AnalysisInputs:
-    """One row per example; ``parts`` holds ``"train"``/``"dev"``/``"test"``."""
-
-    name: str
-    ids: tuple[str, ...]
-    texts: tuple[str, ...]
-    parts: np.ndarray
-    labels: tuple[str, ...] | None = None
-    logprob_sum: np.ndarray | None = None
-    n_tokens: np.ndarray | None = None
-    programs: ProgramFeatures | None = None
-    balance_labels: bool = False
-    text_kind: str = "query"  # what ``texts`` hold: "query", or "pair" (context + query)
-    queries: tuple[str, ...] | None = None  # the query texts (leakage) [default: ``texts`` of a query analysis]
-    contexts: tuple[str, ...] | None = None  # the contexts of pairs (pair leakage)
-    agreement: np.ndarray | None = None  # (n, 2): annotator agreement with gold, label entropy; NaN if unannotated
-    agreement_field: str | None = None
-    kind: str | None = None  # how the split was made (``length``, ``likelihood (prompted)``): for captions
-
-    @property
-    def eval_mask(self) -> np.ndarray:
-        return self.parts != "train"
-
-    def split_indices(self) -> SplitIndices:
-        train, dev, test = (np.flatnonzero(self.parts == p) for p in SPLIT_PARTS)
-        return SplitIndices(train, dev, test)
 
 
 @dataclass
@@ -94,6 +66,7 @@ class SplitAnalysis:
     agreement: dict[str, dict[str, float]] = field(default_factory=dict)  # part → annotated, agreement, entropy
     agreement_field: str | None = None
     kind: str | None = None  # how the split was made (``length``, ``likelihood (prompted)``): for captions
+    membership: Mapping[str, np.ndarray] | None = None  # --membership-k's scores per example (NaN: none)
 
     def comparison(self, name: str) -> NullComparison | None:
         return next((c for c in self.null if c.name == name), None)
@@ -128,114 +101,6 @@ class SplitAnalysis:
             **({"agreement": {"field": self.agreement_field, "parts": self.agreement}} if self.agreement else {}),
             **({"programs_counted": self.program_note} if self.program_note else {}),
         }
-
-
-def _text_statistics(what: str) -> list[RatioStatistic]:
-    """Length, rare and unlisted words and reading grade of the ``what`` (query, or pair)."""
-    return [
-        RatioStatistic("mean_words", f"mean {what} length (word tokens)", ("words", "one"), np.divide),
-        RatioStatistic(
-            "rare_word_fraction",
-            "share of words that are rare (in wordfreq's list, ≤ 1 per million)",
-            ("rare_words", "alpha_words"),
-            np.divide,
-        ),
-        RatioStatistic(
-            "unlisted_word_fraction",
-            "share of words not in wordfreq's list (typos, names)",
-            ("unlisted_words", "alpha_words"),
-            np.divide,
-        ),
-        RatioStatistic(
-            "fk_grade", "Flesch–Kincaid grade (pooled)", ("alpha_words", "sentences", "syllables"), fk_grade
-        ),
-        RatioStatistic(
-            "fk_grade_example_mean",
-            "Flesch–Kincaid grade per example, mean",
-            ("fk_example_micro", "has_words"),
-            _micro_mean,
-        ),
-    ]
-
-
-def _ratio_statistics(inputs: AnalysisInputs, parser_name: str | None = None) -> list[RatioStatistic]:
-    """The statistics compared against random splits: the text's, then the dependency depth,
-    the scores, annotator agreement and program hardness where the split has them."""
-    stats = _text_statistics("query" if inputs.text_kind == "query" else "text (context + query)")
-    if parser_name is not None:
-        stats.append(
-            RatioStatistic(
-                "mean_dependency_depth",
-                f"mean dependency-tree depth ({parser_name})",
-                ("dependency_depth", "one"),
-                np.divide,
-            )
-        )
-    if inputs.logprob_sum is not None:
-        stats.append(RatioStatistic("mean_logprob_sum", "mean total log-likelihood", ("logprob_sum", "one"), np.divide))
-    if inputs.logprob_sum is not None and inputs.n_tokens is not None:  # scores from elsewhere may lack counts
-        stats.append(
-            RatioStatistic("mean_logprob_mean", "mean per-token log-likelihood", ("logprob_mean", "one"), np.divide)
-        )
-    if inputs.agreement is not None:
-        stats += [
-            RatioStatistic(
-                "annotator_agreement",
-                f"share of annotators ({inputs.agreement_field}) agreeing with the gold label, per annotated example",
-                ("agreement_micro", "annotated"),
-                _micro_mean,
-            ),
-            RatioStatistic(
-                "label_entropy",
-                f"entropy of the annotators' labels ({inputs.agreement_field}, bits), per annotated example",
-                ("entropy_micro", "annotated"),
-                _micro_mean,
-            ),
-        ]
-    if inputs.programs is not None and inputs.programs.hardness is not None:
-        stats += [
-            RatioStatistic(f"hardness_{level}", f"share of '{level}' programs", (f"hardness_{level}", "one"), np.divide)
-            for level in inputs.programs.hardness_levels
-        ]
-    return stats
-
-
-def _columns(inputs: AnalysisInputs, text: TextCounts, depths: np.ndarray | None) -> dict[str, np.ndarray]:
-    grades = example_fk_grades(text)
-    columns = {
-        "one": np.ones(len(inputs.ids)),
-        "words": text.words,
-        "alpha_words": text.alpha_words,
-        "rare_words": text.rare_words,
-        "unlisted_words": text.unlisted_words,
-        "sentences": text.sentences,
-        "syllables": text.syllables,
-        "fk_example_micro": np.rint(np.nan_to_num(grades, nan=0.0) * 1e6),
-        "has_words": np.isfinite(grades).astype(np.float64),
-    }
-    if depths is not None:
-        columns["dependency_depth"] = depths
-    if inputs.logprob_sum is not None:
-        columns["logprob_sum"] = inputs.logprob_sum
-    if inputs.logprob_sum is not None and inputs.n_tokens is not None:
-        columns["logprob_mean"] = inputs.logprob_sum / np.maximum(inputs.n_tokens, 1)
-    if inputs.agreement is not None:
-        annotated = np.isfinite(inputs.agreement[:, 0])
-        columns["annotated"] = annotated.astype(np.float64)
-        columns["agreement_micro"] = np.rint(np.where(annotated, inputs.agreement[:, 0], 0.0) * 1e6)
-        columns["entropy_micro"] = np.rint(np.where(annotated, inputs.agreement[:, 1], 0.0) * 1e6)
-    if inputs.programs is not None and inputs.programs.hardness is not None:
-        hardness = np.asarray(inputs.programs.hardness)
-        for level in inputs.programs.hardness_levels:
-            columns[f"hardness_{level}"] = (hardness == level).astype(np.float64)
-    return columns
-
-
-def _micro_mean(total_micro: np.ndarray, count: np.ndarray) -> np.ndarray:
-    """Mean of values stored in millionths: integers, so sums are exact in any row order (the
-    reports must not depend on it)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return total_micro / count / 1e6
 
 
 def _program_null(programs: ProgramFeatures, eval_mask: np.ndarray, null_rows: np.ndarray) -> list[NullComparison]:
@@ -279,9 +144,9 @@ def analyze_split(
     eval_mask = inputs.eval_mask
     canonical = np.argsort(np.asarray(inputs.ids, dtype=str), kind="stable")  # row order must not matter
     null_rows = _null_rows(inputs, canonical, null_splits, seed)
-    columns = _columns(inputs, text, depths)
+    columns = statistic_columns(inputs, text, depths)
     null = ratio_statistics_null(
-        _ratio_statistics(inputs, None if parser is None else parser.name),
+        ratio_statistics(inputs, None if parser is None else parser.name),
         columns,
         eval_mask,
         null_rows,

@@ -71,6 +71,9 @@ def modified_files(folder: Path, manifest: Manifest) -> list[tuple[str, str]]:
     return changed
 
 
+MEMBERSHIP_PREFIX = "membership_"
+
+
 def load_split_dir(
     folder: str | Path,
     text_kind: str | None = None,
@@ -92,7 +95,7 @@ def load_split_dir(
     c = _read_columns(folder, manifest, fields, agreement_field)
     if agreement_field is not None and not any(np.isfinite(a[0]) for a in c["agreement"]):
         raise no_annotations(agreement_field, f"example of the split in {str(folder)!r}")
-    logprob_sum, n_tokens = _scores(folder, manifest, c["ids"])
+    logprob_sum, n_tokens, membership = _scores(folder, manifest, c["ids"])
     program_field, pair_field = fields["program"], fields["pair"]
     return AnalysisInputs(
         name=folder.name,
@@ -110,6 +113,7 @@ def load_split_dir(
         contexts=tuple(c["contexts"]) if pair_field is not None else None,
         agreement=np.asarray(c["agreement"], dtype=np.float64).reshape(-1, 2) if agreement_field is not None else None,
         agreement_field=agreement_field,
+        membership=membership,
     )
 
 
@@ -277,27 +281,49 @@ def listed_json(folder: Path, manifest: Manifest, name: str, *, accept_modified:
         raise InputError(f"cannot be read as JSON ({exc})", path=path, fix="run tailsplit analyze again") from None
 
 
-def _scores(folder: Path, manifest: Manifest, ids: list[str]) -> tuple[np.ndarray | None, np.ndarray | None]:
+def _scores(
+    folder: Path, manifest: Manifest, ids: list[str]
+) -> tuple[np.ndarray | None, np.ndarray | None, dict[str, np.ndarray] | None]:
+    """The split's scores in the order of ``ids``: sums, token counts (``None``: scored
+    elsewhere) and the membership scores where the score file holds them."""
     path = listed_file(folder, manifest, "scores.parquet")
     if path is None:
-        return None, None
+        return None, None, None
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(path, columns=["id", "logprob_sum", "n_tokens"])
+        names = [n for n in pq.read_schema(path).names if n.startswith(MEMBERSHIP_PREFIX)]
+        table = pq.read_table(path, columns=["id", "logprob_sum", "n_tokens", *names])
     except (OSError, pa.ArrowException, ValueError) as exc:
         raise InputError(
             f"is not a tailsplit score file ({exc})", path=path, fix="rewrite the split with tailsplit split"
         ) from None
     matched = _matched_rows(table, ids)
     if matched is None:
-        return _scores_by_id(table.to_pydict(), ids, path)
+        return *_scores_by_id(table.to_pydict(), ids, path), None if not names else _membership_by_id(table, ids)
     counts = matched.column("n_tokens")
+    membership = {n.removeprefix(MEMBERSHIP_PREFIX): _floats(matched.column(n)) for n in names}
     return (
         matched.column("logprob_sum").to_numpy().astype(np.float64),
         None if counts.null_count else counts.to_numpy().astype(np.int64),  # None: scored elsewhere
+        membership or None,
     )
+
+
+def _floats(column: Any) -> np.ndarray:
+    """A score column as floats, a missing value as NaN."""
+    return np.array([np.nan if v is None else v for v in column.to_pylist()], dtype=np.float64)
+
+
+def _membership_by_id(table: Any, ids: list[str]) -> dict[str, np.ndarray]:
+    rows = {i: r for r, i in enumerate(table.column("id").to_pylist())}
+    order = [rows[i] for i in ids]  # every id has a row: _scores_by_id named any missing one
+    return {
+        n.removeprefix(MEMBERSHIP_PREFIX): _floats(table.column(n))[order]
+        for n in table.column_names
+        if n.startswith(MEMBERSHIP_PREFIX)
+    }
 
 
 def _matched_rows(table: Any, ids: list[str]) -> Any:

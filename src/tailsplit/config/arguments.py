@@ -47,6 +47,15 @@ def paths_argument(
     return [item(name, v, what) for v in value]
 
 
+def known_paths(name: str, value: Any) -> list[str]:
+    """Files of known members or non-members (``()``: none), each a path.
+
+    >>> known_paths("members", ()), known_paths("members", "m.jsonl")
+    ([], ['m.jsonl'])
+    """
+    return paths_argument(name, value, "files of texts") if value not in ((), [], None) else []
+
+
 def switch_argument(name: str, value: Any) -> bool | None:
     """``True``, ``False`` or ``None`` (the default); ``"no"``, ``1`` and the like are refused."""
     if value is None or isinstance(value, bool):

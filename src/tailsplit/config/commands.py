@@ -18,12 +18,12 @@ from tailsplit.config.declare import (
     overwrite_option,
     seed_option,
 )
+from tailsplit.config.overlap import index_tokenizer_option, infini_gram_option
 from tailsplit.config.run import MAX_NULL_SPLITS
 from tailsplit.config.values import parse_orders
 
 BUNDLED_ENCODER = "bundled all-MiniLM-L6-v2"
 MAX_PERMUTATIONS = 100_000  # similarity --permutations: a p-value's resolution of 1e-5, as the null splits'
-RAY_ADDRESS_HELP = "Ray cluster to join ('auto' finds a running one)."
 
 
 @dataclass
@@ -47,6 +47,10 @@ class AnalyzeConfig(Checked):
         shown_default="what the run used",
     )  # fmt: skip
     agreement_field: str | None = agreement_field_option()
+    infini_gram: str | None = infini_gram_option(
+        "An infini-gram index (see overlap): the evaluation set's coverage by its corpus against random splits."
+    )
+    index_tokenizer: str | None = index_tokenizer_option()
     accept_modified: bool = accept_modified_option()
 
 

@@ -310,6 +310,9 @@ class Checked:
 
 
 # Options that several commands share, declared once.
+RAY_ADDRESS_HELP = "Ray cluster to join ('auto' finds a running one)."
+
+
 def seed_option() -> Any:
     return option(0, "Random seed: samples, random splits, folds and training.", low=0)
 

@@ -4,16 +4,35 @@ tailsplit builds, or an infini-gram index — each field declared once (:mod:`.d
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from tailsplit.choices import ENGINES
-from tailsplit.config.commands import RAY_ADDRESS_HELP
-from tailsplit.config.declare import Applies, Checked, option, out_option, overwrite_option, seed_option
+from tailsplit.config.declare import (
+    RAY_ADDRESS_HELP,
+    Applies,
+    Checked,
+    option,
+    out_option,
+    overwrite_option,
+    seed_option,
+)
 from tailsplit.config.values import parse_orders
 
 MAX_NGRAM_ORDER = 64  # overlap --ngram-orders: GPT-3's test used 13; a longer n-gram is a near-copy test
 MAX_SHARDS = 1024  # overlap --shards: a shard per worker core of a large cluster; each is a folder of files
 BM25 = Applies(lambda c: c.infini_gram is None, "with the BM25 index (not with --infini-gram)")
+WITH_INDEX = Applies(lambda c: c.infini_gram is not None, "with --infini-gram")
+
+
+def infini_gram_option(help: str) -> Any:
+    return option(None, help, metavar="DIR")
+
+
+def index_tokenizer_option(shown_default: str = "the one it was built with") -> Any:
+    return option(
+        None, "The index's tokenizer: words (the audit's own), smollm2, a tokenizer folder or hub id.",
+        metavar="TOKENIZER", shown_default=shown_default, applies=WITH_INDEX,
+    )  # fmt: skip
 
 
 @dataclass
@@ -33,15 +52,10 @@ class OverlapConfig(Checked):
     index_dir: str | None = option(
         None, "Where to keep the corpus index.", metavar="DIR", shown_default="the cache", applies=BM25
     )
-    infini_gram: str | None = option(
-        None, "Audit against this infini-gram index (built there from --corpus when new; else read-only).",
-        metavar="DIR",
-    )  # fmt: skip
-    index_tokenizer: str | None = option(
-        None, "The index's tokenizer: words (the audit's own), smollm2, a tokenizer folder or hub id.",
-        metavar="TOKENIZER", shown_default="words for a new index, else the one it was built with",
-        applies=Applies(lambda c: c.infini_gram is not None, "with --infini-gram"),
-    )  # fmt: skip
+    infini_gram: str | None = infini_gram_option(
+        "Audit against this infini-gram index (built there from --corpus when new; else read-only)."
+    )
+    index_tokenizer: str | None = index_tokenizer_option("words for a new index, else the one it was built with")
     query_kind: str = option("generic", "generic or winograd (or a registered extractor).", applies=BM25)
     required_fields: list[str] = option(
         [], "Test field whose value must appear in a match (repeatable, in order).", flag="--required-field",

@@ -13,7 +13,6 @@ from tailsplit.choices import (
     ANALYSIS_TEXTS,
     ATTENTIONS,
     BATCH_TOKENS,
-    COUNTS,
     DTYPES,
     ENGINES,
     FOLD_MATCHES,
@@ -29,9 +28,9 @@ from tailsplit.choices import (
     SHARE_PREFIX,
     TRUNCATIONS,
 )
+from tailsplit.config.data import DataConfig
 from tailsplit.config.declare import Applies, Checked, flag_of, option, out_option, overwrite_option, seed_option
 from tailsplit.config.values import parse_label_words, parse_length_buckets, parse_size, value_has_type, wrong_type
-from tailsplit.core import FieldMap
 from tailsplit.errors import ConfigError
 from tailsplit.registry import SPLITTER_CLASSES
 
@@ -40,67 +39,12 @@ MAX_NULL_SPLITS = 100_000  # a p-value's resolution of 1e-5; each split is analy
 SIZE_HELP = "Fraction (0.1) or count (1000)."
 
 
-@dataclass
-class DataConfig(Checked):
-    """Where the examples come from — files (``paths``), a table in memory (``table``: a pandas
-    DataFrame, pyarrow Table, datasets Dataset or DatasetDict, or a list of dicts; Python only)
-    or a Hugging Face hub dataset (``dataset = "NAME[:CONFIG]"``, needs network) — and which
-    fields play which role (a field may be a dotted path into nested records)."""
-
-    PANEL: ClassVar[str] = "Data"
-
-    paths: list[str] = option(
-        [], "Data files (JSONL/CSV/TSV/Parquet, .gz ok) or a datasets folder; several are pooled.",
-        argument=True, metavar="FILE",
-    )  # fmt: skip
-    table: Any = field(default=None, repr=False)
-    dataset: str | None = option(
-        None,
-        "Load a Hugging Face dataset (hub id or local dataset folder/script) instead of files; every split is "
-        "pooled with a source_split column (needs network for hub ids and the hf extra).",
-        metavar="NAME[:CONFIG]",
-    )
-    text: str = option(
-        "text", "Field holding the query that is scored; nested fields by dotted path (example.hypothesis).",
-        metavar="FIELD",
-    )  # fmt: skip
-    context: str | None = option(None, "Field holding the first text of a pair (premise, passage).", metavar="FIELD")
-    label: str | None = option(None, "Label field.", metavar="FIELD")
-    group: str | None = option(None, "Field whose equal values stay in one part.", metavar="FIELD")
-    id: str = option("id", "Id field (generated when absent).", metavar="FIELD")
-    program: str | None = option(
-        None, "Field holding the program (e.g. SQL): enables atoms, compounds, templates, hardness.", metavar="FIELD"
-    )
-    program_kind: str = option("sql", "Program extractor (a registered name).")
-    count: str = option(
-        "examples",
-        "Atoms and compounds in divergences (TMCD, metrics): examples (once per example) or occurrences "
-        "(every occurrence, as the published TMCD code).",
-        choices=COUNTS,
-    )
-    score_column: str | None = option(
-        None,
-        "Field already holding each example's score (total log-probability, e.g. from vLLM or lm-eval): "
-        "no model is loaded.",
-        metavar="FIELD",
-    )
-    model_name: str | None = option(
-        None,
-        "The model that made scores given as a score file (split --scores) or a field (--score-column), "
-        "recorded in the manifest.",
-    )
-
-    def field_map(self) -> FieldMap:
-        return FieldMap(
-            text=self.text, context=self.context, label=self.label, group=self.group, id=self.id, program=self.program
-        )
-
-
 CROSS_FITTED = Applies(lambda c: c.method != "prompted", "with --method kfold or ngram (cross-fitted scores)")
 FINE_TUNED = Applies(lambda c: c.method == "kfold", "with --method kfold")
 PROMPTED_LM = Applies(
     lambda c: c.method != "ngram", "with an LM (--method prompted or kfold; an n-gram LM reads the query alone)"
 )
+WITH_MEMBERSHIP = Applies(lambda c: c.membership_k is not None, "with --membership-k")
 ON_RAY = Applies(lambda c: c.engine == "ray", "with --engine ray")
 KEEPS_TOKENS = Applies(lambda c: c.method == "prompted" and c.backend == "hf" and c.engine == "local",
                        "with --method prompted, --backend hf and --engine local (the scorer that hands back each token)")  # fmt: skip
@@ -129,7 +73,9 @@ class ScoringConfig(Checked):
             "share_prefix", "implementation", "torch_compile", "fused", "attention", "planner",
         ),
         "Scoring: Ray": ("engine", "ray_address", "workers", "cpus_per_worker", "gpus_per_worker", "shard_tokens"),
-        "Scoring: tokens and membership": ("token_scores", "membership_k", "membership_reference"),
+        "Scoring: tokens and membership": (
+            "token_scores", "membership_k", "membership_reference", "members", "non_members",
+        ),
     }  # fmt: skip
 
     method: str = option(
@@ -244,7 +190,12 @@ class ScoringConfig(Checked):
         applies=KEEPS_TOKENS)  # fmt: skip
     membership_reference: str | None = option(None, "A reference LM (as --model) for the membership score "
         "reference: the mean token log-probability under the model minus under this one, each with its own tokenizer.",
-        metavar="MODEL", applies=Applies(lambda c: c.membership_k is not None, "with --membership-k"))  # fmt: skip
+        metavar="MODEL", applies=WITH_MEMBERSHIP)  # fmt: skip
+    members: list[str] = option([], "Files of texts known to be in the model's training data, with the data's "
+        "fields: with --non-members, each membership score's AUC and TPR at 5% FPR for this model.", metavar="FILE",
+        applies=WITH_MEMBERSHIP)  # fmt: skip
+    non_members: list[str] = option([], "Files of texts known not to be in the model's training data (as "
+        "--members).", metavar="FILE", applies=WITH_MEMBERSHIP)  # fmt: skip
     engine: str = option(
         "local",
         "Where prompted scoring runs: local (this process) or ray (a Ray Data pipeline of model actors over "

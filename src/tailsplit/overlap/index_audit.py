@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from tailsplit.cache import default_cache_dir
-from tailsplit.config import OverlapConfig
 from tailsplit.errors import ConfigError
 from tailsplit.fingerprint import sha256_file, sha256_text
 from tailsplit.io.outputs import check_cache_folder, staged_cache_folder
@@ -32,7 +31,7 @@ from tailsplit.overlap.infinigram import (
     shard_ids,
     write_marker,
 )
-from tailsplit.overlap.matches import match_profile
+from tailsplit.overlap.matches import MatchProfile, match_profile
 from tailsplit.progress import ProgressBar, announce
 
 _OPTION = "--infini-gram"
@@ -51,33 +50,52 @@ class IndexPlan:
     record: dict[str, Any]
 
 
-def corpus_key(config: OverlapConfig, tokenizer: str) -> str:
+@dataclass(frozen=True)
+class IndexRequest:
+    """What names an index: its folder, the tokenizer asked for (``None``: the recorded one, or
+    words for a new index), and the corpus to build it from (none: it must exist)."""
+
+    folder: str
+    tokenizer: str | None = None
+    corpus: Sequence[str] = ()
+    corpus_field: str = "text"
+
+    @staticmethod
+    def of(config: Any) -> IndexRequest:
+        """The request an overlap or analyze config makes (``--infini-gram`` given)."""
+        assert config.infini_gram is not None  # asked only with the option
+        corpus = tuple(getattr(config, "corpus", ()))
+        return IndexRequest(config.infini_gram, config.index_tokenizer, corpus, getattr(config, "corpus_field", "text"))
+
+
+def corpus_key(config: IndexRequest, tokenizer: str) -> str:
     """Hash of what an index is built from: the corpus files' bytes, the field, the tokenizer."""
     return sha256_text("infini-gram", config.corpus_field, tokenizer, *(sha256_file(p) for p in config.corpus))[:24]
 
 
-def plan_index(config: OverlapConfig, inputs: Sequence[str]) -> IndexPlan:
+def plan_index(config: IndexRequest, inputs: Sequence[str]) -> IndexPlan:
     """The folder's kind and its tokenizer, refused in one line when they cannot work."""
     engine_module()  # the extra is checked before anything else
-    assert config.infini_gram is not None  # planned only with the option
-    folder = Path(config.infini_gram).expanduser()
+    folder = Path(config.folder).expanduser()
     if (folder / MARKER).is_file():
         return _built_plan(config, folder)
     if shard_ids(folder):
         return _foreign_plan(config, folder)
     check_cache_folder(folder, markers=(MARKER,), inputs=inputs, option=_OPTION)
     if not config.corpus:
-        raise ConfigError(f"{_OPTION}={str(folder)!r} holds no index yet; give --corpus FILE to build one there")
-    tokenizer = config.index_tokenizer or WORDS
+        raise ConfigError(
+            f"{_OPTION}={str(folder)!r} holds no index yet; build one there with tailsplit overlap --corpus FILE"
+        )
+    tokenizer = config.tokenizer or WORDS
     return IndexPlan(folder, "new", tokenizer, corpus_key(config, tokenizer), {})
 
 
-def _built_plan(config: OverlapConfig, folder: Path) -> IndexPlan:
+def _built_plan(config: IndexRequest, folder: Path) -> IndexPlan:
     record = read_marker(folder)
     recorded = str(record.get("tokenizer"))
-    if config.index_tokenizer is not None and config.index_tokenizer != recorded:
+    if config.tokenizer is not None and config.tokenizer != recorded:
         raise ConfigError(
-            f"--index-tokenizer={config.index_tokenizer!r}: {_OPTION}={str(folder)!r} was built with the "
+            f"--index-tokenizer={config.tokenizer!r}: {_OPTION}={str(folder)!r} was built with the "
             f"tokenizer {recorded!r}; drop --index-tokenizer or build a new index"
         )
     key = corpus_key(config, recorded) if config.corpus else None
@@ -94,18 +112,18 @@ def _built_plan(config: OverlapConfig, folder: Path) -> IndexPlan:
     return IndexPlan(folder, "built", recorded, key, record)
 
 
-def _foreign_plan(config: OverlapConfig, folder: Path) -> IndexPlan:
+def _foreign_plan(config: IndexRequest, folder: Path) -> IndexPlan:
     where = f"{_OPTION}={str(folder)!r} is an index tailsplit did not build (used read-only)"
     if config.corpus:
         raise ConfigError(f"{where}; drop --corpus, or name a new folder to build one")
-    if config.index_tokenizer in (None, WORDS):
+    if config.tokenizer in (None, WORDS):
         raise ConfigError(
             f"{where}; name the tokenizer it was built with, e.g. --index-tokenizer meta-llama/Llama-2-7b-hf"
         )
-    return IndexPlan(folder, "foreign", config.index_tokenizer, None, {})
+    return IndexPlan(folder, "foreign", str(config.tokenizer), None, {})
 
 
-def open_index(plan: IndexPlan, config: OverlapConfig, progress: bool = False) -> InfiniGramIndex:
+def open_index(plan: IndexPlan, config: IndexRequest, progress: bool = False) -> InfiniGramIndex:
     """The planned index opened (built first when new), its tokenizer checked against it."""
     tokens = _tokens(plan)
     if plan.kind == "new":
@@ -154,26 +172,32 @@ def _record_files(folder: Path, record: dict[str, Any]) -> None:
     write_marker(folder, record)
 
 
-def audit_with_index(
-    index: InfiniGramIndex, ids: Sequence[str], texts: Sequence[str], orders: Sequence[int], progress: bool = False
-) -> tuple[list[ExampleAudit], dict[str, Any]]:
-    """Each example's profile against ``index`` as an audit (its n-gram hits and verbatim
-    copy defined as the text audit's, over the index's tokens; held whole counts the text as a
-    document's start or, for a model's tokens, after a space), and the index's description
-    with the audit's time and this process's peak memory."""
-    started = time.perf_counter()
-    audits = []
+def profiles(
+    index: InfiniGramIndex, texts: Sequence[str], orders: Sequence[int], progress: bool = False
+) -> list[MatchProfile]:
+    """Each text's profile against ``index`` (held whole counts the text as a document's start
+    or, for a model's tokens, after a space)."""
+    found = []
     with ProgressBar(progress, len(texts), "counting n-grams in the index", "examples") as advance:
-        for example_id, text in zip(ids, texts):
+        for text in texts:
             profile = match_profile(index.tokens.encode(text), index.count, orders)
             if not profile.verbatim and any(index.count(v) > 0 for v in index.tokens.variants(text) if v):
                 profile = dataclasses.replace(profile, verbatim=True)
-            audits.append(
-                ExampleAudit(
-                    example_id, 0.0, ngram_hits=profile.hits, ngram_total=profile.windows,
-                    verbatim=profile.verbatim, profile=profile,
-                )
-            )  # fmt: skip
+            found.append(profile)
             advance(1)
+    return found
+
+
+def audit_with_index(
+    index: InfiniGramIndex, ids: Sequence[str], texts: Sequence[str], orders: Sequence[int], progress: bool = False
+) -> tuple[list[ExampleAudit], dict[str, Any]]:
+    """Each example's :func:`profiles` as an audit (its n-gram hits and verbatim copy defined as
+    the text audit's, over the index's tokens), and the index's description with the audit's
+    time and this process's peak memory."""
+    started = time.perf_counter()
+    audits = [
+        ExampleAudit(i, 0.0, ngram_hits=p.hits, ngram_total=p.windows, verbatim=p.verbatim, profile=p)
+        for i, p in zip(ids, profiles(index, texts, orders, progress))
+    ]
     info = {**index.info, "audit_seconds": round(time.perf_counter() - started, 3), "peak_rss_mib": peak_memory_mib()}
     return audits, info

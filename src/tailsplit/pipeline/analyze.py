@@ -6,6 +6,7 @@ through it).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import html
 import os
@@ -20,18 +21,21 @@ from tailsplit.analysis.plots import comparison_figure, null_grid
 from tailsplit.analysis.report import NULL_HEADER, null_cells
 from tailsplit.analysis.split_analysis import AnalysisInputs, SplitAnalysis, analyze_split
 from tailsplit.analysis.split_dir import describe_split, load_split_dir, read_manifest
+from tailsplit.analysis.split_statistics import CORPUS_ORDER, corpus_columns
 from tailsplit.config import NULL_SPLITS, AnalyzeConfig, check_values
 from tailsplit.config.arguments import path_argument, switch_argument
 from tailsplit.config.recorded import recorded_run
 from tailsplit.errors import ConfigError, MissingDependencyError, keyword_spelling
 from tailsplit.io.manifest import MANIFEST, Manifest, read_manifest_file
 from tailsplit.io.outputs import staged_output, update_reports
+from tailsplit.overlap.index_audit import IndexPlan, IndexRequest, open_index, plan_index, profiles
 from tailsplit.pipeline.keywords import known_keywords
 from tailsplit.pipeline.recording import recorded_command
 from tailsplit.pipeline.runs.analysis import run_analysis_inputs
 from tailsplit.pipeline.runs.folder import report_files
 from tailsplit.pipeline.runs.result import RunResult, folder_of
 from tailsplit.pipeline.runs.views import analysis_view, correlation_text
+from tailsplit.progress import showing
 from tailsplit.render import html_table
 from tailsplit.render.console import Line, View
 
@@ -166,7 +170,8 @@ def analyze(
     split: SplitSource,
     *,
     null_splits: int | None = None, seed: int = 0, analysis_text: str | None = None, syntax: bool | None = None,
-    agreement_field: str | None = None, accept_modified: bool = False,
+    agreement_field: str | None = None, infini_gram: str | os.PathLike[str] | None = None,
+    index_tokenizer: str | None = None, accept_modified: bool = False,
     compare: SplitSource | Sequence[SplitSource] = (),
 ) -> AnalysisResult:
     """``tailsplit analyze``: ``split`` (a split folder, or the result of
@@ -177,7 +182,8 @@ def analyze(
     >>> tailsplit.analyze("snli-likelihood", compare=["snli-random-0"]).to_pandas()  # doctest: +SKIP
     """
     settings = AnalyzeConfig(null_splits=null_splits, seed=seed, analysis_text=analysis_text, syntax=syntax,
-                             agreement_field=agreement_field, accept_modified=accept_modified)
+                             agreement_field=agreement_field, infini_gram=infini_gram,  # type: ignore[arg-type]
+                             index_tokenizer=index_tokenizer, accept_modified=accept_modified)
     check_values(settings)
     return analyze_settings(split, _one_or_list(compare), settings)
 # fmt: on
@@ -208,7 +214,11 @@ def analyze_settings(split: SplitSource, compare: Sequence[SplitSource], setting
     compare = [c if isinstance(c, RunResult) else folder_of(c, "compare") for c in compare]
     _refuse_self_comparison(split, compare)
     null_splits = NULL_SPLITS if settings.null_splits is None else settings.null_splits
+    plan = None if settings.infini_gram is None else plan_index(IndexRequest.of(settings), [])
     inputs, manifest, folder = _inputs(split, settings.analysis_text, settings.agreement_field, settings)
+    extra: dict[str, Any] = {}
+    if plan is not None:
+        inputs, extra["corpus_index"] = _with_corpus(inputs, plan, settings)
     syntax = settings.syntax
     if syntax is None:
         syntax = bool(recorded_run(manifest).output.syntax)
@@ -222,8 +232,16 @@ def analyze_settings(split: SplitSource, compare: Sequence[SplitSource], setting
         figure = comparison_figure(inputs, other)
         if figure is not None:
             figures[f"Scores in {inputs.name} against scores in {other.name}"] = figure
-    extra = {"analyzed_modified_files": manifest.modified_files} if manifest.modified_files else {}
+    if manifest.modified_files:
+        extra["analyzed_modified_files"] = manifest.modified_files
     return AnalysisResult(analysis, comparisons, manifest, folder, figures, extra)
+
+
+def _with_corpus(inputs: AnalysisInputs, plan: IndexPlan, settings: AnalyzeConfig) -> tuple[AnalysisInputs, dict]:
+    """The inputs with each query's profile against the index, and the index's description."""
+    index = open_index(plan, IndexRequest.of(settings), showing())
+    found = profiles(index, inputs.queries or inputs.texts, (CORPUS_ORDER,), showing())
+    return dataclasses.replace(inputs, corpus=corpus_columns(found)), {**index.info, "order": CORPUS_ORDER}
 
 
 def _inputs(

@@ -26,7 +26,7 @@ from tailsplit.io.values import json_lines
 from tailsplit.io.writers import OUTPUT_SUFFIX, output_format_for, write_records
 from tailsplit.overlap.audit import ExampleAudit, audit_all, partition_overlap, subset_accuracies
 from tailsplit.overlap.index import INDEX_MARKERS, open_or_build_index
-from tailsplit.overlap.index_audit import IndexPlan, audit_with_index, open_index, plan_index
+from tailsplit.overlap.index_audit import IndexPlan, IndexRequest, audit_with_index, open_index, plan_index
 from tailsplit.overlap.predictions import prediction_correctness
 from tailsplit.overlap.query import QUERY_EXTRACTORS, StructuredQuery
 from tailsplit.overlap.report import overlap_html, render_overlap_markdown
@@ -193,7 +193,7 @@ def _index_plan(config: OverlapConfig) -> IndexPlan | None:
     if config.infini_gram is None:
         return None
     read = [*config.test, *config.corpus, *([config.predictions] if config.predictions else [])]
-    return plan_index(config, [*read, *([config.out] if config.out else [])])
+    return plan_index(IndexRequest.of(config), [*read, *([config.out] if config.out else [])])
 
 
 def _cut(config: OverlapConfig) -> dict[str, Any]:
@@ -211,7 +211,7 @@ def _audits(
     shards on an executor, or an infini-gram index), the index's description (with
     ``built_s``: when it was ready) and its n-gram orders."""
     if plan is not None:
-        index = open_index(plan, config, progress)
+        index = open_index(plan, IndexRequest.of(config), progress)
         built = time.perf_counter()
         audits, info = audit_with_index(index, test.ids, test.texts, config.ngram_orders, progress)
         return audits, {**info, "built_s": built}, tuple(config.ngram_orders)

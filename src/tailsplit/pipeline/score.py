@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -16,7 +16,7 @@ import numpy as np
 
 from tailsplit._version import __version__
 from tailsplit.config import DataConfig, OutputConfig, RunConfig, ScoringConfig
-from tailsplit.config.arguments import path_argument, switch_argument
+from tailsplit.config.arguments import known_paths, path_argument, switch_argument
 from tailsplit.core import Dataset, ScoreTable
 from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.io.claims import released_on_error
@@ -86,13 +86,7 @@ class ScoreResult:
         ]
         membership = self.meta.get("membership")
         if membership:
-            lines.append(
-                Line(
-                    f"membership scores at K = {membership['k_percent']:g}% ({', '.join(membership['columns'])}): "
-                    "no verdict is drawn from them — their power on a model with known members is on the "
-                    "Overlap guide's page (near chance there)"
-                )
-            )
+            lines += membership_lines(membership)
         return lines
 
     def _repr_html_(self) -> str:
@@ -103,6 +97,31 @@ class ScoreResult:
             + (f"; written to <code>{html.escape(str(self.path))}</code>" if self.path is not None else "")
             + "</p>"
         )
+
+
+def membership_lines(membership: Mapping[str, Any]) -> View:
+    """The membership scores said with their power: the calibration table on the known members
+    and non-members when given, else that no verdict is drawn and where power was measured."""
+    columns = f"membership scores at K = {membership['k_percent']:g}% ({', '.join(membership['columns'])})"
+    calibration = membership.get("calibration")
+    if not calibration:
+        return [
+            Line(
+                f"{columns}: no verdict is drawn from them — their power on a model with known members is on "
+                "the Overlap guide's page (near chance there)"
+            )
+        ]
+    lines: View = [Line(f"{columns}, on the known members against the known non-members (95% bootstrap intervals):")]
+    for name, row in calibration["scores"].items():
+        a, t = row["auc"], row["tpr_at_5pct_fpr"]
+        lines.append(
+            Line(
+                f"  {name}: AUC {a['value']:.3f} [{a['ci95'][0]:.3f}, {a['ci95'][1]:.3f}], TPR at 5% FPR "
+                f"{t['value']:.3f} [{t['ci95'][0]:.3f}, {t['ci95'][1]:.3f}] ({row['members']} members, "
+                f"{row['non_members']} non-members)"
+            )
+        )
+    return lines
 
 
 @released_on_error
@@ -166,8 +185,10 @@ def score(
     truncation: str = "left", share_prefix: str = "auto", implementation: str = "auto", torch_compile: bool = False,
     fused: bool = False, attention: str = "dense", planner: str = "inline",
     cache_dir: str | os.PathLike[str] | None = None, use_cache: bool = True, token_scores: bool = False,
-    membership_k: float | None = None, membership_reference: str | None = None, engine: str = "local", ray_address: str | None = None, workers: int = 1, cpus_per_worker: float = 1.0,
-    gpus_per_worker: float = 0.0,
+    membership_k: float | None = None, membership_reference: str | None = None,
+    members: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] = (),
+    non_members: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] = (), engine: str = "local",
+    ray_address: str | None = None, workers: int = 1, cpus_per_worker: float = 1.0, gpus_per_worker: float = 0.0,
     shard_tokens: int = 2000000,
     out: str | os.PathLike[str] | None = None, overwrite: bool = False, progress: bool | None = None,
 ) -> ScoreResult:
@@ -195,9 +216,9 @@ def score(
             implementation=implementation, torch_compile=torch_compile, fused=fused, attention=attention,
             planner=planner, cache_dir=cache_dir, use_cache=use_cache, token_scores=token_scores,  # type: ignore[arg-type]  # kept in its declared form when built
             membership_k=membership_k, membership_reference=membership_reference,
-            engine=engine, ray_address=ray_address,
-            workers=workers, cpus_per_worker=cpus_per_worker, gpus_per_worker=gpus_per_worker,
-            shard_tokens=shard_tokens),
+            members=known_paths("members", members), non_members=known_paths("non_members", non_members),
+            engine=engine, ray_address=ray_address, workers=workers, cpus_per_worker=cpus_per_worker,
+            gpus_per_worker=gpus_per_worker, shard_tokens=shard_tokens),
         output=OutputConfig(overwrite=switch_argument("overwrite", overwrite) or False),
     )
     out = None if out is None else path_argument("out", out, "a score file to write")

@@ -15,11 +15,11 @@ declarations: a parameter's name, type and default are its field's.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tailsplit.config import DataConfig, OutputConfig, RunConfig, ScoringConfig, SplitConfig
-from tailsplit.config.arguments import path_argument, switch_argument
+from tailsplit.config.arguments import known_paths, path_argument, switch_argument
 from tailsplit.pipeline.keywords import (
     data_fields,
     known_keywords,
@@ -52,12 +52,13 @@ def likelihood_split(
     truncation: str = "left", share_prefix: str = "auto", implementation: str = "auto", torch_compile: bool = False,
     fused: bool = False, attention: str = "dense", planner: str = "inline",
     cache_dir: str | os.PathLike[str] | None = None, use_cache: bool = True, token_scores: bool = False,
-    membership_k: float | None = None, membership_reference: str | None = None, engine: str = "local", ray_address: str | None = None, workers: int = 1, cpus_per_worker: float = 1.0,
-    gpus_per_worker: float = 0.0,
-    shard_tokens: int = 2000000,
-    dev_size: float | int = 0.1, test_size: float | int = 0.1, rank: str = "logprob_sum", reverse: bool = False,
-    length_buckets: int | str | None = None, balance_labels: bool = False, label_quota: str = "proportional",
-    label_tolerance: float = 0.02, atom_constraint: bool = False, seed: int = 0,
+    membership_k: float | None = None, membership_reference: str | None = None,
+    members: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] = (),
+    non_members: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] = (), engine: str = "local",
+    ray_address: str | None = None, workers: int = 1, cpus_per_worker: float = 1.0, gpus_per_worker: float = 0.0,
+    shard_tokens: int = 2000000, dev_size: float | int = 0.1, test_size: float | int = 0.1, rank: str = "logprob_sum",
+    reverse: bool = False, length_buckets: int | str | None = None, balance_labels: bool = False,
+    label_quota: str = "proportional", label_tolerance: float = 0.02, atom_constraint: bool = False, seed: int = 0,
     out: str | os.PathLike[str] | None = None, overwrite: bool = False, analyze: bool | None = None,
     null_splits: int = 500, analysis_text: str = "query", syntax: bool = True, format: str | None = None,  # noqa: A002
     progress: bool | None = None,
@@ -84,9 +85,9 @@ def likelihood_split(
             implementation=implementation, torch_compile=torch_compile, fused=fused, attention=attention,
             planner=planner, cache_dir=cache_dir, use_cache=use_cache, token_scores=token_scores,  # type: ignore[arg-type]  # kept in its declared form when built
             membership_k=membership_k, membership_reference=membership_reference,
-            engine=engine, ray_address=ray_address,
-            workers=workers, cpus_per_worker=cpus_per_worker, gpus_per_worker=gpus_per_worker,
-            shard_tokens=shard_tokens),
+            members=known_paths("members", members), non_members=known_paths("non_members", non_members),
+            engine=engine, ray_address=ray_address, workers=workers, cpus_per_worker=cpus_per_worker,
+            gpus_per_worker=gpus_per_worker, shard_tokens=shard_tokens),
         split=SplitConfig(splitter="likelihood", dev_size=dev_size, test_size=test_size, rank=rank, reverse=reverse,
                           length_buckets=length_buckets, balance_labels=balance_labels, label_quota=label_quota,
                           label_tolerance=label_tolerance, atom_constraint=atom_constraint, seed=seed),

@@ -81,9 +81,10 @@ def membership_scores(
     return scores
 
 
-def membership_record(k: float, reference: Any = None) -> dict[str, object]:
+def membership_record(k: float, reference: Any = None, calibration: Any = None) -> dict[str, object]:
     """What a manifest records of the membership scores a score file holds (``reference``: the
-    reference model's scorer, whose identity is recorded)."""
+    reference model's scorer, whose identity is recorded; ``calibration``: their table on the
+    known members and non-members, when given)."""
     names = [*MEMBERSHIP_SCORES, *(["reference"] if reference is not None else [])]
     return {
         "k_percent": k,
@@ -92,4 +93,5 @@ def membership_record(k: float, reference: Any = None) -> dict[str, object]:
         "direction": "larger = more like training data",
         "min_tokens": 1,
         "definitions": "Min-K%++'s run.py (loss, zlib, mink, mink++); at least one token where floor(n k) is 0",
+        **({} if calibration is None else {"calibration": calibration}),
     }

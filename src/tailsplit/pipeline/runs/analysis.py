@@ -38,6 +38,7 @@ def run_analysis_inputs(result: RunResult, config: RunConfig, name: str) -> Anal
         text_kind=config.output.analysis_text,
         queries=dataset.texts,
         contexts=dataset.contexts,
+        membership=None if scores is None else scores.membership,
     )
 
 

@@ -14,6 +14,7 @@ from tailsplit.errors import ConfigError, keyword_spelling
 from tailsplit.io.examples import load_examples
 from tailsplit.io.hf import load_hub_dataset
 from tailsplit.io.outputs import check_cache_folder
+from tailsplit.pipeline.runs.calibration import KnownTexts, calibrate, plan_calibration
 from tailsplit.pipeline.runs.checks import check_template_fields
 from tailsplit.progress import announce
 from tailsplit.prompts import PromptTemplate, resolve_template
@@ -51,12 +52,13 @@ class ScoringPlan:
     """What scores a run, built once (no model loads until the first batch): the template,
     the backend's scorer (prompted scoring's, or the base model of k-fold fine-tuning;
     ``None`` for n-gram scoring), the engine, and the reference model's scorer of the
-    membership scores (``--membership-reference``)."""
+    membership scores (``--membership-reference``) and the texts of their calibration."""
 
     template: PromptTemplate
     scorer: Any
     engine: Any
     reference: Any = None
+    known: KnownTexts | None = None  # --members and --non-members, loaded
 
 
 @keyword_spelling
@@ -104,6 +106,10 @@ def score_dataset(
             dataset, template, scorer, cache, progress=progress, engine=engine, tokens=config.token_scores,
             membership_k=config.membership_k, reference=plan.reference,
         )  # fmt: skip
+        calibration = None
+        if plan.known is not None:
+            calibration = calibrate(plan.known, template, scorer, cache, config, reference=plan.reference,
+                                    progress=progress)  # fmt: skip
     finally:
         if cache is not None:
             cache.close()
@@ -115,7 +121,7 @@ def score_dataset(
         **(
             {}
             if config.membership_k is None
-            else {"membership": membership_record(config.membership_k, plan.reference)}
+            else {"membership": membership_record(config.membership_k, plan.reference, calibration)}
         ),
     }
     if hasattr(scorer, "resolved_implementation"):  # what --implementation auto chose, and where
@@ -170,4 +176,5 @@ def plan_scoring(dataset: Dataset, config: ScoringConfig) -> ScoringPlan:
         scorer = SCORERS.create(config.backend, **params, **moments)
         if config.membership_reference is not None:
             reference = SCORERS.create(config.backend, **{**params, "model": config.membership_reference})
-    return ScoringPlan(template, scorer, engine, reference)
+    known = plan_calibration(dataset, config, template)
+    return ScoringPlan(template, scorer, engine, reference, known)

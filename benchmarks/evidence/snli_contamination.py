@@ -1,0 +1,112 @@
+"""Where a likelihood split meets contamination, on the bundled SNLI sample: is the likely head
+(train) more often "seen" than the tail (dev + test)? Two measures, each tested against 1,000
+random splits of the same sizes (label counts kept) with the analysis's Holm correction:
+
+- the bundled model's membership scores (``--membership-k 20``: loss, zlib, Min-K%, Min-K%++)
+  of each hypothesis given its premise, from the scoring passes of the split itself;
+- an infini-gram index (``words``) of every other text of the shared data — SNLI test's
+  premises and hypotheses, MNLI dev-matched, ANLI test, BoolQ, Spider, SemEval-2017 — none of
+  the sample's own pairs: the share of hypotheses it holds whole, the mean share of their
+  tokens inside an 8-gram it holds, and the mean longest match.
+
+    python -m benchmarks.evidence.snli_contamination --data ../shared/data \\
+        --json benchmarks/results/snli_contamination.json
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from benchmarks import harness
+from benchmarks.evidence.aflite_snli import tailsplit  # one subprocess call of the CLI, timed
+from benchmarks.harness import ROOT, write_results
+
+SAMPLE = ROOT / "examples" / "data" / "snli_dev_3000.jsonl.gz"
+CORPUS = {
+    "snli/test.jsonl.gz": ("premise", "hypothesis"),
+    "mnli/dev_matched.jsonl.gz": ("premise", "hypothesis"),
+    "anli/test.jsonl.gz": ("premise", "hypothesis"),
+    "boolq/dev.jsonl.gz": ("passage", "question"),
+    "boolq/train_questions_only.jsonl.gz": ("question",),
+    "spider/train.jsonl.gz": ("question",),
+    "semeval2017_sentiment/test.jsonl.gz": ("text",),
+}
+STATISTICS = (
+    "mean_membership_loss", "mean_membership_zlib", "mean_membership_min_k", "mean_membership_min_k_plus_plus",
+    "corpus_whole_share", "corpus_8gram_share", "corpus_longest_match", "mean_logprob_mean",
+)  # fmt: skip
+
+
+def write_corpus(data: Path, path: Path) -> int:
+    """Every text of ``CORPUS``'s fields, once each, one JSON line per text."""
+    seen: dict[str, None] = {}
+    for name, fields in CORPUS.items():
+        with gzip.open(data / name, "rt", encoding="utf-8") as f:
+            for line in f:
+                record = json.loads(line)
+                for field in fields:
+                    text = str(record.get(field) or "").strip()
+                    if text:
+                        seen.setdefault(text, None)
+    path.write_text("".join(json.dumps({"text": t}) + "\n" for t in seen), encoding="utf-8")
+    return len(seen)
+
+
+def main() -> None:
+    parser = harness.parser(__doc__, "write the statistics to this results file")
+    parser.add_argument("--data", type=Path, default=Path("../shared/data"))
+    parser.add_argument("--null-splits", type=int, default=1000)
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="snli-contamination-"))
+    try:
+        fields = ["--text", "hypothesis", "--context", "premise", "--label", "label"]
+        seconds: dict[str, float] = {}
+        seconds["score"] = tailsplit(
+            "score", str(SAMPLE), *fields, "--template", "snli", "--membership-k", "20",
+            "--out", str(work / "scores.parquet"),
+        )  # fmt: skip
+        seconds["split"] = tailsplit(
+            "split", str(SAMPLE), *fields, "--scores", str(work / "scores.parquet"), "--balance-labels",
+            "--no-analyze", "--out", str(work / "split"),
+        )  # fmt: skip
+        entries = write_corpus(args.data, work / "corpus.jsonl")
+        probe = work / "probe.jsonl"
+        probe.write_text('{"id": "p", "text": "a"}\n')
+        seconds["index"] = tailsplit(
+            "overlap", "--test", str(probe), "--corpus", str(work / "corpus.jsonl"), "--infini-gram", str(work / "ig")
+        )
+        seconds["analyze"] = tailsplit(
+            "analyze", str(work / "split"), "--infini-gram", str(work / "ig"), "--null-splits", str(args.null_splits),
+            "--no-syntax",
+        )  # fmt: skip
+        report = json.loads((work / "split" / "analysis.json").read_text(encoding="utf-8"))
+        rows = {row["name"]: row for row in report["against_null"]}
+        kept = {name: {k: rows[name][k] for k in _KEPT if k in rows[name]} for name in STATISTICS if name in rows}
+        for name, row in kept.items():
+            print(
+                f"{name:34} observed {row['observed']:.4f}  random {row['null_mean']:.4f}  p_holm {row['p_holm']:.3g}"
+            )
+        if args.json:
+            result: dict[str, Any] = {
+                "examples": report["examples"],
+                "null_splits": report["null_splits"],
+                "correction": report["correction"],
+                "corpus_entries": entries,
+                "against_null": kept,
+                "seconds": {k: round(v, 1) for k, v in seconds.items()},
+            }
+            write_results(args.json, result)
+    finally:
+        shutil.rmtree(work)
+
+
+_KEPT = ("observed", "null_mean", "null_std", "percentile", "z_score", "p_value", "p_holm", "differs", "description")
+
+
+if __name__ == "__main__":
+    main()
