@@ -1,6 +1,8 @@
 """Where a likelihood split meets contamination, on the bundled SNLI sample: is the likely head
-(train) more often "seen" than the tail (dev + test)? Two measures, each tested against 1,000
-random splits of the same sizes (label counts kept) with the analysis's Holm correction:
+(train) more often "seen" than the tail (dev + test)? The label-balanced likelihood split, and
+the one with length control (``--length-buckets 10``: is it length?), from one score file. Two
+measures, each tested against 1,000 random splits of the same sizes (label counts kept) with
+the analysis's Holm correction:
 
 - the bundled model's membership scores (``--membership-k 20``: loss, zlib, Min-K%, Min-K%++)
   of each hypothesis given its premise, from the scoring passes of the split itself;
@@ -25,17 +27,14 @@ from typing import Any
 from benchmarks import harness
 from benchmarks.evidence.aflite_snli import tailsplit  # one subprocess call of the CLI, timed
 from benchmarks.harness import ROOT, write_results
+from benchmarks.speed.bench_overlap import SOURCES
 
 SAMPLE = ROOT / "examples" / "data" / "snli_dev_3000.jsonl.gz"
-CORPUS = {
+CORPUS = {  # the overlap benchmark's sources but the sample's own (SNLI dev), and SNLI test
+    **{name: fields for name, fields in SOURCES.items() if name != "snli/dev.jsonl.gz"},
     "snli/test.jsonl.gz": ("premise", "hypothesis"),
-    "mnli/dev_matched.jsonl.gz": ("premise", "hypothesis"),
-    "anli/test.jsonl.gz": ("premise", "hypothesis"),
-    "boolq/dev.jsonl.gz": ("passage", "question"),
-    "boolq/train_questions_only.jsonl.gz": ("question",),
-    "spider/train.jsonl.gz": ("question",),
-    "semeval2017_sentiment/test.jsonl.gz": ("text",),
 }
+SPLITS = {"likelihood": [], "likelihood-len": ["--length-buckets", "10"]}  # length control: is it length?
 STATISTICS = (
     "mean_membership_loss", "mean_membership_zlib", "mean_membership_min_k", "mean_membership_min_k_plus_plus",
     "corpus_whole_share", "corpus_8gram_share", "corpus_longest_match", "mean_logprob_mean",
@@ -70,39 +69,46 @@ def main() -> None:
             "score", str(SAMPLE), *fields, "--template", "snli", "--membership-k", "20",
             "--out", str(work / "scores.parquet"),
         )  # fmt: skip
-        seconds["split"] = tailsplit(
-            "split", str(SAMPLE), *fields, "--scores", str(work / "scores.parquet"), "--balance-labels",
-            "--no-analyze", "--out", str(work / "split"),
-        )  # fmt: skip
         entries = write_corpus(args.data, work / "corpus.jsonl")
         probe = work / "probe.jsonl"
         probe.write_text('{"id": "p", "text": "a"}\n')
         seconds["index"] = tailsplit(
             "overlap", "--test", str(probe), "--corpus", str(work / "corpus.jsonl"), "--infini-gram", str(work / "ig")
         )
-        seconds["analyze"] = tailsplit(
-            "analyze", str(work / "split"), "--infini-gram", str(work / "ig"), "--null-splits", str(args.null_splits),
-            "--no-syntax",
-        )  # fmt: skip
-        report = json.loads((work / "split" / "analysis.json").read_text(encoding="utf-8"))
-        rows = {row["name"]: row for row in report["against_null"]}
-        kept = {name: {k: rows[name][k] for k in _KEPT if k in rows[name]} for name in STATISTICS if name in rows}
-        for name, row in kept.items():
-            print(
-                f"{name:34} observed {row['observed']:.4f}  random {row['null_mean']:.4f}  p_holm {row['p_holm']:.3g}"
-            )
+        splits: dict[str, Any] = {}
+        for name, extra in SPLITS.items():
+            folder = work / name
+            tailsplit(
+                "split", str(SAMPLE), *fields, "--scores", str(work / "scores.parquet"), "--balance-labels", *extra,
+                "--no-analyze", "--out", str(folder),
+            )  # fmt: skip
+            seconds[f"analyze {name}"] = tailsplit(
+                "analyze", str(folder), "--infini-gram", str(work / "ig"), "--null-splits", str(args.null_splits),
+                "--no-syntax",
+            )  # fmt: skip
+            splits[name] = kept_statistics(json.loads((folder / "analysis.json").read_text(encoding="utf-8")))
         if args.json:
-            result: dict[str, Any] = {
-                "examples": report["examples"],
-                "null_splits": report["null_splits"],
-                "correction": report["correction"],
-                "corpus_entries": entries,
-                "against_null": kept,
-                "seconds": {k: round(v, 1) for k, v in seconds.items()},
-            }
-            write_results(args.json, result)
+            write_results(
+                args.json,
+                {
+                    "examples": splits["likelihood"]["examples"],
+                    "null_splits": args.null_splits,
+                    "corpus_entries": entries,
+                    "splits": splits,
+                    "seconds": {k: round(v, 1) for k, v in seconds.items()},
+                },
+            )
     finally:
         shutil.rmtree(work)
+
+
+def kept_statistics(report: dict[str, Any]) -> dict[str, Any]:
+    """What the results file keeps of an analysis: the ``STATISTICS`` against the null, printed."""
+    rows = {row["name"]: row for row in report["against_null"]}
+    kept = {name: {k: rows[name][k] for k in _KEPT if k in rows[name]} for name in STATISTICS if name in rows}
+    for name, row in kept.items():
+        print(f"{name:34} observed {row['observed']:.4f}  random {row['null_mean']:.4f}  p_holm {row['p_holm']:.3g}")
+    return {"examples": report["examples"], "correction": report["correction"], "against_null": kept}
 
 
 _KEPT = ("observed", "null_mean", "null_std", "percentile", "z_score", "p_value", "p_holm", "differs", "description")

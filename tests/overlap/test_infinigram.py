@@ -207,6 +207,11 @@ def test_the_command_builds_reuses_and_guards_its_index(tmp_path: Path) -> None:
         result = runner.invoke(app, [*args[:3], "--infini-gram", str(folder), *extra, "--out", str(tmp_path / "c")])
         assert result.exit_code == 2 and said in result.output, result.output
         assert not (tmp_path / "c").exists()
+    marker_path = folder / "tailsplit-index.json"
+    marker_path.write_text(marker.replace('"u16"', '"u64"'))
+    result = runner.invoke(app, [*args[:3], "--infini-gram", str(folder)])
+    assert result.exit_code == 2 and "names no token width" in result.output
+    marker_path.write_text(marker)
     (folder / "table.0").write_bytes((folder / "table.0").read_bytes()[:-2])
     result = runner.invoke(app, [*args[:3], "--infini-gram", str(folder)])
     assert result.exit_code == 2 and "table.0" in result.output and "build it again" in result.output
@@ -215,7 +220,7 @@ def test_the_command_builds_reuses_and_guards_its_index(tmp_path: Path) -> None:
 def test_a_new_index_needs_a_corpus_and_a_folder_of_its_own(tmp_path: Path) -> None:
     test = write_jsonl(tmp_path / "test.jsonl", [{"id": "a", "text": "a man runs"}])
     result = runner.invoke(app, ["overlap", "--test", str(test), "--infini-gram", str(tmp_path / "new")])
-    assert result.exit_code == 2 and "give --corpus FILE to build one there" in result.output
+    assert result.exit_code == 2 and "build one there with tailsplit overlap --corpus FILE" in result.output
     busy = tmp_path / "busy"
     busy.mkdir()
     (busy / "notes.txt").write_text("mine")

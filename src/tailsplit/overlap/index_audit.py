@@ -17,7 +17,7 @@ from tailsplit.fingerprint import sha256_file, sha256_text
 from tailsplit.io.outputs import check_cache_folder, staged_cache_folder
 from tailsplit.overlap.audit import ExampleAudit
 from tailsplit.overlap.corpus import iter_corpus
-from tailsplit.overlap.index_tokens import WORDS, IndexTokens, ModelTokens, WordTokens, model_tokens
+from tailsplit.overlap.index_tokens import TOKEN_WIDTH, WORDS, IndexTokens, ModelTokens, WordTokens, model_tokens
 from tailsplit.overlap.infinigram import (
     MARKER,
     InfiniGramIndex,
@@ -104,6 +104,8 @@ def _built_plan(config: IndexRequest, folder: Path) -> IndexPlan:
             f"{_OPTION}={str(folder)!r} holds an index of another corpus (or field); give a new folder or "
             "delete it, or drop --corpus to audit against it"
         )
+    if record.get("token_dtype") not in TOKEN_WIDTH:
+        raise ConfigError(f"{_OPTION}={str(folder)!r}: its {MARKER} names no token width; build it again")
     if problem := layout_problem(folder, str(record.get("token_dtype"))):
         raise ConfigError(f"{_OPTION}={str(folder)!r} {problem}; build it again")
     for name, size in (record.get("files") or {}).items():

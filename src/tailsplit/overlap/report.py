@@ -28,9 +28,7 @@ def render_overlap_markdown(summary: Mapping[str, Any], audits: list[Any], test:
         f"- clean: {summary['clean']} (below the BM25 cut, no verbatim copy and no shared n-gram)",
         f"- verbatim copies: {summary.get('verbatim', 0)}",
     ]
-    for n, count in summary["ngram_contaminated"].items():
-        lines.append(f"- sharing at least one {n}-gram with the corpus: {count}")
-    lines += _accuracy_table(summary)
+    lines += _shared_ngrams_and_accuracy(summary)
     ranked = sorted(range(len(audits)), key=lambda i: (-audits[i].best_score, test.ids[i]))[:top]
     lines += [
         "",
@@ -48,10 +46,12 @@ def render_overlap_markdown(summary: Mapping[str, Any], audits: list[Any], test:
     return "\n".join(lines)
 
 
-def _accuracy_table(summary: Mapping[str, Any]) -> list[str]:
+def _shared_ngrams_and_accuracy(summary: Mapping[str, Any]) -> list[str]:
+    """How many examples share each n-gram order with the corpus, then accuracy by subset."""
+    lines = [f"- sharing at least one {n}-gram with the corpus: {c}" for n, c in summary["ngram_contaminated"].items()]
     if not summary["accuracy"]:
-        return []
-    lines = ["", "| subset | examples | accuracy | 95% bootstrap interval |", "|---|---:|---:|---|"]
+        return lines
+    lines += ["", "| subset | examples | accuracy | 95% bootstrap interval |", "|---|---:|---:|---|"]
     return lines + [
         f"| {a['subset']} | {a['n']} | {100 * a['accuracy']:.1f}% | {100 * a['ci_low']:.1f}–{100 * a['ci_high']:.1f}% |"
         for a in summary["accuracy"]
@@ -74,9 +74,7 @@ def _index_markdown(summary: Mapping[str, Any], audits: list[Any], test: Dataset
         f"- clean: {summary['clean']}",
         f"- held whole: {summary.get('verbatim', 0)}",
     ]
-    for n, count in summary["ngram_contaminated"].items():
-        lines.append(f"- sharing at least one {n}-gram with the corpus: {count}")
-    lines += _accuracy_table(summary)
+    lines += _shared_ngrams_and_accuracy(summary)
     ranked = sorted(range(len(audits)), key=lambda i: (-audits[i].profile.longest, test.ids[i]))[:top]
     orders = list(summary["ngram_contaminated"])
     lines += ["", "## Longest matches", "", "| id | tokens | longest match | its count | "

@@ -85,8 +85,8 @@ class OverlapResult(Findings[OverlapContent]):
             index = c["index"]
             lines: View = [
                 Line(
-                    f"{c['examples']} test examples against an infini-gram index of {index['tokens']:,} "
-                    f"{index['tokenizer']} tokens: {c['verbatim']} held whole" + (f", {copied}" if copied else "")
+                    f"{c['examples']} test examples against an infini-gram index of {index['tokens']:,} tokens "
+                    f"({index['tokenizer']}): {c['verbatim']} held whole" + (f", {copied}" if copied else "")
                 ),
                 Line(f"partition: {c['overlap']} overlapping (held whole or sharing an n-gram) and {c['clean']} clean"),
             ]
