@@ -107,8 +107,8 @@ def membership_lines(membership: Mapping[str, Any]) -> View:
     if not calibration:
         return [
             Line(
-                f"{columns}: no verdict is drawn from them — their power on a model with known members is on "
-                "the Overlap guide's page (near chance there)"
+                f"{columns}: no verdict is drawn from them — give --members and --non-members for their power "
+                "on this model (on the Overlap guide's page: near chance, or not, by how hard it memorised)"
             )
         ]
     lines: View = [Line(f"{columns}, on the known members against the known non-members (95% bootstrap intervals):")]
