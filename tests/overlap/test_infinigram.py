@@ -241,3 +241,13 @@ def test_without_the_engine_the_option_is_refused_naming_the_extra(tmp_path: Pat
         result.exit_code == 2 and "tailsplit[index]" in result.output and len(result.output.strip().splitlines()) == 1
     )
     assert not (tmp_path / "i").exists()
+
+
+def test_profiles_on_threads_are_the_profiles_one_by_one(tmp_path: Path) -> None:
+    from tailsplit.overlap.index_audit import profiles
+
+    corpus, tests = corpus_and_tests(np.random.default_rng(5))
+    index = words_index(tmp_path, corpus)
+    texts = tests * 40  # more than one chunk of work
+    one_by_one = [match_profile(index.tokens.encode(t), index.count, (3, 8)) for t in texts]
+    assert profiles(index, texts, (3, 8), workers=4) == one_by_one == profiles(index, texts, (3, 8), workers=1)
