@@ -251,3 +251,20 @@ def test_profiles_on_threads_are_the_profiles_one_by_one(tmp_path: Path) -> None
     texts = tests * 40  # more than one chunk of work
     one_by_one = [match_profile(index.tokens.encode(t), index.count, (3, 8)) for t in texts]
     assert profiles(index, texts, (3, 8), workers=4) == one_by_one == profiles(index, texts, (3, 8), workers=1)
+
+
+def test_accuracy_by_subset_reads_the_index_partition(tmp_path: Path) -> None:
+    corpus, tests = corpus_and_tests(np.random.default_rng(6))
+    corpus_file = write_jsonl(tmp_path / "corpus.jsonl", [{"text": t} for t in corpus])
+    rows = [{"id": str(i), "text": t, "label": i % 2} for i, t in enumerate(tests)]
+    test = write_jsonl(tmp_path / "test.jsonl", rows)
+    preds = write_jsonl(tmp_path / "p.jsonl", [{"id": str(i), "prediction": 0} for i in range(len(tests))])
+    args = ["overlap", "--test", str(test), "--corpus", str(corpus_file), "--infini-gram", str(tmp_path / "ig")]
+    result = runner.invoke(app, [*args, "--label", "label", "--predictions", str(preds), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((tmp_path / "o" / "manifest.json").read_text())
+    overlap = [json.loads(line)["id"] for line in (tmp_path / "o" / "overlap.jsonl").read_text().splitlines()]
+    by_subset = {a["subset"]: a for a in manifest["accuracy"]}
+    assert by_subset["overlap"]["n"] == len(overlap) == manifest["overlap"] and manifest["cut"] == {"by": "copies"}
+    correct = [int(r["label"] == 0) for r in rows if r["id"] in set(overlap)]
+    assert by_subset["overlap"]["accuracy"] == pytest.approx(sum(correct) / len(correct), abs=1e-4)
