@@ -17,7 +17,6 @@ the analysis's Holm correction:
 
 from __future__ import annotations
 
-import gzip
 import json
 import shutil
 import tempfile
@@ -27,7 +26,7 @@ from typing import Any
 from benchmarks import harness
 from benchmarks.evidence.aflite_snli import tailsplit  # one subprocess call of the CLI, timed
 from benchmarks.harness import ROOT, write_results
-from benchmarks.speed.bench_overlap import SOURCES
+from benchmarks.speed.bench_overlap import SOURCES, source_texts
 
 SAMPLE = ROOT / "examples" / "data" / "snli_dev_3000.jsonl.gz"
 CORPUS = {  # the overlap benchmark's sources but the sample's own (SNLI dev), and SNLI test
@@ -43,15 +42,7 @@ STATISTICS = (
 
 def write_corpus(data: Path, path: Path) -> int:
     """Every text of ``CORPUS``'s fields, once each, one JSON line per text."""
-    seen: dict[str, None] = {}
-    for name, fields in CORPUS.items():
-        with gzip.open(data / name, "rt", encoding="utf-8") as f:
-            for line in f:
-                record = json.loads(line)
-                for field in fields:
-                    text = str(record.get(field) or "").strip()
-                    if text:
-                        seen.setdefault(text, None)
+    seen = dict.fromkeys(text.strip() for text in source_texts(data, CORPUS) if text.strip())
     path.write_text("".join(json.dumps({"text": t}) + "\n" for t in seen), encoding="utf-8")
     return len(seen)
 

@@ -24,6 +24,7 @@ import resource
 import shutil
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -48,16 +49,21 @@ SOURCES = {
 }
 
 
-def real_sentences(data: Path) -> list[str]:
-    seen: dict[str, None] = {}
-    for name, fields in SOURCES.items():
+def source_texts(data: Path, sources: dict[str, tuple[str, ...]]) -> Iterator[str]:
+    """The text of every named field of every record of the ``sources`` files, in order."""
+    for name, fields in sources.items():
         with gzip.open(data / name, "rt", encoding="utf-8") as f:
             for line in f:
                 record = json.loads(line)
-                for field in fields:
-                    for sentence in _SENTENCE.split(str(record.get(field, ""))):
-                        if len(sentence.split()) >= 3:
-                            seen.setdefault(sentence.strip(), None)
+                yield from (str(record.get(field) or "") for field in fields)
+
+
+def real_sentences(data: Path) -> list[str]:
+    seen: dict[str, None] = {}
+    for text in source_texts(data, SOURCES):
+        for sentence in _SENTENCE.split(text):
+            if len(sentence.split()) >= 3:
+                seen.setdefault(sentence.strip(), None)
     return list(seen)
 
 
