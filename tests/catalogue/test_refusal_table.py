@@ -200,6 +200,21 @@ def overlap_inputs(ws: Path) -> None:
     (ws / "corpus.txt.gz").write_bytes(data[: len(data) // 2])
 
 
+def foreign_index(ws: Path) -> None:
+    """The files of an infini-gram index tailsplit did not build, its suffix array cut short."""
+    good(ws)
+    (ws / "ig").mkdir()
+    (ws / "ig" / "tokenized.0").write_bytes(b"\xff\xff\x01\x00\x02\x00" * 50)
+    (ws / "ig" / "offset.0").write_bytes(bytes(8))
+    (ws / "ig" / "table.0").write_bytes(bytes(10))
+
+
+def busy_folder(ws: Path) -> None:
+    good(ws)
+    (ws / "ig").mkdir()
+    (ws / "ig" / "notes.txt").write_text("mine")
+
+
 RUN = ["--backend", "fake", "--quiet"]
 SNLI = ["--text", "hypothesis", "--context", "premise", "--label", "label"]
 
@@ -270,6 +285,68 @@ CASES = [
         ["overlap", "--test", "good.jsonl", "--text", "hypothesis", "--corpus", "corpus.txt.gz", "--out", "out"],
         "corpus.txt.gz",
     ),
+    Case(
+        "infini-gram index cut short",
+        foreign_index,
+        [
+            "overlap",
+            "--test",
+            "good.jsonl",
+            "--text",
+            "hypothesis",
+            "--infini-gram",
+            "ig",
+            "--index-tokenizer",
+            "ig",
+            "--out",
+            "out",
+        ],
+        "has table.0 of 10 bytes",
+    ),  # fmt: skip
+    Case(
+        "infini-gram folder of other files",
+        busy_folder,
+        [
+            "overlap",
+            "--test",
+            "good.jsonl",
+            "--text",
+            "hypothesis",
+            "--corpus",
+            "good.jsonl",
+            "--infini-gram",
+            "ig",
+            "--out",
+            "out",
+        ],
+        "did not write",
+    ),  # fmt: skip
+    Case(
+        "known members without non-members",
+        good,
+        ["score", "good.jsonl", *SNLI, "--membership-k", "20", "--members", "good.jsonl", "--out", "s.parquet"],
+        "needs --non-members too",
+        ["s.parquet"],
+    ),
+    Case(
+        "a text known to be a member and not to be",
+        good,
+        [
+            "score",
+            "good.jsonl",
+            *SNLI,
+            "--membership-k",
+            "20",
+            "--members",
+            "good.jsonl",
+            "--non-members",
+            "good.jsonl",
+            "--out",
+            "s.parquet",
+        ],
+        "holds a text that --members holds too",
+        ["s.parquet"],
+    ),  # fmt: skip
     # -- outputs --
     Case(
         "score --out is its input",

@@ -125,6 +125,9 @@ def _foreign_plan(config: IndexRequest, folder: Path) -> IndexPlan:
         raise ConfigError(
             f"{where}; name the tokenizer it was built with, e.g. --index-tokenizer meta-llama/Llama-2-7b-hf"
         )
+    problems = [layout_problem(folder, dtype) for dtype in ("u16", "u32")]  # the tokenizer says which
+    if all(problems):
+        raise ConfigError(f"{_OPTION}={str(folder)!r} {problems[0]}; check the copy")
     return IndexPlan(folder, "foreign", str(config.tokenizer), None, {})
 
 
