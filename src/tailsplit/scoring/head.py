@@ -157,7 +157,8 @@ def _logsumexp_over(logits: Any) -> Any:
 def _with_moments(logits: Any, targets: Any) -> Any:
     """``[log p(target), μ, σ²]`` of each row: μ = Σ p log p and σ² = Σ p (log p − μ)² over
     the vocabulary, the mean and variance of the next token's log-probability (Min-K%++). One
-    chunk's log-softmax at a time (in float64), never the whole batch's; the targets'
+    chunk's log-softmax at a time (in float64), never the whole batch's, with at most two
+    chunk-sized float64 arrays alive (products in place, sums as row dot products); the targets'
     log-probabilities are those of the CPU path without moments, bit for bit (``logit −
     logsumexp`` in float32)."""
     import torch
@@ -165,6 +166,7 @@ def _with_moments(logits: Any, targets: Any) -> Any:
     lse = torch.logsumexp(logits, 1)
     logp = torch.log_softmax(logits.double(), 1)  # float64: float32 leaves 3e-6 in x − μ (measured)
     p = logp.exp()
-    mu = (p * logp).sum(1)
-    var = (p * (logp - mu[:, None]).square()).sum(1)  # centred: E[x²] − μ² cancels
+    mu = torch.einsum("ij,ij->i", p, logp)  # row dot products: no third chunk-sized array
+    centred = logp.sub_(mu[:, None])  # centred: E[x²] − μ² cancels
+    var = torch.einsum("ij,ij->i", p.mul_(centred), centred)  # in place: two float64 arrays at most
     return torch.stack([(logits.gather(1, targets[:, None])[:, 0] - lse).double(), mu, var])
