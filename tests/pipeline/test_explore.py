@@ -261,3 +261,23 @@ def test_membership_scores_travel_from_the_score_file_to_the_page(folders, tmp_p
     for row in rows:
         assert abs(row[column] - float(np.sort(values[int(row[0][1:])])[0])) <= 5e-5
     assert len(rows[0][keys.index("text")]) == 3  # the tokens too, from the second folder's score file
+
+
+def test_a_score_files_membership_column_reads_nulls_as_nan_and_refuses_text(tmp_path) -> None:
+    """A score file made elsewhere: a null membership score is a text without a token (NaN);
+    a value that is not a number is named by its row and field, and nothing is written."""
+    rows = examples()
+    data = write_jsonl(tmp_path / "data.jsonl", rows)
+    base = {"id": [r["id"] for r in rows], "logprob_sum": [-float(i + 1) for i in range(len(rows))]}
+    common = [data, "--text", "hypothesis", "--label", "label", "--no-analyze"]
+    nulls = [None if i == 3 else -1.0 - i for i in range(len(rows))]
+    pq.write_table(pa.table({**base, "membership_loss": nulls}), tmp_path / "s.parquet")
+    assert invoke(["split", *common, "--scores", tmp_path / "s.parquet", "--out", tmp_path / "a"]).exit_code == 0
+    kept = pq.read_table(tmp_path / "a" / "scores.parquet").to_pydict()
+    loss = dict(zip(kept["id"], kept["membership_loss"]))
+    assert np.isnan(loss[rows[3]["id"]]) and loss[rows[4]["id"]] == -5.0
+    words = [None if i < 2 else "x" for i in range(len(rows))]  # text, after two nulls
+    pq.write_table(pa.table({**base, "membership_loss": pa.array(words, pa.string())}), tmp_path / "t.parquet")
+    result = invoke(["split", *common, "--scores", tmp_path / "t.parquet", "--out", tmp_path / "b"])
+    assert result.exit_code == 2 and "row 3: field 'membership_loss' has 'x'" in result.output
+    assert not (tmp_path / "b").exists()

@@ -56,10 +56,9 @@ def explorer_table(
     splits: Sequence[AnalysisInputs],
     tokens: tuple[Sequence[Any], Sequence[Any]] | None,
     predictions: Sequence[Predictions],
-    membership: dict[str, list[Any]] | None = None,
 ) -> ExplorerTable:
-    """Every example, a column per field; ``tokens`` (pieces, log-probabilities) and
-    ``membership`` (score-file column → values) in the first split's order."""
+    """Every example, a column per field; ``tokens`` (pieces, log-probabilities) in the first
+    split's order; membership scores from the first split whose score file holds them."""
     first = splits[0]
     scored = next((s for s in splits if s.logprob_sum is not None), None)
     columns = [Column("id", "id")]
@@ -82,18 +81,23 @@ def explorer_table(
         _add(columns, cells, Column(TEST_IN, "in test of", "category"), _test_in(first, splits))
     if scored is not None:
         _add_scores(columns, cells, first, scored, len(splits) > 1)
-    for name, values in (membership or {}).items():
-        title = name.removeprefix("membership_").replace("_plus_plus", "++").replace("min_k", "Min-K%")
-        _add(
-            columns,
-            cells,
-            Column(name, f"membership: {title}", "number"),
-            [None if v is None else _round(float(v)) for v in values],
-        )
+    holder = next((s for s in splits if s.membership), None)
+    if holder is not None:
+        _add_membership(columns, cells, first, holder)
     for answers in predictions:
         _add_predictions(columns, cells, first, answers)
     order_by = "logprob_sum" if scored is not None else None
     return ExplorerTable(columns, cells, order_by)
+
+
+def _add_membership(
+    columns: list[Column], cells: list[list[Any]], first: AnalysisInputs, holder: AnalysisInputs
+) -> None:
+    """A number column per membership score of ``holder``'s score file, in ``first``'s order."""
+    for name, scores in (holder.membership or {}).items():
+        title = name.replace("_plus_plus", "++").replace("min_k", "Min-K%")
+        column = Column(f"membership_{name}", f"membership: {title}", "number")
+        _add(columns, cells, column, [_round(v) for v in _joined(first, holder, scores)])
 
 
 def _add(columns: list[Column], cells: list[list[Any]], column: Column, values: Sequence[Any]) -> None:

@@ -22,7 +22,7 @@ from tailsplit.fingerprint import sha256_file
 from tailsplit.io.examples import label_to_str
 from tailsplit.io.manifest import MANIFEST, Manifest, read_manifest_file
 from tailsplit.io.readers import read_all
-from tailsplit.io.scores import arrow_order
+from tailsplit.io.scores import MEMBERSHIP_PREFIX, arrow_order
 from tailsplit.programs.sets import extract_program_features
 from tailsplit.registry import EXTRACTORS
 
@@ -69,9 +69,6 @@ def modified_files(folder: Path, manifest: Manifest) -> list[tuple[str, str]]:
         elif sha256_file(path) != digest:
             changed.append((name, "was changed"))
     return changed
-
-
-MEMBERSHIP_PREFIX = "membership_"
 
 
 def load_split_dir(
@@ -312,8 +309,8 @@ def _scores(
 
 
 def _floats(column: Any) -> np.ndarray:
-    """A score column as floats, a missing value as NaN."""
-    return np.array([np.nan if v is None else v for v in column.to_pylist()], dtype=np.float64)
+    """A score column as floats, a missing value as NaN (Arrow's conversion of a null float)."""
+    return np.asarray(column.to_numpy(zero_copy_only=False), dtype=np.float64)
 
 
 def _membership_by_id(table: Any, ids: list[str]) -> dict[str, np.ndarray]:

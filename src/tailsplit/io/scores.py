@@ -34,6 +34,7 @@ from tailsplit.io.manifest import Manifest
 from tailsplit.io.readers import detect_format, read_all
 
 SCORE_COLUMNS = ("logprob_sum", "n_tokens", "logprob_mean", "truncated")
+MEMBERSHIP_PREFIX = "membership_"  # --membership-k's columns: membership_loss, ...
 _META_KEY = b"tailsplit"
 
 
@@ -66,7 +67,7 @@ def score_file_bytes(
             [np.asarray(v, dtype=np.float32) for v in scores.token_logprobs], type=pa.list_(pa.float32())
         )
     for name, values in (scores.membership or {}).items():
-        columns[f"membership_{name}"] = number_column(np.asarray(values, dtype=np.float64), "float64")
+        columns[f"{MEMBERSHIP_PREFIX}{name}"] = number_column(np.asarray(values, dtype=np.float64), "float64")
     table = pa.table(columns).replace_schema_metadata({_META_KEY: json.dumps(meta, sort_keys=True)})
     sink = io.BytesIO()
     pq.write_table(table, sink)
@@ -121,13 +122,8 @@ def read_score_file(
         n_tokens = counts.astype(np.int64)
     truncated = table.flags("truncated", path)[order] if "truncated" in table else np.zeros(len(dataset), dtype=bool)
     pieces, values = _token_columns(path, table, order, n_tokens, dataset.ids)
-    membership = {  # --membership-k's columns, carried as they are (NaN where a text had no token)
-        name.removeprefix("membership_"): np.array([np.nan if v is None else v for v in table[name]], dtype=float)[
-            order
-        ]
-        for name in table
-        if name.startswith("membership_")
-    }
+    names = [n for n in table if n.startswith(MEMBERSHIP_PREFIX)]  # carried as they are (NaN: a text without a token)
+    membership = {n.removeprefix(MEMBERSHIP_PREFIX): _numbers(path, table, n, order, missing=True) for n in names}
     table.release()
     scores = ScoreTable(dataset.ids, logprob_sum, n_tokens, truncated, pieces, values, membership=membership or None)
     return scores, _model_of(path, meta, model_name)
@@ -396,12 +392,15 @@ def _parse_number(raw: Any, name: str, value: str) -> float:
         raise raw.error(f"is {value!r}, not a number", field=name, fix="write a number") from None
 
 
-def _numbers(path: Path, table: _Columns, name: str, order: np.ndarray) -> np.ndarray:
+def _numbers(path: Path, table: _Columns, name: str, order: np.ndarray, *, missing: bool = False) -> np.ndarray:
+    """The column's finite numbers in ``order`` (``missing``: a null or NaN too, as NaN)."""
     numbers = table.numbers(name)
-    if numbers is not None and np.isfinite(numbers).all():
+    if numbers is not None and (missing or np.isfinite(numbers).all()):
         return numbers[order]
     values = table[name]
     for row, value in enumerate(values):
+        if missing and (value is None or value != value):  # a null, or NaN
+            continue
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
             ids = [label_to_str(v) for v in table["id"]]
             raise InputError(
@@ -411,7 +410,7 @@ def _numbers(path: Path, table: _Columns, name: str, order: np.ndarray) -> np.nd
                 field=name,
                 fix="rescore those examples or remove them from the data",
             )
-    return np.asarray(values, dtype=np.float64)[order]
+    return np.array([np.nan if v is None else v for v in values], dtype=np.float64)[order]
 
 
 def _align(path: Path, ids: list[str], row_of: dict[str, int], dataset: Dataset, meta: dict[str, Any]) -> np.ndarray:

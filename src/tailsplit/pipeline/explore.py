@@ -91,7 +91,7 @@ def explore_config(config: ExploreConfig, *, command: list[str] | None = None) -
     if len(set(names)) != len(names):
         raise ConfigError(f"two split folders are named {names[0]!r}; explore folders of distinct names")
     check_same_examples(splits)
-    tokens, membership = _score_columns(config, splits)
+    tokens = _tokens(config, splits)
     predictions = [p for path in config.predictions for p in read_predictions(Path(path), splits)]
     content: ExploreContent = {
         "splits": names,
@@ -101,7 +101,7 @@ def explore_config(config: ExploreConfig, *, command: list[str] | None = None) -
         "predictions": [p.key for p in predictions],
         "overlap": overlap_rows(splits) if len(splits) > 1 else [],
     }
-    table = explorer_table(splits, tokens, predictions, membership)
+    table = explorer_table(splits, tokens, predictions)
     content["columns"] = [c.title for c in table.columns]
     write = config_writer(_write_explorer, config, content, (splits, table), command)
     if config.out is not None:
@@ -109,32 +109,23 @@ def explore_config(config: ExploreConfig, *, command: list[str] | None = None) -
     return ExploreResult(content, None if config.out is None else Path(config.out), write)
 
 
-def _score_columns(config: ExploreConfig, splits: Sequence[AnalysisInputs]) -> tuple[Any, dict[str, list[Any]]]:
-    """The first split's rows' tokens (pieces, log-probabilities) and membership scores, each
-    from the first split folder whose score file kept them (``None`` and ``{}`` where none did)."""
+def _tokens(config: ExploreConfig, splits: Sequence[AnalysisInputs]) -> tuple[list[Any], list[Any]] | None:
+    """The first split's rows' tokens, from the first split folder whose score file kept them."""
     import pyarrow.parquet as pq
 
-    tokens: Any = None
-    membership: dict[str, list[Any]] = {}
     for folder in config.split_dirs:
         manifest = read_manifest_file(Path(folder) / MANIFEST)  # its files' hashes checked as the folder was loaded
         path = listed_file(Path(folder), manifest, "scores.parquet")
-        names = [] if path is None else pq.read_schema(path).names
-        wanted = [n for n in names if n.startswith("membership_")] if not membership else []
-        if tokens is None and {"token_pieces", "token_logprobs"} <= set(names):
-            wanted += ["token_pieces", "token_logprobs"]
-        if path is None or not wanted:
+        if path is None or not {"token_pieces", "token_logprobs"} <= set(pq.read_schema(path).names):
             continue
-        columns = pq.read_table(path, columns=["id", *wanted]).to_pydict()
+        columns = pq.read_table(path, columns=["id", "token_pieces", "token_logprobs"]).to_pydict()
         at = {example: i for i, example in enumerate(columns["id"])}
         missing = next((i for i in splits[0].ids if i not in at), None)
         if missing is not None:
             raise InputError(f"has no row for id {missing!r}", path=path, fix="rewrite the split with tailsplit split")
         rows = [at[i] for i in splits[0].ids]
-        if "token_pieces" in wanted:
-            tokens = ([columns["token_pieces"][r] for r in rows], [columns["token_logprobs"][r] for r in rows])
-        membership = membership or {n: [columns[n][r] for r in rows] for n in wanted if n.startswith("membership_")}
-    return tokens, membership
+        return [columns["token_pieces"][r] for r in rows], [columns["token_logprobs"][r] for r in rows]
+    return None
 
 
 def read_predictions(path: Path, splits: Sequence[AnalysisInputs]) -> list[Predictions]:
