@@ -31,7 +31,6 @@ from tailsplit.overlap.infinigram import (
     read_marker,
     round_trip_share,
     shard_ids,
-    write_marker,
 )
 from tailsplit.overlap.matches import MatchProfile, match_profile
 from tailsplit.progress import ProgressBar, announce
@@ -58,17 +57,10 @@ class IndexRequest:
     """What names an index: its folder, the tokenizer asked for (``None``: the recorded one, or
     words for a new index), and the corpus to build it from (none: it must exist)."""
 
-    folder: str
+    folder: Path
     tokenizer: str | None = None
-    corpus: Sequence[str] = ()
+    corpus: tuple[str, ...] = ()
     corpus_field: str = "text"
-
-    @staticmethod
-    def of(config: Any) -> IndexRequest:
-        """The request an overlap or analyze config makes (``--infini-gram`` given)."""
-        assert config.infini_gram is not None  # asked only with the option
-        corpus = tuple(getattr(config, "corpus", ()))
-        return IndexRequest(config.infini_gram, config.index_tokenizer, corpus, getattr(config, "corpus_field", "text"))
 
 
 def corpus_key(config: IndexRequest, tokenizer: str) -> str:
@@ -79,7 +71,7 @@ def corpus_key(config: IndexRequest, tokenizer: str) -> str:
 def plan_index(config: IndexRequest, inputs: Sequence[str]) -> IndexPlan:
     """The folder's kind and its tokenizer, refused in one line when they cannot work."""
     engine_module()  # the extra is checked before anything else
-    folder = Path(config.folder).expanduser()
+    folder = config.folder.expanduser()
     if (folder / MARKER).is_file():
         return _built_plan(config, folder)
     if shard_ids(folder):
@@ -144,7 +136,6 @@ def open_index(plan: IndexPlan, config: IndexRequest, progress: bool = False) ->
                 record=record,
                 progress=progress,
             )
-            _record_files(staging, record)
         plan = IndexPlan(plan.folder, "built", plan.tokenizer, plan.key, record)
     elif plan.kind == "built" and plan.record.get("tokenizer_sha256") != tokens.fingerprint():
         raise ConfigError(
@@ -171,13 +162,6 @@ def _tokens(plan: IndexPlan) -> IndexTokens:
     if plan.tokenizer == WORDS:
         return WordTokens() if plan.kind == "new" else WordTokens.load(plan.folder)
     return model_tokens(plan.tokenizer, default_cache_dir())
-
-
-def _record_files(folder: Path, record: dict[str, Any]) -> None:
-    """The sizes of the index's files, kept in its marker (a truncated copy is refused)."""
-    record["files"] = {p.name: p.stat().st_size for p in sorted(folder.iterdir()) if p.is_file() and p.name != MARKER}
-    record.pop("format", None)
-    write_marker(folder, record)
 
 
 def profiles(

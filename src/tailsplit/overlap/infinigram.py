@@ -133,7 +133,7 @@ def check_indexer_memory(tokens: IndexTokens) -> None:
     table of 32 GiB (measured: ``memory allocation of 34359738368 bytes failed``)."""
     if tokens.dtype != "u32":
         return
-    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    memory = physical_memory()
     if memory < _U32_INDEXER_BYTES * 1.1:
         vocabulary = len(tokens.vocab) if isinstance(tokens, WordTokens) else tokens.vocab_size
         raise ConfigError(
@@ -149,7 +149,7 @@ def run_indexer(folder: Path, dtype: str, data_bytes: int) -> None:
     engine_module()
     folder = folder.resolve()  # the indexer changes its working folder: every path absolute
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-    memory_gib = max(1, os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**31)
+    memory_gib = max(1, physical_memory() // 2**31)  # half of it, in GiB
     with tempfile.TemporaryDirectory(dir=folder) as empty:
         command = [
             sys.executable, "-m", "infini_gram.indexing", "--data_dir", empty, "--save_dir", str(folder),
@@ -179,7 +179,7 @@ class InfiniGramIndex:
         (its pages stay cached; measured 48 against 149 µs a count on a 150,000-token index),
         the engine's own read-ahead for larger ones, read from disk."""
         size = sum(p.stat().st_size for p in folder.iterdir() if p.is_file())
-        cached = size * 4 < os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        cached = size * 4 < physical_memory()
         depths = {"ds_prefetch_depth": 0, "sa_prefetch_depth": 0, "od_prefetch_depth": 0} if cached else {}
         engine = engine_module().InfiniGramEngine(
             index_dir=[str(folder)], eos_token_id=0, vocab_size=separator(tokens.dtype), token_dtype=tokens.dtype,
@@ -226,6 +226,11 @@ def round_trip_share(folder: Path, tokens: ModelTokens, dtype: str) -> tuple[int
     return same, read
 
 
+def physical_memory() -> int:
+    """This machine's memory in bytes."""
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
 def peak_memory_mib() -> float:
     """This process's peak resident memory so far."""
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
@@ -256,8 +261,8 @@ def build(
     progress: bool,
 ) -> dict[str, Any]:
     """A new index of the corpus ``entries()`` reads in ``folder`` (the caller stages it),
-    checked: every sampled window of its own data found again. Returns what
-    ``tailsplit-index.json`` records. Word ids read the corpus twice (the vocabulary first,
+    checked: every sampled window of its own data found again, and recorded with each file's
+    size. Returns what ``tailsplit-index.json`` records. Word ids read the corpus twice (the vocabulary first,
     so its size decides the id width)."""
     started = time.perf_counter()
     if isinstance(tokens, WordTokens):
@@ -279,6 +284,8 @@ def build(
         "tokenizer_sha256": tokens.fingerprint(),
         "token_dtype": tokens.dtype,
         "build_seconds": round(time.perf_counter() - started, 3),
+        # each file's size: a truncated or replaced copy is refused
+        "files": {p.name: p.stat().st_size for p in sorted(folder.iterdir()) if p.is_file() and p.name != MARKER},
     }
     write_marker(folder, full)
     return full

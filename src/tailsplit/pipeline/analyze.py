@@ -214,11 +214,14 @@ def analyze_settings(split: SplitSource, compare: Sequence[SplitSource], setting
     compare = [c if isinstance(c, RunResult) else folder_of(c, "compare") for c in compare]
     _refuse_self_comparison(split, compare)
     null_splits = NULL_SPLITS if settings.null_splits is None else settings.null_splits
-    plan = None if settings.infini_gram is None else plan_index(IndexRequest.of(settings), [])
+    request = (
+        None if settings.infini_gram is None else IndexRequest(Path(settings.infini_gram), settings.index_tokenizer)
+    )
+    plan = None if request is None else plan_index(request, [])
     inputs, manifest, folder = _inputs(split, settings.analysis_text, settings.agreement_field, settings)
     extra: dict[str, Any] = {}
-    if plan is not None:
-        inputs, extra["corpus_index"] = _with_corpus(inputs, plan, settings)
+    if request is not None and plan is not None:
+        inputs, extra["corpus_index"] = _with_corpus(inputs, plan, request)
     syntax = settings.syntax
     if syntax is None:
         syntax = bool(recorded_run(manifest).output.syntax)
@@ -237,9 +240,9 @@ def analyze_settings(split: SplitSource, compare: Sequence[SplitSource], setting
     return AnalysisResult(analysis, comparisons, manifest, folder, figures, extra)
 
 
-def _with_corpus(inputs: AnalysisInputs, plan: IndexPlan, settings: AnalyzeConfig) -> tuple[AnalysisInputs, dict]:
+def _with_corpus(inputs: AnalysisInputs, plan: IndexPlan, request: IndexRequest) -> tuple[AnalysisInputs, dict]:
     """The inputs with each query's profile against the index, and the index's description."""
-    index = open_index(plan, IndexRequest.of(settings), showing())
+    index = open_index(plan, request, showing())
     found = profiles(index, inputs.queries or inputs.texts, (CORPUS_ORDER,), showing())
     return dataclasses.replace(inputs, corpus=corpus_columns(found)), {**index.info, "order": CORPUS_ORDER}
 

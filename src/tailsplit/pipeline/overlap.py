@@ -193,7 +193,12 @@ def _index_plan(config: OverlapConfig) -> IndexPlan | None:
     if config.infini_gram is None:
         return None
     read = [*config.test, *config.corpus, *([config.predictions] if config.predictions else [])]
-    return plan_index(IndexRequest.of(config), [*read, *([config.out] if config.out else [])])
+    return plan_index(_index_request(config), [*read, *([config.out] if config.out else [])])
+
+
+def _index_request(config: OverlapConfig) -> IndexRequest:
+    assert config.infini_gram is not None  # asked only with the option
+    return IndexRequest(Path(config.infini_gram), config.index_tokenizer, tuple(config.corpus), config.corpus_field)
 
 
 def _cut(config: OverlapConfig) -> dict[str, Any]:
@@ -211,7 +216,7 @@ def _audits(
     shards on an executor, or an infini-gram index), the index's description (with
     ``built_s``: when it was ready) and its n-gram orders."""
     if plan is not None:
-        index = open_index(plan, IndexRequest.of(config), progress)
+        index = open_index(plan, _index_request(config), progress)
         built = time.perf_counter()
         audits, info = audit_with_index(index, test.ids, test.texts, config.ngram_orders, progress)
         return audits, {**info, "built_s": built}, tuple(config.ngram_orders)
