@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import gzip
+import itertools
 import json
 import os
 import subprocess
@@ -23,6 +25,15 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 ROOT = Path(__file__).resolve().parents[1]
+SNLI_SAMPLE = ROOT / "examples" / "data" / "snli_dev_3000.jsonl.gz"  # the bundled 3,000 SNLI dev pairs
+
+
+def sample_rows(limit: int | None = None) -> list[dict[str, Any]]:
+    """The bundled SNLI sample's records, the first ``limit`` of them when given."""
+    with gzip.open(SNLI_SAMPLE, "rt", encoding="utf-8") as lines:
+        return [json.loads(line) for line in itertools.islice(lines, limit)]
+
+
 T = TypeVar("T")
 
 

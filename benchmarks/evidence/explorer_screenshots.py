@@ -13,19 +13,19 @@ from pathlib import Path
 
 import tailsplit
 from benchmarks.browser import headless_chromium, open_explorer
+from benchmarks.harness import SNLI_SAMPLE
 
 ROOT = Path(__file__).resolve().parents[1]
-SAMPLE = ROOT / "examples" / "data" / "snli_dev_3000.jsonl.gz"
 ASSETS = ROOT / "docs" / "assets"
 FIELDS = {"text": "hypothesis", "context": "premise", "label": "label"}
 
 
 def page(work: Path) -> Path:
     likely = tailsplit.likelihood_split(
-        SAMPLE, **FIELDS, template="snli", balance_labels=True, token_scores=True, analyze=False,
+        SNLI_SAMPLE, **FIELDS, template="snli", balance_labels=True, token_scores=True, analyze=False,
         out=work / "snli-likelihood",
     )  # fmt: skip
-    random = tailsplit.split(SAMPLE, "random", **FIELDS, balance_labels=True, seed=0, out=work / "snli-random-0")
+    random = tailsplit.split(SNLI_SAMPLE, "random", **FIELDS, balance_labels=True, seed=0, out=work / "snli-random-0")
     tailsplit.evaluate([likely, random], baselines=["tfidf"], out=work / "eval")
     tailsplit.explore([likely, random], predictions=[work / "eval" / "predictions.jsonl"], out=work / "explorer")
     return work / "explorer" / "explorer.html"

@@ -16,15 +16,11 @@ the checkpoint) is left out of both sides.
 
 from __future__ import annotations
 
-import gzip
-import json
 from typing import Any
 
 import numpy as np
 
-from benchmarks.harness import ROOT, parser, write_results
-
-SAMPLE = ROOT / "examples" / "data" / "snli_dev_3000.jsonl.gz"
+from benchmarks.harness import parser, sample_rows, write_results
 
 
 def main() -> None:
@@ -45,8 +41,7 @@ def main() -> None:
     made.add_argument("--seed", type=int, default=0)
     args = made.parse_args()
 
-    with gzip.open(SAMPLE, "rt", encoding="utf-8") as lines:
-        texts = list(dict.fromkeys(json.loads(line)["hypothesis"] for line in lines))
+    texts = list(dict.fromkeys(row["hypothesis"] for row in sample_rows()))
     order = np.random.default_rng(args.seed).permutation(len(texts))
     chosen = [texts[i] for i in order[: 2 * args.members]]
     members, others = chosen[: args.members], chosen[args.members :]

@@ -25,10 +25,9 @@ from typing import Any
 
 from benchmarks import harness
 from benchmarks.evidence.aflite_snli import tailsplit  # one subprocess call of the CLI, timed
-from benchmarks.harness import ROOT, write_results
+from benchmarks.harness import SNLI_SAMPLE, write_results
 from benchmarks.speed.bench_overlap import SOURCES, source_texts
 
-SAMPLE = ROOT / "examples" / "data" / "snli_dev_3000.jsonl.gz"
 CORPUS = {  # the overlap benchmark's sources but the sample's own (SNLI dev), and SNLI test
     **{name: fields for name, fields in SOURCES.items() if name != "snli/dev.jsonl.gz"},
     "snli/test.jsonl.gz": ("premise", "hypothesis"),
@@ -57,7 +56,7 @@ def main() -> None:
         fields = ["--text", "hypothesis", "--context", "premise", "--label", "label"]
         seconds: dict[str, float] = {}
         seconds["score"] = tailsplit(
-            "score", str(SAMPLE), *fields, "--template", "snli", "--membership-k", "20",
+            "score", str(SNLI_SAMPLE), *fields, "--template", "snli", "--membership-k", "20",
             "--out", str(work / "scores.parquet"),
         )  # fmt: skip
         entries = write_corpus(args.data, work / "corpus.jsonl")
@@ -70,7 +69,7 @@ def main() -> None:
         for name, extra in SPLITS.items():
             folder = work / name
             tailsplit(
-                "split", str(SAMPLE), *fields, "--scores", str(work / "scores.parquet"), "--balance-labels", *extra,
+                "split", str(SNLI_SAMPLE), *fields, "--scores", str(work / "scores.parquet"), "--balance-labels", *extra,
                 "--no-analyze", "--out", str(folder),
             )  # fmt: skip
             seconds[f"analyze {name}"] = tailsplit(

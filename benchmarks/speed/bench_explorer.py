@@ -25,9 +25,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from benchmarks.browser import headless_chromium, open_explorer
-from benchmarks.harness import ROOT, in_rounds, parser, write_results
+from benchmarks.harness import ROOT, SNLI_SAMPLE, in_rounds, parser, write_results
 
-SAMPLE = ROOT / "examples" / "data" / "snli_dev_3000.jsonl.gz"
 SNLI_TRAIN = 570_000
 # The command line in a process of its own that prints its peak resident memory (KiB) last:
 # VmHWM, which starts afresh at exec (ru_maxrss keeps the forking parent's, here gigabytes).
@@ -43,7 +42,7 @@ def token_cost(work: Path, rounds: int) -> tuple[dict[str, Any], Path, Path]:
     import tailsplit
 
     data = work / "snli.jsonl"
-    with gzip.open(SAMPLE, "rt", encoding="utf-8") as rows, data.open("w", encoding="utf-8") as out:
+    with gzip.open(SNLI_SAMPLE, "rt", encoding="utf-8") as rows, data.open("w", encoding="utf-8") as out:
         for i, line in enumerate(rows):
             out.write(json.dumps({"id": f"s{i}", **json.loads(line)}) + "\n")
     common = {"text": "hypothesis", "context": "premise", "label": "label", "template": "snli", "use_cache": False}

@@ -7,14 +7,11 @@ summed in float64 in the head beside every target), in alternating rounds.
 
 from __future__ import annotations
 
-import gzip
 import json
 import tempfile
 from pathlib import Path
 
-from benchmarks.harness import ROOT, in_rounds, parser, write_results
-
-SAMPLE = ROOT / "examples" / "data" / "snli_dev_3000.jsonl.gz"
+from benchmarks.harness import in_rounds, parser, sample_rows, write_results
 
 
 def main() -> None:
@@ -24,8 +21,7 @@ def main() -> None:
     made.add_argument("--rows", type=int, default=600, help="hypotheses scored")
     made.add_argument("--rounds", type=int, default=2, help="alternating rounds")
     args = made.parse_args()
-    with gzip.open(SAMPLE, "rt", encoding="utf-8") as lines:
-        rows = [json.loads(line) for _, line in zip(range(args.rows), lines)]
+    rows = sample_rows(args.rows)
     with tempfile.TemporaryDirectory() as scratch:
         data = Path(scratch) / "hypotheses.jsonl"
         data.write_text(
