@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import EXPLORE_HOSTILE, chromium, explore_examples, explore_folders, external_tool, invoke
+from helpers import EXPLORE_HOSTILE, chromium, explore_examples, explore_folders, external_tool, invoke, write_jsonl
 
 from tailsplit.render.explorer import COLOUR, shade_alpha
 
@@ -132,3 +132,23 @@ def test_hostile_text_shows_as_text_and_runs_nothing(driver, page) -> None:
     assert cell.text == EXPLORE_HOSTILE
     assert driver.execute_script("return window.pwned") is None
     assert not driver.find_elements("css selector", "#explorer tbody img, #explorer tbody b")
+
+
+def test_a_hostile_column_title_shows_as_text_and_runs_nothing(driver, tmp_path) -> None:
+    """A title made from the user's files (here a score file's membership column name) is the
+    header cell's text: the table library writes a column's given title as HTML, so none is given."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = explore_examples()
+    data = write_jsonl(tmp_path / "data.jsonl", rows)
+    scores = {"id": [r["id"] for r in rows], "logprob_sum": [-1.0 - i for i in range(len(rows))]}
+    pq.write_table(pa.table({**scores, f"membership_{EXPLORE_HOSTILE}": [0.5] * len(rows)}), tmp_path / "s.parquet")
+    common = [data, "--text", "hypothesis", "--label", "label", "--no-analyze"]
+    assert invoke(["split", *common, "--scores", tmp_path / "s.parquet", "--out", tmp_path / "ll"]).exit_code == 0
+    assert invoke(["explore", tmp_path / "ll", "--out", tmp_path / "x"]).exit_code == 0
+    opened(driver, tmp_path / "x" / "explorer.html")
+    headers = [h.text for h in driver.find_elements("css selector", "#explorer thead th")]
+    assert f"membership: {EXPLORE_HOSTILE}" in headers
+    assert driver.execute_script("return window.pwned") is None
+    assert not driver.find_elements("css selector", "#explorer thead img, #explorer thead b")
